@@ -1,0 +1,444 @@
+package slab
+
+import (
+	"math/bits"
+	"unsafe"
+)
+
+// class is one size class: its pages, its slot sets and its counters.
+type class struct {
+	size  uintptr // block size; 0 for LargeClass and for class 0
+	shift uint32  // log2 of slots per page (0 for LargeClass)
+	mask  uint32  // slots per page - 1
+	hdr   uintptr // bytes of the generation header before a page's blocks
+	span  uintptr // bytes mapped per page: hdr + blocks rounded up to osPage
+
+	// pages[p] is the address of the first block of page p, or nil while the
+	// page is not mapped (never yet, or released). For LargeClass, page p is
+	// the single block of slot p.
+	pages []unsafe.Pointer
+	used  []int32 // live blocks per page (not for LargeClass)
+	slots uint32  // slots covered by pages and bitmaps: len(pages) << shift
+
+	free hbits // slots that exist and are free
+	occ  hbits // live slots
+	tag  hbits // live tagged slots
+
+	spare int // index of the one empty page kept mapped, -1 if none
+
+	// LargeClass only, per slot: mapping length and generation (kept on the
+	// heap so that unmapping a block keeps its generation).
+	lsize []uintptr
+	lgen  []uint16
+
+	live, tagged int
+	pagesMapped  int
+	mapped       int64
+	inUse        int64
+}
+
+// impl holds the Slab's state; Slab embeds it so that slab.go shows the API.
+type impl struct {
+	cls        [1 << ClassBits]class // indexed by h >> classShift: no bounds check
+	live       int
+	liveTagged int
+	inUse      int64
+	mapped     int64
+	seed       uint16 // first generation of the next generation storage created
+}
+
+func newSlab() *Slab {
+	s := &Slab{}
+	s.seed = 1
+	s.initClasses()
+	return s
+}
+
+func (s *Slab) initClasses() {
+	for ci := 1; ci < numClasses; ci++ {
+		c := &s.cls[ci]
+		*c = class{spare: -1}
+		if ci == LargeClass {
+			continue
+		}
+		size := classSizes[ci]
+		c.size = uintptr(size)
+		n := max(pageTarget/size, 1)
+		c.shift = uint32(bits.Len(uint(n)) - 1)
+		spp := uintptr(1) << c.shift
+		c.mask = uint32(spp - 1)
+		c.hdr = uintptr(roundUp(int(spp)*2, osPage))
+		c.span = c.hdr + uintptr(roundUp(int(spp)*size, osPage))
+	}
+}
+
+// nextSeed returns the first generation for new generation storage: a
+// value far from the previous ones so that a Ref from before a page was
+// released is unlikely to match the fresh slots.
+func (s *Slab) nextSeed() uint16 {
+	g := s.seed
+	s.seed += 0x9e3b // odd: cycles through all 65536 values
+	return g
+}
+
+// genp returns the address of slot i's generation. Slot i must be in a
+// mapped page (or in LargeClass).
+func (c *class) genp(i uint32) *uint16 {
+	if c.size == 0 {
+		return &c.lgen[i]
+	}
+	return (*uint16)(unsafe.Add(c.pages[i>>c.shift], -int(c.hdr)+2*int(i&c.mask)))
+}
+
+func (s *Slab) alloc(size int) Handle {
+	ci := classOf(size)
+	c := &s.cls[ci]
+	if ci == LargeClass {
+		return s.allocLarge(c, size)
+	}
+	i, ok := c.free.first()
+	if !ok {
+		if !s.growClass(c) {
+			return Nil
+		}
+		i, _ = c.free.first()
+	}
+	p := i >> c.shift
+	if c.pages[p] == nil && !s.mapPage(c, p) {
+		return Nil
+	}
+	if c.used[p] == 0 && c.spare == int(p) {
+		c.spare = -1
+	}
+	c.used[p]++
+	return s.take(c, ci, i)
+}
+
+// take marks slot i of class ci live and returns its handle.
+func (s *Slab) take(c *class, ci int, i uint32) Handle {
+	c.free.clear(i)
+	c.occ.set(i)
+	c.live++
+	s.live++
+	n := int64(c.size)
+	if c.size == 0 {
+		n = int64(c.lsize[i])
+	}
+	c.inUse += n
+	s.inUse += n
+	g := uint32(*c.genp(i)) & (1<<GenBits - 1)
+	return Handle(uint32(ci)<<classShift | g<<genShift | i)
+}
+
+// growClass appends one page worth of free, unmapped slots to c.
+func (s *Slab) growClass(c *class) bool {
+	spp := uint32(1) << c.shift
+	if c.size == 0 {
+		spp = 64 // LargeClass grows its slot table 64 slots at a time
+	}
+	lo := c.slots
+	if lo+spp > MaxSlots {
+		return false
+	}
+	hi := lo + spp
+	for range (hi - lo) >> c.shift {
+		c.pages = append(c.pages, nil)
+		if c.size != 0 {
+			c.used = append(c.used, 0)
+		}
+	}
+	if c.size == 0 {
+		seed := s.nextSeed()
+		for range spp {
+			c.lsize = append(c.lsize, 0)
+			c.lgen = append(c.lgen, seed)
+		}
+	}
+	c.slots = hi
+	c.free.grow(int(hi))
+	c.occ.grow(int(hi))
+	c.tag.grow(int(hi))
+	c.free.setRange(lo, hi)
+	return true
+}
+
+// mapPage maps page p of c and seeds its generations.
+func (s *Slab) mapPage(c *class, p uint32) bool {
+	m, err := osMap(c.span)
+	if err != nil {
+		return false
+	}
+	gens := unsafe.Slice((*uint16)(m), c.mask+1)
+	seed := s.nextSeed()
+	for k := range gens {
+		gens[k] = seed
+	}
+	c.pages[p] = unsafe.Add(m, c.hdr)
+	c.pagesMapped++
+	c.mapped += int64(c.span)
+	s.mapped += int64(c.span)
+	return true
+}
+
+// releasePage unmaps the empty page p of c; its slots stay free.
+func (s *Slab) releasePage(c *class, p uint32) {
+	osUnmap(unsafe.Add(c.pages[p], -int(c.hdr)), c.span)
+	c.pages[p] = nil
+	c.pagesMapped--
+	c.mapped -= int64(c.span)
+	s.mapped -= int64(c.span)
+}
+
+func (s *Slab) allocLarge(c *class, size int) Handle {
+	i, ok := c.free.first()
+	if !ok {
+		if !s.growClass(c) {
+			return Nil
+		}
+		i, _ = c.free.first()
+	}
+	n := uintptr(roundUp(max(size, 1), osPage))
+	m, err := osMap(n)
+	if err != nil {
+		return Nil
+	}
+	c.pages[i] = m
+	c.lsize[i] = n
+	c.pagesMapped++
+	c.mapped += int64(n)
+	s.mapped += int64(n)
+	return s.take(c, LargeClass, i)
+}
+
+func (s *Slab) allocZeroed(size int) Handle {
+	h := s.alloc(size)
+	if h != Nil {
+		clear(s.bytes(h))
+	}
+	return h
+}
+
+func (s *Slab) free(h Handle) {
+	if !s.valid(h) {
+		panic("slab: Free of a handle that is not live")
+	}
+	ci := h >> classShift
+	c := &s.cls[ci]
+	i := uint32(h) & slotMask
+	*c.genp(i)++
+	if c.tag.has(i) {
+		c.tag.clear(i)
+		c.tagged--
+		s.liveTagged--
+	}
+	c.occ.clear(i)
+	c.free.set(i)
+	c.live--
+	s.live--
+	if c.size == 0 {
+		n := c.lsize[i]
+		c.inUse -= int64(n)
+		s.inUse -= int64(n)
+		osUnmap(c.pages[i], n)
+		c.pages[i] = nil
+		c.lsize[i] = 0
+		c.pagesMapped--
+		c.mapped -= int64(n)
+		s.mapped -= int64(n)
+		return
+	}
+	c.inUse -= int64(c.size)
+	s.inUse -= int64(c.size)
+	p := i >> c.shift
+	c.used[p]--
+	if c.used[p] != 0 {
+		return
+	}
+	// Keep one empty page per class so that alloc/free around a page
+	// boundary does not map and unmap each time; release the higher one
+	// because allocation fills the lowest free slots first.
+	if c.spare < 0 {
+		c.spare = int(p)
+		return
+	}
+	lo, hi := min(c.spare, int(p)), max(c.spare, int(p))
+	s.releasePage(c, uint32(hi))
+	c.spare = lo
+}
+
+func (s *Slab) bytes(h Handle) []byte {
+	c := &s.cls[h>>classShift]
+	i := uint32(h) & slotMask
+	if c.size == 0 {
+		return s.largeBytes(c, i)
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(c.pages[i>>c.shift], uintptr(i&c.mask)*c.size)), c.size)
+}
+
+func (s *Slab) pointer(h Handle) unsafe.Pointer {
+	c := &s.cls[h>>classShift]
+	i := uint32(h) & slotMask
+	if c.size == 0 {
+		return c.pages[i]
+	}
+	return unsafe.Add(c.pages[i>>c.shift], uintptr(i&c.mask)*c.size)
+}
+
+func (s *Slab) largeBytes(c *class, i uint32) []byte {
+	return unsafe.Slice((*byte)(c.pages[i]), c.lsize[i])
+}
+
+func (s *Slab) lookup(h Handle) ([]byte, bool) {
+	if !s.valid(h) {
+		return nil, false
+	}
+	return s.bytes(h), true
+}
+
+func (s *Slab) valid(h Handle) bool {
+	ci := h >> classShift
+	if ci == 0 || ci >= numClasses {
+		return false
+	}
+	c := &s.cls[ci]
+	i := uint32(h) & slotMask
+	if i >= c.slots || !c.occ.has(i) {
+		return false
+	}
+	return uint32(*c.genp(i))&(1<<GenBits-1) == uint32(h)>>genShift&(1<<GenBits-1)
+}
+
+func (s *Slab) blockSize(h Handle) int {
+	c := &s.cls[h>>classShift]
+	if c.size == 0 {
+		return int(c.lsize[uint32(h)&slotMask])
+	}
+	return int(c.size)
+}
+
+func (s *Slab) ref(h Handle) Ref {
+	if !s.valid(h) {
+		panic("slab: Ref of a handle that is not live")
+	}
+	c := &s.cls[h>>classShift]
+	return Ref(uint64(*c.genp(uint32(h) & slotMask))<<32 | uint64(h))
+}
+
+func (s *Slab) resolve(r Ref) (Handle, bool) {
+	h := Handle(r)
+	if !s.valid(h) {
+		return Nil, false
+	}
+	c := &s.cls[h>>classShift]
+	if uint64(*c.genp(uint32(h) & slotMask)) != uint64(r)>>32 {
+		return Nil, false
+	}
+	return h, true
+}
+
+func (s *Slab) tag(h Handle) {
+	if !s.valid(h) {
+		panic("slab: Tag of a handle that is not live")
+	}
+	c := &s.cls[h>>classShift]
+	i := uint32(h) & slotMask
+	if c.tag.has(i) {
+		return
+	}
+	c.tag.set(i)
+	c.tagged++
+	s.liveTagged++
+}
+
+func (s *Slab) untag(h Handle) {
+	if !s.valid(h) {
+		panic("slab: Untag of a handle that is not live")
+	}
+	c := &s.cls[h>>classShift]
+	i := uint32(h) & slotMask
+	if !c.tag.has(i) {
+		return
+	}
+	c.tag.clear(i)
+	c.tagged--
+	s.liveTagged--
+}
+
+func (s *Slab) tagged(h Handle) bool {
+	if !s.valid(h) {
+		return false
+	}
+	c := &s.cls[h>>classShift]
+	return c.tag.has(uint32(h) & slotMask)
+}
+
+func (s *Slab) randomPick(ci int, rnd uint64, tagged bool) (Handle, bool) {
+	if ci <= 0 || ci >= numClasses {
+		return Nil, false
+	}
+	c := &s.cls[ci]
+	set := &c.occ
+	if tagged {
+		set = &c.tag
+	}
+	i, ok := set.random(rnd)
+	if !ok {
+		return Nil, false
+	}
+	g := uint32(*c.genp(i)) & (1<<GenBits - 1)
+	return Handle(uint32(ci)<<classShift | g<<genShift | i), true
+}
+
+func (s *Slab) stats(ci int) ClassStats {
+	if ci <= 0 || ci >= numClasses {
+		return ClassStats{}
+	}
+	c := &s.cls[ci]
+	return ClassStats{
+		Size:   int(c.size),
+		Live:   c.live,
+		Tagged: c.tagged,
+		Pages:  c.pagesMapped,
+		Mapped: c.mapped,
+		InUse:  c.inUse,
+	}
+}
+
+func (s *Slab) purge() {
+	for ci := 1; ci < LargeClass; ci++ {
+		c := &s.cls[ci]
+		for p, base := range c.pages {
+			if base == nil || c.used[p] == 0 {
+				continue // unmapped, or the empty spare page (kept warm on purpose)
+			}
+			lo := uint32(p) << c.shift
+			hi := lo + c.mask + 1
+			for i := c.occ.nextClear(lo, hi); i < hi; {
+				j := c.occ.nextSet(i, hi)
+				a := roundUp(int(uintptr(i-lo)*c.size), osPage)
+				b := int(uintptr(j-lo)*c.size) &^ (osPage - 1)
+				if b > a {
+					osRelease(unsafe.Add(base, a), uintptr(b-a))
+				}
+				i = c.occ.nextClear(j, hi)
+			}
+		}
+	}
+}
+
+func (s *Slab) reset() {
+	for ci := 1; ci < numClasses; ci++ {
+		c := &s.cls[ci]
+		for p, base := range c.pages {
+			switch {
+			case base == nil:
+			case c.size == 0:
+				osUnmap(base, c.lsize[p])
+			default:
+				osUnmap(unsafe.Add(base, -int(c.hdr)), c.span)
+			}
+		}
+	}
+	s.live, s.liveTagged, s.inUse, s.mapped = 0, 0, 0, 0
+	s.initClasses()
+}
