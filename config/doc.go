@@ -1,0 +1,32 @@
+// Package config is the server's configuration in Redis's terms: the
+// parameters, their defaults and validation, the redis.conf file syntax,
+// redis-server's command line, and CONFIG GET / CONFIG SET.
+//
+// Nouns:
+//   - parameter: one row of the table in params.go (name, aliases, Kind,
+//     default, Mode, range or enum, the Snapshot field it fills). Adding a
+//     parameter is a Snapshot field plus a row; parsing, CONFIG GET/SET,
+//     defaults and --help follow from the row.
+//   - Snapshot: every parameter's value as a typed field. Immutable once
+//     published.
+//   - Config: the current *Snapshot behind an atomic pointer, plus the
+//     OnChange hooks. Readers (shards, every loop turn) call Snapshot():
+//     one atomic load, no lock. Set builds a new Snapshot from a copy and
+//     swaps it in (copy-on-write), all pairs or none.
+//   - config text: redis.conf lines, split as Redis's sdssplitargs does;
+//     command-line options become lines after the file, as in redis-server.
+//
+// What it never does: it never exits, prints, logs, chdirs, binds, opens
+// the log or pid file, or daemonizes. Load returns errors (a *FileError
+// carries Redis's FATAL CONFIG FILE ERROR text); the server prints them and
+// exits. The dir parameter is only resolved to an absolute path and checked
+// to exist; the server chdirs to it at start.
+//
+// What must stay true:
+//   - A published Snapshot is never written: Set clones (slices too) first.
+//   - Error texts are Redis 7.0.15's, byte for byte, so clients and tests
+//     written against Redis see the same replies. Where radish refuses what
+//     Redis accepts (daemonize yes; port and bind at run time), the text says
+//     so in Redis's shape.
+//   - Hooks run after the new Snapshot is visible, under Set's lock.
+package config

@@ -1,0 +1,384 @@
+package config
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Snapshot is one immutable view of every parameter, typed. A *Snapshot
+// returned by Config.Snapshot is never modified: read it freely from any
+// goroutine; never write to it or to its slices.
+type Snapshot struct {
+	Port         int
+	Bind         []string // as configured: "-addr" means optional (skip if unavailable); see BindAddrs
+	Shards       int
+	IO           string // "auto", "uring" or "epoll"
+	MaxClients   int
+	RequirePass  string
+	Databases    int
+	Dir          string // absolute path
+	LogFile      string // "" = stderr
+	LogLevel     string // "debug", "verbose", "notice", "warning"
+	Timeout      int    // seconds idle before closing a client; 0 = never
+	TCPKeepalive int    // seconds; 0 = off
+
+	ProtoMaxBulkLen        int64
+	ClientQueryBufferLimit int64
+	Hz                     int // clamped to 1..500 as Redis does
+
+	MaxMemory        int64 // bytes; 0 = no limit
+	MaxMemoryPolicy  string
+	MaxMemorySamples int
+
+	AppendOnly bool
+	Save       []SavePoint // empty = no snapshots
+	Daemonize  bool        // always false: yes is refused
+	PidFile    string
+
+	HashMaxListpackEntries int64
+	HashMaxListpackValue   int64
+	SetMaxIntsetEntries    int64
+	ZSetMaxListpackEntries int64
+	ZSetMaxListpackValue   int64
+	ListMaxListpackSize    int
+	LFULogFactor           int
+	LFUDecayTime           int
+	ActiveExpireEffort     int
+
+	MetricsPort int // 0 = off
+}
+
+// SavePoint is one "save <seconds> <changes>" rule.
+type SavePoint struct {
+	Seconds int64
+	Changes int64
+}
+
+// BindAddr is one bind address; Optional addresses ("-::1") are skipped
+// when they cannot be bound (no IPv6, say), as Redis does.
+type BindAddr struct {
+	Addr     string
+	Optional bool
+}
+
+// BindAddrs splits Bind into addresses and their optional flags.
+func (s *Snapshot) BindAddrs() []BindAddr {
+	out := make([]BindAddr, 0, len(s.Bind))
+	for _, b := range s.Bind {
+		if strings.HasPrefix(b, "-") {
+			out = append(out, BindAddr{Addr: b[1:], Optional: true})
+		} else {
+			out = append(out, BindAddr{Addr: b})
+		}
+	}
+	return out
+}
+
+// clone returns a deep copy that may be modified.
+func (s *Snapshot) clone() *Snapshot {
+	n := *s
+	n.Bind = append([]string(nil), s.Bind...)
+	n.Save = append([]SavePoint(nil), s.Save...)
+	return &n
+}
+
+// Kind is the type of a parameter's value.
+type Kind uint8
+
+const (
+	KindBool    Kind = iota // yes/no
+	KindInt                 // Redis integer (string2ll)
+	KindMemory              // bytes with k/kb/m/mb/g/gb suffixes
+	KindEnum                // one of a fixed list, case-insensitive
+	KindString              // any single word
+	KindSpecial             // its own parse and format (bind, save, dir)
+)
+
+// Mode says when a parameter may change.
+type Mode uint8
+
+const (
+	Runtime   Mode = iota // CONFIG SET allowed
+	Immutable             // start only: "can't set immutable config"
+	Protected             // start only: "can't set protected config" (Redis's enable-protected-configs no)
+)
+
+// param is one row of the table. Exactly one of the field accessors
+// matching kind is set.
+type param struct {
+	name    string
+	aliases []string
+	kind    Kind
+	def     string        // default as config-file text (multiArg: split like a line)
+	defFn   func() string // computed default, overrides def
+	mode    Mode
+	min     int64 // KindInt, KindMemory
+	max     int64
+	enum    []string // KindEnum
+	// multiArg: the directive takes several words (bind a b, save 1 2 3 4);
+	// one non-empty word is split again; CONFIG SET splits on spaces.
+	multiArg bool
+
+	i   func(*Snapshot) *int
+	i64 func(*Snapshot) *int64
+	b   func(*Snapshot) *bool
+	s   func(*Snapshot) *string
+	// KindSpecial
+	parse  func(s *Snapshot, args []string, ld *loadState) string // returns "" or Redis's error text
+	format func(s *Snapshot) string
+
+	check func(s *Snapshot) string // after parsing: "" or error text
+	fix   func(s *Snapshot)        // after parsing: normalize (hz clamp)
+}
+
+const maxInt = math.MaxInt32
+
+// params is the table: one row per parameter. To add one: add a field to
+// Snapshot and a row here; parsing, CONFIG GET/SET, defaults and --help
+// follow from the row.
+var params = []*param{
+	{name: "port", kind: KindInt, def: "6379", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.Port }},
+	{name: "bind", kind: KindSpecial, def: "127.0.0.1 -::1", mode: Immutable, multiArg: true, parse: parseBind, format: func(s *Snapshot) string { return strings.Join(s.Bind, " ") }},
+	{name: "shards", kind: KindInt, defFn: func() string { return strconv.Itoa(DefaultShards()) }, mode: Immutable, min: 1, max: 1024, i: func(s *Snapshot) *int { return &s.Shards }},
+	{name: "io", kind: KindEnum, def: "auto", mode: Immutable, enum: []string{"auto", "uring", "epoll"}, s: func(s *Snapshot) *string { return &s.IO }},
+	{name: "maxclients", kind: KindInt, def: "10000", min: 1, max: math.MaxUint32, i: func(s *Snapshot) *int { return &s.MaxClients }},
+	{name: "requirepass", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.RequirePass }},
+	{name: "databases", kind: KindInt, def: "16", mode: Immutable, min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.Databases }},
+	{name: "dir", kind: KindSpecial, defFn: cwd, mode: Protected, parse: parseDir, format: func(s *Snapshot) string { return s.Dir }},
+	{name: "logfile", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.LogFile }},
+	{name: "loglevel", kind: KindEnum, def: "notice", enum: []string{"debug", "verbose", "notice", "warning"}, s: func(s *Snapshot) *string { return &s.LogLevel }},
+	{name: "timeout", kind: KindInt, def: "0", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.Timeout }},
+	{name: "tcp-keepalive", kind: KindInt, def: "300", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TCPKeepalive }},
+	{name: "proto-max-bulk-len", kind: KindMemory, def: "512mb", min: 1024 * 1024, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ProtoMaxBulkLen }},
+	{name: "client-query-buffer-limit", kind: KindMemory, def: "1gb", min: 1024 * 1024, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ClientQueryBufferLimit }},
+	{name: "hz", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.Hz }, fix: func(s *Snapshot) { s.Hz = min(max(s.Hz, 1), 500) }},
+	{name: "maxmemory", kind: KindMemory, def: "0", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.MaxMemory }},
+	{name: "maxmemory-policy", kind: KindEnum, def: "noeviction", enum: []string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}, s: func(s *Snapshot) *string { return &s.MaxMemoryPolicy }},
+	{name: "maxmemory-samples", kind: KindInt, def: "5", min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.MaxMemorySamples }},
+	{name: "appendonly", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.AppendOnly }},
+	{name: "save", kind: KindSpecial, def: "", multiArg: true, parse: parseSave, format: formatSave},
+	{name: "daemonize", kind: KindBool, def: "no", mode: Immutable, b: func(s *Snapshot) *bool { return &s.Daemonize }, check: func(s *Snapshot) string {
+		if s.Daemonize {
+			return "daemonize yes is not supported: run radish-server in the foreground under a supervisor (systemd, docker)"
+		}
+		return ""
+	}},
+	{name: "pidfile", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.PidFile }},
+	{name: "hash-max-listpack-entries", aliases: []string{"hash-max-ziplist-entries"}, kind: KindInt, def: "512", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HashMaxListpackEntries }},
+	{name: "hash-max-listpack-value", aliases: []string{"hash-max-ziplist-value"}, kind: KindInt, def: "64", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HashMaxListpackValue }},
+	{name: "set-max-intset-entries", kind: KindInt, def: "512", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.SetMaxIntsetEntries }},
+	{name: "zset-max-listpack-entries", aliases: []string{"zset-max-ziplist-entries"}, kind: KindInt, def: "128", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ZSetMaxListpackEntries }},
+	{name: "zset-max-listpack-value", aliases: []string{"zset-max-ziplist-value"}, kind: KindInt, def: "64", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ZSetMaxListpackValue }},
+	{name: "list-max-listpack-size", aliases: []string{"list-max-ziplist-size"}, kind: KindInt, def: "-2", min: math.MinInt32, max: math.MaxInt32, i: func(s *Snapshot) *int { return &s.ListMaxListpackSize }},
+	{name: "lfu-log-factor", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFULogFactor }},
+	{name: "lfu-decay-time", kind: KindInt, def: "1", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFUDecayTime }},
+	{name: "active-expire-effort", kind: KindInt, def: "1", min: 1, max: 10, i: func(s *Snapshot) *int { return &s.ActiveExpireEffort }},
+	{name: "metrics-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.MetricsPort }},
+}
+
+// byName maps every lower-case name and alias to its row.
+var byName = func() map[string]*param {
+	m := make(map[string]*param)
+	for _, p := range params {
+		for _, n := range append([]string{p.name}, p.aliases...) {
+			if m[n] != nil {
+				panic("config: duplicate parameter " + n)
+			}
+			m[n] = p
+		}
+	}
+	return m
+}()
+
+func lookup(name string) *param { return byName[strings.ToLower(name)] }
+
+// apply parses args into s. It returns "" or Redis's error text.
+func (p *param) apply(s *Snapshot, args []string, ld *loadState) string {
+	if p.kind == KindSpecial {
+		if e := p.parse(s, args, ld); e != "" {
+			return e
+		}
+	} else {
+		if len(args) != 1 {
+			return errArgs
+		}
+		v := args[0]
+		switch p.kind {
+		case KindBool:
+			b, ok := parseBool(v)
+			if !ok {
+				return errNotBool
+			}
+			*p.b(s) = b
+		case KindInt, KindMemory:
+			var n int64
+			if p.kind == KindMemory {
+				u, ok := ParseMemory(v)
+				if !ok {
+					return errNotMemory
+				}
+				if u > math.MaxInt64 {
+					return rangeError(p.min, p.max)
+				}
+				n = int64(u)
+			} else {
+				var ok bool
+				if n, ok = ParseInt(v); !ok {
+					return errNotInt
+				}
+			}
+			if n < p.min || n > p.max {
+				return rangeError(p.min, p.max)
+			}
+			if p.i != nil {
+				*p.i(s) = int(n)
+			} else {
+				*p.i64(s) = n
+			}
+		case KindEnum:
+			found := false
+			for _, e := range p.enum {
+				if strings.EqualFold(e, v) {
+					*p.s(s), found = e, true
+					break
+				}
+			}
+			if !found {
+				return enumError(p.enum)
+			}
+		case KindString:
+			*p.s(s) = v
+		}
+	}
+	if p.check != nil {
+		if e := p.check(s); e != "" {
+			return e
+		}
+	}
+	if p.fix != nil {
+		p.fix(s)
+	}
+	return ""
+}
+
+// get formats the value as CONFIG GET prints it.
+func (p *param) get(s *Snapshot) string {
+	switch p.kind {
+	case KindBool:
+		return formatBool(*p.b(s))
+	case KindInt, KindMemory:
+		if p.i != nil {
+			return strconv.Itoa(*p.i(s))
+		}
+		return strconv.FormatInt(*p.i64(s), 10)
+	case KindEnum, KindString:
+		return *p.s(s)
+	}
+	return p.format(s)
+}
+
+// defaultText is the default as it would be written in a config file.
+func (p *param) defaultText() string {
+	if p.defFn != nil {
+		return p.defFn()
+	}
+	return p.def
+}
+
+func parseBind(s *Snapshot, args []string, _ *loadState) string {
+	if len(args) > 16 {
+		return errManyBinds
+	}
+	s.Bind = append([]string(nil), args...)
+	return ""
+}
+
+func parseSave(s *Snapshot, args []string, ld *loadState) string {
+	if len(args) == 1 && args[0] == "" {
+		args = nil
+	}
+	if len(args)%2 != 0 {
+		return errBadSave
+	}
+	pts := make([]SavePoint, 0, len(args)/2)
+	for j := 0; j < len(args); j += 2 {
+		sec, ok1 := strtoll(args[j])
+		chg, ok2 := strtoll(args[j+1])
+		if !ok1 || !ok2 || sec < 1 || chg < 0 {
+			return errBadSave
+		}
+		pts = append(pts, SavePoint{Seconds: sec, Changes: chg})
+	}
+	// In a config file the first save line replaces the defaults and later
+	// ones add rules, as in Redis; CONFIG SET replaces.
+	if ld != nil && len(args) > 0 {
+		if ld.saveLoaded {
+			pts = append(append([]SavePoint(nil), s.Save...), pts...)
+		}
+		ld.saveLoaded = true
+	}
+	s.Save = pts
+	return ""
+}
+
+func formatSave(s *Snapshot) string {
+	var b []byte
+	for i, p := range s.Save {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, p.Seconds, 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, p.Changes, 10)
+	}
+	return string(b)
+}
+
+// parseDir resolves the directory against the current one (Redis chdirs,
+// so a relative dir is relative to the previous one) and checks it exists.
+// It does not chdir: the server does that at start.
+func parseDir(s *Snapshot, args []string, _ *loadState) string {
+	if len(args) != 1 {
+		return errArgs
+	}
+	d := args[0]
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(s.Dir, d)
+	}
+	d = filepath.Clean(d)
+	fi, err := os.Stat(d)
+	if err != nil {
+		return strerror(err)
+	}
+	if !fi.IsDir() {
+		return strerror(syscall.ENOTDIR)
+	}
+	s.Dir = d
+	return ""
+}
+
+func cwd() string {
+	d, err := os.Getwd()
+	if err != nil {
+		return "/"
+	}
+	return d
+}
+
+// strerror renders err as C's strerror would ("No such file or directory").
+func strerror(err error) string {
+	var errno syscall.Errno
+	msg := err.Error()
+	if errors.As(err, &errno) {
+		msg = errno.Error()
+	}
+	if msg != "" {
+		msg = strings.ToUpper(msg[:1]) + msg[1:]
+	}
+	return msg
+}

@@ -1,0 +1,152 @@
+package config
+
+import "strings"
+
+// SplitArgs splits one configuration line into words exactly as Redis's
+// sdssplitargs does: blanks separate words; "double quotes" take the
+// escapes \n \r \t \b \a \xHH and \<any> (the char itself); 'single
+// quotes' take only \'; a closing quote must be followed by a blank or the
+// end of the line. A quote in the middle of a word opens a quoted part of
+// that word (a"b c" is the word `ab c`). ok is false for an unbalanced
+// quote or a closing quote followed by a non-blank.
+func SplitArgs(line string) (args []string, ok bool) {
+	p := 0
+	n := len(line)
+	args = []string{}
+	for {
+		for p < n && isSpace(line[p]) {
+			p++
+		}
+		if p >= n {
+			return args, true
+		}
+		var cur strings.Builder
+		inq, insq, done := false, false, false
+		for !done {
+			switch {
+			case inq:
+				if p >= n {
+					return nil, false // unterminated quotes
+				}
+				c := line[p]
+				if c == '\\' && p+3 < n && line[p+1] == 'x' && isHex(line[p+2]) && isHex(line[p+3]) {
+					cur.WriteByte(unhex(line[p+2])<<4 | unhex(line[p+3]))
+					p += 3
+				} else if c == '\\' && p+1 < n {
+					p++
+					switch line[p] {
+					case 'n':
+						cur.WriteByte('\n')
+					case 'r':
+						cur.WriteByte('\r')
+					case 't':
+						cur.WriteByte('\t')
+					case 'b':
+						cur.WriteByte('\b')
+					case 'a':
+						cur.WriteByte('\a')
+					default:
+						cur.WriteByte(line[p])
+					}
+				} else if c == '"' {
+					// closing quote must be followed by a space or nothing at all
+					if p+1 < n && !isSpace(line[p+1]) {
+						return nil, false
+					}
+					done = true
+				} else {
+					cur.WriteByte(c)
+				}
+			case insq:
+				if p >= n {
+					return nil, false
+				}
+				c := line[p]
+				if c == '\\' && p+1 < n && line[p+1] == '\'' {
+					p++
+					cur.WriteByte('\'')
+				} else if c == '\'' {
+					if p+1 < n && !isSpace(line[p+1]) {
+						return nil, false
+					}
+					done = true
+				} else {
+					cur.WriteByte(c)
+				}
+			default:
+				if p >= n {
+					done = true
+					break
+				}
+				switch c := line[p]; c {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inq = true
+				case '\'':
+					insq = true
+				default:
+					cur.WriteByte(c)
+				}
+			}
+			if p < n {
+				p++
+			}
+		}
+		args = append(args, cur.String())
+	}
+}
+
+// Repr quotes s as Redis's sdscatrepr does: "..." with \\ \" \n \r \t \a \b
+// escaped and other non-printable bytes as \xHH. SplitArgs(Repr(s)) == [s].
+func Repr(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\', '"':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		default:
+			if c >= 0x20 && c < 0x7f {
+				b.WriteByte(c)
+			} else {
+				const hex = "0123456789abcdef"
+				b.WriteString(`\x`)
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&15])
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// isSpace is C's isspace in the "C" locale.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
