@@ -1,0 +1,36 @@
+// Package ioloop is the network driver of a shard: it accepts TCP
+// connections, receives bytes into per-connection input buffers, sends the
+// bytes a handler appended to per-connection output buffers, and reports
+// what happened to a Handler. It knows nothing of RESP, commands or the
+// engine.
+//
+// Nouns:
+//   - Driver: one event loop instance (io_uring ring or epoll set) owned by
+//     one goroutine, the loop goroutine. NewUring must be called on a
+//     goroutine locked to its OS thread (runtime.LockOSThread) and every
+//     method except Wake must then be called from that same goroutine.
+//   - ConnID: a connection slot index plus a generation. When a connection
+//     closes its slot's generation changes, so an old ConnID is stale and
+//     every method ignores it (Input returns nil, Output returns a scratch
+//     buffer that is thrown away).
+//   - Turn: one call to Poll. It submits everything queued since the last
+//     turn (sends, receives, closes), waits once for at least one event or
+//     the timeout, and dispatches the events to the Handler. The io_uring
+//     driver does all of that in one io_uring_enter system call.
+//
+// What it never does: start goroutines, parse requests, allocate per request
+// in steady state, call the Handler outside Poll (and Shutdown).
+//
+// What must stay true:
+//   - Memory the kernel reads or writes for an in-flight io_uring request
+//     (input buffer tail, output buffer being sent, the eventfd word) is
+//     pinned (runtime.Pinner) and is neither moved, reused nor released
+//     until that request's completion has been reaped.
+//   - A connection slot is only reused after every request in flight for it
+//     has completed, and every request carries (op, slot, generation) in its
+//     user_data, so a late completion can never touch another connection.
+//   - OnClose is called exactly once per OnOpen, and after it the ConnID is
+//     dead.
+//   - Bytes appended to Output leave in order; Close sends them before the
+//     socket is closed.
+package ioloop

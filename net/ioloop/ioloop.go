@@ -1,0 +1,319 @@
+//go:build linux
+
+package ioloop
+
+import (
+	"errors"
+	"math/bits"
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// ConnID names one connection: the low 32 bits are its slot index, the high
+// 32 bits the slot's generation (never 0). A stale ID is ignored by every
+// method.
+type ConnID uint64
+
+func makeConnID(slot, gen uint32) ConnID { return ConnID(uint64(gen)<<32 | uint64(slot)) }
+
+func (c ConnID) slot() uint32 { return uint32(c) }
+func (c ConnID) gen() uint32  { return uint32(c >> 32) }
+
+// Handler receives a driver's events. Its methods run on the loop goroutine,
+// inside Poll (OnClose also inside Shutdown). Inside a callback the handler
+// may call Input, Consume, Output, Close, Pending, Listen and Wake on the
+// same driver, for any connection; it must not call Poll or Shutdown.
+type Handler interface {
+	OnOpen(c ConnID)             // a new accepted connection (TCP_NODELAY already set)
+	OnData(c ConnID)             // new bytes arrived: read them with Input(c), mark used with Consume(c, n)
+	OnClose(c ConnID, err error) // peer closed (io.EOF) / error / after Close(c) (nil) / Shutdown (ErrShutdown); c is dead afterwards
+	OnWake()                     // Wake() was called since the last OnWake
+}
+
+// Driver is one event loop. All methods except Wake must be called from the
+// loop goroutine (for NewUring: the locked OS thread that created it).
+type Driver interface {
+	// Listen starts accepting on fd, a non-blocking listening socket (see
+	// ListenTCP). The driver does not take ownership: the caller closes fd
+	// after Shutdown.
+	Listen(fd int) error
+	// Input returns all received, unconsumed bytes of c (nil for a stale or
+	// closing c). The slice is borrowed: valid until Consume(c, ...) or the
+	// next Poll, whichever comes first. Appending to it never overwrites
+	// input.
+	Input(c ConnID) []byte
+	// Consume marks the first n bytes of Input(c) as used.
+	Consume(c ConnID, n int)
+	// Output returns c's output buffer: append replies to it; they are sent
+	// during the next Poll. The pointer is borrowed until the next Poll;
+	// after Close(c) (or for a stale c) it points to a scratch buffer that is
+	// discarded. Never keep slices of it across Polls.
+	Output(c ConnID) *[]byte
+	// Pending returns the number of output bytes of c not yet acknowledged
+	// as sent by the kernel (queued plus in flight); 0 for a stale c. Use it
+	// to enforce output buffer limits.
+	Pending(c ConnID) int
+	// Close flushes c's pending output, then closes it; OnClose follows
+	// during a later Poll (never from inside Close). No more OnData is
+	// delivered for c after Close.
+	Close(c ConnID)
+	// Poll submits everything queued, waits for at least one event or the
+	// timeout (timeout < 0: no limit; 0: do not block) and dispatches the
+	// events to h. It returns nil on timeout.
+	Poll(timeout time.Duration, h Handler) error
+	// Wake makes a blocked (or the next) Poll return and call OnWake. Safe to
+	// call from any goroutine; cheap when the loop is not sleeping.
+	Wake()
+	// Shutdown stops accepting, closes every connection without flushing
+	// (OnClose(c, ErrShutdown) on the last Handler given to Poll) and
+	// releases the driver. Call it on the loop goroutine, not from a
+	// callback.
+	Shutdown() error
+	// Kind returns "io_uring" or "epoll".
+	Kind() string
+}
+
+// Options tunes a driver. The zero value is fine.
+type Options struct {
+	// Entries is the io_uring submission queue size (rounded up to a power
+	// of two by the kernel); the completion queue is 4 times larger.
+	// Default 4096.
+	Entries uint32
+	// InputSize is the initial (and idle) size of a connection's input
+	// buffer, rounded up to a power of two. Default 16 KiB.
+	InputSize int
+	// MaxInput closes a connection whose unconsumed input would grow beyond
+	// it (OnClose with ErrInputTooLarge). Default 1 GiB, Redis's
+	// client-query-buffer-limit.
+	MaxInput int
+	// KeepOutput: an output buffer with a larger capacity is released once
+	// it has been sent, so idle connections do not hold big buffers.
+	// Default 1 MiB.
+	KeepOutput int
+	// MaxEvents is the epoll_wait batch size. Default 256.
+	MaxEvents int
+	// PoolBytes bounds the memory kept in the driver's pool of spare input
+	// buffers (grown buffers given back when a connection goes idle).
+	// Default 64 MiB.
+	PoolBytes int
+
+	// test knobs
+	noMultishotAccept bool
+	setupFlags        []uint32 // io_uring setup flag sets to try instead of the defaults
+}
+
+func (o *Options) fill() {
+	if o.Entries == 0 {
+		o.Entries = 4096
+	}
+	if o.InputSize <= 0 {
+		o.InputSize = 16 << 10
+	}
+	if o.InputSize < 64 {
+		o.InputSize = 64
+	}
+	o.InputSize = 1 << sizeClass(o.InputSize) // grown by doubling: keep powers of two
+	if o.MaxInput <= 0 {
+		o.MaxInput = 1 << 30
+	}
+	if o.MaxInput < o.InputSize {
+		o.MaxInput = o.InputSize
+	}
+	if o.KeepOutput <= 0 {
+		o.KeepOutput = 1 << 20
+	}
+	if o.MaxEvents <= 0 {
+		o.MaxEvents = 256
+	}
+	if o.PoolBytes <= 0 {
+		o.PoolBytes = 64 << 20
+	}
+}
+
+var (
+	// ErrShutdown is given to OnClose for connections closed by Shutdown.
+	ErrShutdown = errors.New("ioloop: driver shut down")
+	// ErrInputTooLarge is given to OnClose when unconsumed input exceeds
+	// Options.MaxInput.
+	ErrInputTooLarge = errors.New("ioloop: input buffer limit exceeded")
+	// ErrClosed is returned by methods called after Shutdown.
+	ErrClosed = errors.New("ioloop: driver is shut down")
+	// ErrReentrant is returned by Poll or Shutdown called from a Handler
+	// callback.
+	ErrReentrant = errors.New("ioloop: Poll or Shutdown called from a Handler callback")
+)
+
+// pbuf is a buffer whose backing array stays pinned for the pbuf's life, so
+// an in-flight io_uring request may point into it.
+type pbuf struct {
+	b   []byte
+	pin runtime.Pinner
+}
+
+// bufPool recycles input buffers by power-of-two size class, so that growing
+// and shrinking input buffers costs no allocation (and no pinning) in steady
+// state. Owned by the loop goroutine.
+type bufPool struct {
+	pinning bool
+	classes [40][]*pbuf
+	bytes   int // bytes held in classes
+	max     int // bound on bytes
+}
+
+func sizeClass(n int) int { return bits.Len(uint(n - 1)) }
+
+// get returns a buffer of exactly size bytes (a power of two).
+func (p *bufPool) get(size int) *pbuf {
+	c := sizeClass(size)
+	if n := len(p.classes[c]); n > 0 {
+		b := p.classes[c][n-1]
+		p.classes[c][n-1] = nil
+		p.classes[c] = p.classes[c][:n-1]
+		p.bytes -= len(b.b)
+		return b
+	}
+	b := &pbuf{b: make([]byte, size)}
+	if p.pinning {
+		b.pin.Pin(unsafe.SliceData(b.b))
+	}
+	return b
+}
+
+// put gives b back; it must not be referenced by an in-flight request.
+func (p *bufPool) put(b *pbuf) {
+	if p.bytes+len(b.b) > p.max {
+		b.pin.Unpin()
+		return
+	}
+	c := sizeClass(len(b.b))
+	p.classes[c] = append(p.classes[c], b)
+	p.bytes += len(b.b)
+}
+
+func (p *bufPool) drain() {
+	for c := range p.classes {
+		for _, b := range p.classes[c] {
+			b.pin.Unpin()
+		}
+		p.classes[c] = nil
+	}
+	p.bytes = 0
+}
+
+// inbuf is a connection's input buffer: b[rd:wr] is received, unconsumed
+// data.
+type inbuf struct {
+	pb     *pbuf
+	b      []byte // pb.b
+	rd, wr int
+}
+
+func (in *inbuf) set(pb *pbuf) {
+	in.pb = pb
+	in.b = nil
+	if pb != nil {
+		in.b = pb.b
+	}
+}
+
+// prepare makes room at the tail for a read. It must only be called when no
+// read into the buffer is in flight. An empty buffer goes back to the small
+// size (so idle connections hold small buffers); a buffer whose free tail is
+// under a quarter is compacted, or doubled when compaction does not help. It
+// returns false when the unconsumed data already reaches max.
+func (in *inbuf) prepare(p *bufPool, small, max int) bool {
+	if in.rd == in.wr {
+		in.rd, in.wr = 0, 0
+		if in.pb != nil && len(in.b) > small {
+			p.put(in.pb)
+			in.set(nil)
+		}
+	}
+	if in.pb == nil {
+		in.set(p.get(small))
+	}
+	minFree := len(in.b) / 4
+	if len(in.b)-in.wr >= minFree {
+		return true
+	}
+	if in.rd > 0 {
+		in.wr = copy(in.b, in.b[in.rd:in.wr])
+		in.rd = 0
+		if len(in.b)-in.wr >= minFree {
+			return true
+		}
+	}
+	if in.wr >= max {
+		return false
+	}
+	nb := p.get(2 * len(in.b))
+	copy(nb.b, in.b[:in.wr])
+	p.put(in.pb)
+	in.set(nb)
+	return true
+}
+
+// data returns the unconsumed bytes; appending to the result reallocates.
+func (in *inbuf) data() []byte { return in.b[in.rd:in.wr:in.wr] }
+
+// reset empties the buffer for the slot's next connection, keeping it only
+// if it has the small size.
+func (in *inbuf) reset(p *bufPool, small int) {
+	in.rd, in.wr = 0, 0
+	if in.pb != nil && len(in.b) != small {
+		p.put(in.pb)
+		in.set(nil)
+	}
+}
+
+// free releases the buffer for good (driver shut down).
+func (in *inbuf) free() {
+	in.rd, in.wr = 0, 0
+	if in.pb != nil {
+		in.pb.pin.Unpin()
+		in.set(nil)
+	}
+}
+
+// pollWait converts a Poll timeout to what the wait needs.
+func msecTimeout(d time.Duration) int {
+	if d < 0 {
+		return -1
+	}
+	if d == 0 {
+		return 0
+	}
+	ms := (d + time.Millisecond - 1) / time.Millisecond
+	if ms > 1<<30 {
+		ms = 1 << 30
+	}
+	return int(ms)
+}
+
+// wakeGate lets Wake write an eventfd without racing Shutdown closing it
+// (and the fd number being reused).
+type wakeGate struct {
+	writers atomic.Int32
+	closed  atomic.Bool
+}
+
+func (g *wakeGate) write(fd int) {
+	g.writers.Add(1)
+	if !g.closed.Load() {
+		one := [8]byte{1}
+		unix.Write(fd, one[:])
+	}
+	g.writers.Add(-1)
+}
+
+func (g *wakeGate) close(fd int) {
+	g.closed.Store(true)
+	for g.writers.Load() != 0 {
+		runtime.Gosched()
+	}
+	unix.Close(fd)
+}
