@@ -1,0 +1,66 @@
+// Package engine is one shard's keyspace: numbered databases of keys in
+// adaptive radix trees whose nodes and values live in the shard's off-heap
+// slab (engine/slab), with Redis's value semantics, expiry and glob.
+//
+// The engine is a pure state machine. It does no I/O, starts no goroutines,
+// takes no locks and never reads a clock: every call that needs the time is
+// handed `now` (unix milliseconds). A Store and everything reached from it
+// belong to one goroutine.
+//
+// # Nouns
+//
+//   - Store: a slab plus N databases sharing it, and the few Go-heap
+//     buffers the engine needs (integer formatting, APPEND scratch, per-DB
+//     cursor rings). UsedMemory is the sum of live slab blocks and those.
+//   - DB: one database: a tree root, its key and TTL counts, a SCAN cursor
+//     ring and a reusable walker. *DB values are stable; SwapDB swaps
+//     contents.
+//   - Handle: a 32-bit slab handle (class, 1 generation bit, slot). Trees
+//     link blocks only by handles: no Go pointer is stored in slab memory.
+//   - Node: an inner tree node of kind N10/N16/N48/N256 (fan-out 10, 16, 48,
+//     256), a whole number of cache lines (64, 128, 512, 1088 B). It holds a
+//     compressed path (prefix; the first 2/36/52/52 bytes stored inline),
+//     an optional end leaf (the key that ends exactly at the node), and its
+//     children by next byte. See node.go for the layout.
+//   - Leaf: one block per key: flags (type, encoding, TTL bit), the whole
+//     key, the 8-byte expiry only when the key has a TTL, and the value:
+//     an integer (zigzag varint), an inline string (<= 256 bytes) or the
+//     handle of an external value block. See leaf.go.
+//   - External value: a block holding a 0 byte and a long string (or the
+//     record of a non-string type).
+//   - Tag: the slab's per-block bit; set exactly on leaves with a TTL, so
+//     that ActiveExpire samples them through the slab.
+//   - glob: a Redis pattern compiled into a token NFA; its state after a
+//     path tells whether any key below can still match (pruning). Match is
+//     the direct port of Redis's stringmatchlen and the definition.
+//   - Cursor: a SCAN position: the last examined key's leaf (slot, class,
+//     15 generation bits) and a slot of the DB's ring of its last 1024
+//     cursors, which keeps a copy of that key (see Scan for resolution).
+//
+// # Invariants
+//
+//   - Keys are unique per DB and in-order traversal yields them sorted
+//     bytewise.
+//   - Every inner node has at least two entries (children + end leaf); a
+//     node left with one is replaced by it (merging compressed paths). A
+//     node is of the smallest kind that holds its children, up to
+//     hysteresis (N16 shrinks at 8 children, N48 at 12, N256 at 40).
+//   - A node's inline prefix equals the corresponding bytes of every key
+//     below it; prefix bytes beyond the inline part are read from the
+//     node's minimum leaf.
+//   - A leaf's block is of exactly the class its encoded size needs: values
+//     are rewritten in place only when the size class stays the same, so
+//     SET of an existing key allocates nothing.
+//   - A leaf is tagged iff it carries a TTL; Store.ttl[c] and Store.leaves[c]
+//     count tagged leaves and leaves per slab class; DB.keys and DB.expires
+//     count the DB's leaves and TTL leaves (expired ones included until
+//     deleted).
+//   - After every key is deleted, the slab holds no live block.
+//
+// # What it never does
+//
+// It never blocks, never allocates on the Go heap per key, and never
+// returns memory a caller may keep: every returned []byte is borrowed and
+// its doc comment says until when it stays valid (generally: until the next
+// call on any DB of the same Store).
+package engine

@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"errors"
+	"unsafe"
+
+	"github.com/radish-kv/radish/engine/slab"
+)
+
+// Type is the type of a key's value, as TYPE reports it.
+type Type uint8
+
+// Value types. The numbers are stored in leaves: never renumber them.
+const (
+	TypeNone Type = iota
+	TypeString
+	TypeList
+	TypeSet
+	TypeZSet
+	TypeHash
+)
+
+var typeNames = [...]string{"none", "string", "list", "set", "zset", "hash"}
+
+// String returns the name TYPE replies with.
+func (t Type) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "none"
+}
+
+// Errors carry Redis's full error text.
+var (
+	ErrWrongType  = errors.New("WRONGTYPE Operation against a key holding the wrong kind of value")
+	ErrNotInteger = errors.New("ERR value is not an integer or out of range")
+	ErrOverflow   = errors.New("ERR increment or decrement would overflow")
+	ErrTooLarge   = errors.New("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
+)
+
+// MaxValueLen is the largest string value (Redis's proto-max-bulk-len default).
+const MaxValueLen = 512 << 20
+
+// Store is one shard's data: a slab and numbered databases sharing it.
+// It is owned by one goroutine; no method is safe for concurrent use.
+type Store struct {
+	slab *slab.Slab
+	dbs  []*DB
+
+	// leaves[c] counts the leaves (keys, all databases) in slab class c, so
+	// RandomKey and the expiry sampler pick a class in proportion to its keys.
+	leaves [slab.NumClasses]int
+	ttl    [slab.NumClasses]int // leaves with a TTL per class
+
+	// scratch holds values the engine formats (integers) and hands out as
+	// borrowed []byte: valid until the next call on the Store.
+	scratch []byte
+	tmp     []byte // working buffer (APPEND of inline values)
+
+	// lastNow is the largest `now` any call passed in. SetString has no now
+	// argument; it uses lastNow to treat a KEEPTTL of an expired key as absent.
+	lastNow int64
+
+	rnd uint64 // xorshift state for RandomKey and expiry sampling (no clock)
+}
+
+// NewStore returns a Store with the given number of databases (at least 1).
+func NewStore(databases int) *Store {
+	if databases < 1 {
+		databases = 1
+	}
+	s := &Store{slab: slab.New(), rnd: 0x9e3779b97f4a7c15}
+	s.dbs = make([]*DB, databases)
+	for i := range s.dbs {
+		s.dbs[i] = &DB{s: s}
+	}
+	return s
+}
+
+// DB returns database i (0 <= i < the number given to NewStore). The *DB is
+// stable for the Store's life: SwapDB exchanges contents, not pointers.
+func (s *Store) DB(i int) *DB { return s.dbs[i] }
+
+// Databases returns the number of databases.
+func (s *Store) Databases() int { return len(s.dbs) }
+
+// SwapDB exchanges the contents of databases i and j (SWAPDB): clients of
+// database i see j's keys afterwards. Outstanding SCAN cursors follow the
+// contents they were issued for.
+func (s *Store) SwapDB(i, j int) {
+	a, b := s.dbs[i], s.dbs[j]
+	a.contents, b.contents = b.contents, a.contents
+}
+
+// FlushAll empties every database at once and returns all memory to the OS.
+func (s *Store) FlushAll() {
+	for _, db := range s.dbs {
+		db.contents = contents{}
+	}
+	s.slab.Reset()
+	s.leaves = [slab.NumClasses]int{}
+	s.ttl = [slab.NumClasses]int{}
+}
+
+// UsedMemory returns the bytes the Store holds: every live slab block's size
+// plus the Go heap the engine keeps (databases, cursor tables, scratch
+// buffers). It does not count the slab's own bookkeeping (page headers and
+// slot bitmaps): see SlabOverhead.
+func (s *Store) UsedMemory() int64 {
+	n := s.slab.InUse()
+	n += int64(unsafe.Sizeof(*s)) + int64(cap(s.scratch)+cap(s.tmp)) + int64(cap(s.dbs))*8
+	for _, db := range s.dbs {
+		n += db.heapBytes()
+	}
+	return n
+}
+
+// SlabMapped returns the bytes the slab has mapped from the OS (an upper
+// bound of its resident memory, including page headers and free slots).
+func (s *Store) SlabMapped() int64 { return s.slab.Mapped() }
+
+// SlabLive returns the number of live slab blocks (tests: zero after every
+// key is gone).
+func (s *Store) SlabLive() int { return s.slab.Live() }
+
+// Close unmaps all memory. The Store must not be used afterwards.
+func (s *Store) Close() {
+	for _, db := range s.dbs {
+		db.contents = contents{}
+	}
+	s.slab.Close()
+}
+
+// random returns the next value of the Store's xorshift64* generator.
+func (s *Store) random() uint64 {
+	x := s.rnd
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	s.rnd = x
+	return x * 0x2545f4914f6cdd1d
+}
+
+func (s *Store) seen(now int64) {
+	if now > s.lastNow {
+		s.lastNow = now
+	}
+}
+
+// DB is one numbered database: a radix tree over the Store's slab. Single
+// goroutine only (the Store's).
+type DB struct {
+	s *Store
+	contents
+	w walker // reused by Keys/Scan so that iteration does not allocate
+}
+
+// contents is what SwapDB exchanges.
+type contents struct {
+	root    slab.Handle
+	keys    int
+	expires int
+	cursors *cursorTable // allocated by the first Scan that returns a cursor
+}
+
+func (db *DB) heapBytes() int64 {
+	n := int64(unsafe.Sizeof(*db)) + int64(cap(db.w.g.prefix))
+	if db.cursors != nil {
+		n += db.cursors.heapBytes()
+	}
+	return n
+}
+
+// Len returns the number of keys, counting expired keys not yet deleted
+// (as DBSIZE does).
+func (db *DB) Len() int { return db.keys }
+
+// ExpiresLen returns the number of keys that carry a TTL.
+func (db *DB) ExpiresLen() int { return db.expires }

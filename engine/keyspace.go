@@ -1,0 +1,302 @@
+package engine
+
+import (
+	"github.com/radish-kv/radish/engine/slab"
+)
+
+// Delete removes key; it reports whether a live key was removed (an expired
+// one is deleted too but reported absent, as DEL does).
+func (db *DB) Delete(key []byte, now int64) bool {
+	_, h, _ := db.find(key, now)
+	if h == slab.Nil {
+		return false
+	}
+	return db.deleteKey(key)
+}
+
+// Exists reports whether key is present and not expired.
+func (db *DB) Exists(key []byte, now int64) bool {
+	_, h, _ := db.find(key, now)
+	return h != slab.Nil
+}
+
+// TypeOf returns key's type (TypeNone if absent).
+func (db *DB) TypeOf(key []byte, now int64) Type {
+	_, h, l := db.find(key, now)
+	if h == slab.Nil {
+		return TypeNone
+	}
+	return leafTyp(l.flags)
+}
+
+// Expiry returns key's absolute expiry in unix ms (0: no TTL).
+func (db *DB) Expiry(key []byte, now int64) (expireAt int64, found bool) {
+	_, h, l := db.find(key, now)
+	if h == slab.Nil {
+		return 0, false
+	}
+	return l.expireAt(), true
+}
+
+// SetExpiry sets key's absolute expiry. It returns false if key is absent;
+// expireAt <= now deletes the key (and returns true), as EXPIRE does.
+func (db *DB) SetExpiry(key []byte, expireAt int64, now int64) bool {
+	ref, h, l := db.find(key, now)
+	if h == slab.Nil {
+		return false
+	}
+	if expireAt <= now {
+		db.deleteKey(key)
+		return true
+	}
+	v := valueOf(&l)
+	db.replaceLeaf(ref, h, &l, key, expireAt, &v)
+	return true
+}
+
+// Persist removes key's TTL; it reports whether there was one.
+func (db *DB) Persist(key []byte, now int64) bool {
+	ref, h, l := db.find(key, now)
+	if h == slab.Nil || !l.hasTTL() {
+		return false
+	}
+	v := valueOf(&l)
+	db.replaceLeaf(ref, h, &l, key, 0, &v)
+	return true
+}
+
+// Rename moves src's value and TTL to dst, replacing dst. It returns false
+// if src is absent. src == dst is a no-op that returns true.
+func (db *DB) Rename(src, dst []byte, now int64) bool {
+	_, h, l := db.find(src, now)
+	if h == slab.Nil {
+		return false
+	}
+	if string(src) == string(dst) {
+		return true
+	}
+	// The new leaf takes src's value (an external block changes owner).
+	v := valueOf(&l)
+	exp := l.expireAt()
+	nh := db.newLeaf(dst, exp, &v)
+	db.remove(src)
+	db.freeLeafBlock(h, exp != 0)
+	db.keys--
+	if exp != 0 {
+		db.expires--
+	}
+	ref, oh := db.lookup(dst)
+	if oh != slab.Nil {
+		if db.readLeaf(oh).hasTTL() {
+			db.expires--
+		}
+		*ref = nh
+		db.freeLeaf(oh)
+	} else {
+		db.insert(dst, nh)
+		db.keys++
+	}
+	if exp != 0 {
+		db.expires++
+	}
+	return true
+}
+
+// Flush deletes every key of this database (FLUSHDB). When no other
+// database holds keys the whole slab is reset, returning its memory.
+func (db *DB) Flush() {
+	others := false
+	for _, o := range db.s.dbs {
+		if o != db && o.root != slab.Nil {
+			others = true
+			break
+		}
+	}
+	if !others {
+		db.s.FlushAll()
+		return
+	}
+	db.freeTree(db.root)
+	db.contents = contents{}
+}
+
+// RandomKey returns a random live key. The slice is borrowed: valid until
+// the next call on any DB of the same Store. It samples leaves through the
+// slab (classes weighted by their key counts); a sample in another database
+// or expired is retried, and after a bounded number of misses it descends
+// this database's tree at random instead.
+func (db *DB) RandomKey(now int64) ([]byte, bool) {
+	db.s.seen(now)
+	for tries := 0; db.keys > 0 && tries < 64; tries++ {
+		h, ok := db.s.pickLeaf(false)
+		if !ok {
+			break
+		}
+		k, live, mine := db.checkSample(h, now)
+		if mine && live {
+			return k, true
+		}
+	}
+	for tries := 0; db.keys > 0 && tries < 64; tries++ {
+		h := db.randomDescent()
+		l := db.readLeaf(h)
+		if !l.expired(now) {
+			return l.key, true
+		}
+		db.deleteKey(l.key)
+	}
+	// Nearly everything is expired: take the first live key in order.
+	var out []byte
+	db.Keys([]byte("*"), now, func(k []byte) bool {
+		out = k
+		return false
+	})
+	return out, out != nil
+}
+
+// checkSample reports whether leaf h belongs to db, and whether it is live;
+// an expired leaf of db is deleted.
+func (db *DB) checkSample(h slab.Handle, now int64) (key []byte, live, mine bool) {
+	l := db.readLeaf(h)
+	if _, lh := db.lookup(l.key); lh != h {
+		return nil, false, false
+	}
+	if l.expired(now) {
+		db.deleteKey(l.key)
+		return nil, false, true
+	}
+	return l.key, true, true
+}
+
+// pickLeaf returns a random leaf (of any database), or with ttl a random
+// leaf that carries a TTL.
+func (s *Store) pickLeaf(ttl bool) (slab.Handle, bool) {
+	counts := &s.leaves
+	if ttl {
+		counts = &s.ttl
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	if total == 0 {
+		return slab.Nil, false
+	}
+	for tries := 0; tries < 16; tries++ {
+		r := int(s.random() % uint64(total))
+		c := 0
+		for ; c < len(counts); c++ {
+			if r < counts[c] {
+				break
+			}
+			r -= counts[c]
+		}
+		var h slab.Handle
+		var ok bool
+		if ttl {
+			h, ok = s.slab.RandomTagged(c, s.random())
+		} else {
+			h, ok = s.slab.RandomOccupied(c, s.random())
+		}
+		// Other blocks (nodes, external values) share the classes of leaves.
+		if ok && isLeaf(s.slab.Pointer(h)) {
+			return h, true
+		}
+	}
+	return slab.Nil, false
+}
+
+// randomDescent walks from the root taking a random entry at each node.
+func (db *DB) randomDescent() slab.Handle {
+	h := db.root
+	for {
+		p := db.ptr(h)
+		if isLeaf(p) {
+			return h
+		}
+		hd := hdrOf(p)
+		n := int(hd.count)
+		if hd.end != slab.Nil {
+			n++
+		}
+		r := int(db.s.random() % uint64(n))
+		if hd.end != slab.Nil {
+			if r == 0 {
+				h = hd.end
+				continue
+			}
+			r--
+		}
+		forEachChild(p, func(_ byte, ch slab.Handle) bool {
+			if r == 0 {
+				h = ch
+				return false
+			}
+			r--
+			return true
+		})
+	}
+}
+
+// ActiveExpire samples up to samples keys that carry a TTL (any database)
+// and deletes the expired ones; it returns how many it sampled and deleted.
+// The caller repeats it while the expired share stays high (as Redis's
+// activeExpireCycle does) within its time budget.
+func (s *Store) ActiveExpire(now int64, samples int) (sampled, expired int) {
+	s.seen(now)
+	for ; sampled < samples; sampled++ {
+		h, ok := s.pickLeaf(true)
+		if !ok {
+			break
+		}
+		for _, db := range s.dbs {
+			if db.expires == 0 {
+				continue
+			}
+			if _, live, mine := db.checkSample(h, now); mine {
+				if !live {
+					expired++
+				}
+				break
+			}
+		}
+	}
+	return sampled, expired
+}
+
+// Record is one key's value in a self-contained form (RENAME, COPY and MOVE
+// across shards). For strings Data is the value; for other types it is the
+// type's own serialization.
+type Record struct {
+	Type     Type
+	Data     []byte
+	ExpireAt int64
+}
+
+// Export returns a copy of key's value; Record.Data is a fresh heap slice.
+func (db *DB) Export(key []byte, now int64) (Record, bool) {
+	_, h, l := db.find(key, now)
+	if h == slab.Nil {
+		return Record{}, false
+	}
+	r := Record{Type: leafTyp(l.flags), ExpireAt: l.expireAt()}
+	switch l.enc() {
+	case encBlob:
+		x, n := l.extRef()
+		r.Data = append([]byte(nil), db.extBytes(x, n)...)
+	default:
+		r.Data = append([]byte{}, db.stringBytes(&l)...)
+	}
+	return r, true
+}
+
+// Import stores r under key, replacing any value. r.Data is copied.
+func (db *DB) Import(key []byte, r Record) {
+	var v value
+	if r.Type == TypeString {
+		v = db.stringValue(r.Data)
+	} else {
+		v = value{typ: r.Type, enc: encBlob, ext: db.newExt(r.Data, len(r.Data)), n: len(r.Data)}
+	}
+	db.setValue(key, &v, r.ExpireAt)
+}

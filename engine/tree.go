@@ -1,0 +1,266 @@
+package engine
+
+import (
+	"unsafe"
+
+	"github.com/radish-kv/radish/engine/slab"
+)
+
+// lookup finds key's leaf. It returns the slot that refers to the leaf (in
+// the parent node, in a node's end field, or the root) and the leaf's
+// handle; Nil when key is absent. Prefixes longer than a node stores inline
+// are skipped (optimistic) and the final key comparison settles it. The slot
+// stays valid until the tree's shape changes (insert or remove).
+func (db *DB) lookup(key []byte) (*slab.Handle, slab.Handle) {
+	ref, h, _ := db.lookupLeaf(key)
+	return ref, h
+}
+
+// lookupLeaf is lookup that also returns the leaf's address.
+func (db *DB) lookupLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer) {
+	sl := db.s.slab
+	ref := &db.root
+	depth := 0
+	for {
+		h := *ref
+		if h == slab.Nil {
+			return nil, slab.Nil, nil
+		}
+		p := sl.Pointer(h)
+		kind := *(*uint8)(p)
+		if kind&leafBit != 0 {
+			if string(leafKey(p)) == string(key) {
+				return ref, h, p
+			}
+			return nil, slab.Nil, nil
+		}
+		hd := hdrOf(p)
+		if plen := int(hd.plen); plen != 0 {
+			if len(key)-depth < plen {
+				return nil, slab.Nil, nil
+			}
+			in := inlinePrefix(p)
+			if string(in) != string(key[depth:depth+len(in)]) {
+				return nil, slab.Nil, nil
+			}
+			depth += plen
+		}
+		if depth == len(key) {
+			ref = &hd.end
+			continue
+		}
+		c := key[depth]
+		depth++
+		if kind == nodeN10 {
+			// The common kind, inline: see findChild.
+			i := findByte(*(*uint64)(unsafe.Add(p, 14)), c)
+			if i == 8 {
+				i = 8 + findByte(uint64(*(*uint16)(unsafe.Add(p, 22))), c)
+			}
+			if i >= uint(hd.count) {
+				return nil, slab.Nil, nil
+			}
+			ref = (*slab.Handle)(unsafe.Add(p, 24+4*uintptr(i)))
+			continue
+		}
+		ref = findChild(p, c)
+		if ref == nil {
+			return nil, slab.Nil, nil
+		}
+	}
+}
+
+func commonLen(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && string(a[i:i+8]) == string(b[i:i+8]) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// place hangs leaf lh of key k under node p, which spans k up to depth d.
+func place(p unsafe.Pointer, k []byte, d int, lh slab.Handle) {
+	if d == len(k) {
+		hdrOf(p).end = lh
+		return
+	}
+	addChild(p, k[d], lh)
+}
+
+// insert adds leaf lh for key, which must be absent from the tree.
+func (db *DB) insert(key []byte, lh slab.Handle) {
+	ref := &db.root
+	depth := 0
+	for {
+		h := *ref
+		if h == slab.Nil {
+			*ref = lh
+			return
+		}
+		p := db.ptr(h)
+		if isLeaf(p) {
+			// Two keys share this slot: a new node spans their common part.
+			lk := leafKey(p)
+			i := depth + commonLen(lk[depth:], key[depth:])
+			nh, np := db.newNode(nodeN10)
+			setPrefix(np, key[depth:i])
+			place(np, lk, i, h)
+			place(np, key, i, lh)
+			*ref = nh
+			return
+		}
+		hd := hdrOf(p)
+		plen := int(hd.plen)
+		var pf []byte
+		if plen != 0 {
+			pf = db.fullPrefix(h, p, depth)
+			m := commonLen(pf, key[depth:])
+			if m < plen {
+				// key leaves the compressed path at m: split it there.
+				nh, np := db.newNode(nodeN10)
+				setPrefix(np, pf[:m])
+				b := pf[m]
+				setPrefix(p, pf[m+1:]) // copy handles the overlap with p's own bytes
+				addChild(np, b, h)
+				place(np, key, depth+m, lh)
+				*ref = nh
+				return
+			}
+			depth += plen
+		}
+		if depth == len(key) {
+			hd.end = lh
+			return
+		}
+		c := key[depth]
+		if next := findChild(p, c); next != nil {
+			ref = next
+			depth++
+			continue
+		}
+		db.insertChild(ref, h, p, c, lh, pf)
+		return
+	}
+}
+
+// remove unlinks key's leaf from the tree and returns it (Nil if absent).
+// The leaf block itself is not freed.
+func (db *DB) remove(key []byte) slab.Handle {
+	ref := &db.root
+	var nref *slab.Handle // the slot that refers to the node holding ref
+	var nh slab.Handle
+	var np unsafe.Pointer
+	ndepth, depth := 0, 0
+	atEnd := false
+	var cb byte
+	for {
+		h := *ref
+		if h == slab.Nil {
+			return slab.Nil
+		}
+		p := db.ptr(h)
+		if isLeaf(p) {
+			if string(leafKey(p)) != string(key) {
+				return slab.Nil
+			}
+			if nref == nil {
+				db.root = slab.Nil
+			} else {
+				db.unlink(nref, nh, np, ndepth, atEnd, cb, key)
+			}
+			return h
+		}
+		hd := hdrOf(p)
+		nref, nh, np, ndepth = ref, h, p, depth
+		if plen := int(hd.plen); plen != 0 {
+			if len(key)-depth < plen {
+				return slab.Nil
+			}
+			in := inlinePrefix(p)
+			if string(in) != string(key[depth:depth+len(in)]) {
+				return slab.Nil
+			}
+			depth += plen
+		}
+		if depth == len(key) {
+			ref = &hd.end
+			atEnd = true
+			continue
+		}
+		cb = key[depth]
+		ref = findChild(p, cb)
+		if ref == nil {
+			return slab.Nil
+		}
+		atEnd = false
+		depth++
+	}
+}
+
+// unlink drops one entry (the end leaf, or byte cb's child) of node nh at
+// *nref, whose prefix starts at ndepth of key, then restores the invariants:
+// a node keeps at least two entries (else it is replaced by the one left,
+// merging compressed paths) and the smallest kind that holds its children
+// with hysteresis.
+func (db *DB) unlink(nref *slab.Handle, nh slab.Handle, np unsafe.Pointer, ndepth int, atEnd bool, cb byte, key []byte) {
+	hd := hdrOf(np)
+	if atEnd {
+		hd.end = slab.Nil
+	} else {
+		removeChild(np, cb)
+	}
+	// The removed key matched its leaf in full, so it spells the prefix.
+	pf := key[ndepth : ndepth+int(hd.plen)]
+	n := int(hd.count)
+	switch {
+	case n == 0:
+		*nref = hd.end
+		db.s.slab.Free(nh)
+	case n == 1 && hd.end == slab.Nil:
+		c, ch := firstChild(np)
+		cp := db.ptr(ch)
+		if !isLeaf(cp) {
+			// ch's path becomes pf + c + its own prefix.
+			chd := hdrOf(cp)
+			pc := kinds[chd.kind].pcap
+			var buf [128]byte
+			b := append(buf[:0], pf[:min(len(pf), pc)]...)
+			b = append(b, c)
+			b = append(b, inlinePrefix(cp)...)
+			b = b[:min(len(b), pc)]
+			copy(unsafe.Slice((*byte)(unsafe.Add(cp, hdrSize)), len(b)), b)
+			chd.plen += uint32(len(pf) + 1)
+		}
+		*nref = ch
+		db.s.slab.Free(nh)
+	case n <= shrinkAt[hd.kind]:
+		sh, sp := db.newNode(int(hd.kind) - 1)
+		db.copyNode(sp, np, pf)
+		*nref = sh
+		db.s.slab.Free(nh)
+	}
+}
+
+// freeTree frees every block below h (nodes, leaves and their values) and
+// returns the number of leaves freed.
+func (db *DB) freeTree(h slab.Handle) int {
+	if h == slab.Nil {
+		return 0
+	}
+	p := db.ptr(h)
+	if isLeaf(p) {
+		db.freeLeaf(h)
+		return 1
+	}
+	n := db.freeTree(hdrOf(p).end)
+	forEachChild(p, func(_ byte, ch slab.Handle) bool {
+		n += db.freeTree(ch)
+		return true
+	})
+	db.s.slab.Free(h)
+	return n
+}
