@@ -1,0 +1,187 @@
+package router
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// ErrMerge: a part's reply does not have the shape the merge kind needs
+// (an internal error: the shard loop should reply with an error).
+var ErrMerge = errors.New("router: part reply cannot be merged")
+
+// Merger combines the parts' replies. It reuses its buffers; one per shard
+// goroutine.
+type Merger struct {
+	elems []span // MergeKeyOrder: element bytes by key rank
+	text  []byte // MergeText scratch
+}
+
+type span struct{ part, lo, hi int }
+
+// Merge writes to w the client's reply built from replies, where
+// replies[i] is the raw reply (one complete RESP value, in the client's
+// protocol, as resp.Writer wrote it) of parts[i]. parts may be nil except
+// for MergeKeyOrder. When any reply is an error, the first one (in part
+// order) is the client's reply. kind is the row's Merge:
+//   - MergeSum: integer replies added.
+//   - MergeKeyOrder: array replies, one element per key of the part, put
+//     back in the client's key order (Part.Pos).
+//   - MergeAllOK: the first reply when every reply is a status (+OK).
+//   - MergeConcat: array or set replies concatenated; the first reply's
+//     aggregate type is kept.
+//   - MergeAny: the first reply that is not null, else the first reply.
+//   - MergeText: bulk or verbatim string replies concatenated into one
+//     verbatim "txt" reply (a bulk string for RESP2), as CLIENT LIST and
+//     INFO-like commands need.
+//   - MergeNone: the single reply as is.
+//
+// Merge copies element bytes without re-encoding them, so RESP2 and RESP3
+// replies pass through unchanged.
+func (m *Merger) Merge(w *resp.Writer, kind command.Merge, parts []Part, replies [][]byte) error {
+	if len(replies) == 0 {
+		return ErrMerge
+	}
+	for _, r := range replies {
+		if len(r) > 0 && (r[0] == '-' || r[0] == '!') {
+			w.B = append(w.B, r...)
+			return nil
+		}
+	}
+	switch kind {
+	case command.MergeNone:
+		if len(replies) != 1 {
+			return ErrMerge
+		}
+		w.B = append(w.B, replies[0]...)
+	case command.MergeSum:
+		var sum int64
+		for _, r := range replies {
+			v, n, err := resp.ReadReply(r)
+			if err != nil || n == 0 || v.Type != ':' {
+				return ErrMerge
+			}
+			sum += v.Int
+		}
+		w.Int(sum)
+	case command.MergeAllOK:
+		for _, r := range replies {
+			if len(r) == 0 || r[0] != '+' {
+				return ErrMerge
+			}
+		}
+		w.B = append(w.B, replies[0]...)
+	case command.MergeAny:
+		for _, r := range replies {
+			if !isNull(r) {
+				w.B = append(w.B, r...)
+				return nil
+			}
+		}
+		w.B = append(w.B, replies[0]...)
+	case command.MergeConcat:
+		total := 0
+		for _, r := range replies {
+			n, _, ok := aggHeader(r)
+			if !ok {
+				return ErrMerge
+			}
+			total += n
+		}
+		// The parts' header type (a RESP3 set stays a set), not w.Proto's.
+		w.B = append(w.B, replies[0][0])
+		w.B = strconv.AppendInt(w.B, int64(total), 10)
+		w.B = append(w.B, '\r', '\n')
+		for _, r := range replies {
+			_, hdr, _ := aggHeader(r)
+			w.B = append(w.B, r[hdr:]...)
+		}
+	case command.MergeKeyOrder:
+		if len(parts) != len(replies) {
+			return ErrMerge
+		}
+		total := 0
+		for _, p := range parts {
+			total += len(p.Pos)
+		}
+		if cap(m.elems) < total {
+			m.elems = make([]span, total)
+		}
+		m.elems = m.elems[:total]
+		for i, r := range replies {
+			n, off, ok := aggHeader(r)
+			if !ok || n != len(parts[i].Pos) {
+				return ErrMerge
+			}
+			for _, ord := range parts[i].Pos {
+				_, k, err := resp.ReadReply(r[off:])
+				if err != nil || k == 0 || ord >= total {
+					return ErrMerge
+				}
+				m.elems[ord] = span{i, off, off + k}
+				off += k
+			}
+		}
+		w.Array(total)
+		for _, e := range m.elems {
+			w.B = append(w.B, replies[e.part][e.lo:e.hi]...)
+		}
+	case command.MergeText:
+		m.text = m.text[:0]
+		for _, r := range replies {
+			v, n, err := resp.ReadReply(r)
+			if err != nil || n == 0 || (v.Type != '$' && v.Type != '=' && v.Type != '+') {
+				return ErrMerge
+			}
+			if v.Type == '=' && len(v.Str) >= 4 {
+				v.Str = v.Str[4:] // drop "txt:"
+			}
+			m.text = append(m.text, v.Str...)
+		}
+		w.Verbatim("txt", m.text)
+	default:
+		return ErrMerge
+	}
+	return nil
+}
+
+// Merge is Merger.Merge for callers off the hot path: it returns the
+// client's reply in a new slice, or an error reply when the parts' replies
+// cannot be merged.
+func Merge(kind command.Merge, proto int, parts []Part, replies [][]byte) []byte {
+	var m Merger
+	w := resp.Writer{Proto: proto}
+	if err := m.Merge(&w, kind, parts, replies); err != nil {
+		w.B = w.B[:0]
+		w.Error("ERR " + err.Error())
+	}
+	return w.B
+}
+
+// isNull reports whether r is a null reply: "_", "$-1" or "*-1".
+func isNull(r []byte) bool {
+	return len(r) > 0 && (r[0] == '_' || (len(r) >= 3 && (r[0] == '$' || r[0] == '*') && r[1] == '-'))
+}
+
+// aggHeader parses an array or set header: element count and header size.
+func aggHeader(r []byte) (n, size int, ok bool) {
+	if len(r) < 4 || (r[0] != '*' && r[0] != '~') {
+		return 0, 0, false
+	}
+	for i := 1; i < len(r); i++ {
+		c := r[i]
+		if c == '\r' {
+			if i == 1 || i+1 >= len(r) || r[i+1] != '\n' {
+				return 0, 0, false
+			}
+			return n, i + 2, true
+		}
+		if c < '0' || c > '9' {
+			return 0, 0, false // also a null array "*-1"
+		}
+		n = n*10 + int(c-'0')
+	}
+	return 0, 0, false
+}
