@@ -1,0 +1,259 @@
+package command
+
+import (
+	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// Flag is a command flag, as Redis documents them in COMMAND INFO.
+type Flag uint32
+
+// Command flags; names as Redis prints them (see Flag.Names).
+const (
+	Write Flag = 1 << iota
+	ReadOnly
+	DenyOOM
+	Admin
+	PubSub
+	NoScript
+	Blocking
+	Loading
+	Stale
+	SkipMonitor
+	SkipSlowlog
+	Fast
+	NoAuth
+	MayReplicate
+	NoMulti
+	AllowBusy
+	Asking
+	NoMandatoryKeys
+	NoAsyncLoading
+	// MovableKeys marks a command whose key positions depend on its
+	// arguments. register sets it when a key spec is not index+range, as
+	// Redis does; a row may also set it itself.
+	MovableKeys
+)
+
+// KeyFlag describes how a command uses the keys one KeySpec finds.
+type KeyFlag uint32
+
+// Key-spec flags, as Redis 7 prints them.
+const (
+	KeyRO KeyFlag = 1 << iota
+	KeyRW
+	KeyOW
+	KeyRM
+	KeyAccess
+	KeyUpdate
+	KeyInsert
+	KeyDelete
+	KeyNotKey
+	KeyIncomplete
+	KeyVariableFlags
+)
+
+// KeySpec is one Redis 7 key specification: where the search for keys
+// begins (an argument index, or the argument after a keyword) and how keys
+// are found from there (a range, or a count stored in an argument).
+type KeySpec struct {
+	Flags KeyFlag
+	Notes string // printed by COMMAND INFO when set
+
+	// Unknown: neither where the keys begin nor how to find them can be
+	// told from the arguments (SORT's BY/GET patterns). Keys skips it.
+	Unknown bool
+
+	// Begin search: Index > 0 starts at that argument; otherwise Keyword is
+	// searched from KeywordFrom (negative counts from the end).
+	Index       int
+	Keyword     string
+	KeywordFrom int
+
+	// Find keys, range form (KeyNum false): keys from the start to LastKey
+	// (relative to the start; -1 means the last argument, -2 the one before),
+	// every Step arguments, Limit > 1 meaning only 1/Limit of the remaining.
+	// Keynum form (KeyNum true): the argument at NumIdx (relative to the
+	// start) holds the count; keys begin at FirstKey, every Step.
+	KeyNum   bool
+	LastKey  int
+	Step     int
+	Limit    int
+	NumIdx   int
+	FirstKey int
+}
+
+// Merge says how the replies of the per-shard parts of a command combine
+// into the client's reply when its keys span shards (or when it visits
+// every shard).
+type Merge uint8
+
+// Merge kinds.
+const (
+	MergeNone     Merge = iota // keys must all be on one shard
+	MergeSum                   // integer replies are added (DEL, EXISTS, DBSIZE)
+	MergeKeyOrder              // array replies hold one element per key; restore argument order (MGET)
+	MergeAllOK                 // +OK when every part said +OK (MSET, FLUSHALL)
+	MergeConcat                // arrays are concatenated (KEYS)
+	MergeAny                   // first non-null reply wins (RANDOMKEY)
+	MergeText                  // bulk strings are concatenated (CLIENT LIST)
+)
+
+// Cross names a plan for a command whose keys span shards.
+type Cross uint8
+
+// Cross plans.
+const (
+	CrossNone     Cross = iota
+	CrossRename         // RENAME src dst
+	CrossRenameNX       // RENAMENX src dst
+	CrossCopy           // COPY src dst [DB n] [REPLACE]
+	CrossMSetNX         // MSETNX k v [k v ...]
+)
+
+// Route is where a command with a Route function runs.
+type Route struct {
+	All    bool // on every shard, replies merged with the row's Merge
+	Key    int  // > 0: on the shard of args[Key]
+	Cursor int  // > 0: args[Cursor] is a cross-shard SCAN cursor
+}
+
+// Handler executes one command on the shard that owns its keys and writes
+// exactly one reply to c.W. args[0] is the command name as the client sent it.
+// args and the bytes they point to are valid only during the call.
+type Handler func(c *Ctx, args [][]byte)
+
+// Spec is one row of the command table: everything the server knows about a
+// command is here, declared once.
+type Spec struct {
+	Name     string // lower case, as COMMAND prints it
+	Arity    int    // Redis arity: n means exactly n arguments, -n at least n (the name counts)
+	Flags    Flag
+	ACL      []string // ACL categories without '@'
+	First    int      // legacy key positions (COMMAND INFO)
+	Last     int
+	Step     int
+	KeySpecs []KeySpec
+	Merge    Merge
+	// AllShards: the command runs on every shard (DBSIZE, KEYS, FLUSHALL)
+	// and the replies are merged with Merge.
+	AllShards bool
+	// Cross names the multi-step plan the shard runs when the keys span
+	// shards and per-shard parts cannot simply be merged (RENAME, COPY,
+	// MSETNX). CrossNone with MergeNone: keys must share a shard.
+	Cross Cross
+	// Route, when set, decides from the arguments where a command runs,
+	// for commands whose placement no key spec can say (SCAN's cursor names
+	// a shard; DEBUG POPULATE runs everywhere, DEBUG OBJECT where its key
+	// is). It is part of the row, like Redis's getkeys procedures.
+	Route   func(args [][]byte) Route
+	Handler Handler
+	Sub     []*Spec // subcommands (CONFIG GET, CLIENT LIST); Name is "config|get"
+
+	// Documentation for COMMAND DOCS.
+	Summary    string
+	Since      string
+	Group      string
+	Complexity string
+	Tips       []string
+	// Optional documentation, printed by COMMAND DOCS when set.
+	DocFlags        DocFlag
+	DeprecatedSince string
+	ReplacedBy      string
+	History         [][2]string // (version, description)
+	Args            []Arg
+
+	// Filled by register; read-only afterwards.
+	acl    aclMask
+	parent *Spec
+	subs   map[string]*Spec
+}
+
+// Ctx is what a handler gets: the shard's data, the client's selected
+// database, the reply writer and the time. It belongs to the executing
+// shard's goroutine and is reused between commands.
+type Ctx struct {
+	Store   *engine.Store
+	DB      *engine.DB
+	DBIndex int
+	W       *resp.Writer
+	Now     int64 // unix milliseconds, read once per loop turn
+	// NowMicro is the same instant in microseconds (TIME), 0 when unknown.
+	NowMicro int64
+
+	// Client is the connection's state. It is set only when the command runs
+	// on the shard that owns the connection (commands with no keys, or keys
+	// that are local); handlers of key commands must not depend on it.
+	Client *Client
+	// Server gives access to process-wide things: configuration, the
+	// client registry, statistics of every shard.
+	Server Server
+	// Owns reports whether a key belongs to the executing shard; commands
+	// that run on every shard and create keys (DEBUG POPULATE) create only
+	// the keys it accepts.
+	Owns func(key []byte) bool
+	// Local is the executing shard's own connections.
+	Local Local
+}
+
+// Local gives a handler the connections of the shard it runs on. Commands
+// about every client (CLIENT LIST, CLIENT KILL) run on every shard and
+// merge what each shard reports.
+type Local interface {
+	// Clients calls fn for every connection this shard owns.
+	Clients(fn func(c *Client))
+	// Kill closes the connection with this client ID after the current
+	// reply; false if this shard has no such client.
+	Kill(id int64) bool
+}
+
+// Client is one connection's state, owned by the shard that accepted it.
+type Client struct {
+	ID        int64
+	Name      string
+	LibName   string
+	LibVer    string
+	Addr      string
+	LAddr     string
+	Proto     int // 2 or 3
+	DB        int
+	Authed    bool
+	CreatedMs int64
+	LastMs    int64
+	LastCmd   string
+	Reply     ReplyMode
+	NoEvict   bool
+	NoTouch   bool
+	// Close asks the shard to close the connection after this reply (QUIT,
+	// CLIENT KILL of oneself).
+	Close bool
+}
+
+// ReplyMode is CLIENT REPLY's setting.
+type ReplyMode uint8
+
+// Reply modes.
+const (
+	ReplyOn ReplyMode = iota
+	ReplyOff
+	ReplySkip
+)
+
+// Server is what handlers may ask of the process around the shard. Every
+// method is safe to call from any shard's goroutine and never blocks on
+// another shard.
+type Server interface {
+	// ConfigGet returns name/value pairs of the parameters matching any of
+	// the glob patterns.
+	ConfigGet(patterns []string) [][2]string
+	// ConfigSet applies all pairs or none; the error text is Redis's.
+	ConfigSet(pairs [][2]string) error
+	// RequirePass is the password AUTH checks ("" when none is set).
+	RequirePass() string
+	// Info is the text of INFO for the given sections, in Redis's format.
+	Info(sections []string) string
+	// ResetStats clears the counters CONFIG RESETSTAT clears.
+	ResetStats()
+	// Shutdown stops the server after the current loop turns.
+	Shutdown()
+}

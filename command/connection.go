@@ -1,0 +1,463 @@
+package command
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The connection family: commands about the client's own connection. They
+// have no keys, so they always run on the shard that owns the connection
+// and Ctx.Client is set.
+
+func init() {
+	conn := []string{"fast", "connection"}
+	register(
+		&Spec{Name: "ping", Arity: -1, Flags: Fast, ACL: conn, Handler: cmdPing,
+			Tips:    []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+			Summary: "Ping the server", Since: "1.0.0", Group: "connection", Complexity: "O(1)"},
+		&Spec{Name: "echo", Arity: 2, Flags: Loading | Stale | Fast, ACL: conn, Handler: cmdEcho,
+			Summary: "Echo the given string", Since: "1.0.0", Group: "connection", Complexity: "O(1)"},
+		&Spec{Name: "hello", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: conn,
+			Handler: cmdHello, Summary: "Handshake with Redis", Since: "6.0.0", Group: "connection", Complexity: "O(1)"},
+		&Spec{Name: "auth", Arity: -2, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: conn,
+			Handler: cmdAuth, Summary: "Authenticate to the server", Since: "1.0.0", Group: "connection",
+			Complexity: "O(N) where N is the number of passwords defined for the user"},
+		&Spec{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: conn, Handler: cmdSelect,
+			Summary: "Change the selected database for the current connection", Since: "1.0.0",
+			Group: "connection", Complexity: "O(1)"},
+		&Spec{Name: "quit", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: conn,
+			Handler: cmdQuit, Summary: "Close the connection", Since: "1.0.0", Group: "connection", Complexity: "O(1)"},
+		&Spec{Name: "reset", Arity: 1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: conn,
+			Handler: cmdReset, Summary: "Reset the connection", Since: "6.2.0", Group: "connection", Complexity: "O(1)"},
+		clientSpec,
+	)
+}
+
+var clientSpec = &Spec{Name: "client", Arity: -2, ACL: []string{"slow"},
+	Summary: "A container for client connection commands", Since: "2.4.0", Group: "connection",
+	Complexity: "Depends on subcommand.",
+	Sub: []*Spec{
+		clientSub("id", 2, 0, cmdClientID, "Returns the client ID for the current connection"),
+		clientSub("setname", 3, 0, cmdClientSetName, "Set the current connection name"),
+		clientSub("getname", 2, 0, cmdClientGetName, "Get the current connection name"),
+		clientSub("setinfo", 4, 0, cmdClientSetInfo, "Set client or connection specific info"),
+		func() *Spec {
+			s := clientSub("info", 2, 0, cmdClientInfo, "Returns information about the current client connection.")
+			s.Tips = []string{"nondeterministic_output"}
+			return s
+		}(),
+		clientSub("reply", 3, 0, cmdClientReply, "Instruct the server whether to reply to commands"),
+		clientSub("no-evict", 3, Admin, cmdClientNoEvict, "Set client eviction mode for the current connection"),
+		clientSub("no-touch", 3, 0, cmdClientNoTouch,
+			"Controls whether commands sent by the client will alter the LRU/LFU of the keys they access."),
+		clientSub("help", 2, 0, cmdClientHelp, "Show helpful text about the different subcommands"),
+		func() *Spec {
+			s := clientSub("list", -2, Admin, cmdClientList, "Get the list of client connections")
+			s.AllShards, s.Merge = true, MergeText
+			s.Tips = []string{"nondeterministic_output"}
+			return s
+		}(),
+		func() *Spec {
+			s := clientSub("kill", -3, Admin, cmdClientKill, "Kill the connection of a client")
+			s.AllShards, s.Merge = true, MergeSum
+			return s
+		}(),
+	},
+}
+
+func clientSub(name string, arity int, extra Flag, h Handler, summary string) *Spec {
+	flags := NoScript | Loading | Stale | extra
+	acl := []string{"slow", "connection"}
+	if extra&Admin != 0 {
+		acl = []string{"admin", "slow", "dangerous", "connection"}
+	}
+	if name == "help" {
+		flags = Loading | Stale
+	}
+	return &Spec{Name: "client|" + name, Arity: arity, Flags: flags, ACL: acl, Handler: h,
+		Summary: summary, Group: "connection", Complexity: "O(1)"}
+}
+
+func cmdPing(c *Ctx, args [][]byte) {
+	switch len(args) {
+	case 1:
+		c.W.Simple("PONG")
+	case 2:
+		c.W.Bulk(args[1])
+	default:
+		c.W.Error("ERR wrong number of arguments for 'ping' command")
+	}
+}
+
+func cmdEcho(c *Ctx, args [][]byte) { c.W.Bulk(args[1]) }
+
+func cmdHello(c *Ctx, args [][]byte) {
+	cl := c.Client
+	proto := cl.Proto
+	i := 1
+	if len(args) > 1 {
+		v, err := strconv.ParseInt(string(args[1]), 10, 64)
+		if err != nil {
+			c.W.Error("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v < 2 || v > 3 {
+			c.W.Error("NOPROTO unsupported protocol version")
+			return
+		}
+		proto = int(v)
+		i = 2
+	}
+	name, setName := "", false
+	for ; i < len(args); i++ {
+		more := len(args) - i - 1
+		switch opt := strings.ToLower(string(args[i])); {
+		case opt == "auth" && more >= 2:
+			if !checkAuth(c, args[i+1], args[i+2]) {
+				return
+			}
+			i += 2
+		case opt == "setname" && more >= 1:
+			if msg := validName(args[i+1]); msg != "" {
+				c.W.Error(msg)
+				return
+			}
+			name, setName = string(args[i+1]), true
+			i++
+		default:
+			c.W.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
+			return
+		}
+	}
+	if !cl.Authed {
+		c.W.Error("NOAUTH HELLO must be called with the client already authenticated, " +
+			"otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate " +
+			"the client and select the RESP protocol version at the same time")
+		return
+	}
+	if setName {
+		cl.Name = name
+	}
+	cl.Proto = proto
+	c.W.Proto = proto
+	w := c.W
+	w.Map(7)
+	w.BulkString("server")
+	w.BulkString("redis")
+	w.BulkString("version")
+	w.BulkString("7.0.15")
+	w.BulkString("proto")
+	w.Int(int64(proto))
+	w.BulkString("id")
+	w.Int(cl.ID)
+	w.BulkString("mode")
+	w.BulkString("standalone")
+	w.BulkString("role")
+	w.BulkString("master")
+	w.BulkString("modules")
+	w.Array(0)
+}
+
+// checkAuth checks a user name and password against requirepass and
+// replies with the error when they are wrong.
+func checkAuth(c *Ctx, user, pass []byte) bool {
+	want := c.Server.RequirePass()
+	if string(user) != "default" || want != "" && string(pass) != want {
+		c.W.Error("WRONGPASS invalid username-password pair or user is disabled.")
+		return false
+	}
+	c.Client.Authed = true
+	return true
+}
+
+func cmdAuth(c *Ctx, args [][]byte) {
+	if len(args) > 3 {
+		c.W.Error("ERR syntax error")
+		return
+	}
+	if len(args) == 2 && c.Server.RequirePass() == "" {
+		c.W.Error("ERR AUTH <password> called without any password configured for the default user. " +
+			"Are you sure your configuration is correct?")
+		return
+	}
+	user, pass := []byte("default"), args[1]
+	if len(args) == 3 {
+		user, pass = args[1], args[2]
+	}
+	if checkAuth(c, user, pass) {
+		c.W.Simple("OK")
+	}
+}
+
+func cmdSelect(c *Ctx, args [][]byte) {
+	n, err := strconv.ParseInt(string(args[1]), 10, 64)
+	if err != nil {
+		c.W.Error("ERR value is not an integer or out of range")
+		return
+	}
+	if n < 0 || n >= int64(c.Store.Databases()) {
+		c.W.Error("ERR DB index is out of range")
+		return
+	}
+	c.Client.DB = int(n)
+	c.W.Simple("OK")
+}
+
+func cmdQuit(c *Ctx, args [][]byte) {
+	c.Client.Close = true
+	c.W.Simple("OK")
+}
+
+func cmdReset(c *Ctx, args [][]byte) {
+	cl := c.Client
+	cl.DB = 0
+	cl.Proto = 2
+	cl.Name = ""
+	cl.Reply = ReplyOn
+	cl.NoEvict = false
+	cl.NoTouch = false
+	cl.Authed = c.Server.RequirePass() == ""
+	c.W.Proto = 2
+	c.W.Simple("RESET")
+}
+
+func cmdClientID(c *Ctx, args [][]byte) { c.W.Int(c.Client.ID) }
+
+// validName returns Redis's error for a client name with spaces or
+// non-printable characters, or "".
+func validName(b []byte) string {
+	for _, ch := range b {
+		if ch < '!' || ch > '~' {
+			return "ERR Client names cannot contain spaces, newlines or special characters."
+		}
+	}
+	return ""
+}
+
+func cmdClientSetName(c *Ctx, args [][]byte) {
+	if msg := validName(args[2]); msg != "" {
+		c.W.Error(msg)
+		return
+	}
+	c.Client.Name = string(args[2])
+	c.W.Simple("OK")
+}
+
+func cmdClientGetName(c *Ctx, args [][]byte) {
+	if c.Client.Name == "" {
+		c.W.Null()
+		return
+	}
+	c.W.BulkString(c.Client.Name)
+}
+
+func cmdClientSetInfo(c *Ctx, args [][]byte) {
+	attr, val := strings.ToLower(string(args[2])), args[3]
+	for _, ch := range val {
+		if ch < '!' || ch > '~' {
+			c.W.Error("ERR " + attr + " cannot contain spaces, newlines or special characters.")
+			return
+		}
+	}
+	switch attr {
+	case "lib-name":
+		c.Client.LibName = string(val)
+	case "lib-ver":
+		c.Client.LibVer = string(val)
+	default:
+		c.W.Error("ERR Unrecognized option '" + string(args[2]) + "'")
+		return
+	}
+	c.W.Simple("OK")
+}
+
+// clientLine formats one client as CLIENT LIST and CLIENT INFO do.
+func clientLine(b []byte, cl *Client, now int64) []byte {
+	flags := "N"
+	if cl.NoEvict {
+		flags = "e"
+	}
+	if cl.NoTouch {
+		flags += "T"
+	}
+	return fmt.Appendf(b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d "+
+		"sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 "+
+		"obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s\n",
+		cl.ID, cl.Addr, cl.LAddr, cl.Name, (now-cl.CreatedMs)/1000, (now-cl.LastMs)/1000, flags, cl.DB,
+		cl.LastCmd, cl.Proto, cl.LibName, cl.LibVer)
+}
+
+func cmdClientInfo(c *Ctx, args [][]byte) {
+	c.W.Verbatim("txt", clientLine(nil, c.Client, c.Now))
+}
+
+// cmdClientList runs on every shard and reports the shard's own clients;
+// the replies are concatenated (MergeText).
+func cmdClientList(c *Ctx, args [][]byte) {
+	var ids map[int64]bool
+	if len(args) > 2 {
+		if len(args) < 4 || !strings.EqualFold(string(args[2]), "id") {
+			if strings.EqualFold(string(args[2]), "type") && len(args) == 4 {
+				switch strings.ToLower(string(args[3])) {
+				case "normal", "master", "replica", "slave", "pubsub":
+				default:
+					c.W.Error("ERR Unknown client type '" + string(args[3]) + "'")
+					return
+				}
+				if !strings.EqualFold(string(args[3]), "normal") {
+					c.W.Verbatim("txt", nil)
+					return
+				}
+			} else {
+				c.W.Error("ERR syntax error")
+				return
+			}
+		} else {
+			ids = map[int64]bool{}
+			for _, a := range args[3:] {
+				id, err := strconv.ParseInt(string(a), 10, 64)
+				if err != nil || id <= 0 {
+					c.W.Error("ERR Invalid client ID")
+					return
+				}
+				ids[id] = true
+			}
+		}
+	}
+	var b []byte
+	c.Local.Clients(func(cl *Client) {
+		if ids == nil || ids[cl.ID] {
+			b = clientLine(b, cl, c.Now)
+		}
+	})
+	c.W.Verbatim("txt", b)
+}
+
+// cmdClientKill runs on every shard; each kills its matching clients and
+// replies with the count (MergeSum). The old form CLIENT KILL addr:port is
+// answered the same way.
+func cmdClientKill(c *Ctx, args [][]byte) {
+	var id int64
+	var addr, laddr string
+	skipMe := true
+	if len(args) == 3 {
+		addr = string(args[2])
+	} else {
+		if len(args)%2 != 0 {
+			c.W.Error("ERR syntax error")
+			return
+		}
+		for i := 2; i < len(args); i += 2 {
+			v := string(args[i+1])
+			switch strings.ToLower(string(args[i])) {
+			case "id":
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil || n <= 0 {
+					c.W.Error("ERR client-id should be greater than 0")
+					return
+				}
+				id = n
+			case "addr":
+				addr = v
+			case "laddr":
+				laddr = v
+			case "skipme":
+				switch strings.ToLower(v) {
+				case "yes":
+					skipMe = true
+				case "no":
+					skipMe = false
+				default:
+					c.W.Error("ERR syntax error")
+					return
+				}
+			case "type", "user", "maxage":
+				// Every Radish client is a normal client of the default user.
+			default:
+				c.W.Error("ERR syntax error")
+				return
+			}
+		}
+	}
+	var victims []int64
+	c.Local.Clients(func(cl *Client) {
+		if id != 0 && cl.ID != id || addr != "" && cl.Addr != addr || laddr != "" && cl.LAddr != laddr {
+			return
+		}
+		if skipMe && c.Client != nil && cl.ID == c.Client.ID {
+			return
+		}
+		victims = append(victims, cl.ID)
+	})
+	for _, v := range victims {
+		c.Local.Kill(v)
+	}
+	c.W.Int(int64(len(victims)))
+}
+
+func cmdClientReply(c *Ctx, args [][]byte) {
+	switch strings.ToLower(string(args[2])) {
+	case "on":
+		c.Client.Reply = ReplyOn
+		c.W.Simple("OK")
+	case "off":
+		c.Client.Reply = ReplyOff
+	case "skip":
+		if c.Client.Reply == ReplyOn {
+			c.Client.Reply = ReplySkip
+		}
+	default:
+		c.W.Error("ERR syntax error")
+	}
+}
+
+func onOff(c *Ctx, arg []byte, set func(bool)) {
+	switch strings.ToLower(string(arg)) {
+	case "on":
+		set(true)
+	case "off":
+		set(false)
+	default:
+		c.W.Error("ERR syntax error")
+		return
+	}
+	c.W.Simple("OK")
+}
+
+func cmdClientNoEvict(c *Ctx, args [][]byte) {
+	onOff(c, args[2], func(v bool) { c.Client.NoEvict = v })
+}
+
+func cmdClientNoTouch(c *Ctx, args [][]byte) {
+	onOff(c, args[2], func(v bool) { c.Client.NoTouch = v })
+}
+
+func cmdClientHelp(c *Ctx, args [][]byte) {
+	help(c, "CLIENT", []string{
+		"ID", "    Return the ID of the current connection.",
+		"GETNAME", "    Return the name of the current connection.",
+		"SETNAME <name>", "    Assign the name <name> to the current connection.",
+		"SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
+		"INFO", "    Return information about the current client connection.",
+		"LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] [ID <id> [<id> ...]]",
+		"    Return information about client connections.",
+		"KILL <ip:port>", "    Kill connection made from <ip:port>.",
+		"KILL <option> <value> [<option> <value> [...]]",
+		"    Kill connections. Options are: ID <client-id>, ADDR <ip:port>, LADDR <ip:port>, SKIPME (YES|NO).",
+		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+		"NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
+		"NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
+	})
+}
+
+// help writes a HELP reply the way Redis's addReplyHelp does.
+func help(c *Ctx, cmd string, lines []string) {
+	c.W.Array(len(lines) + 2)
+	c.W.Simple(cmd + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		c.W.Simple(l)
+	}
+	c.W.Simple("HELP")
+	c.W.Simple("    Print this help.")
+}

@@ -1,0 +1,13 @@
+// Package command is the command table, declared once as data, and the
+// handlers behind it.
+//
+// A Spec row says everything the server knows about a command: name, arity,
+// flags, where its keys are (Redis 7 key specs), how per-shard replies merge
+// and which Handler runs it. The router reads key positions from the rows and
+// never switches on a command name; COMMAND prints the same rows.
+//
+// Handlers run on the shard that owns the command's keys, get a Ctx with that
+// shard's engine.Store, and write exactly one reply with resp.Writer. They do
+// no I/O and never block. Families live in one file each (string.go,
+// keyspace.go, server.go, ...) with their rows beside their handlers.
+package command
