@@ -510,3 +510,12 @@ func (d *Epoll) Shutdown() error {
 	d.h = nil
 	return nil
 }
+
+// Addrs implements Driver.
+func (d *Epoll) Addrs(c ConnID) (peer, local string) {
+	cn := d.conn(c)
+	if cn == nil || cn.fd < 0 {
+		return "", ""
+	}
+	return sockAddrs(cn.fd)
+}

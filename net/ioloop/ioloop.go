@@ -5,7 +5,9 @@ package ioloop
 import (
 	"errors"
 	"math/bits"
+	"net"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -75,6 +77,30 @@ type Driver interface {
 	Shutdown() error
 	// Kind returns "io_uring" or "epoll".
 	Kind() string
+	// Addrs returns the peer and local addresses of c as "ip:port" (Redis's
+	// CLIENT LIST addr and laddr); empty strings for a stale c.
+	Addrs(c ConnID) (peer, local string)
+}
+
+// sockAddrs formats a socket's peer and local addresses.
+func sockAddrs(fd int) (peer, local string) {
+	if sa, err := unix.Getpeername(fd); err == nil {
+		peer = fmtSockaddr(sa)
+	}
+	if sa, err := unix.Getsockname(fd); err == nil {
+		local = fmtSockaddr(sa)
+	}
+	return peer, local
+}
+
+func fmtSockaddr(sa unix.Sockaddr) string {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return net.JoinHostPort(net.IP(a.Addr[:]).String(), strconv.Itoa(a.Port))
+	case *unix.SockaddrInet6:
+		return net.JoinHostPort(net.IP(a.Addr[:]).String(), strconv.Itoa(a.Port))
+	}
+	return ""
 }
 
 // Options tunes a driver. The zero value is fine.

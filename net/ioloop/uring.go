@@ -698,3 +698,12 @@ func (d *Uring) Shutdown() error {
 
 // leaked keeps drivers whose requests never completed reachable.
 var leaked []*Uring
+
+// Addrs implements Driver.
+func (d *Uring) Addrs(c ConnID) (peer, local string) {
+	cn := d.conn(c)
+	if cn == nil || cn.fd < 0 {
+		return "", ""
+	}
+	return sockAddrs(int(cn.fd))
+}

@@ -1,0 +1,30 @@
+GO      ?= go
+BIN     := bin/radish-server
+ARGS    ?=
+
+.PHONY: build run test test-short vet fmt bench bench-quick clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/radish-server
+
+## run: start the server on port 6379 (pass flags with ARGS="--port 7000 --shards 4")
+run: build
+	./$(BIN) $(ARGS)
+
+## test: gofmt and vet checks, unit tests, fuzz seeds and end-to-end tests
+test: build vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) test -count=1 -timeout 20m ./...
+
+vet:
+	$(GO) vet ./...
+
+## bench: compare radish-server with redis-server (see benchmarks/README.md)
+bench: build
+	bash benchmarks/run.sh
+
+bench-quick: build
+	QUICK=1 bash benchmarks/run.sh
+
+clean:
+	rm -rf bin

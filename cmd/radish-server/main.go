@@ -1,0 +1,108 @@
+// Command radish-server runs Radish: a Redis-compatible in-memory data
+// store with one shard per CPU.
+//
+// Usage is redis-server's: radish-server [/path/to/radish.conf] [--name value ...]
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/shard"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	conf, err := config.Load(args)
+	switch {
+	case errors.Is(err, config.ErrHelp):
+		config.Usage(os.Stdout)
+		return nil
+	case errors.Is(err, config.ErrVersion):
+		fmt.Println(config.VersionLine())
+		return nil
+	case err != nil:
+		return fmt.Errorf("\n%w", err)
+	}
+	snap := conf.Snapshot()
+	log, err := newLogger(snap.LogFile, snap.LogLevel)
+	if err != nil {
+		return err
+	}
+	defer log.Sync()
+	if err := os.Chdir(snap.Dir); err != nil {
+		return fmt.Errorf("can't chdir to '%s': %w", snap.Dir, err)
+	}
+	var addrs []string
+	for _, b := range snap.BindAddrs() {
+		a := net.JoinHostPort(b.Addr, strconv.Itoa(snap.Port))
+		if b.Optional {
+			a = "-" + a
+		}
+		addrs = append(addrs, a)
+	}
+	g, err := shard.Start(shard.Options{
+		Shards:          snap.Shards,
+		IO:              snap.IO,
+		Addrs:           addrs,
+		Databases:       snap.Databases,
+		MaxClients:      snap.MaxClients,
+		ProtoMaxBulkLen: snap.ProtoMaxBulkLen,
+		QueryBufLimit:   snap.ClientQueryBufferLimit,
+	}, runtimeConfig{conf}, log)
+	if err != nil {
+		return err
+	}
+	log.Info("ready to accept connections", zap.Strings("addrs", g.Addrs()), zap.Int("pid", os.Getpid()))
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case s := <-sig:
+		log.Info("received signal, shutting down", zap.String("signal", s.String()))
+		g.Stop()
+	case <-g.Done():
+	}
+	log.Info("radish is now ready to exit, bye bye...")
+	return nil
+}
+
+// runtimeConfig adapts config.Config to what the shards read.
+type runtimeConfig struct{ *config.Config }
+
+func (r runtimeConfig) RequirePass() string { return r.Snapshot().RequirePass }
+func (r runtimeConfig) Hz() int             { return r.Snapshot().Hz }
+
+// newLogger builds a zap logger at Redis's log level names, writing JSON
+// to logfile, or to stderr when logfile is empty.
+func newLogger(logfile, level string) (*zap.Logger, error) {
+	lvl := zapcore.InfoLevel
+	switch level {
+	case "debug", "verbose":
+		lvl = zapcore.DebugLevel
+	case "warning":
+		lvl = zapcore.WarnLevel
+	}
+	cfg := zap.NewProductionConfig()
+	cfg.Level = zap.NewAtomicLevelAt(lvl)
+	cfg.Sampling = nil
+	if logfile != "" {
+		cfg.OutputPaths = []string{logfile}
+		cfg.ErrorOutputPaths = []string{logfile}
+	}
+	return cfg.Build()
+}

@@ -1,0 +1,178 @@
+// Package e2e starts the real radish-server on free loopback ports and
+// drives it with real clients: go-redis, redis-cli and raw sockets.
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var serverBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "radish-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	serverBin = filepath.Join(dir, "radish-server")
+	build := exec.Command("go", "build", "-o", serverBin, "../cmd/radish-server")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building radish-server:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is one running radish-server process.
+type server struct {
+	t    testing.TB
+	cmd  *exec.Cmd
+	port int
+	addr string
+	log  string
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// start runs radish-server with args (plus --port, --bind and --dir) and
+// waits until it answers PING. It is stopped when the test ends.
+func start(t testing.TB, args ...string) *server {
+	t.Helper()
+	dir := t.TempDir()
+	port := freePort(t)
+	s := &server{t: t, port: port, addr: "127.0.0.1:" + strconv.Itoa(port), log: filepath.Join(dir, "server.log")}
+	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+		"--logfile", s.log}, args...)
+	s.cmd = exec.Command(serverBin, all...)
+	s.cmd.Stderr = os.Stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.stop)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", s.addr, time.Second)
+		if err == nil {
+			c.SetDeadline(time.Now().Add(2 * time.Second))
+			fmt.Fprint(c, "PING\r\n")
+			line, err := bufio.NewReader(c).ReadString('\n')
+			c.Close()
+			if err == nil && (line == "+PONG\r\n" || strings.HasPrefix(line, "-NOAUTH")) {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			logs, _ := os.ReadFile(s.log)
+			t.Fatalf("server did not start: %v\n%s", err, logs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (s *server) stop() {
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			s.t.Errorf("server exited with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+		s.t.Errorf("server did not stop within 10s of SIGTERM")
+	}
+}
+
+// rss is the server's resident set size in bytes.
+func (s *server) rss() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", s.cmd.Process.Pid))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	f := strings.Fields(string(b))
+	n, _ := strconv.ParseInt(f[1], 10, 64)
+	return n * int64(os.Getpagesize())
+}
+
+// client returns a go-redis client speaking RESP proto (2 or 3).
+func (s *server) client(proto int) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.addr, Protocol: proto, DisableIdentity: true,
+		MaxRetries: -1, PoolSize: 8})
+	s.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// cli runs redis-cli against the server and returns its output.
+func (s *server) cli(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("redis-cli", append([]string{"-p", strconv.Itoa(s.port)}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("redis-cli %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// raw opens a plain TCP connection for hand-written protocol.
+func (s *server) raw() net.Conn {
+	c, err := net.DialTimeout("tcp", s.addr, 2*time.Second)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// mode is one server configuration every end-to-end test runs under.
+type mode struct {
+	io     string
+	shards int
+}
+
+func (m mode) String() string { return fmt.Sprintf("%s/shards=%d", m.io, m.shards) }
+
+func (m mode) args() []string {
+	return []string{"--io", m.io, "--shards", strconv.Itoa(m.shards)}
+}
+
+var modes = []mode{{"uring", 1}, {"uring", 3}, {"epoll", 1}, {"epoll", 3}}
+
+// eachMode runs fn against a fresh server in every mode.
+func eachMode(t *testing.T, fn func(t *testing.T, s *server)) {
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			fn(t, start(t, m.args()...))
+		})
+	}
+}
+
+var ctx = context.Background()

@@ -1,0 +1,330 @@
+package shard
+
+import (
+	"strconv"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/net/ioloop"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/router"
+)
+
+// conn is one client connection, owned by the shard that accepted it.
+type conn struct {
+	id ioloop.ConnID
+	cl command.Client
+
+	// queue holds replies that cannot be written yet because a reply before
+	// them is still being computed on another shard. Empty on the fast path.
+	queue []*slot
+	// barrier is set while a command that spans shards is in flight: the
+	// connection reads no further commands until it completes, so nothing
+	// the client sends later can overtake it on any shard.
+	barrier bool
+	closing bool
+	dead    bool
+}
+
+// slot is a reply in a connection's queue.
+type slot struct {
+	buf  []byte
+	done bool
+}
+
+// serve parses and runs every complete command buffered for c, in order,
+// until the input is exhausted or a command must wait.
+func (s *Shard) serve(c *conn) {
+	for !c.barrier && !c.closing && !c.dead && !c.cl.Close {
+		in := s.drv.Input(c.id)
+		if len(in) == 0 {
+			return
+		}
+		args, n, err := s.reader.Next(in)
+		if err != nil {
+			s.protocolError(c, err)
+			break
+		}
+		if n == 0 {
+			if int64(len(in)) > s.group.opts.QueryBufLimit {
+				s.group.log.Warn("closing client that exceeded the query buffer limit",
+					shardField(s.id), intField("bytes", len(in)))
+				s.closeConn(c)
+			}
+			break
+		}
+		if len(args) > 0 {
+			s.dispatch(c, args)
+		}
+		s.drv.Consume(c.id, n)
+	}
+	s.closeIfDone(c)
+}
+
+// closeIfDone closes a connection that asked to be closed (QUIT, a
+// protocol error, CLIENT KILL) once every reply before that is out.
+func (s *Shard) closeIfDone(c *conn) {
+	if c.cl.Close && len(c.queue) == 0 && !c.dead {
+		s.closeConn(c)
+	}
+}
+
+func (s *Shard) protocolError(c *conn, err error) {
+	s.reply(c, func(w *resp.Writer) { w.Error(err.Error()) })
+	c.cl.Close = true
+}
+
+// reply writes one reply produced by fn in order: straight into the output
+// buffer when nothing is queued before it, else into a ready slot.
+func (s *Shard) reply(c *conn, fn func(w *resp.Writer)) {
+	if len(c.queue) == 0 {
+		out := s.drv.Output(c.id)
+		s.w.B, s.w.Proto = *out, c.cl.Proto
+		fn(&s.w)
+		*out = s.w.B
+		s.w.B = nil
+		return
+	}
+	s.w.B, s.w.Proto = s.w.B[:0], c.cl.Proto
+	fn(&s.w)
+	c.queue = append(c.queue, &slot{buf: append([]byte(nil), s.w.B...), done: true})
+}
+
+// pend reserves a slot for a reply computed later (on another shard).
+func (s *Shard) pend(c *conn) *slot {
+	sl := &slot{}
+	c.queue = append(c.queue, sl)
+	return sl
+}
+
+// fill completes a slot and writes every ready reply at the head of c's
+// queue. c may have closed meanwhile: then the reply is dropped.
+func (s *Shard) fill(c *conn, sl *slot, b []byte) {
+	sl.buf, sl.done = b, true
+	if c.dead {
+		return
+	}
+	i := 0
+	for ; i < len(c.queue) && c.queue[i].done; i++ {
+		if !c.closing {
+			out := s.drv.Output(c.id)
+			*out = append(*out, c.queue[i].buf...)
+		}
+		c.queue[i] = nil
+	}
+	c.queue = c.queue[:copy(c.queue, c.queue[i:])]
+	s.closeIfDone(c)
+}
+
+// dispatch runs one command: locally when its keys are here, as a hop when
+// they are all on one other shard, as a txn when they span shards.
+func (s *Shard) dispatch(c *conn, args [][]byte) {
+	spec, errText := command.Resolve(args)
+	if errText != "" {
+		s.reply(c, func(w *resp.Writer) { w.Error(errText) })
+		return
+	}
+	if !c.cl.Authed && spec.Flags&command.NoAuth == 0 {
+		s.reply(c, func(w *resp.Writer) { w.Error("NOAUTH Authentication required.") })
+		return
+	}
+	c.cl.LastCmd = spec.Name
+	c.cl.LastMs = s.now
+
+	if spec.AllShards {
+		s.fanOutAll(c, spec, args)
+		return
+	}
+	if spec.Route != nil {
+		s.route(c, spec, args)
+		return
+	}
+	keys, ok := spec.Keys(args, s.keys[:0])
+	s.keys = keys
+	if !ok || len(keys) == 0 {
+		s.runLocal1(c, spec, args)
+		return
+	}
+	n := len(s.group.shards)
+	owner := router.ShardOf(args[keys[0]], n)
+	same := true
+	for _, k := range keys[1:] {
+		if router.ShardOf(args[k], n) != owner {
+			same = false
+			break
+		}
+	}
+	switch {
+	case same && owner == s.id:
+		if s.blocked(args, keys) {
+			s.deferLocal(c, spec, args, keys)
+			return
+		}
+		s.runLocal1(c, spec, args)
+	case same:
+		s.hop(c, owner, spec, args)
+	case !wellFormed(spec, args):
+		// Split a malformed MSET and one shard would write while another
+		// refuses: refuse it whole, as its handler would.
+		s.runLocal1(c, spec, args)
+	default:
+		s.multi(c, spec, args, keys)
+	}
+}
+
+// wellFormed reports whether every key of a command whose keys carry
+// arguments (MSET's values) has them.
+func wellFormed(spec *command.Spec, args [][]byte) bool {
+	for _, ks := range spec.KeySpecs {
+		if !ks.KeyNum && ks.Step > 1 && ks.LastKey == -1 && ks.Index > 0 && (len(args)-ks.Index)%ks.Step != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// route places a command whose row has a Route function.
+func (s *Shard) route(c *conn, spec *command.Spec, args [][]byte) {
+	r := spec.Route(args)
+	n := len(s.group.shards)
+	switch {
+	case r.All:
+		s.fanOutAll(c, spec, args)
+	case r.Cursor > 0:
+		s.scan(c, spec, args, r.Cursor)
+	case r.Key > 0 && r.Key < len(args) && router.ShardOf(args[r.Key], n) != s.id:
+		s.hop(c, router.ShardOf(args[r.Key], n), spec, args)
+	default:
+		s.runLocal1(c, spec, args)
+	}
+}
+
+// scan runs SCAN on the shard its cursor names and turns the shard's
+// cursor back into one for the client: the shard index sits in the top
+// bits, and a finished shard hands over to the next one.
+func (s *Shard) scan(c *conn, spec *command.Spec, args [][]byte, at int) {
+	cur, errText := command.ParseScanCursor(args[at])
+	if errText != "" {
+		s.reply(c, func(w *resp.Writer) { w.Error(errText) })
+		return
+	}
+	n := len(s.group.shards)
+	shard, _, ok := router.UnpackCursor(cur, n)
+	if !ok {
+		s.reply(c, func(w *resp.Writer) {
+			w.Array(2)
+			w.BulkString("0")
+			w.Array(0)
+		})
+		return
+	}
+	args = copyArgs(args)
+	sl := s.pend(c)
+	db, proto, from := c.cl.DB, c.cl.Proto, s.id
+	s.send(shard, func(t *Shard) {
+		b := t.execTo(nil, proto, db, spec, args)
+		t.send(from, func(o *Shard) { o.fill(c, sl, rewriteCursor(b, shard, n, proto)) })
+	})
+}
+
+// rewriteCursor replaces the shard-local cursor of a SCAN reply with the
+// client's cursor.
+func rewriteCursor(b []byte, shard, n, proto int) []byte {
+	v, _, err := resp.ReadReply(b)
+	if err != nil || v.Type != '*' || len(v.Elems) != 2 {
+		return b
+	}
+	next, err := strconv.ParseUint(string(v.Elems[0].Str), 10, 64)
+	if err != nil {
+		return b
+	}
+	w := resp.Writer{Proto: proto}
+	w.Array(2)
+	w.BulkString(strconv.FormatUint(router.NextCursor(shard, next, n), 10))
+	resp.AppendValue(&w, v.Elems[1])
+	return w.B
+}
+
+// runLocal1 executes spec here and writes its reply in order.
+func (s *Shard) runLocal1(c *conn, spec *command.Spec, args [][]byte) {
+	if c.cl.Reply != command.ReplyOn {
+		s.execDiscard(c, spec, args)
+		return
+	}
+	s.reply(c, func(w *resp.Writer) { s.exec(w, &c.cl, c.cl.DB, spec, args) })
+}
+
+// execDiscard runs a command whose reply CLIENT REPLY OFF/SKIP suppresses.
+func (s *Shard) execDiscard(c *conn, spec *command.Spec, args [][]byte) {
+	mode := c.cl.Reply
+	s.w.B, s.w.Proto = s.w.B[:0], c.cl.Proto
+	s.exec(&s.w, &c.cl, c.cl.DB, spec, args)
+	if mode == command.ReplySkip && c.cl.Reply == command.ReplySkip {
+		c.cl.Reply = command.ReplyOn
+	}
+	if c.cl.Reply == command.ReplyOn && mode == command.ReplyOff {
+		// CLIENT REPLY ON answers +OK.
+		buf := append([]byte(nil), s.w.B...)
+		s.reply(c, func(w *resp.Writer) { w.B = append(w.B, buf...) })
+	}
+}
+
+// exec runs a handler on this shard's store. cl is nil when the command
+// came from another shard.
+func (s *Shard) exec(w *resp.Writer, cl *command.Client, db int, spec *command.Spec, args [][]byte) {
+	s.stats.commands++
+	s.stats.count(spec)
+	ctx := &s.ctx
+	ctx.W = w
+	ctx.Now = s.now
+	ctx.DBIndex = db
+	ctx.DB = s.store.DB(db)
+	ctx.Client = cl
+	spec.Handler(ctx, args)
+	ctx.Client = nil
+	ctx.W = nil
+}
+
+// copyArgs copies args into one fresh buffer so they outlive the read buffer.
+func copyArgs(args [][]byte) [][]byte {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		buf = append(buf, a...)
+		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	}
+	return out
+}
+
+// hop sends a command whose keys all live on shard dst and queues its reply.
+func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
+	s.stats.hops++
+	args = copyArgs(args)
+	sl := s.pend(c)
+	db, proto, from, reply := c.cl.DB, c.cl.Proto, s.id, c.cl.Reply
+	if reply == command.ReplySkip {
+		c.cl.Reply = command.ReplyOn
+	}
+	s.send(dst, func(t *Shard) {
+		t.runOrDefer(args, spec, func() {
+			b := t.execTo(nil, proto, db, spec, args)
+			t.send(from, func(o *Shard) {
+				if reply != command.ReplyOn {
+					b = nil
+				}
+				o.fill(c, sl, b)
+			})
+		})
+	})
+}
+
+// execTo runs a command for another shard and returns its reply bytes.
+func (s *Shard) execTo(dst []byte, proto, db int, spec *command.Spec, args [][]byte) []byte {
+	var w resp.Writer
+	w.B, w.Proto = dst, proto
+	s.exec(&w, nil, db, spec, args)
+	return w.B
+}

@@ -1,0 +1,28 @@
+// Package shard runs the loop of one shard and wires the shards of a
+// process together.
+//
+// A Shard is one locked OS thread that owns an ioloop.Driver (its ring), an
+// engine.Store (its part of the keyspace) and the connections it accepted.
+// One loop turn: the driver submits everything queued and waits; completions
+// come back as OnData/OnOpen/OnClose calls, whose commands are parsed and run
+// at once when their keys are local, or sent to the owning shard as messages;
+// then the inbox is drained (requests from other shards, replies to ours) and
+// every message produced in the turn is handed to its shard in one batch.
+//
+// Nouns:
+//   - message: a closure that runs on the destination shard's goroutine. It is
+//     the only way one shard affects another; a shard never reads or writes
+//     another shard's memory.
+//   - slot: a place in a connection's reply queue. Replies leave a connection
+//     in request order: a command whose reply is not ready (it ran elsewhere)
+//     holds back the replies behind it.
+//   - txn: a command whose keys span shards. It locks its keys shard by
+//     shard in ascending shard order, runs its parts, then unlocks; commands
+//     on locked keys wait in the shard's deferred queue (VLL-style intents),
+//     so no client observes half of one, and no global lock exists.
+//
+// What must stay true:
+//   - a key is only ever read or written by the shard ShardOf(key) names;
+//   - per shard, commands on one key run in the order they reached the shard;
+//   - a connection's replies leave in the order its commands arrived.
+package shard

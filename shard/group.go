@@ -1,0 +1,203 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/radish-kv/radish/net/ioloop"
+)
+
+// Options are what the shards need to start; run-time settings come from
+// the Config.
+type Options struct {
+	Shards          int
+	IO              string   // "auto", "uring" or "epoll"
+	Addrs           []string // host:port to listen on; an address prefixed with '-' is optional
+	Databases       int
+	MaxClients      int
+	ProtoMaxBulkLen int64
+	QueryBufLimit   int64
+}
+
+// Config is the run-time configuration the shards read and CONFIG changes.
+// It is safe for concurrent use.
+type Config interface {
+	Get(patterns []string) [][2]string
+	Set(pairs [][2]string) error
+	RequirePass() string
+	Hz() int
+}
+
+// Group is every shard of the process. It implements command.Server.
+type Group struct {
+	opts   Options
+	conf   Config
+	log    *zap.Logger
+	shards []*Shard
+	// listenFDs[i] are the listening sockets of shard i (one per address,
+	// SO_REUSEPORT: the kernel spreads connections over the shards).
+	listenFDs [][]int
+	ioKind    atomic.Value // string: the driver in use
+
+	clientIDs atomic.Int64
+	clients   atomic.Int64
+	stopping  atomic.Bool
+	started   time.Time
+	stopped   chan struct{}
+}
+
+// Start opens the listeners and starts one locked goroutine per shard.
+func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
+	if opts.Shards < 1 {
+		return nil, errors.New("shards must be at least 1")
+	}
+	g := &Group{opts: opts, conf: conf, log: log, started: time.Now(), stopped: make(chan struct{})}
+	g.listenFDs = make([][]int, opts.Shards)
+	for i := range opts.Shards {
+		for _, a := range opts.Addrs {
+			optional := len(a) > 0 && a[0] == '-'
+			if optional {
+				a = a[1:]
+			}
+			fd, err := ioloop.ListenTCP(a, true)
+			if err != nil {
+				if optional {
+					if i == 0 {
+						log.Warn("skipping optional listen address", zap.String("addr", a), zap.Error(err))
+					}
+					continue
+				}
+				g.closeListeners()
+				return nil, fmt.Errorf("listen %s: %w", a, err)
+			}
+			g.listenFDs[i] = append(g.listenFDs[i], fd)
+		}
+		if len(g.listenFDs[i]) == 0 {
+			g.closeListeners()
+			return nil, errors.New("no address could be bound")
+		}
+	}
+	g.shards = make([]*Shard, opts.Shards)
+	for i := range g.shards {
+		g.shards[i] = newShard(g, i)
+	}
+	for _, s := range g.shards {
+		ready := make(chan error, 1)
+		go s.run(ready)
+		if err := <-ready; err != nil {
+			g.Stop()
+			return nil, err
+		}
+	}
+	log.Info("shards started", zap.Int("shards", opts.Shards), zap.String("io", g.IOKind()))
+	return g, nil
+}
+
+func (g *Group) closeListeners() {
+	for _, fds := range g.listenFDs {
+		for _, fd := range fds {
+			closeFD(fd)
+		}
+	}
+}
+
+// newDriver makes the network driver for the calling (locked) thread:
+// io_uring when asked or when auto and it works, else epoll. The fallback
+// is logged once.
+func (g *Group) newDriver() (ioloop.Driver, error) {
+	opts := ioloop.Options{}
+	switch g.opts.IO {
+	case "epoll":
+		g.ioKind.CompareAndSwap(nil, "epoll")
+		return ioloop.NewEpoll(opts)
+	case "uring":
+		g.ioKind.CompareAndSwap(nil, "io_uring")
+		return ioloop.NewUring(opts)
+	}
+	d, err := ioloop.NewUring(opts)
+	if err == nil {
+		g.ioKind.CompareAndSwap(nil, "io_uring")
+		return d, nil
+	}
+	if g.ioKind.CompareAndSwap(nil, "epoll") {
+		g.log.Warn("io_uring unavailable, falling back to epoll", zap.Error(err))
+	}
+	return ioloop.NewEpoll(opts)
+}
+
+// IOKind is the network driver in use: "io_uring" or "epoll".
+func (g *Group) IOKind() string {
+	k, _ := g.ioKind.Load().(string)
+	return k
+}
+
+// Addrs are the addresses the first shard listens on (the real port when
+// the configured one was 0).
+func (g *Group) Addrs() []string {
+	var out []string
+	for _, fd := range g.listenFDs[0] {
+		if a, err := localAddr(fd); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Stop stops every shard: they stop accepting, answer what they read,
+// close their connections and return. Safe to call more than once.
+func (g *Group) Stop() {
+	if g.stopping.Swap(true) {
+		<-g.stopped
+		return
+	}
+	for _, s := range g.shards {
+		if s != nil && s.drv != nil {
+			s.drv.Wake()
+		}
+	}
+	for _, s := range g.shards {
+		if s != nil && s.drv != nil {
+			<-s.done
+		}
+	}
+	g.closeListeners()
+	close(g.stopped)
+}
+
+// Done is closed once the group has stopped.
+func (g *Group) Done() <-chan struct{} { return g.stopped }
+
+// ConfigGet implements command.Server.
+func (g *Group) ConfigGet(patterns []string) [][2]string { return g.conf.Get(patterns) }
+
+// ConfigSet implements command.Server.
+func (g *Group) ConfigSet(pairs [][2]string) error { return g.conf.Set(pairs) }
+
+// RequirePass implements command.Server.
+func (g *Group) RequirePass() string { return g.conf.RequirePass() }
+
+func (g *Group) cfgHz() int { return g.conf.Hz() }
+
+// Shutdown implements command.Server: the group stops after the current
+// turns; the caller's reply may not be delivered, as in Redis.
+func (g *Group) Shutdown() {
+	go g.Stop()
+}
+
+func localAddr(fd int) (string, error) {
+	sa, err := getsockname(fd)
+	if err != nil {
+		return "", err
+	}
+	return net.JoinHostPort(sa.ip, strconv.Itoa(sa.port)), nil
+}
+
+func errField(err error) zap.Field       { return zap.Error(err) }
+func shardField(id int) zap.Field        { return zap.Int("shard", id) }
+func intField(k string, v int) zap.Field { return zap.Int(k, v) }

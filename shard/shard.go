@@ -1,0 +1,246 @@
+package shard
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/net/ioloop"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/router"
+)
+
+// message runs on the destination shard's goroutine.
+type message func(s *Shard)
+
+// Shard is one shard: a locked OS thread, its driver, its store and the
+// connections it accepted. Every field is owned by the shard's goroutine
+// unless it says otherwise.
+type Shard struct {
+	id    int
+	group *Group
+
+	drv   ioloop.Driver
+	store *engine.Store
+	conns map[ioloop.ConnID]*conn
+
+	reader resp.Reader
+	w      resp.Writer // scratch writer for replies that do not go straight to a connection
+	ctx    command.Ctx
+	keys   []int // scratch for key positions
+	split  router.Splitter
+	now    int64
+
+	// inbox is written by other shards (under mu) and drained by this one.
+	inbox struct {
+		mu      sync.Mutex
+		q       []message
+		pending atomic.Bool
+	}
+	spare  []message   // the drained inbox, reused
+	local  []message   // messages to ourselves, run later in this turn
+	outbox [][]message // per destination shard, flushed at the end of the turn
+
+	locks    map[string]uint64 // key -> txn holding it
+	waiting  map[string]int    // key -> deferred items that touch it
+	deferred []*deferredItem
+
+	txnSeq uint64
+
+	stats shardStats // published for INFO at the end of each turn
+	done  chan struct{}
+}
+
+func newShard(g *Group, id int) *Shard {
+	s := &Shard{
+		id:      id,
+		group:   g,
+		store:   engine.NewStore(g.opts.Databases),
+		conns:   make(map[ioloop.ConnID]*conn),
+		outbox:  make([][]message, g.opts.Shards),
+		locks:   make(map[string]uint64),
+		waiting: make(map[string]int),
+		done:    make(chan struct{}),
+	}
+	s.reader.MaxBulkLen = g.opts.ProtoMaxBulkLen
+	s.ctx.Store = s.store
+	s.ctx.Server = g
+	s.ctx.Owns = s.owns
+	s.ctx.Local = s
+	return s
+}
+
+// owns reports whether key belongs to this shard.
+func (s *Shard) owns(key []byte) bool {
+	return router.ShardOf(key, len(s.group.shards)) == s.id
+}
+
+// run is the shard's loop. It locks its OS thread for life: the ring must be
+// created and entered on one thread.
+func (s *Shard) run(ready chan<- error) {
+	runtime.LockOSThread()
+	defer close(s.done)
+	drv, err := s.group.newDriver()
+	if err != nil {
+		ready <- err
+		return
+	}
+	s.drv = drv
+	for _, fd := range s.group.listenFDs[s.id] {
+		if err := drv.Listen(fd); err != nil {
+			ready <- err
+			drv.Shutdown()
+			return
+		}
+	}
+	ready <- nil
+	tick := time.Second / time.Duration(max(s.group.cfgHz(), 1))
+	nextTick := time.Now().Add(tick)
+	for !s.group.stopping.Load() {
+		wait := time.Until(nextTick)
+		if len(s.local) > 0 {
+			wait = 0
+		}
+		if err := drv.Poll(max(wait, 0), s); err != nil {
+			s.group.log.Error("shard poll failed", errField(err), shardField(s.id))
+			break
+		}
+		s.now = time.Now().UnixMilli()
+		s.drainInbox()
+		s.runLocal()
+		s.flushOutbox()
+		if time.Now().After(nextTick) {
+			nextTick = time.Now().Add(tick)
+		}
+		s.publishStats()
+	}
+	s.shutdown()
+}
+
+// shutdown answers what was read, then closes every connection.
+func (s *Shard) shutdown() {
+	for id := range s.conns {
+		s.drv.Close(id)
+	}
+	// Let the driver flush pending output and report the closes.
+	deadline := time.Now().Add(time.Second)
+	for len(s.conns) > 0 && time.Now().Before(deadline) {
+		if err := s.drv.Poll(10*time.Millisecond, s); err != nil {
+			break
+		}
+	}
+	s.drv.Shutdown()
+	s.store.Close()
+}
+
+// send queues m for shard dst; it is delivered at the end of this turn.
+func (s *Shard) send(dst int, m message) {
+	if dst == s.id {
+		s.local = append(s.local, m)
+		return
+	}
+	s.outbox[dst] = append(s.outbox[dst], m)
+}
+
+// deliver is called by other shards: it appends a batch to the inbox and
+// wakes the loop.
+func (s *Shard) deliver(batch []message) {
+	s.inbox.mu.Lock()
+	s.inbox.q = append(s.inbox.q, batch...)
+	s.inbox.mu.Unlock()
+	s.inbox.pending.Store(true)
+	s.drv.Wake()
+}
+
+func (s *Shard) drainInbox() {
+	for s.inbox.pending.Load() {
+		s.inbox.mu.Lock()
+		q := s.inbox.q
+		s.inbox.q = s.spare[:0]
+		s.inbox.pending.Store(false)
+		s.inbox.mu.Unlock()
+		for i, m := range q {
+			m(s)
+			q[i] = nil
+		}
+		s.spare = q[:0]
+	}
+}
+
+func (s *Shard) runLocal() {
+	for len(s.local) > 0 {
+		q := s.local
+		s.local = nil
+		for _, m := range q {
+			m(s)
+		}
+		s.drainInbox()
+	}
+}
+
+func (s *Shard) flushOutbox() {
+	for dst, q := range s.outbox {
+		if len(q) == 0 {
+			continue
+		}
+		s.group.shards[dst].deliver(q)
+		clear(q)
+		s.outbox[dst] = q[:0]
+	}
+}
+
+// OnWake implements ioloop.Handler; the inbox is drained after Poll returns.
+func (s *Shard) OnWake() {}
+
+// OnOpen implements ioloop.Handler.
+func (s *Shard) OnOpen(id ioloop.ConnID) {
+	g := s.group
+	now := time.Now().UnixMilli()
+	c := &conn{id: id}
+	c.cl.ID = g.clientIDs.Add(1)
+	c.cl.Proto = 2
+	c.cl.CreatedMs = now
+	c.cl.LastMs = now
+	c.cl.Authed = g.RequirePass() == ""
+	c.cl.Addr, c.cl.LAddr = s.drv.Addrs(id)
+	s.conns[id] = c
+	s.stats.connections++
+	if n := g.clients.Add(1); n > int64(g.opts.MaxClients) {
+		out := s.drv.Output(id)
+		*out = append(*out, "-ERR max number of clients reached\r\n"...)
+		s.stats.rejected++
+		s.closeConn(c)
+	}
+}
+
+// OnClose implements ioloop.Handler.
+func (s *Shard) OnClose(id ioloop.ConnID, err error) {
+	c, ok := s.conns[id]
+	if !ok {
+		return
+	}
+	delete(s.conns, id)
+	c.dead = true
+	s.group.clients.Add(-1)
+}
+
+// OnData implements ioloop.Handler.
+func (s *Shard) OnData(id ioloop.ConnID) {
+	c, ok := s.conns[id]
+	if !ok {
+		return
+	}
+	s.now = time.Now().UnixMilli()
+	s.serve(c)
+}
+
+func (s *Shard) closeConn(c *conn) {
+	if c.closing {
+		return
+	}
+	c.closing = true
+	s.drv.Close(c.id)
+}

@@ -1,0 +1,233 @@
+package shard
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/radish-kv/radish/net/ioloop"
+	"github.com/radish-kv/radish/router"
+)
+
+// fakeDriver is an in-memory ioloop.Driver: tests put bytes in, run the
+// shard's callbacks by hand and read what it sent.
+type fakeDriver struct {
+	in     map[ioloop.ConnID][]byte
+	out    map[ioloop.ConnID]*[]byte
+	closed map[ioloop.ConnID]bool
+}
+
+func newFake() *fakeDriver {
+	return &fakeDriver{in: map[ioloop.ConnID][]byte{}, out: map[ioloop.ConnID]*[]byte{},
+		closed: map[ioloop.ConnID]bool{}}
+}
+
+func (f *fakeDriver) Listen(int) error                         { return nil }
+func (f *fakeDriver) Input(c ioloop.ConnID) []byte             { return f.in[c] }
+func (f *fakeDriver) Consume(c ioloop.ConnID, n int)           { f.in[c] = f.in[c][n:] }
+func (f *fakeDriver) Pending(ioloop.ConnID) int                { return 0 }
+func (f *fakeDriver) Close(c ioloop.ConnID)                    { f.closed[c] = true }
+func (f *fakeDriver) Poll(time.Duration, ioloop.Handler) error { return nil }
+func (f *fakeDriver) Wake()                                    {}
+func (f *fakeDriver) Shutdown() error                          { return nil }
+func (f *fakeDriver) Kind() string                             { return "fake" }
+func (f *fakeDriver) Output(c ioloop.ConnID) *[]byte {
+	if f.out[c] == nil {
+		f.out[c] = new([]byte)
+	}
+	return f.out[c]
+}
+
+type testConf struct{}
+
+func (testConf) Get([]string) [][2]string { return nil }
+func (testConf) Set([][2]string) error    { return nil }
+func (testConf) RequirePass() string      { return "" }
+func (testConf) Hz() int                  { return 10 }
+
+// testGroup builds n shards with fake drivers and no goroutines: the test
+// drives every turn.
+func testGroup(t testing.TB, n int) *Group {
+	g := &Group{
+		opts: Options{Shards: n, Databases: 16, MaxClients: 1000, ProtoMaxBulkLen: 512 << 20,
+			QueryBufLimit: 1 << 30},
+		conf: testConf{}, log: zap.NewNop(), started: time.Now(), stopped: make(chan struct{}),
+	}
+	g.shards = make([]*Shard, n)
+	for i := range g.shards {
+		g.shards[i] = newShard(g, i)
+		g.shards[i].drv = newFake()
+	}
+	t.Cleanup(func() {
+		for _, s := range g.shards {
+			s.store.Close()
+		}
+	})
+	return g
+}
+
+// settle runs loop turns on every shard until no messages are left.
+func (g *Group) settle() {
+	for {
+		busy := false
+		for _, s := range g.shards {
+			if s.inbox.pending.Load() || len(s.local) > 0 {
+				busy = true
+			}
+			s.drainInbox()
+			s.runLocal()
+			for _, q := range s.outbox {
+				busy = busy || len(q) > 0
+			}
+			s.flushOutbox()
+		}
+		if !busy {
+			return
+		}
+	}
+}
+
+// send feeds raw protocol to connection id of shard s, settles the group
+// and returns (and clears) what the connection received.
+func send(g *Group, s *Shard, id ioloop.ConnID, req string) string {
+	f := s.drv.(*fakeDriver)
+	f.in[id] = append(f.in[id], req...)
+	s.OnData(id)
+	g.settle()
+	out := f.Output(id)
+	got := string(*out)
+	*out = (*out)[:0]
+	return got
+}
+
+func TestHopsKeepReplyOrder(t *testing.T) {
+	g := testGroup(t, 4)
+	s := g.shards[0]
+	s.OnOpen(1)
+	var req, want strings.Builder
+	for i := range 50 {
+		k := fmt.Sprintf("k%d", i)
+		fmt.Fprintf(&req, "SET %s %d\r\nGET %s\r\n", k, i, k)
+		fmt.Fprintf(&want, "+OK\r\n$%d\r\n%d\r\n", len(fmt.Sprint(i)), i)
+	}
+	if got := send(g, s, 1, req.String()); got != want.String() {
+		t.Fatalf("got %q\nwant %q", got, want.String())
+	}
+	remote := 0
+	for i := range 50 {
+		if router.ShardOf([]byte(fmt.Sprintf("k%d", i)), 4) != 0 {
+			remote++
+		}
+	}
+	if remote == 0 || s.stats.hops == 0 {
+		t.Fatalf("no key hopped (remote keys %d, hops %d)", remote, s.stats.hops)
+	}
+	if got := send(g, s, 1, "MGET k1 k2 nokey k3\r\nDBSIZE\r\n"); got != "*4\r\n$1\r\n1\r\n$1\r\n2\r\n$-1\r\n$1\r\n3\r\n:50\r\n" {
+		t.Fatalf("MGET/DBSIZE = %q", got)
+	}
+}
+
+// TestTxnBlocksConflictingCommands: while a cross-shard txn holds a key,
+// a command on it waits and runs after, in arrival order.
+func TestTxnBlocksConflictingCommands(t *testing.T) {
+	g := testGroup(t, 2)
+	a, b := g.shards[0], g.shards[1]
+	a.OnOpen(1)
+	b.OnOpen(2)
+	// Find keys on each shard.
+	var ka, kb string
+	for i := 0; ka == "" || kb == ""; i++ {
+		k := fmt.Sprintf("key%d", i)
+		if router.ShardOf([]byte(k), 2) == 0 && ka == "" {
+			ka = k
+		} else if router.ShardOf([]byte(k), 2) == 1 && kb == "" {
+			kb = k
+		}
+	}
+	// Start MSET on shard a, but deliver nothing yet.
+	fa := a.drv.(*fakeDriver)
+	fa.in[1] = append(fa.in[1], fmt.Sprintf("MSET %s 1 %s 1\r\n", ka, kb)...)
+	a.OnData(1)
+	// The lock on ka (shard a is first in order) is taken at once.
+	a.runLocal()
+	if _, held := a.locks[ka]; !held {
+		t.Fatalf("txn does not hold %s", ka)
+	}
+	// A client of shard a writes ka now: it must wait for the MSET.
+	fa.in[1] = nil
+	a.OnOpen(3)
+	fa.in[3] = append(fa.in[3], fmt.Sprintf("SET %s 2\r\n", ka)...)
+	a.OnData(3)
+	if len(a.deferred) != 1 {
+		t.Fatalf("deferred = %d, want 1", len(a.deferred))
+	}
+	g.settle()
+	if got := string(*fa.Output(1)); got != "+OK\r\n" {
+		t.Fatalf("MSET reply %q", got)
+	}
+	if got := string(*fa.Output(3)); got != "+OK\r\n" {
+		t.Fatalf("SET reply %q", got)
+	}
+	*fa.Output(3) = nil
+	if got := send(g, a, 3, "MGET "+ka+" "+kb+"\r\n"); got != "*2\r\n$1\r\n2\r\n$1\r\n1\r\n" {
+		t.Fatalf("after: %q", got)
+	}
+	if len(a.locks)+len(b.locks)+len(a.waiting)+len(b.waiting) != 0 {
+		t.Fatal("locks left behind")
+	}
+}
+
+func TestScanWalksEveryShard(t *testing.T) {
+	g := testGroup(t, 3)
+	s := g.shards[1]
+	s.OnOpen(1)
+	var req strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&req, "SET s:%03d x\r\n", i)
+	}
+	send(g, s, 1, req.String())
+	seen := map[string]bool{}
+	cursor := "0"
+	for range 1000 {
+		out := send(g, s, 1, "SCAN "+cursor+" COUNT 7\r\n")
+		lines := strings.Split(out, "\r\n")
+		cursor = lines[2]
+		for i := 5; i < len(lines); i += 2 {
+			if seen[lines[i]] {
+				t.Fatalf("duplicate %s", lines[i])
+			}
+			seen[lines[i]] = true
+		}
+		if cursor == "0" {
+			break
+		}
+	}
+	if len(seen) != 100 {
+		t.Fatalf("SCAN saw %d keys", len(seen))
+	}
+}
+
+// TestLocalPathAllocs: parse + GET/SET + reply of complete commands on
+// local keys allocate nothing.
+func TestLocalPathAllocs(t *testing.T) {
+	g := testGroup(t, 1)
+	s := g.shards[0]
+	s.OnOpen(1)
+	f := s.drv.(*fakeDriver)
+	req := []byte("*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nvalue\r\n*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n")
+	run := func() {
+		f.in[1] = req
+		s.OnData(1)
+		out := f.Output(1)
+		*out = (*out)[:0]
+	}
+	run()
+	if n := testing.AllocsPerRun(1000, run); n != 0 {
+		t.Fatalf("%.1f allocations per SET+GET", n)
+	}
+}
+
+func (f *fakeDriver) Addrs(ioloop.ConnID) (string, string) { return "127.0.0.1:1", "127.0.0.1:6379" }

@@ -1,0 +1,230 @@
+package shard
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/radish-kv/radish/command"
+)
+
+// shardStats are counters the shard's goroutine bumps; published copies are
+// what other goroutines read.
+type shardStats struct {
+	commands    int64
+	connections int64
+	rejected    int64
+	hops        int64
+	txns        int64
+	calls       map[*command.Spec]int64
+
+	pub published
+}
+
+// published is a shard's statistics as of the end of its last loop turn.
+type published struct {
+	commands    atomic.Int64
+	connections atomic.Int64
+	rejected    atomic.Int64
+	hops        atomic.Int64
+	txns        atomic.Int64
+	usedMemory  atomic.Int64
+	keys        []atomic.Int64 // per database
+	expires     []atomic.Int64
+	calls       atomic.Pointer[map[string]int64]
+	callsDirty  bool
+}
+
+// count records one executed command for INFO commandstats.
+func (st *shardStats) count(spec *command.Spec) {
+	if st.calls == nil {
+		st.calls = make(map[*command.Spec]int64)
+	}
+	st.calls[spec]++
+	st.pub.callsDirty = true
+}
+
+func (s *Shard) publishStats() {
+	st := &s.stats
+	p := &st.pub
+	p.commands.Store(st.commands)
+	p.connections.Store(st.connections)
+	p.rejected.Store(st.rejected)
+	p.hops.Store(st.hops)
+	p.txns.Store(st.txns)
+	p.usedMemory.Store(s.store.UsedMemory())
+	if p.keys == nil {
+		p.keys = make([]atomic.Int64, s.group.opts.Databases)
+		p.expires = make([]atomic.Int64, s.group.opts.Databases)
+	}
+	for i := range p.keys {
+		db := s.store.DB(i)
+		p.keys[i].Store(int64(db.Len()))
+		p.expires[i].Store(int64(db.ExpiresLen()))
+	}
+	if p.callsDirty {
+		m := make(map[string]int64, len(st.calls))
+		for spec, n := range st.calls {
+			m[spec.Name] += n
+		}
+		p.calls.Store(&m)
+		p.callsDirty = false
+	}
+}
+
+// Info implements command.Server: INFO in Redis's format for the given
+// sections ("default", "all", "everything" or names).
+func (g *Group) Info(sections []string) string {
+	want := map[string]bool{}
+	for _, s := range sections {
+		want[strings.ToLower(s)] = true
+	}
+	all := want["all"] || want["everything"]
+	def := len(sections) == 0 || want["default"]
+	show := func(name string, inDefault bool) bool {
+		return want[name] || all || (def && inDefault)
+	}
+	var b strings.Builder
+	sep := func() {
+		if b.Len() > 0 {
+			b.WriteString("\r\n")
+		}
+	}
+	var cmds, conns, rejected, mem int64
+	dbs := g.opts.Databases
+	keys := make([]int64, dbs)
+	expires := make([]int64, dbs)
+	calls := map[string]int64{}
+	for _, s := range g.shards {
+		p := &s.stats.pub
+		cmds += p.commands.Load()
+		conns += p.connections.Load()
+		rejected += p.rejected.Load()
+		mem += p.usedMemory.Load()
+		for i := range min(len(p.keys), dbs) {
+			keys[i] += p.keys[i].Load()
+			expires[i] += p.expires[i].Load()
+		}
+		if m := p.calls.Load(); m != nil {
+			for k, v := range *m {
+				calls[k] += v
+			}
+		}
+	}
+	uptime := int64(time.Since(g.started).Seconds())
+	if show("server", true) {
+		sep()
+		port := "0"
+		if a := g.Addrs(); len(a) > 0 {
+			port = a[0][strings.LastIndexByte(a[0], ':')+1:]
+		}
+		exe, _ := os.Executable()
+		fmt.Fprintf(&b, "# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n"+
+			"redis_mode:standalone\r\nos:%s %s\r\narch_bits:64\r\nmultiplexing_api:%s\r\n"+
+			"go_version:%s\r\nprocess_id:%d\r\ntcp_port:%s\r\nserver_time_usec:%d\r\n"+
+			"uptime_in_seconds:%d\r\nuptime_in_days:%d\r\nhz:%d\r\nshards:%d\r\nexecutable:%s\r\n",
+			runtime.GOOS, runtime.GOARCH, g.IOKind(), runtime.Version(), os.Getpid(), port,
+			time.Now().UnixMicro(), uptime, uptime/86400, g.cfgHz(), len(g.shards), exe)
+	}
+	if show("clients", true) {
+		sep()
+		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:%d\r\nblocked_clients:0\r\n",
+			g.clients.Load(), g.opts.MaxClients)
+	}
+	if show("memory", true) {
+		sep()
+		rss := rssBytes()
+		ratio := 0.0
+		if mem > 0 {
+			ratio = float64(rss) / float64(mem)
+		}
+		maxmem, policy := "0", "noeviction"
+		if kv := g.conf.Get([]string{"maxmemory", "maxmemory-policy"}); len(kv) > 0 {
+			for _, p := range kv {
+				switch p[0] {
+				case "maxmemory":
+					maxmem = p[1]
+				case "maxmemory-policy":
+					policy = p[1]
+				}
+			}
+		}
+		fmt.Fprintf(&b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_rss:%d\r\n"+
+			"used_memory_rss_human:%s\r\nmaxmemory:%s\r\nmaxmemory_policy:%s\r\nmem_fragmentation_ratio:%.2f\r\n",
+			mem, human(mem), rss, human(rss), maxmem, policy, ratio)
+	}
+	if show("stats", true) {
+		sep()
+		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\n"+
+			"rejected_connections:%d\r\nexpired_keys:0\r\nevicted_keys:0\r\n", conns, cmds, rejected)
+	}
+	if show("replication", true) {
+		sep()
+		b.WriteString("# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_repl_offset:0\r\n")
+	}
+	if show("cpu", true) {
+		sep()
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		fmt.Fprintf(&b, "# CPU\r\nused_cpu_sys:%.6f\r\nused_cpu_user:%.6f\r\n",
+			tvSec(ru.Stime), tvSec(ru.Utime))
+	}
+	if show("commandstats", false) {
+		sep()
+		b.WriteString("# Commandstats\r\n")
+		names := make([]string, 0, len(calls))
+		for k := range calls {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			fmt.Fprintf(&b, "cmdstat_%s:calls=%d,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0\r\n",
+				k, calls[k])
+		}
+	}
+	if show("keyspace", true) {
+		sep()
+		b.WriteString("# Keyspace\r\n")
+		for i := range dbs {
+			if keys[i] > 0 {
+				fmt.Fprintf(&b, "db%d:keys=%d,expires=%d,avg_ttl=0\r\n", i, keys[i], expires[i])
+			}
+		}
+	}
+	return b.String()
+}
+
+func tvSec(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
+
+// human formats bytes as Redis's bytesToHuman does.
+func human(n int64) string {
+	f := float64(n)
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%dB", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.2fK", f/1024)
+	case n < 1024*1024*1024:
+		return fmt.Sprintf("%.2fM", f/(1024*1024))
+	default:
+		return fmt.Sprintf("%.2fG", f/(1024*1024*1024))
+	}
+}
+
+// rssBytes reads the process's resident set size from /proc/self/statm.
+func rssBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, res int64
+	if _, err := fmt.Sscan(string(b), &size, &res); err != nil {
+		return 0
+	}
+	return res * int64(os.Getpagesize())
+}

@@ -1,0 +1,265 @@
+package shard
+
+import (
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/router"
+)
+
+// deferredItem is work that touches a key a txn holds, or a key an earlier
+// deferred item touches. Items run in arrival order once their keys are free.
+type deferredItem struct {
+	keys [][]byte
+	// txn is non-zero for a lock request: running it takes the locks.
+	txn uint64
+	run func()
+}
+
+// blocked reports whether any of the keys at positions idx of args is
+// locked by a txn or wanted by a deferred item. Cheap when nothing is.
+func (s *Shard) blocked(args [][]byte, idx []int) bool {
+	if len(s.locks) == 0 && len(s.waiting) == 0 {
+		return false
+	}
+	for _, i := range idx {
+		if s.keyBusy(args[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Shard) keyBusy(k []byte) bool {
+	if _, ok := s.locks[string(k)]; ok {
+		return true
+	}
+	return s.waiting[string(k)] > 0
+}
+
+func (s *Shard) anyBusy(keys [][]byte) bool {
+	if len(s.locks) == 0 && len(s.waiting) == 0 {
+		return false
+	}
+	for _, k := range keys {
+		if s.keyBusy(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// enqueue defers an item behind the txn locks and earlier items.
+func (s *Shard) enqueue(it *deferredItem) {
+	for _, k := range it.keys {
+		s.waiting[string(k)]++
+	}
+	s.deferred = append(s.deferred, it)
+}
+
+// deferLocal queues a command of a local connection whose keys are busy.
+func (s *Shard) deferLocal(c *conn, spec *command.Spec, args [][]byte, idx []int) {
+	args = copyArgs(args)
+	sl := s.pend(c)
+	proto, db := c.cl.Proto, c.cl.DB
+	s.enqueue(&deferredItem{keys: pick(args, idx), run: func() {
+		b := s.execTo(nil, proto, db, spec, args)
+		s.fill(c, sl, b)
+	}})
+}
+
+// runOrDefer runs fn now unless the command's keys are busy.
+func (s *Shard) runOrDefer(args [][]byte, spec *command.Spec, fn func()) {
+	idx, _ := spec.Keys(args, nil)
+	if !s.blocked(args, idx) {
+		fn()
+		return
+	}
+	s.enqueue(&deferredItem{keys: pick(args, idx), run: fn})
+}
+
+func pick(args [][]byte, idx []int) [][]byte {
+	keys := make([][]byte, len(idx))
+	for i, j := range idx {
+		keys[i] = args[j]
+	}
+	return keys
+}
+
+// lock takes keys for txn id, or queues the request; granted runs once the
+// keys are held.
+func (s *Shard) lock(id uint64, keys [][]byte, granted func()) {
+	if !s.anyBusy(keys) {
+		for _, k := range keys {
+			s.locks[string(k)] = id
+		}
+		granted()
+		return
+	}
+	s.enqueue(&deferredItem{keys: keys, txn: id, run: granted})
+}
+
+// unlock releases id's keys and runs every deferred item that can run now.
+func (s *Shard) unlock(id uint64, keys [][]byte) {
+	for _, k := range keys {
+		if s.locks[string(k)] == id {
+			delete(s.locks, string(k))
+		}
+	}
+	s.wakeDeferred()
+}
+
+// wakeDeferred runs, in order, the deferred items whose keys are free,
+// keeping per-key order: an item still waiting holds back later items on
+// the same keys.
+func (s *Shard) wakeDeferred() {
+	if len(s.deferred) == 0 {
+		return
+	}
+	q := s.deferred
+	s.deferred = nil
+	clear(s.waiting)
+	for _, it := range q {
+		if s.anyBusy(it.keys) {
+			s.enqueue(it)
+			continue
+		}
+		if it.txn != 0 {
+			for _, k := range it.keys {
+				s.locks[string(k)] = it.txn
+			}
+		}
+		it.run()
+	}
+}
+
+// txn is a command whose keys span shards, coordinated by the shard that
+// owns the client's connection.
+type txn struct {
+	id     uint64
+	c      *conn
+	sl     *slot
+	spec   *command.Spec
+	proto  int
+	db     int
+	parts  []router.Part // per shard, ascending shard order
+	keys   [][][]byte    // per part: the keys it locks
+	got    int
+	reply  [][]byte
+	merged func(t *txn) []byte
+}
+
+// multi runs a command whose keys span shards as a txn: lock every part's
+// keys shard by shard in ascending order (no deadlock: a txn waits only
+// while holding lower shards), then run all parts, each unlocking as it
+// finishes, then merge the replies.
+func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
+	if spec.Merge == command.MergeNone && spec.Cross == command.CrossNone {
+		s.reply(c, func(w *resp.Writer) {
+			w.Error("CROSSSLOT Keys in request don't hash to the same slot")
+		})
+		return
+	}
+	s.stats.txns++
+	s.txnSeq++
+	t := &txn{
+		id:    uint64(s.id+1)<<48 | s.txnSeq,
+		c:     c,
+		spec:  spec,
+		proto: c.cl.Proto,
+		db:    c.cl.DB,
+	}
+	for _, p := range s.split.Split(spec, copyArgs(args), idx, len(s.group.shards)) {
+		t.parts = append(t.parts, p.Clone())
+	}
+	t.keys = make([][][]byte, len(t.parts))
+	for i, p := range t.parts {
+		t.keys[i] = pick(p.Args, p.KeyIdx)
+	}
+	t.reply = make([][]byte, len(t.parts))
+	t.sl = s.pend(c)
+	c.barrier = true
+	s.acquire(t, 0)
+}
+
+// acquire locks part i's keys on its shard, then the next part's.
+func (s *Shard) acquire(t *txn, i int) {
+	if i == len(t.parts) {
+		s.runParts(t)
+		return
+	}
+	home := s.id
+	s.send(t.parts[i].Shard, func(o *Shard) {
+		o.lock(t.id, t.keys[i], func() {
+			o.send(home, func(h *Shard) { h.acquire(t, i+1) })
+		})
+	})
+}
+
+// runParts runs the locked txn: with a Cross plan when the command needs
+// several steps (RENAME across shards), else each part once.
+func (s *Shard) runParts(t *txn) {
+	if t.spec.Cross != command.CrossNone {
+		s.runCross(t)
+		return
+	}
+	for i := range t.parts {
+		s.step(t, i, true, func(o *Shard, args [][]byte) []byte {
+			return o.execTo(nil, t.proto, t.db, t.spec, args)
+		}, s.partDone)
+	}
+}
+
+// step runs fn for part i on its shard, optionally unlocking the part's
+// keys after it, and hands the result back to done on this shard.
+func (s *Shard) step(t *txn, i int, unlock bool, fn func(o *Shard, args [][]byte) []byte, done func(t *txn, i int, b []byte)) {
+	home := s.id
+	s.send(t.parts[i].Shard, func(o *Shard) {
+		b := fn(o, t.parts[i].Args)
+		if unlock {
+			o.unlock(t.id, t.keys[i])
+		}
+		o.send(home, func(h *Shard) { done(t, i, b) })
+	})
+}
+
+func (s *Shard) partDone(t *txn, i int, b []byte) {
+	t.reply[i] = b
+	t.got++
+	if t.got < len(t.parts) {
+		return
+	}
+	out := merge(t.spec, t.proto, t.parts, t.reply)
+	s.finish(t, out)
+}
+
+// finish fills the txn's reply slot and lets the connection read on.
+func (s *Shard) finish(t *txn, out []byte) {
+	c := t.c
+	c.barrier = false
+	s.fill(c, t.sl, out)
+	if !c.dead && !c.closing {
+		s.serve(c)
+	}
+}
+
+// fanOutAll runs a command on every shard (DBSIZE, KEYS, FLUSHALL) and
+// merges the replies. Like a txn it is a barrier for its connection.
+func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
+	n := len(s.group.shards)
+	t := &txn{c: c, spec: spec, proto: c.cl.Proto, db: c.cl.DB}
+	args = copyArgs(args)
+	t.parts = make([]router.Part, n)
+	for i := range t.parts {
+		t.parts[i] = router.Part{Shard: i, Args: args}
+	}
+	t.reply = make([][]byte, n)
+	t.sl = s.pend(c)
+	c.barrier = true
+	home := s.id
+	for i := range t.parts {
+		s.send(i, func(o *Shard) {
+			b := o.execTo(nil, t.proto, t.db, spec, args)
+			o.send(home, func(h *Shard) { h.partDone(t, i, b) })
+		})
+	}
+}
