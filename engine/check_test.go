@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/radish-kv/radish/engine/slab"
 )
@@ -120,8 +119,6 @@ func ptrValue(l *leaf) *value {
 	v := valueOf(l)
 	return &v
 }
-
-var _ = unsafe.Pointer(nil)
 
 func dumpTree(db *DB, h slab.Handle, indent string) string {
 	if h == slab.Nil {

@@ -466,3 +466,44 @@ func TestZeroAllocs(t *testing.T) {
 		t.Errorf("INCR+GET allocs %v", a)
 	}
 }
+
+// TestBigKeysAndValues covers multi-byte key lengths, keys in the slab's
+// large class and values in external blocks of every size.
+func TestBigKeysAndValues(t *testing.T) {
+	s, db := newTestDB(t)
+	keys := [][]byte{
+		bytes.Repeat([]byte("k"), 200),
+		append(bytes.Repeat([]byte("k"), 200), 'x'),
+		bytes.Repeat([]byte("k"), 70_000),
+		bytes.Repeat([]byte("q"), 130),
+	}
+	vals := [][]byte{nil, []byte("12"), bytes.Repeat([]byte("v"), 300), bytes.Repeat([]byte("w"), 1<<20)}
+	for _, k := range keys {
+		for i, v := range vals {
+			db.SetString(k, v, int64(i%2)*1e12, false)
+			if got, _, _ := db.GetString(k, 0); !bytes.Equal(got, v) {
+				t.Fatalf("key len %d value len %d: got len %d", len(k), len(v), len(got))
+			}
+			if err := checkDB(db); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := db.Append(k, []byte("tail"), 0); err != nil || n != 1<<20+4 {
+			t.Fatalf("APPEND: %d %v", n, err)
+		}
+	}
+	var got int
+	db.Keys([]byte("k*"), 0, func(k []byte) bool { got++; return true })
+	if got != 3 {
+		t.Fatalf("KEYS k* = %d", got)
+	}
+	if !db.Rename(keys[2], []byte("short"), 0) {
+		t.Fatal("RENAME")
+	}
+	for _, k := range append(keys, []byte("short")) {
+		db.Delete(k, 0)
+	}
+	if db.Len() != 0 || s.SlabLive() != 0 {
+		t.Fatalf("len %d live blocks %d", db.Len(), s.SlabLive())
+	}
+}

@@ -9,12 +9,14 @@ import (
 	"unsafe"
 )
 
-// Benchmarks compare the engine with a map[string][]byte in the same run.
-// The 1M sizes always run; 10M runs only with RADISH_BENCH_10M=1 (it needs
-// a few GB and minutes to build):
+// Benchmarks compare the engine with a map[string][]byte in the same run,
+// on sequential keys key:%010d and random UUID keys, visited in random
+// order. The 1M size always runs; 10M only with RADISH_BENCH_10M=1 (a few GB
+// and minutes to build); RADISH_BENCH_N=n runs just size n:
 //
-//	go test ./engine/ -run '^$' -bench . -benchmem
-//	RADISH_BENCH_10M=1 go test ./engine/ -run '^$' -bench 'Get|Set|Delete' -benchmem -timeout 60m
+//	go test ./engine/ -run '^$' -bench 'Get|SetExisting|Delete$' -benchmem -benchtime 2000000x
+//	RADISH_BENCH_10M=1 RADISH_BENCH_N=10000000 go test ./engine/ -run '^$' -bench 'Get|SetExisting|Delete$' -benchmem -benchtime 2000000x -timeout 30m
+//	go test ./engine/ -run '^$' -bench Keys -benchmem
 
 func benchSizes() []int {
 	if n, err := strconv.Atoi(os.Getenv("RADISH_BENCH_N")); err == nil {
