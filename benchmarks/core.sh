@@ -43,7 +43,7 @@ run() {
   rps=$(echo "$out" | cut -d, -f2 | tr -d '"')
   p99=$(echo "$out" | cut -d, -f7 | tr -d '"')
   local total
-  total=$(echo "$@" | grep -o -- '-n [0-9]*' | awk '{print $2}')
+  total=$(printf '%s ' "$@" | grep -o -- '-n [0-9]*' | awk '{print $2}')
   cpu=$(awk -v t=$((after - before)) -v hz="$hz" -v n="$total" 'BEGIN{printf "%.3f", t/hz*1e6/n}')
   echo "$name $test $rps $cpu $p99"
 }

@@ -99,18 +99,6 @@ const (
 	MergeText                  // bulk strings are concatenated (CLIENT LIST)
 )
 
-// Cross names a plan for a command whose keys span shards.
-type Cross uint8
-
-// Cross plans.
-const (
-	CrossNone     Cross = iota
-	CrossRename         // RENAME src dst
-	CrossRenameNX       // RENAMENX src dst
-	CrossCopy           // COPY src dst [DB n] [REPLACE]
-	CrossMSetNX         // MSETNX k v [k v ...]
-)
-
 // Route is where a command with a Route function runs.
 type Route struct {
 	All    bool // on every shard, replies merged with the row's Merge
@@ -138,10 +126,12 @@ type Spec struct {
 	// AllShards: the command runs on every shard (DBSIZE, KEYS, FLUSHALL)
 	// and the replies are merged with Merge.
 	AllShards bool
-	// Cross names the multi-step plan the shard runs when the keys span
-	// shards and per-shard parts cannot simply be merged (RENAME, COPY,
-	// MSETNX). CrossNone with MergeNone: keys must share a shard.
-	Cross Cross
+	// Cross: when the keys span shards and the parts cannot simply be
+	// merged (RENAME, MSETNX, SMOVE, ZUNIONSTORE), the shard gathers every
+	// key into a scratch store under the txn's locks, runs the handler
+	// there and writes the results back. Without Cross (and MergeNone) the
+	// keys must share a shard.
+	Cross bool
 	// Route, when set, decides from the arguments where a command runs,
 	// for commands whose placement no key spec can say (SCAN's cursor names
 	// a shard; DEBUG POPULATE runs everywhere, DEBUG OBJECT where its key

@@ -356,7 +356,7 @@ var keyspaceSpecs = []*Spec{
 			{Flags: KeyOW | KeyUpdate, Index: 2, LastKey: 0, Step: 1},
 		},
 		Handler: CmdRename,
-		Cross:   CrossRename,
+		Cross:   true,
 		Summary: "Rename a key",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(1)",
@@ -375,7 +375,7 @@ var keyspaceSpecs = []*Spec{
 			{Flags: KeyOW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
 		},
 		Handler: CmdRenameNX,
-		Cross:   CrossRenameNX,
+		Cross:   true,
 		Summary: "Rename a key, only if the new key does not exist",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(1)",
@@ -397,7 +397,7 @@ var keyspaceSpecs = []*Spec{
 			{Flags: KeyOW | KeyUpdate, Index: 2, LastKey: 0, Step: 1},
 		},
 		Handler: CmdCopy,
-		Cross:   CrossCopy,
+		Cross:   true,
 		Summary: "Copy a key",
 		Since:   "6.2.0", Group: "generic",
 		Complexity: "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.",
@@ -925,10 +925,10 @@ func kvRename(c *Ctx, args [][]byte, nx bool) {
 }
 
 // CmdRename is RENAME key newkey, both on this shard (the router plans
-// CrossRename otherwise).
+// a cross-shard gather otherwise).
 func CmdRename(c *Ctx, args [][]byte) { kvRename(c, args, false) }
 
-// CmdRenameNX is RENAMENX key newkey, both on this shard (CrossRenameNX
+// CmdRenameNX is RENAMENX key newkey, both on this shard (a cross-shard gather
 // otherwise).
 func CmdRenameNX(c *Ctx, args [][]byte) { kvRename(c, args, true) }
 
@@ -943,7 +943,7 @@ func kvSelectDB(c *Ctx, i int) (*engine.DB, bool) {
 }
 
 // CmdCopy is COPY source destination [DB n] [REPLACE], both keys on this
-// shard (the router plans CrossCopy otherwise).
+// shard (the shard gathers across shards otherwise).
 func CmdCopy(c *Ctx, args [][]byte) {
 	dst, dstIndex := c.DB, c.DBIndex
 	replace := false

@@ -49,6 +49,8 @@ type Shard struct {
 	deferred []*deferredItem
 
 	txnSeq uint64
+	// scratch is where Cross commands spanning shards run (see gather).
+	scratch *engine.Store
 
 	stats shardStats // published for INFO at the end of each turn
 	done  chan struct{}
@@ -134,6 +136,9 @@ func (s *Shard) shutdown() {
 	}
 	s.drv.Shutdown()
 	s.store.Close()
+	if s.scratch != nil {
+		s.scratch.Close()
+	}
 }
 
 // send queues m for shard dst; it is delivered at the end of this turn.

@@ -74,6 +74,7 @@ func (g *Group) settle() {
 	for {
 		busy := false
 		for _, s := range g.shards {
+			s.now = time.Now().UnixMilli()
 			if s.inbox.pending.Load() || len(s.local) > 0 {
 				busy = true
 			}
@@ -231,3 +232,52 @@ func TestLocalPathAllocs(t *testing.T) {
 }
 
 func (f *fakeDriver) Addrs(ioloop.ConnID) (string, string) { return "127.0.0.1:1", "127.0.0.1:6379" }
+
+// keysOn returns n keys that live on shard i of n shards.
+func keysOn(i, shards, n int) []string {
+	var out []string
+	for j := 0; len(out) < n; j++ {
+		k := fmt.Sprintf("key%d", j)
+		if router.ShardOf([]byte(k), shards) == i {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// TestGatherAcrossShards: Cross commands whose keys live on different
+// shards run with their single-shard handler, atomically.
+func TestGatherAcrossShards(t *testing.T) {
+	g := testGroup(t, 3)
+	s := g.shards[0]
+	s.OnOpen(1)
+	a, b, c := keysOn(1, 3, 1)[0], keysOn(2, 3, 1)[0], keysOn(0, 3, 1)[0]
+	cases := []struct{ req, want string }{
+		{"SET " + a + " hello\r\n", "+OK\r\n"},
+		{"EXPIRE " + a + " 1000\r\n", ":1\r\n"},
+		{"RENAME " + a + " " + b + "\r\n", "+OK\r\n"},
+		{"EXISTS " + a + "\r\n", ":0\r\n"},
+		{"GET " + b + "\r\n", "$5\r\nhello\r\n"},
+		{"TTL " + b + "\r\n", ":1000\r\n"},
+		{"RENAMENX " + b + " " + c + "\r\n", ":1\r\n"},
+		{"SET " + b + " other\r\n", "+OK\r\n"},
+		{"RENAMENX " + c + " " + b + "\r\n", ":0\r\n"},
+		{"COPY " + c + " " + a + " DB 2\r\n", ":1\r\n"},
+		{"COPY " + c + " " + a + " DB 2\r\n", ":0\r\n"},
+		{"SELECT 2\r\nGET " + a + "\r\nSELECT 0\r\n", "+OK\r\n$5\r\nhello\r\n+OK\r\n"},
+		{"RENAME nosuch " + a + "\r\n", "-ERR no such key\r\n"},
+		{"MSETNX " + a + " 1 " + b + " 2\r\n", ":0\r\n"},
+		{"MSETNX " + a + " 1 new" + b + " 2\r\n", ":1\r\n"},
+		{"MGET " + a + " new" + b + "\r\n", "*2\r\n$1\r\n1\r\n$1\r\n2\r\n"},
+	}
+	for _, tc := range cases {
+		if got := send(g, s, 1, tc.req); got != tc.want {
+			t.Fatalf("%q: got %q want %q", tc.req, got, tc.want)
+		}
+	}
+	for _, sh := range g.shards {
+		if len(sh.locks) > 0 || len(sh.deferred) > 0 {
+			t.Fatalf("shard %d left locks", sh.id)
+		}
+	}
+}

@@ -139,6 +139,7 @@ type txn struct {
 	c      *conn
 	sl     *slot
 	spec   *command.Spec
+	args   [][]byte // the command, copied
 	proto  int
 	db     int
 	parts  []router.Part // per shard, ascending shard order
@@ -153,7 +154,7 @@ type txn struct {
 // while holding lower shards), then run all parts, each unlocking as it
 // finishes, then merge the replies.
 func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
-	if spec.Merge == command.MergeNone && spec.Cross == command.CrossNone {
+	if spec.Merge == command.MergeNone && !spec.Cross {
 		s.reply(c, func(w *resp.Writer) {
 			w.Error("CROSSSLOT Keys in request don't hash to the same slot")
 		})
@@ -168,7 +169,8 @@ func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
 		proto: c.cl.Proto,
 		db:    c.cl.DB,
 	}
-	for _, p := range s.split.Split(spec, copyArgs(args), idx, len(s.group.shards)) {
+	t.args = copyArgs(args)
+	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
 		t.parts = append(t.parts, p.Clone())
 	}
 	t.keys = make([][][]byte, len(t.parts))
@@ -195,11 +197,11 @@ func (s *Shard) acquire(t *txn, i int) {
 	})
 }
 
-// runParts runs the locked txn: with a Cross plan when the command needs
-// several steps (RENAME across shards), else each part once.
+// runParts runs the locked txn: a Cross command with the gather plan,
+// any other as its parts, each on its shard, merged.
 func (s *Shard) runParts(t *txn) {
-	if t.spec.Cross != command.CrossNone {
-		s.runCross(t)
+	if t.spec.Cross {
+		s.gather(t)
 		return
 	}
 	for i := range t.parts {
