@@ -84,9 +84,17 @@ func (s *Shard) reply(c *conn, fn func(w *resp.Writer)) {
 		s.w.B = nil
 		return
 	}
-	s.w.B, s.w.Proto = s.w.B[:0], c.cl.Proto
+	// Behind a reply still being computed: join the ready slot at the tail
+	// if there is one, so a pipeline allocates one slot per wait, not per
+	// command.
+	last := c.queue[len(c.queue)-1]
+	if !last.done {
+		last = &slot{done: true}
+		c.queue = append(c.queue, last)
+	}
+	s.w.B, s.w.Proto = last.buf, c.cl.Proto
 	fn(&s.w)
-	c.queue = append(c.queue, &slot{buf: append([]byte(nil), s.w.B...), done: true})
+	last.buf, s.w.B = s.w.B, nil
 }
 
 // pend reserves a slot for a reply computed later (on another shard).
