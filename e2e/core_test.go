@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -340,7 +341,7 @@ func TestManyConnections(t *testing.T) {
 			}
 			after := s.rss()
 			t.Logf("RSS before %d KB, after 10,000 connections %d KB", before/1024, after/1024)
-			if after > before+32<<20 {
+			if os.Getenv("E2E_RACE") == "" && after > before+32<<20 { // the race detector's shadow memory grows
 				t.Fatalf("RSS grew by %d KB", (after-before)/1024)
 			}
 		})

@@ -28,7 +28,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	serverBin = filepath.Join(dir, "radish-server")
-	build := exec.Command("go", "build", "-o", serverBin, "../cmd/radish-server")
+	args := []string{"build", "-o", serverBin}
+	if os.Getenv("E2E_RACE") != "" {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "../cmd/radish-server")...)
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building radish-server:", err)

@@ -87,14 +87,17 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 	for i := range g.shards {
 		g.shards[i] = newShard(g, i)
 	}
+	start := make(chan struct{})
 	for _, s := range g.shards {
 		ready := make(chan error, 1)
-		go s.run(ready)
+		go s.run(ready, start)
 		if err := <-ready; err != nil {
+			close(start)
 			g.Stop()
 			return nil, err
 		}
 	}
+	close(start)
 	log.Info("shards started", zap.Int("shards", opts.Shards), zap.String("io", g.IOKind()))
 	return g, nil
 }

@@ -82,7 +82,10 @@ func (s *Shard) owns(key []byte) bool {
 
 // run is the shard's loop. It locks its OS thread for life: the ring must be
 // created and entered on one thread.
-func (s *Shard) run(ready chan<- error) {
+//
+// It reports on ready once its driver exists, then waits for start to
+// close: no shard may send to another before every driver exists.
+func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 	runtime.LockOSThread()
 	defer close(s.done)
 	drv, err := s.group.newDriver()
@@ -99,6 +102,7 @@ func (s *Shard) run(ready chan<- error) {
 		}
 	}
 	ready <- nil
+	<-start
 	tick := time.Second / time.Duration(max(s.group.cfgHz(), 1))
 	nextTick := time.Now().Add(tick)
 	for !s.group.stopping.Load() {
