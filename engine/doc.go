@@ -26,10 +26,29 @@
 //     key, the 8-byte expiry only when the key has a TTL, and the value:
 //     an integer (zigzag varint), an inline string (<= 256 bytes) or the
 //     handle of an external value block. See leaf.go.
-//   - External value: a block holding a 0 byte and a long string (or the
-//     record of a non-string type).
+//   - External value: a block holding a 0 byte and a long string.
+//   - Object: the value of a non-string key (object.go). The leaf holds the
+//     Handle of its root block and, in its encoding bits, the object
+//     encoding (listpack, hashtable, intset, skiplist, quicklist). All of
+//     an object lives in slab blocks that start with a 0 byte and hold no
+//     Go pointer: compact encodings are one packed block (entries back to
+//     back) or an intset block; large hashes and sets are an
+//     open-addressing table of entry-block handles (object.go). So every
+//     byte of every value is counted by UsedMemory and freed by Delete and
+//     Flush. Each type registers an objType (free, export, import) and takes
+//     its thresholds from Store.Limits.
+//   - Record: a key's value in a self-contained form (Export/Import). For
+//     a hash: uvarint field count, then field and value as (uvarint length,
+//     bytes) each; for a set: uvarint count, then the members the same way.
 //   - Tag: the slab's per-block bit; set exactly on leaves with a TTL, so
 //     that ActiveExpire samples them through the slab.
+//   - Access clock: the last 3 bytes of every leaf block: Redis's 24-bit
+//     LRU clock, or LFU minutes and counter under an LFU policy (evict.go).
+//   - Expiry wheel: every leaf given a TTL is filed by deadline in a
+//     hierarchical timing wheel of handle chunks in the slab, which
+//     ActiveExpireCycle walks with bounded work (expire.go).
+//   - Eviction pool: Redis's 16 best eviction candidates, held as slab
+//     Refs (evict.go).
 //   - glob: a Redis pattern compiled into a token NFA; its state after a
 //     path tells whether any key below can still match (pruning). Match is
 //     the direct port of Redis's stringmatchlen and the definition.
@@ -55,11 +74,18 @@
 //     count tagged leaves and leaves per slab class; DB.keys and DB.expires
 //     count the DB's leaves and TTL leaves (expired ones included until
 //     deleted).
-//   - After every key is deleted, the slab holds no live block.
+//   - After every key is deleted, the slab holds no live block (the wheel
+//     frees its chunks when the last TTL leaf goes).
+//   - Every leaf with a TTL has a wheel entry in the bucket of its current
+//     deadline; entries of deleted or moved leaves are stale and dropped.
+//   - No hash or set is empty: the operation that removes its last element
+//     deletes the key (as Redis does).
 //
 // # What it never does
 //
-// It never blocks, never allocates on the Go heap per key, and never
+// It never blocks, never allocates on the Go heap per key (set algebra,
+// SPOP/SRANDMEMBER/HRANDFIELD distinct picks use short-lived per-call
+// buffers; no value lives on the Go heap), and never
 // returns memory a caller may keep: every returned []byte is borrowed and
 // its doc comment says until when it stays valid (generally: until the next
 // call on any DB of the same Store).

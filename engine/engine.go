@@ -55,13 +55,29 @@ type Store struct {
 	// scratch holds values the engine formats (integers) and hands out as
 	// borrowed []byte: valid until the next call on the Store.
 	scratch []byte
-	tmp     []byte // working buffer (APPEND of inline values)
+	tmp     []byte // working buffer (APPEND of inline values, packed entries)
+	offs    []int  // working buffer (element offsets of a packed block)
 
 	// lastNow is the largest `now` any call passed in. SetString has no now
 	// argument; it uses lastNow to treat a KEEPTTL of an expired key as absent.
 	lastNow int64
 
 	rnd uint64 // xorshift state for RandomKey and expiry sampling (no clock)
+
+	// Limits are the compact-encoding thresholds; the server copies its
+	// configuration here (NewStore sets Redis's defaults).
+	Limits Limits
+
+	// OnExpire and OnEvict, when set, are called with a key's database and
+	// name just before the key is deleted because its TTL passed (lazily or
+	// actively) or because eviction chose it: the shard logs them as DELs
+	// for replicas and the AOF. key is borrowed for the call; the hook must
+	// not call the Store.
+	OnExpire func(db int, key []byte)
+	OnEvict  func(db int, key []byte)
+
+	exp expiry // expire.go: expiry wheel and counters
+	mem budget // evict.go: maxmemory, policy, eviction pool, access clock
 }
 
 // NewStore returns a Store with the given number of databases (at least 1).
@@ -69,7 +85,8 @@ func NewStore(databases int) *Store {
 	if databases < 1 {
 		databases = 1
 	}
-	s := &Store{slab: slab.New(), rnd: 0x9e3779b97f4a7c15}
+	s := &Store{slab: slab.New(), rnd: 0x9e3779b97f4a7c15, Limits: DefaultLimits()}
+	s.mem = budget{samples: 5, logFactor: 10, decayTime: 1} // Redis's defaults
 	s.dbs = make([]*DB, databases)
 	for i := range s.dbs {
 		s.dbs[i] = &DB{s: s}
@@ -98,6 +115,7 @@ func (s *Store) FlushAll() {
 		db.contents = contents{}
 	}
 	s.slab.Reset()
+	s.exp.wheelReset()
 	s.leaves = [slab.NumClasses]int{}
 	s.ttl = [slab.NumClasses]int{}
 }
@@ -108,7 +126,7 @@ func (s *Store) FlushAll() {
 // slot bitmaps): see SlabOverhead.
 func (s *Store) UsedMemory() int64 {
 	n := s.slab.InUse()
-	n += int64(unsafe.Sizeof(*s)) + int64(cap(s.scratch)+cap(s.tmp)) + int64(cap(s.dbs))*8
+	n += int64(unsafe.Sizeof(*s)) + int64(cap(s.scratch)+cap(s.tmp)+8*cap(s.offs)) + int64(cap(s.dbs))*8
 	for _, db := range s.dbs {
 		n += db.heapBytes()
 	}

@@ -123,7 +123,7 @@ func TestIncrAppend(t *testing.T) {
 
 func TestWrongType(t *testing.T) {
 	_, db := newTestDB(t)
-	db.Import([]byte("h"), Record{Type: TypeHash, Data: []byte("opaque")})
+	db.Import([]byte("h"), Record{Type: TypeHash, Data: []byte("\x01\x01f\x01v")})
 	if _, _, err := db.GetString([]byte("h"), 0); err != ErrWrongType {
 		t.Errorf("GET hash: %v", err)
 	}
@@ -357,7 +357,7 @@ func TestScanCursorTable(t *testing.T) {
 		t.Fatalf("restart: %q", next)
 	}
 	// TYPE and MATCH filters; COUNT counts examined keys.
-	db.Import([]byte("key:00001x"), Record{Type: TypeSet, Data: nil})
+	db.Import([]byte("key:00001x"), Record{Type: TypeSet, Data: []byte("\x01\x01x")})
 	var got []string
 	for c := uint64(0); ; {
 		c = db.Scan(c, 100, []byte("key:0000[0-2]*"), TypeSet, 0, func(k []byte) { got = append(got, string(k)) })

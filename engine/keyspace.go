@@ -7,7 +7,7 @@ import (
 // Delete removes key; it reports whether a live key was removed (an expired
 // one is deleted too but reported absent, as DEL does).
 func (db *DB) Delete(key []byte, now int64) bool {
-	_, h, _ := db.find(key, now)
+	_, h, _ := db.peek(key, now)
 	if h == slab.Nil {
 		return false
 	}
@@ -16,13 +16,13 @@ func (db *DB) Delete(key []byte, now int64) bool {
 
 // Exists reports whether key is present and not expired.
 func (db *DB) Exists(key []byte, now int64) bool {
-	_, h, _ := db.find(key, now)
+	_, h, _ := db.peek(key, now)
 	return h != slab.Nil
 }
 
 // TypeOf returns key's type (TypeNone if absent).
 func (db *DB) TypeOf(key []byte, now int64) Type {
-	_, h, l := db.find(key, now)
+	_, h, l := db.peek(key, now)
 	if h == slab.Nil {
 		return TypeNone
 	}
@@ -31,7 +31,7 @@ func (db *DB) TypeOf(key []byte, now int64) Type {
 
 // Expiry returns key's absolute expiry in unix ms (0: no TTL).
 func (db *DB) Expiry(key []byte, now int64) (expireAt int64, found bool) {
-	_, h, l := db.find(key, now)
+	_, h, l := db.peek(key, now)
 	if h == slab.Nil {
 		return 0, false
 	}
@@ -79,6 +79,7 @@ func (db *DB) Rename(src, dst []byte, now int64) bool {
 	v := valueOf(&l)
 	exp := l.expireAt()
 	nh := db.newLeaf(dst, exp, &v)
+	copyClock(db.s.slab.Bytes(nh), l.b) // the value keeps its access clock
 	db.remove(src)
 	db.freeLeafBlock(h, exp != 0)
 	db.keys--
@@ -143,7 +144,7 @@ func (db *DB) RandomKey(now int64) ([]byte, bool) {
 		if !l.expired(now) {
 			return l.key, true
 		}
-		db.deleteKey(l.key)
+		db.expireKey(l.key)
 	}
 	// Nearly everything is expired: take the first live key in order.
 	var out []byte
@@ -162,7 +163,7 @@ func (db *DB) checkSample(h slab.Handle, now int64) (key []byte, live, mine bool
 		return nil, false, false
 	}
 	if l.expired(now) {
-		db.deleteKey(l.key)
+		db.expireKey(l.key)
 		return nil, false, true
 	}
 	return l.key, true, true
@@ -280,11 +281,9 @@ func (db *DB) Export(key []byte, now int64) (Record, bool) {
 		return Record{}, false
 	}
 	r := Record{Type: leafTyp(l.flags), ExpireAt: l.expireAt()}
-	switch l.enc() {
-	case encBlob:
-		x, n := l.extRef()
-		r.Data = append([]byte(nil), db.extBytes(x, n)...)
-	default:
+	if r.Type != TypeString {
+		r.Data = db.exportObj(&l)
+	} else {
 		r.Data = append([]byte{}, db.stringBytes(&l)...)
 	}
 	return r, true
@@ -292,11 +291,10 @@ func (db *DB) Export(key []byte, now int64) (Record, bool) {
 
 // Import stores r under key, replacing any value. r.Data is copied.
 func (db *DB) Import(key []byte, r Record) {
-	var v value
-	if r.Type == TypeString {
-		v = db.stringValue(r.Data)
-	} else {
-		v = value{typ: r.Type, enc: encBlob, ext: db.newExt(r.Data, len(r.Data)), n: len(r.Data)}
+	if r.Type != TypeString {
+		db.importObj(key, r)
+		return
 	}
+	v := db.stringValue(r.Data)
 	db.setValue(key, &v, r.ExpireAt)
 }

@@ -19,11 +19,17 @@ import (
 //	value  by encoding:
 //	         encInt:             zigzag uvarint
 //	         encEmbstr, encRaw:  uvarint length, bytes
-//	         encExt, encBlob:    Handle (4 bytes), uvarint length
+//	         encExt:             Handle (4 bytes), uvarint length
+//	         other types:        Handle (4 bytes), uvarint 0 (object.go)
 //
-// An external value block (encExt strings, encBlob records of other types)
-// holds a 0 byte and then the value bytes; the 0 tells it apart from leaves
-// and nodes when the slab hands out a random block.
+// The last clockBytes (3) bytes of the block, whatever its size, are the
+// access clock (LRU clock or LFU counter, evict.go); leafSize counts them,
+// so the encoded fields above never reach them.
+//
+// An external value block (encExt strings) holds a 0 byte and then the
+// value bytes; the 0 tells it apart from leaves and nodes when the slab
+// hands out a random block. Every block of a non-string value starts with 0
+// too.
 const (
 	leafBit   = 0x80
 	ttlBit    = 0x40
@@ -34,7 +40,7 @@ const (
 	encEmbstr = 1 // inline, as SET writes it
 	encRaw    = 2 // inline, after APPEND (OBJECT ENCODING says "raw")
 	encExt    = 3 // string in its own block
-	encBlob   = 4 // opaque record of a non-string type in its own block
+	// Other types use the handle form with their own encodings (object.go).
 
 	// maxInline is the largest inline value: bigger ones get their own block
 	// so that a leaf stays within a few cache lines.
@@ -149,7 +155,7 @@ func (v *value) size() int {
 }
 
 func leafSize(klen int, ttl bool, v *value) int {
-	n := 1 + uvarintLen(uint64(klen)) + klen + v.size()
+	n := 1 + uvarintLen(uint64(klen)) + klen + v.size() + clockBytes
 	if ttl {
 		n += 8
 	}

@@ -23,15 +23,18 @@ func (db *DB) GetString(key []byte, now int64) (val []byte, found bool, err erro
 		if e := f & encMask; e == encEmbstr || e == encRaw {
 			o := 2 + int(kl)
 			if n := b[o]; n < 0x80 {
+				// Small class: the block is its class size (clock at its end).
+				db.s.touch(b[:slab.ClassSize(slab.HandleClass(h)):slab.ClassSize(slab.HandleClass(h))])
 				return b[o+1 : o+1+int(n) : o+1+int(n)], true, nil
 			}
 		}
 	}
 	l := db.readLeaf(h)
 	if l.expired(now) {
-		db.deleteKey(key)
+		db.expireKey(key)
 		return nil, false, nil
 	}
+	db.s.touch(l.b)
 	if leafTyp(l.flags) != TypeString {
 		return nil, true, ErrWrongType
 	}
@@ -62,6 +65,12 @@ func (db *DB) stringBytes(l *leaf) []byte {
 func (db *DB) SetString(key, val []byte, expireAt int64, keepTTL bool) {
 	v := db.stringValue(val)
 	ref, h := db.lookup(key)
+	if h != slab.Nil {
+		if l := db.readLeaf(h); l.expired(db.s.lastNow) {
+			db.expireKey(key) // as Redis's lookupKeyWrite: gone before the SET
+			h = slab.Nil
+		}
+	}
 	if h == slab.Nil {
 		if keepTTL {
 			expireAt = 0
@@ -75,6 +84,7 @@ func (db *DB) SetString(key, val []byte, expireAt int64, keepTTL bool) {
 		return
 	}
 	l := db.readLeaf(h)
+	db.s.touch(l.b) // LFU: the counter counts the write (dbOverwrite keeps it)
 	if keepTTL {
 		expireAt = l.expireAt()
 		if expireAt != 0 && expireAt <= db.s.lastNow {
@@ -220,10 +230,10 @@ func intLen(i int64) int {
 }
 
 // Encoding returns OBJECT ENCODING's answer for key: "int", "embstr" or
-// "raw" for strings (as Redis names them); for other types the name Redis
-// uses for their general encoding.
+// "raw" for strings (as Redis names them); for other types the object's
+// current encoding ("listpack", "intset", "hashtable", ...).
 func (db *DB) Encoding(key []byte, now int64) (string, bool) {
-	_, h, l := db.find(key, now)
+	_, h, l := db.peek(key, now)
 	if h == slab.Nil {
 		return "", false
 	}
@@ -237,11 +247,7 @@ func (db *DB) Encoding(key []byte, now int64) (string, bool) {
 		default:
 			return "raw", true
 		}
-	case TypeList:
-		return "quicklist", true
-	case TypeZSet:
-		return "skiplist", true
 	default:
-		return "hashtable", true
+		return objEncoding(leafTyp(l.flags), l.enc()), true
 	}
 }

@@ -17,6 +17,11 @@ func (db *DB) lookup(key []byte) (*slab.Handle, slab.Handle) {
 }
 
 // lookupLeaf is lookup that also returns the leaf's address.
+//
+// It is the hot path of every read: one dependent load per level, so it
+// keeps each level to the node's first cache line where it can (header,
+// inline prefix, N10/N16 keys) and searches N10/N16 keys inline with a
+// SWAR byte match.
 func (db *DB) lookupLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer) {
 	sl := db.s.slab
 	ref := &db.root
@@ -39,8 +44,7 @@ func (db *DB) lookupLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer)
 			if len(key)-depth < plen {
 				return nil, slab.Nil, nil
 			}
-			in := inlinePrefix(p)
-			if string(in) != string(key[depth:depth+len(in)]) {
+			if !prefixMatch(p, kind, plen, key[depth:]) {
 				return nil, slab.Nil, nil
 			}
 			depth += plen
@@ -51,8 +55,10 @@ func (db *DB) lookupLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer)
 		}
 		c := key[depth]
 		depth++
-		if kind == nodeN10 {
-			// The common kind, inline: see findChild.
+		switch kind {
+		case nodeN10:
+			// Bytes past count may hold stale keys; they sit above every
+			// live one, so the lowest match decides (see findByte).
 			i := findByte(*(*uint64)(unsafe.Add(p, 14)), c)
 			if i == 8 {
 				i = 8 + findByte(uint64(*(*uint16)(unsafe.Add(p, 22))), c)
@@ -61,13 +67,40 @@ func (db *DB) lookupLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer)
 				return nil, slab.Nil, nil
 			}
 			ref = (*slab.Handle)(unsafe.Add(p, 24+4*uintptr(i)))
-			continue
-		}
-		ref = findChild(p, c)
-		if ref == nil {
-			return nil, slab.Nil, nil
+		case nodeN16:
+			i := findByte(*(*uint64)(unsafe.Add(p, 48)), c)
+			if i == 8 {
+				i = 8 + findByte(*(*uint64)(unsafe.Add(p, 56)), c)
+			}
+			if i >= uint(hd.count) {
+				return nil, slab.Nil, nil
+			}
+			ref = (*slab.Handle)(unsafe.Add(p, 64+4*uintptr(i)))
+		case nodeN48:
+			i := (*[256]byte)(unsafe.Add(p, 64))[c]
+			if i == 0 {
+				return nil, slab.Nil, nil
+			}
+			ref = (*slab.Handle)(unsafe.Add(p, 320+4*(uintptr(i)-1)))
+		default: // nodeN256: a Nil child ends the walk at the top of the loop
+			ref = (*slab.Handle)(unsafe.Add(p, 64+4*uintptr(c)))
 		}
 	}
+}
+
+// prefixMatch reports whether the inline part of node p's prefix (plen
+// bytes long, plen <= len(k)) equals the start of k. Prefixes of up to 8
+// bytes compare as one masked word when the node has 8 readable bytes at
+// the prefix (every kind but N10, whose 2-byte prefix is compared bytewise).
+func prefixMatch(p unsafe.Pointer, kind uint8, plen int, k []byte) bool {
+	n := min(plen, kinds[kind].pcap)
+	if kind != nodeN10 && n <= 8 && len(k) >= 8 {
+		mask := ^uint64(0) >> (64 - 8*uint(n))
+		a := *(*uint64)(unsafe.Add(p, hdrSize))
+		b := *(*uint64)(unsafe.Pointer(unsafe.SliceData(k)))
+		return (a^b)&mask == 0
+	}
+	return string(unsafe.Slice((*byte)(unsafe.Add(p, hdrSize)), n)) == string(k[:n])
 }
 
 func commonLen(a, b []byte) int {

@@ -18,12 +18,15 @@ func (s *Store) alloc(size int) slab.Handle {
 func (db *DB) newLeaf(key []byte, expireAt int64, v *value) slab.Handle {
 	s := db.s
 	h := s.alloc(leafSize(len(key), expireAt != 0, v))
-	writeLeaf(s.slab.Bytes(h), key, expireAt, v)
+	b := s.slab.Bytes(h)
+	writeLeaf(b, key, expireAt, v)
+	putClock(b, s.freshClock())
 	c := slab.HandleClass(h)
 	s.leaves[c]++
 	if expireAt != 0 {
 		s.slab.Tag(h)
 		s.ttl[c]++
+		s.wheelFile(h, expireAt)
 	}
 	return h
 }
@@ -37,14 +40,17 @@ func (db *DB) freeLeafBlock(h slab.Handle, ttl bool) {
 		s.ttl[c]--
 	}
 	s.slab.Free(h)
+	if ttl {
+		s.ttlDropped()
+	}
 }
 
 // freeLeaf frees leaf h and its external value.
 func (db *DB) freeLeaf(h slab.Handle) {
 	l := db.readLeaf(h)
-	if e := l.enc(); e == encExt || e == encBlob {
+	if t := leafTyp(l.flags); hasExt(t, l.enc()) {
 		x, _ := l.extRef()
-		db.s.slab.Free(x)
+		db.freeExt(t, l.enc(), x)
 	}
 	db.freeLeafBlock(h, l.hasTTL())
 }
@@ -52,13 +58,13 @@ func (db *DB) freeLeaf(h slab.Handle) {
 // valueOf describes l's value; inline bytes alias the leaf.
 func valueOf(l *leaf) value {
 	v := value{typ: leafTyp(l.flags), enc: l.enc()}
-	switch v.enc {
-	case encInt:
-		v.i = l.intVal()
-	case encEmbstr, encRaw:
-		v.b = l.inlineVal()
-	default:
+	switch {
+	case hasExt(v.typ, v.enc):
 		v.ext, v.n = l.extRef()
+	case v.enc == encInt:
+		v.i = l.intVal()
+	default:
+		v.b = l.inlineVal()
 	}
 	return v
 }
@@ -70,16 +76,22 @@ func valueOf(l *leaf) value {
 func (db *DB) replaceLeaf(ref *slab.Handle, h slab.Handle, l *leaf, key []byte, expireAt int64, v *value) {
 	s := db.s
 	oldExt := slab.Nil
-	if e := l.enc(); e == encExt || e == encBlob {
+	oldTyp, oldEnc := leafTyp(l.flags), l.enc()
+	if hasExt(oldTyp, oldEnc) {
 		oldExt, _ = l.extRef()
 	}
 	hadTTL := l.hasTTL()
+	oldExp := l.expireAt()
 	ttl := expireAt != 0
 	need := leafSize(len(key), ttl, v)
 	c := slab.Class(need)
 	hc := slab.HandleClass(h)
 	if c == hc && (c != slab.LargeClass || need <= len(l.b) && need > len(l.b)-4096) {
 		rewriteLeaf(l, expireAt, v)
+		putClock(l.b, s.rewrittenClock(l.b))
+		if ttl && (!hadTTL || oldExp != expireAt && s.wheelMoved(oldExp, expireAt)) {
+			s.wheelFile(h, expireAt) // expire.go: a new deadline bucket
+		}
 		if ttl != hadTTL {
 			if ttl {
 				s.slab.Tag(h)
@@ -87,15 +99,17 @@ func (db *DB) replaceLeaf(ref *slab.Handle, h slab.Handle, l *leaf, key []byte, 
 			} else {
 				s.slab.Untag(h)
 				s.ttl[c]--
+				s.ttlDropped()
 			}
 		}
 	} else {
 		nh := db.newLeaf(key, expireAt, v) // copies v before the old leaf goes
+		putClock(s.slab.Bytes(nh), s.rewrittenClock(l.b))
 		*ref = nh
 		db.freeLeafBlock(h, hadTTL)
 	}
-	if oldExt != slab.Nil && (oldExt != v.ext || (v.enc != encExt && v.enc != encBlob)) {
-		s.slab.Free(oldExt)
+	if oldExt != slab.Nil && (oldExt != v.ext || !hasExt(v.typ, v.enc)) {
+		db.freeExt(oldTyp, oldEnc, oldExt)
 	}
 	if ttl != hadTTL {
 		if ttl {
@@ -169,8 +183,18 @@ func (db *DB) stringValue(val []byte) value {
 }
 
 // find looks key up and applies lazy expiry: an expired key is deleted and
-// reported absent. It returns the slot, the leaf handle and its view.
+// reported absent. It returns the slot, the leaf handle and its view. A key
+// found is touched (its access clock updated, evict.go); peek does not.
 func (db *DB) find(key []byte, now int64) (*slab.Handle, slab.Handle, leaf) {
+	ref, h, l := db.peek(key, now)
+	if h != slab.Nil {
+		db.s.touch(l.b)
+	}
+	return ref, h, l
+}
+
+// peek is find without the touch (EXISTS, TYPE, TTL, OBJECT).
+func (db *DB) peek(key []byte, now int64) (*slab.Handle, slab.Handle, leaf) {
 	db.s.seen(now)
 	ref, h := db.lookup(key)
 	if h == slab.Nil {
@@ -178,7 +202,7 @@ func (db *DB) find(key []byte, now int64) (*slab.Handle, slab.Handle, leaf) {
 	}
 	l := db.readLeaf(h)
 	if l.expired(now) {
-		db.deleteKey(key)
+		db.expireKey(key)
 		return nil, slab.Nil, leaf{}
 	}
 	return ref, h, l

@@ -8,7 +8,7 @@ import "math/bits"
 // one mapping per block.
 const (
 	numClasses = 57
-	pageTarget = 1 << 20 // bytes of blocks per page, rounded down to a power-of-two slot count
+	chunk      = 2 << 20 // bytes of blocks per page: one huge page, chunk-aligned
 	osPage     = 4096
 )
 

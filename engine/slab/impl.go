@@ -5,20 +5,32 @@ import (
 	"unsafe"
 )
 
+// decoder is what Bytes and Pointer need of a class, packed so that the
+// decoders of all classes fill a few cache lines: page p = slot*magic>>msh
+// (slot / spp, exact for every slot < MaxSlots), block address =
+// pages[p] + (slot - p*spp)*size. LargeClass has spp 1 and size 0.
+type decoder struct {
+	pages unsafe.Pointer // &class.pages[0], nil while the class has none
+	size  uintptr
+	magic uint64
+	msh   uint32
+	spp   uint32
+}
+
 // class is one size class: its pages, its slot sets and its counters.
 type class struct {
-	size  uintptr // block size; 0 for LargeClass and for class 0
-	shift uint32  // log2 of slots per page (0 for LargeClass)
-	mask  uint32  // slots per page - 1
-	hdr   uintptr // bytes of the generation header before a page's blocks
-	span  uintptr // bytes mapped per page: hdr + blocks rounded up to osPage
+	size uintptr // block size; 0 for LargeClass and for class 0
+	spp  uint32  // slots per page (1 for LargeClass)
+	hdr  uintptr // bytes of the generation header before a page's blocks
+	span uintptr // bytes mapped per page: hdr + chunk
 
-	// pages[p] is the address of the first block of page p, or nil while the
-	// page is not mapped (never yet, or released). For LargeClass, page p is
-	// the single block of slot p.
+	// pages[p] is the address of the first block of page p (a multiple of
+	// chunk), or nil while the page is not mapped (never yet, or released).
+	// For LargeClass, page p is the single block of slot p.
 	pages []unsafe.Pointer
 	used  []int32 // live blocks per page (not for LargeClass)
-	slots uint32  // slots covered by pages and bitmaps: len(pages) << shift
+	huge  []bool  // page p was handed to the OS for huge pages (see fullPage)
+	slots uint32  // slots covered by pages and bitmaps
 
 	free hbits // slots that exist and are free
 	occ  hbits // live slots
@@ -39,7 +51,8 @@ type class struct {
 
 // impl holds the Slab's state; Slab embeds it so that slab.go shows the API.
 type impl struct {
-	cls        [1 << ClassBits]class // indexed by h >> classShift: no bounds check
+	dec        [1 << ClassBits]decoder // indexed by h >> classShift: no bounds check
+	cls        [1 << ClassBits]class
 	live       int
 	liveTagged int
 	inUse      int64
@@ -57,20 +70,29 @@ func newSlab() *Slab {
 func (s *Slab) initClasses() {
 	for ci := 1; ci < numClasses; ci++ {
 		c := &s.cls[ci]
-		*c = class{spare: -1}
-		if ci == LargeClass {
-			continue
+		*c = class{spare: -1, spp: 1}
+		if ci != LargeClass {
+			size := classSizes[ci]
+			c.size = uintptr(size)
+			c.spp = uint32(chunk / size)
+			c.hdr = uintptr(roundUp(int(c.spp)*2, osPage))
+			c.span = c.hdr + chunk
 		}
-		size := classSizes[ci]
-		c.size = uintptr(size)
-		n := max(pageTarget/size, 1)
-		c.shift = uint32(bits.Len(uint(n)) - 1)
-		spp := uintptr(1) << c.shift
-		c.mask = uint32(spp - 1)
-		c.hdr = uintptr(roundUp(int(spp)*2, osPage))
-		c.span = c.hdr + uintptr(roundUp(int(spp)*size, osPage))
+		m, sh := divMagic(c.spp)
+		s.dec[ci] = decoder{size: c.size, magic: m, msh: sh, spp: c.spp}
 	}
 }
+
+// divMagic returns m, sh such that n*m>>sh == n/d for every n < MaxSlots
+// (round-up reciprocal: m = ceil(2^(SlotBits+l) / d), l = ceil(log2 d)).
+func divMagic(d uint32) (uint64, uint32) {
+	l := uint32(bits.Len32(d - 1))
+	sh := SlotBits + l
+	return (uint64(1)<<sh + uint64(d) - 1) / uint64(d), sh
+}
+
+// page returns the page of slot i.
+func (c *class) page(i uint32) uint32 { return i / c.spp }
 
 // nextSeed returns the first generation for new generation storage: a
 // value far from the previous ones so that a Ref from before a page was
@@ -87,7 +109,8 @@ func (c *class) genp(i uint32) *uint16 {
 	if c.size == 0 {
 		return &c.lgen[i]
 	}
-	return (*uint16)(unsafe.Add(c.pages[i>>c.shift], -int(c.hdr)+2*int(i&c.mask)))
+	p := c.page(i)
+	return (*uint16)(unsafe.Add(c.pages[p], -int(c.hdr)+2*int(i-p*c.spp)))
 }
 
 func (s *Slab) alloc(size int) Handle {
@@ -103,7 +126,7 @@ func (s *Slab) alloc(size int) Handle {
 		}
 		i, _ = c.free.first()
 	}
-	p := i >> c.shift
+	p := c.page(i)
 	if c.pages[p] == nil && !s.mapPage(c, p) {
 		return Nil
 	}
@@ -111,6 +134,10 @@ func (s *Slab) alloc(size int) Handle {
 		c.spare = -1
 	}
 	c.used[p]++
+	if uint32(c.used[p]) == c.spp && !c.huge[p] {
+		c.huge[p] = true
+		osHuge(c.pages[p], chunk)
+	}
 	return s.take(c, ci, i)
 }
 
@@ -130,26 +157,28 @@ func (s *Slab) take(c *class, ci int, i uint32) Handle {
 	return Handle(uint32(ci)<<classShift | g<<genShift | i)
 }
 
-// growClass appends one page worth of free, unmapped slots to c.
+// growClass appends one page worth of free, unmapped slots to c (the last
+// page of a class may hold fewer than spp slots: slots stay < MaxSlots).
 func (s *Slab) growClass(c *class) bool {
-	spp := uint32(1) << c.shift
-	if c.size == 0 {
-		spp = 64 // LargeClass grows its slot table 64 slots at a time
-	}
 	lo := c.slots
-	if lo+spp > MaxSlots {
+	if lo >= MaxSlots {
 		return false
 	}
-	hi := lo + spp
-	for range (hi - lo) >> c.shift {
-		c.pages = append(c.pages, nil)
-		if c.size != 0 {
-			c.used = append(c.used, 0)
+	hi := min(lo+c.spp, MaxSlots)
+	if c.size == 0 {
+		hi = lo + 64 // LargeClass grows its slot table 64 slots at a time
+		for range hi - lo {
+			c.pages = append(c.pages, nil)
 		}
+	} else {
+		c.pages = append(c.pages, nil)
+		c.used = append(c.used, 0)
+		c.huge = append(c.huge, false)
 	}
+	s.dec[s.classIndex(c)].pages = unsafe.Pointer(unsafe.SliceData(c.pages))
 	if c.size == 0 {
 		seed := s.nextSeed()
-		for range spp {
+		for range hi - lo {
 			c.lsize = append(c.lsize, 0)
 			c.lgen = append(c.lgen, seed)
 		}
@@ -162,13 +191,19 @@ func (s *Slab) growClass(c *class) bool {
 	return true
 }
 
+// classIndex returns the number of class c.
+func (s *Slab) classIndex(c *class) int {
+	return int((uintptr(unsafe.Pointer(c)) - uintptr(unsafe.Pointer(&s.cls[0]))) / unsafe.Sizeof(class{}))
+}
+
 // mapPage maps page p of c and seeds its generations.
 func (s *Slab) mapPage(c *class, p uint32) bool {
-	m, err := osMap(c.span)
+	m, err := osMapAligned(c.hdr, chunk)
 	if err != nil {
 		return false
 	}
-	gens := unsafe.Slice((*uint16)(m), c.mask+1)
+	c.huge[p] = false
+	gens := unsafe.Slice((*uint16)(m), c.spp)
 	seed := s.nextSeed()
 	for k := range gens {
 		gens[k] = seed
@@ -249,7 +284,7 @@ func (s *Slab) free(h Handle) {
 	}
 	c.inUse -= int64(c.size)
 	s.inUse -= int64(c.size)
-	p := i >> c.shift
+	p := c.page(i)
 	c.used[p]--
 	if c.used[p] != 0 {
 		return
@@ -272,17 +307,19 @@ func (s *Slab) bytes(h Handle) []byte {
 	if c.size == 0 {
 		return s.largeBytes(c, i)
 	}
-	return unsafe.Slice((*byte)(unsafe.Add(c.pages[i>>c.shift], uintptr(i&c.mask)*c.size)), c.size)
+	return unsafe.Slice((*byte)(s.pointer(h)), c.size)
 }
 
+// pointer decodes h without a branch: LargeClass has spp 1 and size 0.
 func (s *Slab) pointer(h Handle) unsafe.Pointer {
-	c := &s.cls[h>>classShift]
-	i := uint32(h) & slotMask
-	if c.size == 0 {
-		return c.pages[i]
-	}
-	return unsafe.Add(c.pages[i>>c.shift], uintptr(i&c.mask)*c.size)
+	d := &s.dec[h>>classShift]
+	i := uint64(h) & slotMask
+	p := i * d.magic >> d.msh
+	base := *(*unsafe.Pointer)(unsafe.Add(d.pages, uintptr(p)*ptrSize))
+	return unsafe.Add(base, uintptr(i-p*uint64(d.spp))*d.size)
 }
+
+const ptrSize = unsafe.Sizeof(unsafe.Pointer(nil))
 
 func (s *Slab) largeBytes(c *class, i uint32) []byte {
 	return unsafe.Slice((*byte)(c.pages[i]), c.lsize[i])
@@ -411,14 +448,18 @@ func (s *Slab) purge() {
 			if base == nil || c.used[p] == 0 {
 				continue // unmapped, or the empty spare page (kept warm on purpose)
 			}
-			lo := uint32(p) << c.shift
-			hi := lo + c.mask + 1
+			lo := uint32(p) * c.spp
+			hi := min(lo+c.spp, c.slots)
 			for i := c.occ.nextClear(lo, hi); i < hi; {
 				j := c.occ.nextSet(i, hi)
 				a := roundUp(int(uintptr(i-lo)*c.size), osPage)
 				b := int(uintptr(j-lo)*c.size) &^ (osPage - 1)
+				if j == hi {
+					b = chunk // the tail past the last block goes too
+				}
 				if b > a {
 					osRelease(unsafe.Add(base, a), uintptr(b-a))
+					c.huge[p] = false
 				}
 				i = c.occ.nextClear(j, hi)
 			}

@@ -1,0 +1,365 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+
+	"github.com/radish-kv/radish/engine/slab"
+)
+
+// The large zset encoding: Redis's skiplist with spans (O(log n) rank,
+// range and insert), plus the slab hash table of object.go mapping each
+// member to its node for O(1) ZSCORE. A node is an entry block of that
+// table, so the member is stored once.
+//
+// Header block (zslHdrSize bytes), the object's root:
+//
+//	0      0
+//	1      level (1..zslMaxLevel)
+//	4..8   header node (a node of zslMaxLevel levels and no member)
+//	8..12  tail node (Nil when empty)
+//	12..16 member table (object.go's slab hash table)
+//	16..24 length
+//
+// Node block:
+//
+//	0      0
+//	1..    member as a serialized string (uvarint length, bytes)
+//	then   score float64 bits (8), backward node (4), level (1),
+//	       level × (forward node 4, span 4)
+const (
+	zslHdrSize  = 24
+	zslMaxLevel = 32
+)
+
+type zsl struct {
+	db     *DB
+	h      slab.Handle
+	level  int
+	header slab.Handle
+	tail   slab.Handle
+	tab    slab.Handle
+	length int
+}
+
+func (db *DB) openZsl(h slab.Handle) zsl {
+	b := db.s.slab.Bytes(h)
+	return zsl{db: db, h: h, level: int(b[1]),
+		header: slab.Handle(le32(b, 4)), tail: slab.Handle(le32(b, 8)),
+		tab: slab.Handle(le32(b, 12)), length: int(binary.LittleEndian.Uint64(b[16:]))}
+}
+
+func (z *zsl) save() {
+	b := z.db.s.slab.Bytes(z.h)
+	b[1] = byte(z.level)
+	put32(b, 4, uint32(z.header))
+	put32(b, 8, uint32(z.tail))
+	put32(b, 12, uint32(z.tab))
+	binary.LittleEndian.PutUint64(b[16:], uint64(z.length))
+}
+
+func (db *DB) newZsl(n int) zsl {
+	h := db.s.alloc(zslHdrSize)
+	b := db.s.slab.Bytes(h)
+	clear(b[:zslHdrSize])
+	z := zsl{db: db, h: h, level: 1, tab: db.newTable(n)}
+	z.header = z.newNode(zslMaxLevel, 0, nil)
+	z.save()
+	return z
+}
+
+// free frees every node, the table and the header.
+func (z *zsl) free() {
+	s := z.db.s
+	for x := z.header; x != slab.Nil; {
+		next := z.fwd(x, 0)
+		s.slab.Free(x)
+		x = next
+	}
+	s.slab.Free(z.tab)
+	s.slab.Free(z.h)
+}
+
+// zn is a decoded node: its block and the offset of the score.
+type zn struct {
+	b []byte
+	o int
+}
+
+func (z *zsl) node(x slab.Handle) zn {
+	b := z.db.s.slab.Bytes(x)
+	var o int
+	if n := b[1]; n < 0x80 {
+		o = 2 + int(n)
+	} else {
+		n, w := binary.Uvarint(b[1:])
+		o = 1 + w + int(n)
+	}
+	return zn{b, o}
+}
+
+func (n zn) member() []byte {
+	b := n.b
+	if c := b[1]; c < 0x80 {
+		return b[2 : 2+int(c) : 2+int(c)]
+	}
+	m, _ := readStr(b, 1)
+	return m
+}
+func (n zn) score() float64 {
+	return math.Float64frombits(binary.LittleEndian.Uint64(n.b[n.o:]))
+}
+func (n zn) setScore(f float64) {
+	binary.LittleEndian.PutUint64(n.b[n.o:], math.Float64bits(f))
+}
+func (n zn) back() slab.Handle           { return slab.Handle(le32(n.b, n.o+8)) }
+func (n zn) setBack(x slab.Handle)       { put32(n.b, n.o+8, uint32(x)) }
+func (n zn) levels() int                 { return int(n.b[n.o+12]) }
+func (n zn) fwd(i int) slab.Handle       { return slab.Handle(le32(n.b, n.o+13+8*i)) }
+func (n zn) setFwd(i int, x slab.Handle) { put32(n.b, n.o+13+8*i, uint32(x)) }
+func (n zn) span(i int) int              { return int(le32(n.b, n.o+17+8*i)) }
+func (n zn) setSpan(i, s int)            { put32(n.b, n.o+17+8*i, uint32(s)) }
+
+func (z *zsl) fwd(x slab.Handle, i int) slab.Handle { return z.node(x).fwd(i) }
+
+func (z *zsl) newNode(level int, score float64, member []byte) slab.Handle {
+	mo := 1 + strSize(len(member))
+	x := z.db.s.alloc(mo + 13 + 8*level)
+	b := z.db.s.slab.Bytes(x)
+	b[0] = 0
+	o := 1 + binary.PutUvarint(b[1:], uint64(len(member)))
+	o += copy(b[o:], member)
+	binary.LittleEndian.PutUint64(b[o:], math.Float64bits(score))
+	put32(b, o+8, 0)
+	b[o+12] = byte(level)
+	clear(b[o+13 : o+13+8*level])
+	return x
+}
+
+func (z *zsl) randomLevel() int {
+	l := 1
+	for l < zslMaxLevel && z.db.s.random()&0xFFFF < 0xFFFF/4 {
+		l++
+	}
+	return l
+}
+
+// zless reports whether (s1, m1) sorts before (s2, m2).
+func zless(s1 float64, m1 []byte, s2 float64, m2 []byte) bool {
+	return s1 < s2 || s1 == s2 && bytes.Compare(m1, m2) < 0
+}
+
+// insert adds a member that must be absent; it returns its node.
+func (z *zsl) insert(score float64, member []byte) slab.Handle {
+	var update [zslMaxLevel]slab.Handle
+	var rank [zslMaxLevel]int
+	x := z.header
+	for i := z.level - 1; i >= 0; i-- {
+		if i < z.level-1 {
+			rank[i] = rank[i+1]
+		}
+		xn := z.node(x)
+		for {
+			f := xn.fwd(i)
+			if f == slab.Nil {
+				break
+			}
+			fn := z.node(f)
+			if !zless(fn.score(), fn.member(), score, member) {
+				break
+			}
+			rank[i] += xn.span(i)
+			x, xn = f, fn
+		}
+		update[i] = x
+	}
+	lvl := z.randomLevel()
+	if lvl > z.level {
+		hn := z.node(z.header)
+		for i := z.level; i < lvl; i++ {
+			rank[i] = 0
+			update[i] = z.header
+			hn.setSpan(i, z.length)
+		}
+		z.level = lvl
+	}
+	x = z.newNode(lvl, score, member)
+	xn := z.node(x)
+	for i := 0; i < lvl; i++ {
+		un := z.node(update[i])
+		xn.setFwd(i, un.fwd(i))
+		un.setFwd(i, x)
+		xn.setSpan(i, un.span(i)-(rank[0]-rank[i]))
+		un.setSpan(i, rank[0]-rank[i]+1)
+	}
+	for i := lvl; i < z.level; i++ {
+		un := z.node(update[i])
+		un.setSpan(i, un.span(i)+1)
+	}
+	if update[0] != z.header {
+		xn.setBack(update[0])
+	}
+	if f := xn.fwd(0); f != slab.Nil {
+		z.node(f).setBack(x)
+	} else {
+		z.tail = x
+	}
+	z.length++
+	z.tab = z.db.tabAdd(z.tab, x)
+	return x
+}
+
+// deleteNode unlinks x given the update vector (it does not free it or
+// touch the table).
+func (z *zsl) deleteNode(x slab.Handle, update *[zslMaxLevel]slab.Handle) {
+	xn := z.node(x)
+	for i := 0; i < z.level; i++ {
+		un := z.node(update[i])
+		if un.fwd(i) == x {
+			un.setSpan(i, un.span(i)+xn.span(i)-1)
+			un.setFwd(i, xn.fwd(i))
+		} else {
+			un.setSpan(i, un.span(i)-1)
+		}
+	}
+	if f := xn.fwd(0); f != slab.Nil {
+		z.node(f).setBack(xn.back())
+	} else {
+		z.tail = xn.back()
+	}
+	hn := z.node(z.header)
+	for z.level > 1 && hn.fwd(z.level-1) == slab.Nil {
+		z.level--
+	}
+	z.length--
+}
+
+// unindex removes x's member from the table and frees x.
+func (z *zsl) unindex(x slab.Handle) {
+	slot, _ := z.db.tabFind(z.tab, z.node(x).member())
+	z.tab = z.db.tabDel(z.tab, slot)
+	z.db.s.slab.Free(x)
+}
+
+// lookup returns member's node (Nil when absent).
+func (z *zsl) lookup(member []byte) slab.Handle { return z.db.tabGet(z.tab, member) }
+
+// remove deletes the node x (found by lookup).
+func (z *zsl) remove(x slab.Handle) {
+	xn := z.node(x)
+	score, member := xn.score(), xn.member()
+	var update [zslMaxLevel]slab.Handle
+	y := z.header
+	for i := z.level - 1; i >= 0; i-- {
+		yn := z.node(y)
+		for {
+			f := yn.fwd(i)
+			if f == slab.Nil || f == x {
+				break
+			}
+			fn := z.node(f)
+			if !zless(fn.score(), fn.member(), score, member) {
+				break
+			}
+			y, yn = f, fn
+		}
+		update[i] = y
+	}
+	z.deleteNode(x, &update)
+	z.unindex(x)
+}
+
+// updateScore gives node x a new score, in place when its position does
+// not change (Redis's zslUpdateScore), else by reinsertion.
+func (z *zsl) updateScore(x slab.Handle, score float64) {
+	xn := z.node(x)
+	b, f := xn.back(), xn.fwd(0)
+	if (b == slab.Nil || z.node(b).score() < score) && (f == slab.Nil || z.node(f).score() > score) {
+		xn.setScore(score)
+		return
+	}
+	z.db.s.tmp = append(z.db.s.tmp[:0], xn.member()...)
+	z.remove(x)
+	z.insert(score, z.db.s.tmp)
+}
+
+// countBefore returns how many elements satisfy before, which must hold
+// for a prefix of the order (true, ..., true, false, ...).
+func (z *zsl) countBefore(before func(score float64, member []byte) bool) int {
+	rank := 0
+	x := z.header
+	for i := z.level - 1; i >= 0; i-- {
+		xn := z.node(x)
+		for {
+			f := xn.fwd(i)
+			if f == slab.Nil {
+				break
+			}
+			fn := z.node(f)
+			if !before(fn.score(), fn.member()) {
+				break
+			}
+			rank += xn.span(i)
+			x, xn = f, fn
+		}
+	}
+	return rank
+}
+
+// byRank returns the node at 0-based rank r (0 <= r < length).
+func (z *zsl) byRank(r int) slab.Handle {
+	r++
+	traversed := 0
+	x := z.header
+	for i := z.level - 1; i >= 0; i-- {
+		xn := z.node(x)
+		for {
+			f := xn.fwd(i)
+			if f == slab.Nil || traversed+xn.span(i) > r {
+				break
+			}
+			traversed += xn.span(i)
+			x = f
+			xn = z.node(x)
+		}
+		if traversed == r {
+			return x
+		}
+	}
+	return slab.Nil
+}
+
+// rankOf returns the 0-based rank of node x.
+func (z *zsl) rankOf(x slab.Handle) int {
+	xn := z.node(x)
+	score, member := xn.score(), xn.member()
+	return z.countBefore(func(s float64, m []byte) bool { return zless(s, m, score, member) })
+}
+
+// deleteRange deletes the elements of 0-based ranks [start, end).
+func (z *zsl) deleteRange(start, end int) {
+	var update [zslMaxLevel]slab.Handle
+	traversed := 0
+	x := z.header
+	for i := z.level - 1; i >= 0; i-- {
+		xn := z.node(x)
+		for {
+			f := xn.fwd(i)
+			if f == slab.Nil || traversed+xn.span(i) > start {
+				break
+			}
+			traversed += xn.span(i)
+			x = f
+			xn = z.node(x)
+		}
+		update[i] = x
+	}
+	x = z.fwd(x, 0)
+	for k := start; k < end && x != slab.Nil; k++ {
+		next := z.fwd(x, 0)
+		z.deleteNode(x, &update)
+		z.unindex(x)
+		x = next
+	}
+}
