@@ -90,7 +90,7 @@ type Merge uint8
 
 // Merge kinds.
 const (
-	MergeNone     Merge = iota // keys must all be on one shard
+	MergeNone     Merge = iota // one reply; across shards the command runs on gathered copies (shard/cross.go)
 	MergeSum                   // integer replies are added (DEL, EXISTS, DBSIZE)
 	MergeKeyOrder              // array replies hold one element per key; restore argument order (MGET)
 	MergeAllOK                 // +OK when every part said +OK (MSET, FLUSHALL)
@@ -126,12 +126,6 @@ type Spec struct {
 	// AllShards: the command runs on every shard (DBSIZE, KEYS, FLUSHALL)
 	// and the replies are merged with Merge.
 	AllShards bool
-	// Cross: when the keys span shards and the parts cannot simply be
-	// merged (RENAME, MSETNX, SMOVE, ZUNIONSTORE), the shard gathers every
-	// key into a scratch store under the txn's locks, runs the handler
-	// there and writes the results back. Without Cross (and MergeNone) the
-	// keys must share a shard.
-	Cross bool
 	// Route, when set, decides from the arguments where a command runs,
 	// for commands whose placement no key spec can say (SCAN's cursor names
 	// a shard; DEBUG POPULATE runs everywhere, DEBUG OBJECT where its key
@@ -195,6 +189,10 @@ type Local interface {
 	// Kill closes the connection with this client ID after the current
 	// reply; false if this shard has no such client.
 	Kill(id int64) bool
+	// Unblock ends the blocking command the client waits in, with its
+	// timeout reply or (withError) the UNBLOCKED error; false if this shard
+	// has no such blocked client.
+	Unblock(id int64, withError bool) bool
 }
 
 // Client is one connection's state, owned by the shard that accepted it.

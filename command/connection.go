@@ -63,6 +63,12 @@ var clientSpec = &Spec{Name: "client", Arity: -2, ACL: []string{"slow"},
 			s.AllShards, s.Merge = true, MergeSum
 			return s
 		}(),
+		func() *Spec {
+			s := clientSub("unblock", -3, Admin, cmdClientUnblock,
+				"Unblock a client blocked in a blocking command from a different connection")
+			s.AllShards, s.Merge = true, MergeSum
+			return s
+		}(),
 	},
 }
 
@@ -460,4 +466,34 @@ func help(c *Ctx, cmd string, lines []string) {
 	}
 	c.W.Simple("HELP")
 	c.W.Simple("    Print this help.")
+}
+
+// cmdClientUnblock is CLIENT UNBLOCK id [TIMEOUT|ERROR]; it runs on every
+// shard and the one owning the client answers 1 (MergeSum).
+func cmdClientUnblock(c *Ctx, args [][]byte) {
+	id, err := strconv.ParseInt(string(args[2]), 10, 64)
+	if err != nil {
+		c.W.Error("ERR value is not an integer or out of range")
+		return
+	}
+	withError := false
+	if len(args) == 4 {
+		switch strings.ToLower(string(args[3])) {
+		case "timeout":
+		case "error":
+			withError = true
+		default:
+			c.W.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+			return
+		}
+	} else if len(args) > 4 {
+		c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) +
+			"'. Try CLIENT HELP.")
+		return
+	}
+	if c.Local.Unblock(id, withError) {
+		c.W.Int(1)
+	} else {
+		c.W.Int(0)
+	}
 }

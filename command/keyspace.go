@@ -356,7 +356,6 @@ var keyspaceSpecs = []*Spec{
 			{Flags: KeyOW | KeyUpdate, Index: 2, LastKey: 0, Step: 1},
 		},
 		Handler: CmdRename,
-		Cross:   true,
 		Summary: "Rename a key",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(1)",
@@ -375,7 +374,6 @@ var keyspaceSpecs = []*Spec{
 			{Flags: KeyOW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
 		},
 		Handler: CmdRenameNX,
-		Cross:   true,
 		Summary: "Rename a key, only if the new key does not exist",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(1)",
@@ -397,7 +395,6 @@ var keyspaceSpecs = []*Spec{
 			{Flags: KeyOW | KeyUpdate, Index: 2, LastKey: 0, Step: 1},
 		},
 		Handler: CmdCopy,
-		Cross:   true,
 		Summary: "Copy a key",
 		Since:   "6.2.0", Group: "generic",
 		Complexity: "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.",
@@ -619,8 +616,17 @@ func CmdExists(c *Ctx, args [][]byte) {
 	c.W.Int(int64(n))
 }
 
-// CmdTouch is TOUCH key [key ...]: EXISTS (there is no access clock yet).
-func CmdTouch(c *Ctx, args [][]byte) { CmdExists(c, args) }
+// CmdTouch is TOUCH key [key ...]: how many of the keys exist; each is
+// touched (its LRU/LFU clock updated), even for a NO-TOUCH client.
+func CmdTouch(c *Ctx, args [][]byte) {
+	n := 0
+	for _, k := range args[1:] {
+		if c.DB.Touch(k, c.Now) {
+			n++
+		}
+	}
+	c.W.Int(int64(n))
+}
 
 // CmdType is TYPE key.
 func CmdType(c *Ctx, args [][]byte) {
@@ -1095,8 +1101,12 @@ func CmdObjectRefCount(c *Ctx, args [][]byte) {
 	c.W.IntOrNull(n, ok)
 }
 
-// kvLFU reports whether maxmemory-policy is an LFU policy.
+// kvLFU reports whether maxmemory-policy is an LFU policy: whether the
+// engine keeps LFU counters (the server sets its policy), else the config.
 func kvLFU(c *Ctx) bool {
+	if c.Store != nil {
+		return c.Store.LFU()
+	}
 	if c.Server == nil {
 		return false
 	}
@@ -1108,10 +1118,11 @@ func kvLFU(c *Ctx) bool {
 	return false
 }
 
-// CmdObjectIdleTime is OBJECT IDLETIME key. The engine keeps no access
-// clock yet, so a key is always reported idle for 0 seconds.
+// CmdObjectIdleTime is OBJECT IDLETIME key: seconds since the key was
+// last read or written (LRU clock, 1 s resolution). It does not touch it.
 func CmdObjectIdleTime(c *Ctx, args [][]byte) {
-	if !c.DB.Exists(args[2], c.Now) {
+	idle, ok := c.DB.IdleTime(args[2], c.Now)
+	if !ok {
 		c.W.Null()
 		return
 	}
@@ -1119,16 +1130,14 @@ func CmdObjectIdleTime(c *Ctx, args [][]byte) {
 		c.W.Error("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 		return
 	}
-	c.W.Int(0)
+	c.W.Int(idle)
 }
 
-// kvLFUInitVal is the access counter Redis gives a new key (LFU_INIT_VAL).
-const kvLFUInitVal = 5
-
-// CmdObjectFreq is OBJECT FREQ key. Under an LFU policy it reports the
-// counter of a fresh key (the engine does not count accesses yet).
+// CmdObjectFreq is OBJECT FREQ key: the key's logarithmic access counter
+// (after decay) under an LFU policy. It does not touch the key.
 func CmdObjectFreq(c *Ctx, args [][]byte) {
-	if !c.DB.Exists(args[2], c.Now) {
+	freq, ok := c.DB.Freq(args[2], c.Now)
+	if !ok {
 		c.W.Null()
 		return
 	}
@@ -1136,7 +1145,7 @@ func CmdObjectFreq(c *Ctx, args [][]byte) {
 		c.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 		return
 	}
-	c.W.Int(kvLFUInitVal)
+	c.W.Int(int64(freq))
 }
 
 var objectHelp = []string{

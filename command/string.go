@@ -225,7 +225,6 @@ var stringSpecs = []*Spec{
 			{Flags: KeyOW | KeyInsert, Index: 1, LastKey: -1, Step: 2},
 		},
 		Handler: CmdMSetNX,
-		Cross:   true,
 		Summary: "Set multiple keys to multiple values, only if none of the keys exist",
 		Since:   "1.0.1", Group: "string",
 		Complexity: "O(N) where N is the number of keys to set.",
@@ -799,7 +798,7 @@ func CmdMSet(c *Ctx, args [][]byte) {
 
 // CmdMSetNX is MSETNX key value [key value ...] for keys of one shard: :0
 // and nothing set if any key exists, else all set and :1. Atomicity across
-// shards is the router's (Cross).
+// shards is the shard's gather plan.
 func CmdMSetNX(c *Ctx, args [][]byte) {
 	if len(args)%2 != 1 {
 		c.W.Error("ERR wrong number of arguments for 'msetnx' command")

@@ -1,0 +1,162 @@
+package command
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN,
+// BZPOPMAX, BZMPOP) have two entry points:
+//
+//   - Spec.Handler, the form that never blocks: what Redis does inside
+//     MULTI or a script (pop if it can, else the timeout reply at once).
+//   - BlockingFunc(spec), a BlockFunc the shard loop runs instead when the
+//     client may block. When the command can reply now (data was there, or
+//     an argument error) it writes the reply exactly as Redis would and
+//     returns false. When every key it reads is empty it writes nothing,
+//     fills Wait and returns true: the loop parks the client on those keys
+//     and, when one of them may have received data (any write to it:
+//     LPUSH, ZADD, LMOVE's destination, *STORE, RENAME, ...), runs the
+//     BlockFunc again with the same args (it replies, or asks to wait
+//     again; keep the first Deadline). When the deadline passes the loop
+//     writes WriteTimeout's reply.
+//
+// The engine needs nothing special: a blocked client is only waiting keys
+// and a deadline.
+
+// Wait says what a blocked command waits for.
+type Wait struct {
+	// Keys are the indexes in args of the keys the command waits on, in
+	// argument order (the order Redis serves them in).
+	Keys []int
+	// Deadline is the absolute unix-ms time at which the client gets the
+	// timeout reply; 0 means never.
+	Deadline int64
+
+	buf [8]int
+}
+
+func (w *Wait) set(deadline int64, from, to int) {
+	w.Deadline = deadline
+	w.Keys = w.buf[:0]
+	for i := from; i < to; i++ {
+		w.Keys = append(w.Keys, i)
+	}
+}
+
+// BlockFunc runs a blocking command's attempt; see the comment above.
+type BlockFunc func(c *Ctx, args [][]byte, wait *Wait) (blocked bool)
+
+// blockFuncs maps the rows of blocking commands to their BlockFunc.
+var blockFuncs = map[string]BlockFunc{}
+
+func registerBlocking(name string, f BlockFunc) { blockFuncs[name] = f }
+
+func init() {
+	registerBlocking("blpop", BlockLPop)
+	registerBlocking("brpop", BlockRPop)
+	registerBlocking("blmove", BlockLMove)
+	registerBlocking("brpoplpush", BlockRPopLPush)
+	registerBlocking("blmpop", BlockLMPop)
+}
+
+// BlockingFunc returns the BlockFunc of a blocking command's row, nil for a
+// command that never blocks.
+func BlockingFunc(s *Spec) BlockFunc {
+	if s == nil || s.Flags&Blocking == 0 {
+		return nil
+	}
+	return blockFuncs[s.Name]
+}
+
+// WriteTimeout writes the reply a blocked command gets when its deadline
+// passes: a null array for every one of them, BLMOVE and BRPOPLPUSH
+// included (Redis 7.0's replyToBlockedClientTimedOut; RESP3 "_"), although
+// their non-blocking form (inside MULTI) answers a null bulk.
+func WriteTimeout(c *Ctx, s *Spec) { c.W.NullArray() }
+
+// nonBlocking runs a BlockFunc as a command that must not block: nothing
+// to pop gives the timeout reply at once.
+func nonBlocking(c *Ctx, args [][]byte, f BlockFunc, array bool) {
+	var w Wait
+	if f(c, args, &w) {
+		if array {
+			c.W.NullArray()
+		} else {
+			c.W.Null()
+		}
+	}
+}
+
+// blockTimeout parses a timeout in seconds (Redis's getTimeoutFromObjectOrReply
+// with UNIT_SECONDS) into an absolute deadline: 0 means none. ok false: replied.
+func blockTimeout(c *Ctx, b []byte) (int64, bool) {
+	f, ok := parseLongDoubleLike(b)
+	if !ok {
+		c.W.Error("ERR timeout is not a float or out of range")
+		return 0, false
+	}
+	ms := f * 1000
+	// C converts an out-of-range value to LLONG_MIN on x86: "negative".
+	if ms >= math.MaxInt64 || ms < math.MinInt64 || ms <= -1 {
+		c.W.Error("ERR timeout is negative")
+		return 0, false
+	}
+	t := int64(ms)
+	if t <= 0 {
+		return 0, true
+	}
+	if t > math.MaxInt64-c.Now {
+		return math.MaxInt64, true
+	}
+	return c.Now + t, true
+}
+
+// parseLongDoubleLike parses b as Redis's string2ld does, for timeouts:
+// no leading space, the whole string, no overflow, not NaN.
+func parseLongDoubleLike(b []byte) (float64, bool) {
+	if len(b) == 0 || isCSpace(b[0]) {
+		return 0, false
+	}
+	f, erange, ok := parseCDouble(b)
+	if !ok || math.IsNaN(f) || erange && (math.IsInf(f, 0) || f == 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+func isCSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// parseCDouble parses all of b as C's strtod does (decimal or hex, inf,
+// infinity, nan); erange reports an overflow (±Inf) or underflow (0), as
+// strtod's ERANGE. ok is false when b is not entirely a number.
+func parseCDouble(b []byte) (f float64, erange, ok bool) {
+	s := string(b)
+	f, err := strconv.ParseFloat(s, 64)
+	if err == nil {
+		return f, false, true
+	}
+	if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
+		return f, true, true
+	}
+	// strtod takes hex numbers without a binary exponent ("0x1A").
+	t := s
+	neg := false
+	if len(t) > 0 && (t[0] == '+' || t[0] == '-') {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	if len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') && !strings.ContainsAny(t, "_pP") {
+		f, err := strconv.ParseFloat("0x"+t[2:]+"p0", 64)
+		if err == nil || err.(*strconv.NumError).Err == strconv.ErrRange {
+			if neg {
+				f = -f
+			}
+			return f, err != nil, true
+		}
+	}
+	return 0, false, false
+}
