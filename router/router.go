@@ -84,13 +84,14 @@ type Splitter struct {
 // one part per shard holding keys, in ascending shard order. No keys: no
 // parts. All keys on one shard: one part with the client's args.
 //
-// Otherwise the command is cut when its row is not Cross and its keys
+// Otherwise the command is cut when its row merges replies (Merge is not
+// MergeNone) and its keys
 // come from a single key spec: each part holds the arguments before the
 // first key (a keynum count rewritten to the part's number of keys), this
 // shard's keys each with the arguments that travel with it (the Step-1
 // after it, or XREAD's ids), then the arguments after the keys. Commands
-// that cannot be cut (a Cross row such as RENAME, or keys from several
-// specs) get parts that all carry the client's whole args, with KeyIdx
+// that cannot be cut (MergeNone rows such as RENAME, which the shard runs
+// on gathered copies, or keys from several specs) get parts that all carry the client's whole args, with KeyIdx
 // naming this shard's keys in them.
 //
 // The parts and their slices are valid until the next Split.
@@ -124,7 +125,7 @@ func (s *Splitter) Split(spec *command.Spec, args [][]byte, idx []int, n int) []
 	}
 	var r command.KeyRange
 	cut := false
-	if !spec.Cross {
+	if spec.Merge != command.MergeNone {
 		var ok bool
 		s.ranges, ok = spec.KeyRanges(args, s.ranges[:0])
 		if ok && len(s.ranges) == 1 && s.ranges[0].Count == nk && s.ranges[0].First == idx[0] {

@@ -27,7 +27,7 @@ var (
 		KeySpecs: []command.KeySpec{
 			{Flags: command.KeyOW, Index: 1, LastKey: 0, Step: 1},
 			{Flags: command.KeyRO, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1}}}
-	rename = &command.Spec{Name: "rename", Arity: 3, Cross: true,
+	rename = &command.Spec{Name: "rename", Arity: 3,
 		KeySpecs: []command.KeySpec{
 			{Flags: command.KeyRW, Index: 1, LastKey: 0, Step: 1},
 			{Flags: command.KeyOW, Index: 2, LastKey: 0, Step: 1}}}

@@ -21,6 +21,8 @@ type conn struct {
 	// connection reads no further commands until it completes, so nothing
 	// the client sends later can overtake it on any shard.
 	barrier bool
+	// blocked is set while a blocking command waits (see block.go).
+	blocked *blockState
 	closing bool
 	dead    bool
 }
@@ -137,6 +139,10 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	}
 	c.cl.LastCmd = spec.Name
 	c.cl.LastMs = s.now
+	if fn := command.BlockingFunc(spec); fn != nil {
+		s.block(c, spec, fn, args)
+		return
+	}
 
 	if spec.AllShards {
 		s.fanOutAll(c, spec, args)
@@ -229,7 +235,7 @@ func (s *Shard) scan(c *conn, spec *command.Spec, args [][]byte, at int) {
 	sl := s.pend(c)
 	db, proto, from := c.cl.DB, c.cl.Proto, s.id
 	s.send(shard, func(t *Shard) {
-		b := t.execTo(nil, proto, db, spec, args)
+		b := t.execTo(true, proto, db, spec, args)
 		t.send(from, func(o *Shard) { o.fill(c, sl, rewriteCursor(b, shard, n, proto)) })
 	})
 }
@@ -258,14 +264,14 @@ func (s *Shard) runLocal1(c *conn, spec *command.Spec, args [][]byte) {
 		s.execDiscard(c, spec, args)
 		return
 	}
-	s.reply(c, func(w *resp.Writer) { s.exec(w, &c.cl, c.cl.DB, spec, args) })
+	s.reply(c, func(w *resp.Writer) { s.exec(w, &c.cl, c.cl.NoTouch, c.cl.DB, spec, args) })
 }
 
 // execDiscard runs a command whose reply CLIENT REPLY OFF/SKIP suppresses.
 func (s *Shard) execDiscard(c *conn, spec *command.Spec, args [][]byte) {
 	mode := c.cl.Reply
 	s.w.B, s.w.Proto = s.w.B[:0], c.cl.Proto
-	s.exec(&s.w, &c.cl, c.cl.DB, spec, args)
+	s.exec(&s.w, &c.cl, c.cl.NoTouch, c.cl.DB, spec, args)
 	if mode == command.ReplySkip && c.cl.Reply == command.ReplySkip {
 		c.cl.Reply = command.ReplyOn
 	}
@@ -276,9 +282,25 @@ func (s *Shard) execDiscard(c *conn, spec *command.Spec, args [][]byte) {
 	}
 }
 
-// exec runs a handler on this shard's store. cl is nil when the command
-// came from another shard.
-func (s *Shard) exec(w *resp.Writer, cl *command.Client, db int, spec *command.Spec, args [][]byte) {
+// exec runs a handler on this shard's store, unless memory is over the
+// budget with nothing to evict and the command may grow it. cl is nil when
+// the command came from another shard; noTouch is the client's NO-TOUCH.
+func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
+	if s.oom(spec) {
+		w.Error(errOOM)
+		return
+	}
+	s.run1(w, cl, noTouch, db, spec, args)
+}
+
+// errOOM is Redis's reply to a write refused for lack of memory.
+const errOOM = "OOM command not allowed when used memory > 'maxmemory'."
+
+// run1 runs a handler with no memory check: for the parts of a txn, whose
+// shards all passed the check when they locked the keys, so a multi-key
+// write is applied whole or refused whole.
+func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
+	s.store.SetNoTouch(noTouch)
 	s.stats.commands++
 	s.stats.count(spec)
 	ctx := &s.ctx
@@ -290,6 +312,7 @@ func (s *Shard) exec(w *resp.Writer, cl *command.Client, db int, spec *command.S
 	spec.Handler(ctx, args)
 	ctx.Client = nil
 	ctx.W = nil
+	s.noteWrite(db, spec, args)
 }
 
 // copyArgs copies args into one fresh buffer so they outlive the read buffer.
@@ -312,13 +335,13 @@ func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
 	s.stats.hops++
 	args = copyArgs(args)
 	sl := s.pend(c)
-	db, proto, from, reply := c.cl.DB, c.cl.Proto, s.id, c.cl.Reply
+	db, proto, from, reply, nt := c.cl.DB, c.cl.Proto, s.id, c.cl.Reply, c.cl.NoTouch
 	if reply == command.ReplySkip {
 		c.cl.Reply = command.ReplyOn
 	}
 	s.send(dst, func(t *Shard) {
 		t.runOrDefer(args, spec, func() {
-			b := t.execTo(nil, proto, db, spec, args)
+			b := t.execTo(nt, proto, db, spec, args)
 			t.send(from, func(o *Shard) {
 				if reply != command.ReplyOn {
 					b = nil
@@ -330,9 +353,8 @@ func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
 }
 
 // execTo runs a command for another shard and returns its reply bytes.
-func (s *Shard) execTo(dst []byte, proto, db int, spec *command.Spec, args [][]byte) []byte {
-	var w resp.Writer
-	w.B, w.Proto = dst, proto
-	s.exec(&w, nil, db, spec, args)
+func (s *Shard) execTo(noTouch bool, proto, db int, spec *command.Spec, args [][]byte) []byte {
+	w := resp.Writer{Proto: proto}
+	s.exec(&w, nil, noTouch, db, spec, args)
 	return w.B
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/radish-kv/radish/net/resp"
 )
 
-// The gather plan runs a Cross command whose keys span shards (RENAME,
-// MSETNX, SMOVE, ZUNIONSTORE ...) with the very handler that runs it on one
-// shard: while the txn holds every key, the coordinator copies the keys
+// The gather plan runs a command whose keys span shards and whose reply
+// is not a merge of per-shard parts (RENAME, MSETNX, SMOVE, ZUNIONSTORE,
+// LMOVE ...) with the very handler that runs it on one shard: while the txn holds every key, the coordinator copies the keys
 // into a scratch store, runs the handler there, and writes back each key
 // whose value changed. One mechanism, Redis's exact semantics, atomic.
 
@@ -80,6 +80,9 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 			for _, e := range writes {
 				if e.ok {
 					o.store.DB(e.db).Import(e.key, e.rec)
+					if _, ok := o.waiters[wkey{e.db, string(e.key)}]; ok {
+						o.ready[wkey{e.db, string(e.key)}] = true
+					}
 				} else {
 					o.store.DB(e.db).Delete(e.key, o.now)
 				}

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/net/ioloop"
 )
 
@@ -25,13 +26,13 @@ type Options struct {
 	QueryBufLimit   int64
 }
 
-// Config is the run-time configuration the shards read and CONFIG changes.
-// It is safe for concurrent use.
+// Config is the run-time configuration the shards read and CONFIG changes
+// (config.Config). It is safe for concurrent use; a shard reads Snapshot
+// once per loop turn and applies what changed.
 type Config interface {
 	Get(patterns []string) [][2]string
 	Set(pairs [][2]string) error
-	RequirePass() string
-	Hz() int
+	Snapshot() *config.Snapshot
 }
 
 // Group is every shard of the process. It implements command.Server.
@@ -183,9 +184,9 @@ func (g *Group) ConfigGet(patterns []string) [][2]string { return g.conf.Get(pat
 func (g *Group) ConfigSet(pairs [][2]string) error { return g.conf.Set(pairs) }
 
 // RequirePass implements command.Server.
-func (g *Group) RequirePass() string { return g.conf.RequirePass() }
+func (g *Group) RequirePass() string { return g.conf.Snapshot().RequirePass }
 
-func (g *Group) cfgHz() int { return g.conf.Hz() }
+func (g *Group) cfgHz() int { return g.conf.Snapshot().Hz }
 
 // Shutdown implements command.Server: the group stops after the current
 // turns; the caller's reply may not be delivered, as in Redis.

@@ -20,9 +20,35 @@ func (s *Shard) Kill(id int64) bool {
 	for _, c := range s.conns {
 		if c.cl.ID == id && !c.closing {
 			c.cl.Close = true
+			if c.blocked != nil {
+				s.withdraw(c, c.blocked)
+				s.closeConn(c)
+			}
 			s.closeIfDone(c)
 			return true
 		}
+	}
+	return false
+}
+
+// Unblock implements command.Local: a blocked client gets its timeout
+// reply, or the UNBLOCKED error, in this shard's next turn (not inside the
+// handler that asked).
+func (s *Shard) Unblock(id int64, withError bool) bool {
+	for _, c := range s.conns {
+		if c.cl.ID != id || c.blocked == nil || c.blocked.claimed {
+			continue
+		}
+		b := c.blocked
+		var w resp.Writer
+		w.Proto = c.cl.Proto
+		if withError {
+			w.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+		} else {
+			command.WriteTimeout(&command.Ctx{W: &w}, b.spec)
+		}
+		s.send(s.id, func(o *Shard) { o.unblock(c, b.id, w.B) })
+		return true
 	}
 	return false
 }
@@ -36,6 +62,7 @@ func (g *Group) ResetStats() {
 			st.commands, st.connections, st.rejected, st.hops, st.txns = 0, 0, 0, 0, 0
 			clear(st.calls)
 			st.pub.callsDirty = true
+			s.store.ResetStats()
 		}})
 	}
 }

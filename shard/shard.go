@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
@@ -44,15 +45,22 @@ type Shard struct {
 	local  []message   // messages to ourselves, run later in this turn
 	outbox [][]message // per destination shard, flushed at the end of the turn
 
+	waiters map[wkey][]*waiter // blocked clients per key, FIFO (see block.go)
+	ready   map[wkey]bool      // keys written since their waiters were served
+	keys2   []int              // scratch for key positions of a write
+
 	locks    map[string]uint64 // key -> txn holding it
 	waiting  map[string]int    // key -> deferred items that touch it
 	deferred []*deferredItem
 
-	txnSeq uint64
-	// scratch is where Cross commands spanning shards run (see gather).
+	txnSeq   uint64
+	lastFast int64 // when the last expiry cycle ran (unix ms)
+	// scratch is where single-reply commands spanning shards run (see
+	// gather), and where blocking commands are dry-run.
 	scratch *engine.Store
 
-	stats shardStats // published for INFO at the end of each turn
+	conf  *config.Snapshot // the configuration last applied
+	stats shardStats       // published for INFO at the end of each turn
 	done  chan struct{}
 }
 
@@ -65,6 +73,8 @@ func newShard(g *Group, id int) *Shard {
 		outbox:  make([][]message, g.opts.Shards),
 		locks:   make(map[string]uint64),
 		waiting: make(map[string]int),
+		waiters: make(map[wkey][]*waiter),
+		ready:   make(map[wkey]bool),
 		done:    make(chan struct{}),
 	}
 	s.reader.MaxBulkLen = g.opts.ProtoMaxBulkLen
@@ -101,12 +111,18 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 			return
 		}
 	}
+	s.applyConfig(s.group.conf.Snapshot())
 	ready <- nil
 	<-start
-	tick := time.Second / time.Duration(max(s.group.cfgHz(), 1))
-	nextTick := time.Now().Add(tick)
+	nextTick := time.Now()
 	for !s.group.stopping.Load() {
 		wait := time.Until(nextTick)
+		if s.store.ExpireCapped() || s.store.OverBudget() {
+			wait = min(wait, 2*time.Millisecond)
+		}
+		if d := s.nextDeadline(); d > 0 {
+			wait = min(wait, time.Until(time.UnixMilli(d)))
+		}
 		if len(s.local) > 0 {
 			wait = 0
 		}
@@ -115,12 +131,19 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 			break
 		}
 		s.now = time.Now().UnixMilli()
-		s.drainInbox()
-		s.runLocal()
-		s.flushOutbox()
-		if time.Now().After(nextTick) {
-			nextTick = time.Now().Add(tick)
+		if c := s.group.conf.Snapshot(); c != s.conf {
+			s.applyConfig(c)
 		}
+		s.drainInbox()
+		s.expireBlocked()
+		s.runLocal()
+		if time.Now().After(nextTick) {
+			s.cron()
+			nextTick = time.Now().Add(time.Second / time.Duration(s.conf.Hz))
+		} else {
+			s.fastCycles()
+		}
+		s.flushOutbox()
 		s.publishStats()
 	}
 	s.shutdown()
@@ -142,6 +165,61 @@ func (s *Shard) shutdown() {
 	s.store.Close()
 	if s.scratch != nil {
 		s.scratch.Close()
+	}
+}
+
+// cron is the shard's periodic work, hz times a second: active expiry
+// with Redis's slow-cycle budget, then eviction down to the budget.
+func (s *Shard) cron() {
+	e := s.conf.ActiveExpireEffort
+	s.store.ActiveExpireCycle(s.now, e, engine.ExpireCycleWork(s.conf.Hz, e))
+	s.lastFast = s.now
+	s.evict()
+}
+
+// fastCycles runs short expiry cycles between crons while the last cycle
+// left expired keys behind (at most one per 2 ms), and keeps evicting
+// while memory is over the budget.
+func (s *Shard) fastCycles() {
+	if s.store.ExpireCapped() && s.now-s.lastFast >= 2 {
+		s.store.ActiveExpireCycle(s.now, s.conf.ActiveExpireEffort, engine.ExpireFastWork(s.conf.ActiveExpireEffort))
+		s.lastFast = s.now
+	}
+	s.evict()
+}
+
+// evict frees memory toward the budget in one bounded step.
+func (s *Shard) evict() {
+	if s.store.OverBudget() {
+		s.store.Evict(s.now)
+	}
+}
+
+// oom reports whether a command that may grow memory must be refused:
+// over the budget and nothing left to evict. Eviction happens here,
+// between commands, never inside one.
+func (s *Shard) oom(spec *command.Spec) bool {
+	if spec.Flags&command.DenyOOM == 0 || !s.store.OverBudget() {
+		return false
+	}
+	_, ok := s.store.Evict(s.now)
+	return !ok
+}
+
+// applyConfig takes a new configuration snapshot into this shard's store.
+// maxmemory is split evenly across the shards.
+func (s *Shard) applyConfig(c *config.Snapshot) {
+	s.conf = c
+	policy, _ := engine.ParsePolicy(c.MaxMemoryPolicy)
+	s.store.SetMaxMemory(c.MaxMemory/int64(len(s.group.shards)), policy, c.MaxMemorySamples)
+	s.store.SetLFU(c.LFULogFactor, c.LFUDecayTime)
+	s.store.Limits = engine.Limits{
+		HashMaxListpackEntries: int(c.HashMaxListpackEntries),
+		HashMaxListpackValue:   int(c.HashMaxListpackValue),
+		SetMaxIntsetEntries:    int(c.SetMaxIntsetEntries),
+		ZSetMaxListpackEntries: int(c.ZSetMaxListpackEntries),
+		ZSetMaxListpackValue:   int(c.ZSetMaxListpackValue),
+		ListMaxListpackSize:    c.ListMaxListpackSize,
 	}
 }
 
@@ -180,6 +258,7 @@ func (s *Shard) drainInbox() {
 }
 
 func (s *Shard) runLocal() {
+	s.serveReady()
 	for len(s.local) > 0 {
 		q := s.local
 		s.local = nil
@@ -187,6 +266,7 @@ func (s *Shard) runLocal() {
 			m(s)
 		}
 		s.drainInbox()
+		s.serveReady()
 	}
 }
 
@@ -233,6 +313,9 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 	}
 	delete(s.conns, id)
 	c.dead = true
+	if c.blocked != nil {
+		s.withdraw(c, c.blocked)
+	}
 	s.group.clients.Add(-1)
 }
 
@@ -244,6 +327,7 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 	}
 	s.now = time.Now().UnixMilli()
 	s.serve(c)
+	s.serveReady()
 }
 
 func (s *Shard) closeConn(c *conn) {

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/router"
 )
@@ -41,25 +42,19 @@ func (f *fakeDriver) Output(c ioloop.ConnID) *[]byte {
 	return f.out[c]
 }
 
-type testConf struct{}
-
-func (testConf) Get([]string) [][2]string { return nil }
-func (testConf) Set([][2]string) error    { return nil }
-func (testConf) RequirePass() string      { return "" }
-func (testConf) Hz() int                  { return 10 }
-
 // testGroup builds n shards with fake drivers and no goroutines: the test
 // drives every turn.
 func testGroup(t testing.TB, n int) *Group {
 	g := &Group{
 		opts: Options{Shards: n, Databases: 16, MaxClients: 1000, ProtoMaxBulkLen: 512 << 20,
 			QueryBufLimit: 1 << 30},
-		conf: testConf{}, log: zap.NewNop(), started: time.Now(), stopped: make(chan struct{}),
+		conf: config.New(), log: zap.NewNop(), started: time.Now(), stopped: make(chan struct{}),
 	}
 	g.shards = make([]*Shard, n)
 	for i := range g.shards {
 		g.shards[i] = newShard(g, i)
 		g.shards[i].drv = newFake()
+		g.shards[i].applyConfig(g.conf.Snapshot())
 	}
 	t.Cleanup(func() {
 		for _, s := range g.shards {
@@ -245,7 +240,7 @@ func keysOn(i, shards, n int) []string {
 	return out
 }
 
-// TestGatherAcrossShards: Cross commands whose keys live on different
+// TestGatherAcrossShards: single-reply commands whose keys live on different
 // shards run with their single-shard handler, atomically.
 func TestGatherAcrossShards(t *testing.T) {
 	g := testGroup(t, 3)
@@ -278,6 +273,83 @@ func TestGatherAcrossShards(t *testing.T) {
 	for _, sh := range g.shards {
 		if len(sh.locks) > 0 || len(sh.deferred) > 0 {
 			t.Fatalf("shard %d left locks", sh.id)
+		}
+	}
+}
+
+// TestBlockingAcrossShards: BLPOP on keys of two shards wakes on the
+// first push to either; each element goes to one waiter, FIFO; timeouts,
+// disconnects and CLIENT UNBLOCK end the wait.
+func TestBlockingAcrossShards(t *testing.T) {
+	g := testGroup(t, 3)
+	home := g.shards[0]
+	k1, k2 := keysOn(1, 3, 1)[0], keysOn(2, 3, 1)[0]
+	for id := ioloop.ConnID(1); id <= 4; id++ {
+		home.OnOpen(id)
+	}
+	out := func(id ioloop.ConnID) string {
+		f := home.drv.(*fakeDriver)
+		o := string(*f.Output(id))
+		*f.Output(id) = nil
+		return o
+	}
+	// Two waiters on both keys, in order.
+	if got := send(g, home, 1, "BLPOP "+k1+" "+k2+" 0\r\n"); got != "" {
+		t.Fatalf("BLPOP replied at once: %q", got)
+	}
+	if got := send(g, home, 2, "BLPOP "+k2+" "+k1+" 0\r\n"); got != "" {
+		t.Fatalf("second BLPOP replied at once: %q", got)
+	}
+	// A command behind a blocked one waits with it.
+	if got := send(g, home, 1, "PING\r\n"); got != "" {
+		t.Fatalf("blocked client answered PING: %q", got)
+	}
+	if got := send(g, home, 3, "RPUSH "+k2+" a b c\r\n"); got != ":3\r\n" {
+		t.Fatalf("RPUSH = %q", got)
+	}
+	want1 := fmt.Sprintf("*2\r\n$%d\r\n%s\r\n$1\r\na\r\n+PONG\r\n", len(k2), k2)
+	want2 := fmt.Sprintf("*2\r\n$%d\r\n%s\r\n$1\r\nb\r\n", len(k2), k2)
+	if got := out(1); got != want1 {
+		t.Fatalf("first waiter got %q want %q", got, want1)
+	}
+	if got := out(2); got != want2 {
+		t.Fatalf("second waiter got %q want %q", got, want2)
+	}
+	if got := send(g, home, 3, "LRANGE "+k2+" 0 -1\r\n"); got != "*1\r\n$1\r\nc\r\n" {
+		t.Fatalf("left over %q", got)
+	}
+	// Timeout.
+	if got := send(g, home, 1, "BLPOP "+k1+" 0.01\r\n"); got != "" {
+		t.Fatalf("BLPOP with timeout replied at once: %q", got)
+	}
+	time.Sleep(20 * time.Millisecond)
+	home.now = time.Now().UnixMilli()
+	home.expireBlocked()
+	g.settle()
+	if got := out(1); got != "*-1\r\n" {
+		t.Fatalf("timeout reply %q", got)
+	}
+	// Disconnect while blocked: the next push is not lost.
+	send(g, home, 4, "BLPOP "+k1+" 0\r\n")
+	home.OnClose(4, nil)
+	g.settle()
+	if got := send(g, home, 3, "LPUSH "+k1+" x\r\n"); got != ":1\r\n" {
+		t.Fatalf("LPUSH = %q", got)
+	}
+	if got := send(g, home, 3, "LLEN "+k1+"\r\n"); got != ":1\r\n" {
+		t.Fatalf("element lost to a closed client: LLEN = %q", got)
+	}
+	// CLIENT UNBLOCK.
+	send(g, home, 2, "BLPOP nokey{"+k2+"} 0\r\n")
+	if got := send(g, home, 3, "CLIENT UNBLOCK 2 ERROR\r\n"); got != ":1\r\n" {
+		t.Fatalf("CLIENT UNBLOCK = %q", got)
+	}
+	if got := out(2); got != "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n" {
+		t.Fatalf("unblocked reply %q", got)
+	}
+	for _, s := range g.shards {
+		if len(s.waiters) > 0 || len(s.locks) > 0 {
+			t.Fatalf("shard %d left waiters %v locks %v", s.id, s.waiters, s.locks)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -21,6 +22,7 @@ type shardStats struct {
 	rejected    int64
 	hops        int64
 	txns        int64
+	blocked     int64 // clients of this shard waiting in a blocking command
 	calls       map[*command.Spec]int64
 
 	pub published
@@ -33,6 +35,10 @@ type published struct {
 	rejected    atomic.Int64
 	hops        atomic.Int64
 	txns        atomic.Int64
+	blocked     atomic.Int64
+	expired     atomic.Int64
+	evicted     atomic.Int64
+	stalePerc   atomic.Uint64 // float64 bits
 	usedMemory  atomic.Int64
 	keys        []atomic.Int64 // per database
 	expires     []atomic.Int64
@@ -57,6 +63,11 @@ func (s *Shard) publishStats() {
 	p.rejected.Store(st.rejected)
 	p.hops.Store(st.hops)
 	p.txns.Store(st.txns)
+	p.blocked.Store(st.blocked)
+	es := s.store.Stats()
+	p.expired.Store(es.ExpiredKeys)
+	p.evicted.Store(es.EvictedKeys)
+	p.stalePerc.Store(math.Float64bits(es.ExpiredStalePerc))
 	p.usedMemory.Store(s.store.UsedMemory())
 	if p.keys == nil {
 		p.keys = make([]atomic.Int64, s.group.opts.Databases)
@@ -95,7 +106,8 @@ func (g *Group) Info(sections []string) string {
 			b.WriteString("\r\n")
 		}
 	}
-	var cmds, conns, rejected, mem int64
+	var cmds, conns, rejected, mem, blocked, expired, evicted int64
+	var stale float64
 	dbs := g.opts.Databases
 	keys := make([]int64, dbs)
 	expires := make([]int64, dbs)
@@ -106,6 +118,10 @@ func (g *Group) Info(sections []string) string {
 		conns += p.connections.Load()
 		rejected += p.rejected.Load()
 		mem += p.usedMemory.Load()
+		blocked += p.blocked.Load()
+		expired += p.expired.Load()
+		evicted += p.evicted.Load()
+		stale += math.Float64frombits(p.stalePerc.Load()) / float64(len(g.shards))
 		for i := range min(len(p.keys), dbs) {
 			keys[i] += p.keys[i].Load()
 			expires[i] += p.expires[i].Load()
@@ -133,8 +149,8 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("clients", true) {
 		sep()
-		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:%d\r\nblocked_clients:0\r\n",
-			g.clients.Load(), g.opts.MaxClients)
+		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:%d\r\nblocked_clients:%d\r\n",
+			g.clients.Load(), g.opts.MaxClients, blocked)
 	}
 	if show("memory", true) {
 		sep()
@@ -161,7 +177,8 @@ func (g *Group) Info(sections []string) string {
 	if show("stats", true) {
 		sep()
 		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\n"+
-			"rejected_connections:%d\r\nexpired_keys:0\r\nevicted_keys:0\r\n", conns, cmds, rejected)
+			"rejected_connections:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nevicted_keys:%d\r\n",
+			conns, cmds, rejected, expired, stale, evicted)
 	}
 	if show("replication", true) {
 		sep()

@@ -60,9 +60,9 @@ func (s *Shard) enqueue(it *deferredItem) {
 func (s *Shard) deferLocal(c *conn, spec *command.Spec, args [][]byte, idx []int) {
 	args = copyArgs(args)
 	sl := s.pend(c)
-	proto, db := c.cl.Proto, c.cl.DB
+	proto, db, nt := c.cl.Proto, c.cl.DB, c.cl.NoTouch
 	s.enqueue(&deferredItem{keys: pick(args, idx), run: func() {
-		b := s.execTo(nil, proto, db, spec, args)
+		b := s.execTo(nt, proto, db, spec, args)
 		s.fill(c, sl, b)
 	}})
 }
@@ -135,18 +135,19 @@ func (s *Shard) wakeDeferred() {
 // txn is a command whose keys span shards, coordinated by the shard that
 // owns the client's connection.
 type txn struct {
-	id     uint64
-	c      *conn
-	sl     *slot
-	spec   *command.Spec
-	args   [][]byte // the command, copied
-	proto  int
-	db     int
-	parts  []router.Part // per shard, ascending shard order
-	keys   [][][]byte    // per part: the keys it locks
-	got    int
-	reply  [][]byte
-	merged func(t *txn) []byte
+	id      uint64
+	c       *conn
+	sl      *slot
+	spec    *command.Spec
+	args    [][]byte // the command, copied
+	noTouch bool     // the client's NO-TOUCH
+	proto   int
+	db      int
+	parts   []router.Part // per shard, ascending shard order
+	keys    [][][]byte    // per part: the keys it locks
+	got     int
+	reply   [][]byte
+	oom     bool // a shard is out of memory: the txn is refused whole
 }
 
 // multi runs a command whose keys span shards as a txn: lock every part's
@@ -154,20 +155,15 @@ type txn struct {
 // while holding lower shards), then run all parts, each unlocking as it
 // finishes, then merge the replies.
 func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
-	if spec.Merge == command.MergeNone && !spec.Cross {
-		s.reply(c, func(w *resp.Writer) {
-			w.Error("CROSSSLOT Keys in request don't hash to the same slot")
-		})
-		return
-	}
 	s.stats.txns++
 	s.txnSeq++
 	t := &txn{
-		id:    uint64(s.id+1)<<48 | s.txnSeq,
-		c:     c,
-		spec:  spec,
-		proto: c.cl.Proto,
-		db:    c.cl.DB,
+		id:      uint64(s.id+1)<<48 | s.txnSeq,
+		c:       c,
+		spec:    spec,
+		proto:   c.cl.Proto,
+		db:      c.cl.DB,
+		noTouch: c.cl.NoTouch,
 	}
 	t.args = copyArgs(args)
 	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
@@ -186,27 +182,54 @@ func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
 // acquire locks part i's keys on its shard, then the next part's.
 func (s *Shard) acquire(t *txn, i int) {
 	if i == len(t.parts) {
+		if t.oom {
+			s.refuse(t)
+			return
+		}
 		s.runParts(t)
 		return
 	}
 	home := s.id
 	s.send(t.parts[i].Shard, func(o *Shard) {
 		o.lock(t.id, t.keys[i], func() {
-			o.send(home, func(h *Shard) { h.acquire(t, i+1) })
+			oom := o.oom(t.spec)
+			o.send(home, func(h *Shard) {
+				t.oom = t.oom || oom
+				h.acquire(t, i+1)
+			})
 		})
 	})
 }
 
-// runParts runs the locked txn: a Cross command with the gather plan,
-// any other as its parts, each on its shard, merged.
+// refuse unlocks every part of t and answers the OOM error.
+func (s *Shard) refuse(t *txn) {
+	left := len(t.parts)
+	for i := range t.parts {
+		s.on(t, i, func(o *Shard) any {
+			o.unlock(t.id, t.keys[i])
+			return nil
+		}, func(any) {
+			if left--; left == 0 {
+				w := resp.Writer{Proto: t.proto}
+				w.Error(errOOM)
+				s.finish(t, w.B)
+			}
+		})
+	}
+}
+
+// runParts runs the locked txn: a command with one reply (MergeNone) with
+// the gather plan, any other as its parts, each on its shard, merged.
 func (s *Shard) runParts(t *txn) {
-	if t.spec.Cross {
+	if t.spec.Merge == command.MergeNone {
 		s.gather(t)
 		return
 	}
 	for i := range t.parts {
 		s.step(t, i, true, func(o *Shard, args [][]byte) []byte {
-			return o.execTo(nil, t.proto, t.db, t.spec, args)
+			w := resp.Writer{Proto: t.proto}
+			o.run1(&w, nil, t.noTouch, t.db, t.spec, args)
+			return w.B
 		}, s.partDone)
 	}
 }
@@ -248,7 +271,7 @@ func (s *Shard) finish(t *txn, out []byte) {
 // merges the replies. Like a txn it is a barrier for its connection.
 func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	n := len(s.group.shards)
-	t := &txn{c: c, spec: spec, proto: c.cl.Proto, db: c.cl.DB}
+	t := &txn{c: c, spec: spec, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch}
 	args = copyArgs(args)
 	t.parts = make([]router.Part, n)
 	for i := range t.parts {
@@ -260,7 +283,7 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	home := s.id
 	for i := range t.parts {
 		s.send(i, func(o *Shard) {
-			b := o.execTo(nil, t.proto, t.db, spec, args)
+			b := o.execTo(t.noTouch, t.proto, t.db, spec, args)
 			o.send(home, func(h *Shard) { h.partDone(t, i, b) })
 		})
 	}

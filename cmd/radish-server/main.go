@@ -64,7 +64,7 @@ func run(args []string) error {
 		MaxClients:      snap.MaxClients,
 		ProtoMaxBulkLen: snap.ProtoMaxBulkLen,
 		QueryBufLimit:   snap.ClientQueryBufferLimit,
-	}, runtimeConfig{conf}, log)
+	}, conf, log)
 	if err != nil {
 		return err
 	}
@@ -80,12 +80,6 @@ func run(args []string) error {
 	log.Info("radish is now ready to exit, bye bye...")
 	return nil
 }
-
-// runtimeConfig adapts config.Config to what the shards read.
-type runtimeConfig struct{ *config.Config }
-
-func (r runtimeConfig) RequirePass() string { return r.Snapshot().RequirePass }
-func (r runtimeConfig) Hz() int             { return r.Snapshot().Hz }
 
 // newLogger builds a zap logger at Redis's log level names, writing JSON
 // to logfile, or to stderr when logfile is empty.

@@ -1,0 +1,330 @@
+package shard
+
+import (
+	"slices"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/router"
+)
+
+// Blocking commands (BLPOP, BLMOVE, BZPOPMIN ...).
+//
+// The connection's shard (home) decides; the shards that own the keys
+// (holders) keep a FIFO of waiters per key. When a write on a holder may
+// have filled a key, the holder runs the command's BlockFunc for the first
+// waiter. A waiter whose home is another shard is claimed first: the holder
+// locks the waiter's keys there and asks home whether the client still
+// waits (it may have timed out, disconnected or been served by another
+// holder); only a granted claim pops. So every element goes to exactly one
+// client, and none is popped for a client that is gone.
+
+// blockState is a blocked connection's state on its home shard.
+type blockState struct {
+	id       uint64
+	holders  []holder
+	deadline int64 // unix ms; 0: none
+	claimed  bool  // a holder is serving it right now
+	sl       *slot
+	spec     *command.Spec
+}
+
+// holder is a shard that keeps a waiter for a blocked client, and the
+// keys it watches.
+type holder struct {
+	shard int
+	keys  [][]byte
+}
+
+// waiter is a blocked command as a holder shard keeps it.
+type waiter struct {
+	id    uint64
+	home  int
+	c     *conn // only for the home shard's use
+	spec  *command.Spec
+	fn    command.BlockFunc
+	args  [][]byte
+	db    int
+	proto int
+	keys  [][]byte // the keys this holder watches for it
+	busy  bool     // a claim is in flight
+}
+
+// wkey is a key of one database.
+type wkey struct {
+	db  int
+	key string
+}
+
+// block dispatches a blocking command for connection c.
+func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args [][]byte) {
+	// A dry run on the empty scratch store validates the arguments and
+	// tells the deadline and the keys waited on, without touching data.
+	var wait command.Wait
+	if s.scratch == nil {
+		s.scratch = engine.NewStore(s.group.opts.Databases)
+	}
+	var w resp.Writer
+	w.Proto = c.cl.Proto
+	ctx := command.Ctx{Store: s.scratch, DB: s.scratch.DB(c.cl.DB), DBIndex: c.cl.DB, W: &w, Now: s.now,
+		Server: s.group}
+	if !fn(&ctx, args, &wait) {
+		s.reply(c, func(out *resp.Writer) { out.B = append(out.B, w.B...) })
+		return
+	}
+	args = copyArgs(args)
+	n := len(s.group.shards)
+	idx, _ := spec.Keys(args, nil)
+	moves := len(idx) > len(wait.Keys) // BLMOVE: the destination is not waited on
+	var hs []holder
+	for _, i := range wait.Keys {
+		sh := router.ShardOf(args[i], n)
+		j := slices.IndexFunc(hs, func(h holder) bool { return h.shard == sh })
+		if j < 0 {
+			j = len(hs)
+			hs = append(hs, holder{shard: sh})
+		}
+		hs[j].keys = append(hs[j].keys, args[i])
+	}
+	for _, i := range idx {
+		if moves && router.ShardOf(args[i], n) != hs[0].shard {
+			// A moving command with source and destination on different
+			// shards would push on the wrong shard.
+			s.reply(c, func(w *resp.Writer) { w.Error("CROSSSLOT Keys in request don't hash to the same slot") })
+			return
+		}
+	}
+	s.txnSeq++
+	b := &blockState{id: uint64(s.id+1)<<48 | s.txnSeq, holders: hs, deadline: wait.Deadline, spec: spec}
+	b.sl = s.pend(c)
+	c.blocked = b
+	c.barrier = true
+	s.stats.blocked++
+	home, db, proto := s.id, c.cl.DB, c.cl.Proto
+	for _, h := range hs {
+		wt := &waiter{id: b.id, home: home, c: c, spec: spec, fn: fn, args: args, db: db, proto: proto, keys: h.keys}
+		s.send(h.shard, func(o *Shard) {
+			o.runOrDefer(args, spec, func() {
+				if len(hs) == 1 {
+					// One holder: try at once, as the command would run.
+					if out, served := o.tryServe(wt); served {
+						o.send(home, func(h *Shard) { h.unblock(c, b.id, out) })
+						return
+					}
+				}
+				o.park(wt)
+			})
+		})
+	}
+}
+
+// tryServe runs the waiter's BlockFunc on this shard: the reply and true
+// when it could answer, false when it would still block.
+func (s *Shard) tryServe(wt *waiter) ([]byte, bool) {
+	var w resp.Writer
+	w.Proto = wt.proto
+	var wait command.Wait
+	ctx := command.Ctx{Store: s.store, DB: s.store.DB(wt.db), DBIndex: wt.db, W: &w, Now: s.now,
+		Server: s.group, Owns: s.owns, Local: s}
+	s.stats.commands++
+	s.stats.count(wt.spec)
+	if wt.fn(&ctx, wt.args, &wait) {
+		return nil, false
+	}
+	s.noteWrite(wt.db, wt.spec, wt.args)
+	return w.B, true
+}
+
+// park registers a waiter on its keys of this shard, then serves it at once
+// if one of them already has data (a push raced with the registration).
+func (s *Shard) park(wt *waiter) {
+	for _, k := range wt.keys {
+		wk := wkey{wt.db, string(k)}
+		s.waiters[wk] = append(s.waiters[wk], wt)
+		s.ready[wk] = true
+	}
+}
+
+// unpark removes waiter id from this shard.
+func (s *Shard) unpark(id uint64, db int, keys [][]byte) {
+	for _, k := range keys {
+		wk := wkey{db, string(k)}
+		q := slices.DeleteFunc(s.waiters[wk], func(w *waiter) bool { return w.id == id })
+		if len(q) == 0 {
+			delete(s.waiters, wk)
+		} else {
+			s.waiters[wk] = q
+		}
+	}
+}
+
+// noteWrite marks the keys a write command touched as possibly ready for
+// their waiters.
+func (s *Shard) noteWrite(db int, spec *command.Spec, args [][]byte) {
+	if len(s.waiters) == 0 || spec.Flags&command.Write == 0 {
+		return
+	}
+	idx, _ := spec.Keys(args, s.keys2[:0])
+	s.keys2 = idx
+	for _, i := range idx {
+		wk := wkey{db, string(args[i])}
+		if _, ok := s.waiters[wk]; ok {
+			s.ready[wk] = true
+		}
+	}
+}
+
+// serveReady serves the waiters of keys that may have received data, in
+// FIFO order per key, until a key would block again.
+func (s *Shard) serveReady() {
+	for len(s.ready) > 0 {
+		for wk := range s.ready {
+			delete(s.ready, wk)
+			s.serveKey(wk)
+		}
+	}
+}
+
+func (s *Shard) serveKey(wk wkey) {
+	for {
+		q := s.waiters[wk]
+		if len(q) == 0 || q[0].busy {
+			return
+		}
+		wt := q[0]
+		if !s.anyExists(wt) {
+			return // nothing to pop: blocking types delete emptied keys
+		}
+		if wt.home != s.id {
+			s.claim(wt, wk)
+			return
+		}
+		c := wt.c
+		if c.dead || c.blocked == nil || c.blocked.id != wt.id || c.blocked.claimed {
+			s.unpark(wt.id, wt.db, wt.keys)
+			continue
+		}
+		out, served := s.tryServe(wt)
+		if !served {
+			return
+		}
+		s.unblock(c, wt.id, out)
+	}
+}
+
+// anyExists reports whether one of the waiter's keys here holds a value.
+func (s *Shard) anyExists(wt *waiter) bool {
+	db := s.store.DB(wt.db)
+	for _, k := range wt.keys {
+		if db.Exists(k, s.now) {
+			return true
+		}
+	}
+	return false
+}
+
+// claim locks the waiter's keys here and asks its home shard whether the
+// client still waits; granted, it serves the client, else forgets it.
+func (s *Shard) claim(wt *waiter, wk wkey) {
+	wt.busy = true
+	s.txnSeq++
+	lockID := uint64(s.id+1)<<48 | s.txnSeq
+	me, c, id := s.id, wt.c, wt.id
+	s.lock(lockID, wt.keys, func() {
+		s.send(wt.home, func(h *Shard) {
+			ok := !c.dead && c.blocked != nil && c.blocked.id == id && !c.blocked.claimed
+			if ok {
+				c.blocked.claimed = true
+			}
+			h.send(me, func(o *Shard) {
+				wt.busy = false
+				again := true // serve the key's next waiter
+				if !ok {
+					o.unpark(id, wt.db, wt.keys)
+				} else if out, served := o.tryServe(wt); served {
+					o.unpark(id, wt.db, wt.keys)
+					o.send(wt.home, func(h *Shard) { h.unblock(c, id, out) })
+				} else {
+					again = false
+					o.send(wt.home, func(*Shard) {
+						if c.blocked != nil && c.blocked.id == id {
+							c.blocked.claimed = false
+						}
+					})
+				}
+				o.unlock(lockID, wt.keys)
+				if again {
+					o.ready[wk] = true
+				}
+			})
+		})
+	})
+}
+
+// unblock answers a blocked client on its home shard and withdraws its
+// waiters everywhere else.
+func (s *Shard) unblock(c *conn, id uint64, out []byte) {
+	b := c.blocked
+	if b == nil || b.id != id {
+		return
+	}
+	s.withdraw(c, b)
+	c.barrier = false
+	s.fill(c, b.sl, out)
+	if !c.dead && !c.closing {
+		s.serve(c)
+	}
+}
+
+// withdraw forgets c's blocked command here and on every holder shard. A
+// holder in the middle of a claim keeps its waiter: the claim's answer
+// (denied, since c no longer waits) removes it.
+func (s *Shard) withdraw(c *conn, b *blockState) {
+	c.blocked = nil
+	s.stats.blocked--
+	db := c.cl.DB
+	for _, h := range b.holders {
+		s.send(h.shard, func(o *Shard) {
+			for _, k := range h.keys {
+				for _, w := range o.waiters[wkey{db, string(k)}] {
+					if w.id == b.id && w.busy {
+						return
+					}
+				}
+			}
+			o.unpark(b.id, db, h.keys)
+		})
+	}
+}
+
+// expireBlocked answers blocked clients whose deadline passed.
+func (s *Shard) expireBlocked() {
+	if s.stats.blocked == 0 {
+		return
+	}
+	for _, c := range s.conns {
+		b := c.blocked
+		if b == nil || b.claimed || b.deadline == 0 || b.deadline > s.now {
+			continue
+		}
+		var w resp.Writer
+		w.Proto = c.cl.Proto
+		command.WriteTimeout(&command.Ctx{W: &w}, b.spec)
+		s.unblock(c, b.id, w.B)
+	}
+}
+
+// nextDeadline is the earliest deadline of a blocked client, or 0.
+func (s *Shard) nextDeadline() int64 {
+	if s.stats.blocked == 0 {
+		return 0
+	}
+	var d int64
+	for _, c := range s.conns {
+		if b := c.blocked; b != nil && b.deadline > 0 && (d == 0 || b.deadline < d) {
+			d = b.deadline
+		}
+	}
+	return d
+}
