@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TestBlockingPops: clients blocked on keys of several shards wake on the
+// first push to any of them; every element reaches exactly one client.
+func TestBlockingPops(t *testing.T) {
+	eachMode(t, func(t *testing.T, s *server) {
+		c := s.client(2)
+		keys := []string{"queue:a", "queue:b", "queue:c", "queue:d"}
+		const waiters = 8
+		got := make(chan string, waiters)
+		var wg sync.WaitGroup
+		for i := range waiters {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := redis.NewClient(&redis.Options{Addr: s.addr, DisableIdentity: true, MaxRetries: -1,
+					ReadTimeout: -1})
+				defer r.Close()
+				v, err := r.BLPop(ctx, 10*time.Second, keys[i%len(keys)], keys[(i+1)%len(keys)]).Result()
+				if err != nil {
+					t.Errorf("waiter %d: %v", i, err)
+					return
+				}
+				got <- v[1]
+			}()
+		}
+		// Wait until all are blocked.
+		deadline := time.Now().Add(5 * time.Second)
+		for infoField(t, c, "blocked_clients") != fmt.Sprint(waiters) {
+			if time.Now().After(deadline) {
+				t.Fatalf("blocked_clients = %s", infoField(t, c, "blocked_clients"))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		// Push one job per waiter, round robin over the keys, then more
+		// until every waiter has one (greedy FIFO serving can leave a
+		// waiter whose keys' jobs went to others, in Redis too).
+		pushed := 0
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+	push:
+		for {
+			c.RPush(ctx, keys[pushed%len(keys)], fmt.Sprintf("job%d", pushed))
+			pushed++
+			if pushed >= waiters {
+				select {
+				case <-done:
+					break push
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+		}
+		close(got)
+		seen := map[string]bool{}
+		for v := range got {
+			if seen[v] {
+				t.Fatalf("%s delivered twice", v)
+			}
+			seen[v] = true
+		}
+		left := 0
+		for _, k := range keys {
+			for _, v := range c.LRange(ctx, k, 0, -1).Val() {
+				if seen[v] {
+					t.Fatalf("%s delivered and still queued", v)
+				}
+				left++
+			}
+		}
+		if len(seen) != waiters || len(seen)+left != pushed {
+			t.Fatalf("delivered %d to %d waiters, %d left, %d pushed", len(seen), waiters, left, pushed)
+		}
+		// FIFO among waiters on one key.
+		first := make(chan string, 1)
+		second := make(chan string, 1)
+		go func() { first <- blpop(s, "fifo") }()
+		time.Sleep(50 * time.Millisecond)
+		go func() { second <- blpop(s, "fifo") }()
+		time.Sleep(50 * time.Millisecond)
+		c.RPush(ctx, "fifo", "1", "2")
+		if a, b := <-first, <-second; a != "1" || b != "2" {
+			t.Fatalf("FIFO: first got %q, second %q", a, b)
+		}
+		// Fractional timeout.
+		start := time.Now()
+		if _, err := c.Do(ctx, "BLPOP", "empty", "0.2").Result(); err != redis.Nil {
+			t.Fatalf("timeout: %v", err)
+		}
+		if el := time.Since(start); el < 150*time.Millisecond || el > 2*time.Second {
+			t.Fatalf("BLPOP 0.2 returned after %v", el)
+		}
+		// A client that disconnects while blocked loses nothing.
+		gone := redis.NewClient(&redis.Options{Addr: s.addr, DisableIdentity: true, MaxRetries: -1})
+		go gone.BLPop(ctx, 0, "orphan")
+		time.Sleep(50 * time.Millisecond)
+		gone.Close()
+		time.Sleep(50 * time.Millisecond)
+		c.RPush(ctx, "orphan", "kept")
+		if v := c.LRange(ctx, "orphan", 0, -1).Val(); len(v) != 1 || v[0] != "kept" {
+			t.Fatalf("orphan list = %v", v)
+		}
+	})
+}
+
+func blpop(s *server, key string) string {
+	r := redis.NewClient(&redis.Options{Addr: s.addr, DisableIdentity: true, MaxRetries: -1})
+	defer r.Close()
+	v, err := r.BLPop(ctx, 5*time.Second, key).Result()
+	if err != nil {
+		return err.Error()
+	}
+	return v[1]
+}
+
+// infoField reads one field of INFO.
+func infoField(t *testing.T, c *redis.Client, name string) string {
+	for _, line := range splitLines(c.Info(ctx).Val()) {
+		if len(line) > len(name) && line[:len(name)] == name && line[len(name)] == ':' {
+			return line[len(name)+1:]
+		}
+	}
+	return ""
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '\r' && s[i] != '\n' {
+			i++
+		}
+		out = append(out, s[:i])
+		for i < len(s) && (s[i] == '\r' || s[i] == '\n') {
+			i++
+		}
+		s = s[i:]
+	}
+	return out
+}
