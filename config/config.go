@@ -24,7 +24,8 @@ type hook struct {
 	fn func(old, new *Snapshot)
 }
 
-// New returns a Config holding every default.
+// New returns a Config holding every default. It reads no cgroup limit:
+// CgroupMemoryLimit is 0, so maxmemory auto gives no budget (use Load).
 func New() *Config { return newConfig(defaults()) }
 
 func newConfig(s *Snapshot) *Config {
@@ -36,6 +37,14 @@ func newConfig(s *Snapshot) *Config {
 // Snapshot returns the current values. The result never changes; call
 // Snapshot again to see later Sets (a shard may keep one per loop turn).
 func (c *Config) Snapshot() *Snapshot { return c.cur.Load() }
+
+// CgroupMemoryLimit is the cgroup memory limit in bytes that applied to
+// this process when Load ran (cgroup v2 memory.max or v1
+// memory.limit_in_bytes, the smallest along its cgroup path); 0 if none.
+// It was read once and never changes. At start the server warns when this
+// is positive but Snapshot().MemoryBudget() is 0: the kernel's OOM killer
+// would stop the process before any maxmemory policy acts.
+func (c *Config) CgroupMemoryLimit() int64 { return c.Snapshot().cgroupMem }
 
 // File is the absolute path of the config file Load read, "" if none.
 func (c *Config) File() string { return c.file }

@@ -25,7 +25,7 @@ func TestGet(t *testing.T) {
 		{[]string{"hash-max-z*"}, [][2]string{{"hash-max-ziplist-entries", "512"}, {"hash-max-ziplist-value", "64"}}},
 		{[]string{"hash-max-*"}, [][2]string{{"hash-max-listpack-entries", "512"}, {"hash-max-ziplist-entries", "512"}, {"hash-max-listpack-value", "64"}, {"hash-max-ziplist-value", "64"}}},
 		{[]string{"hash-max-ziplist-entries"}, [][2]string{{"hash-max-ziplist-entries", "512"}}},
-		{[]string{"MAXMEMORY*"}, [][2]string{{"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}, {"maxmemory-samples", "5"}}},
+		{[]string{"MAXMEMORY*"}, [][2]string{{"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}, {"maxmemory-samples", "5"}, {"maxmemory-auto-fraction", "0.8"}}},
 		{[]string{"bind", "save", "appendonly", "proto-max-bulk-len", "client-query-buffer-limit"}, [][2]string{
 			{"bind", "127.0.0.1 -::1"}, {"save", ""}, {"appendonly", "no"}, {"proto-max-bulk-len", "536870912"}, {"client-query-buffer-limit", "1073741824"}}},
 		{[]string{"[pd]*o?t"}, [][2]string{{"port", "6379"}}},
@@ -246,15 +246,15 @@ func TestShardsHelpers(t *testing.T) {
 	mk("sys/fs/cgroup/cpu.max", "max 100000\n")
 	mk("sys/fs/cgroup/pod/cpu.max", "300000 100000\n")
 	mk("sys/fs/cgroup/pod/app/cpu.max", "max 100000\n")
-	if got := cgroupLimitFrom(root, "0::/pod/app\n"); got != 3 {
+	if got := cgroupCPULimitFrom(root, "0::/pod/app\n"); got != 3 {
 		t.Errorf("v2 limit = %d, want 3", got)
 	}
 	mk("sys/fs/cgroup/cpu,cpuacct/docker/x/cpu.cfs_quota_us", "150000\n")
 	mk("sys/fs/cgroup/cpu,cpuacct/docker/x/cpu.cfs_period_us", "100000\n")
-	if got := cgroupLimitFrom(root, "4:memory:/docker/x\n3:cpu,cpuacct:/docker/x\n"); got != 2 {
+	if got := cgroupCPULimitFrom(root, "4:memory:/docker/x\n3:cpu,cpuacct:/docker/x\n"); got != 2 {
 		t.Errorf("v1 limit = %d, want 2", got)
 	}
-	if got := cgroupLimitFrom(root, "3:cpu,cpuacct:/none\n"); got != 0 {
+	if got := cgroupCPULimitFrom(root, "3:cpu,cpuacct:/none\n"); got != 0 {
 		t.Errorf("no limit = %d", got)
 	}
 	if DefaultShards() < 1 {

@@ -12,8 +12,8 @@ import (
 
 // DefaultShards is the number of CPUs this process may use: the
 // sched_getaffinity mask count, capped by the cgroup CPU quota (v2 cpu.max
-// along this process's cgroup path, or v1 cpu.cfs_quota_us /
-// cpu.cfs_period_us), rounded up, at least 1.
+// or v1 cpu.cfs_quota_us / cpu.cfs_period_us, the smallest along this
+// process's cgroup path), rounded up, at least 1.
 func DefaultShards() int {
 	n := affinityCPUs()
 	if q := cgroupCPULimit("/"); q > 0 && q < n {
@@ -85,57 +85,24 @@ func quotaCPUs(quota, period string) int {
 
 // cgroupCPULimit reads the CPU quota that applies to this process under
 // root (a filesystem root, "/" outside tests); 0 if none.
-func cgroupCPULimit(root string) int {
-	self, _ := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
-	return cgroupLimitFrom(root, string(self))
-}
+func cgroupCPULimit(root string) int { return int(cpuLimit.read(root)) }
 
-func cgroupLimitFrom(root, self string) int {
-	best := 0
-	take := func(n int) {
-		if n > 0 && (best == 0 || n < best) {
-			best = n
-		}
-	}
-	for _, line := range strings.Split(self, "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		ctrl, path := parts[1], parts[2]
-		switch {
-		case parts[0] == "0" && ctrl == "": // v2: every level of the path may limit
-			for p := path; ; p = filepath.Dir(p) {
-				b, err := os.ReadFile(filepath.Join(root, "sys/fs/cgroup", p, "cpu.max"))
-				if err == nil {
-					take(parseCPUMax(string(b)))
-				}
-				if p == "/" || p == "." || p == "" {
-					break
-				}
-			}
-		case hasController(ctrl, "cpu"):
-			for _, dir := range []string{"cpu", "cpu,cpuacct", "cpuacct,cpu"} {
-				base := filepath.Join(root, "sys/fs/cgroup", dir, path)
-				q, err1 := os.ReadFile(filepath.Join(base, "cpu.cfs_quota_us"))
-				p, err2 := os.ReadFile(filepath.Join(base, "cpu.cfs_period_us"))
-				if err1 == nil && err2 == nil {
-					take(quotaCPUs(string(q), string(p)))
-					break
-				}
-			}
-		}
-	}
-	// A container often shows its own cgroup as "/" while the files at the
-	// root are its limits; that is covered by the loops above.
-	return best
-}
+// cgroupCPULimitFrom is cgroupCPULimit with /proc/self/cgroup's text given.
+func cgroupCPULimitFrom(root, self string) int { return int(cpuLimit.from(root, self)) }
 
-func hasController(list, name string) bool {
-	for _, c := range strings.Split(list, ",") {
-		if c == name {
-			return true
+// cpuLimit is the CPU quota in CPUs, ceil(quota/period): v2 cpu.max, v1
+// cpu.cfs_quota_us / cpu.cfs_period_us.
+var cpuLimit = cgroupLimit{
+	v2File:  "cpu.max",
+	parseV2: func(text string) int64 { return int64(parseCPUMax(text)) },
+	v1Ctrl:  "cpu",
+	v1Dirs:  []string{"cpu", "cpu,cpuacct", "cpuacct,cpu"},
+	readV1: func(dir string) (int64, bool) {
+		q, err1 := os.ReadFile(filepath.Join(dir, "cpu.cfs_quota_us"))
+		p, err2 := os.ReadFile(filepath.Join(dir, "cpu.cfs_period_us"))
+		if err1 != nil || err2 != nil {
+			return 0, false
 		}
-	}
-	return false
+		return int64(quotaCPUs(string(q), string(p))), true
+	},
 }

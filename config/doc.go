@@ -13,6 +13,10 @@
 //     OnChange hooks. Readers (shards, every loop turn) call Snapshot():
 //     one atomic load, no lock. Set builds a new Snapshot from a copy and
 //     swaps it in (copy-on-write), all pairs or none.
+//   - cgroup limits: the CPU quota (the default shards) and the memory
+//     limit (maxmemory auto) of the cgroups holding this process, read from
+//     /proc/self/cgroup and /sys/fs/cgroup (v2, or v1 controllers). The
+//     memory limit is read once, by Load, and kept in every Snapshot.
 //   - config text: redis.conf lines, split as Redis's sdssplitargs does;
 //     command-line options become lines after the file, as in redis-server.
 //
@@ -29,4 +33,6 @@
 //     Redis accepts (daemonize yes; port and bind at run time), the text says
 //     so in Redis's shape.
 //   - Hooks run after the new Snapshot is visible, under Set's lock.
+//   - Snapshot methods (MemoryBudget, BindAddrs) read no file and take no
+//     lock: shards call them every loop turn.
 package config

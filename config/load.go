@@ -66,6 +66,12 @@ func Load(args []string) (*Config, error) {
 }
 
 func load(args []string, stdin io.Reader) (*Config, error) {
+	return loadAt(args, stdin, "/")
+}
+
+// loadAt is load with root as the filesystem root where the cgroup files
+// are read (a fake tree in tests).
+func loadAt(args []string, stdin io.Reader, root string) (*Config, error) {
 	if len(args) > 0 {
 		switch args[0] {
 		case "-h", "--help":
@@ -112,6 +118,9 @@ func load(args []string, stdin io.Reader) (*Config, error) {
 	if err := ld.parse(s, text.String(), ""); err != nil {
 		return nil, err
 	}
+	// Read once: MemoryBudget must stay cheap, and a limit changed under a
+	// running process is rare enough to need a restart.
+	s.cgroupMem = cgroupMemoryLimit(root)
 	c := newConfig(s)
 	c.file = file
 	return c, nil

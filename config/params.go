@@ -31,9 +31,13 @@ type Snapshot struct {
 	ClientQueryBufferLimit int64
 	Hz                     int // clamped to 1..500 as Redis does
 
-	MaxMemory        int64 // bytes; 0 = no limit
-	MaxMemoryPolicy  string
-	MaxMemorySamples int
+	// MaxMemory is maxmemory in bytes: 0 = no limit, and 0 when
+	// MaxMemoryAuto. Use MemoryBudget for the limit to enforce.
+	MaxMemory             int64
+	MaxMemoryAuto         bool    // maxmemory auto: the budget is a fraction of the cgroup memory limit
+	MaxMemoryAutoFraction float64 // maxmemory-auto-fraction, in (0, 1]
+	MaxMemoryPolicy       string
+	MaxMemorySamples      int
 
 	AppendOnly bool
 	Save       []SavePoint // empty = no snapshots
@@ -51,6 +55,24 @@ type Snapshot struct {
 	ActiveExpireEffort     int
 
 	MetricsPort int // 0 = off
+
+	// cgroupMem is not a parameter: the cgroup memory limit in bytes that
+	// Load read (0: none), carried into every later Snapshot by Set.
+	cgroupMem int64
+}
+
+// MemoryBudget is the memory limit to enforce, in bytes; 0 means none. It
+// is MaxMemory, or under maxmemory auto MaxMemoryAutoFraction of the
+// cgroup memory limit Load read (0 when there was none, and always 0 for a
+// Config from New). It touches no file: call it every loop turn freely.
+func (s *Snapshot) MemoryBudget() int64 {
+	if !s.MaxMemoryAuto {
+		return s.MaxMemory
+	}
+	if s.cgroupMem <= 0 {
+		return 0
+	}
+	return max(int64(float64(s.cgroupMem)*s.MaxMemoryAutoFraction), 1)
 }
 
 // SavePoint is one "save <seconds> <changes>" rule.
@@ -95,6 +117,7 @@ const (
 	KindInt                 // Redis integer (string2ll)
 	KindMemory              // bytes with k/kb/m/mb/g/gb suffixes
 	KindEnum                // one of a fixed list, case-insensitive
+	KindFloat               // a finite decimal number (strtod syntax); ranges via check
 	KindString              // any single word
 	KindSpecial             // its own parse and format (bind, save, dir)
 )
@@ -127,6 +150,7 @@ type param struct {
 	i   func(*Snapshot) *int
 	i64 func(*Snapshot) *int64
 	b   func(*Snapshot) *bool
+	f   func(*Snapshot) *float64
 	s   func(*Snapshot) *string
 	// KindSpecial
 	parse  func(s *Snapshot, args []string, ld *loadState) string // returns "" or Redis's error text
@@ -157,9 +181,15 @@ var params = []*param{
 	{name: "proto-max-bulk-len", kind: KindMemory, def: "512mb", min: 1024 * 1024, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ProtoMaxBulkLen }},
 	{name: "client-query-buffer-limit", kind: KindMemory, def: "1gb", min: 1024 * 1024, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ClientQueryBufferLimit }},
 	{name: "hz", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.Hz }, fix: func(s *Snapshot) { s.Hz = min(max(s.Hz, 1), 500) }},
-	{name: "maxmemory", kind: KindMemory, def: "0", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.MaxMemory }},
+	{name: "maxmemory", kind: KindSpecial, def: "0", parse: parseMaxMemory, format: formatMaxMemory},
 	{name: "maxmemory-policy", kind: KindEnum, def: "noeviction", enum: []string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}, s: func(s *Snapshot) *string { return &s.MaxMemoryPolicy }},
 	{name: "maxmemory-samples", kind: KindInt, def: "5", min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.MaxMemorySamples }},
+	{name: "maxmemory-auto-fraction", kind: KindFloat, def: "0.8", f: func(s *Snapshot) *float64 { return &s.MaxMemoryAutoFraction }, check: func(s *Snapshot) string {
+		if f := s.MaxMemoryAutoFraction; !(f > 0 && f <= 1) {
+			return errFraction
+		}
+		return ""
+	}},
 	{name: "appendonly", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.AppendOnly }},
 	{name: "save", kind: KindSpecial, def: "", multiArg: true, parse: parseSave, format: formatSave},
 	{name: "daemonize", kind: KindBool, def: "no", mode: Immutable, b: func(s *Snapshot) *bool { return &s.Daemonize }, check: func(s *Snapshot) string {
@@ -218,22 +248,18 @@ func (p *param) apply(s *Snapshot, args []string, ld *loadState) string {
 		case KindInt, KindMemory:
 			var n int64
 			if p.kind == KindMemory {
-				u, ok := ParseMemory(v)
-				if !ok {
-					return errNotMemory
+				var msg string
+				if n, msg = memoryArg(v, p.min, p.max); msg != "" {
+					return msg
 				}
-				if u > math.MaxInt64 {
-					return rangeError(p.min, p.max)
-				}
-				n = int64(u)
 			} else {
 				var ok bool
 				if n, ok = ParseInt(v); !ok {
 					return errNotInt
 				}
-			}
-			if n < p.min || n > p.max {
-				return rangeError(p.min, p.max)
+				if n < p.min || n > p.max {
+					return rangeError(p.min, p.max)
+				}
 			}
 			if p.i != nil {
 				*p.i(s) = int(n)
@@ -253,6 +279,12 @@ func (p *param) apply(s *Snapshot, args []string, ld *loadState) string {
 			}
 		case KindString:
 			*p.s(s) = v
+		case KindFloat:
+			f, ok := parseFloat(v)
+			if !ok {
+				return errNotFloat
+			}
+			*p.f(s) = f
 		}
 	}
 	if p.check != nil {
@@ -278,6 +310,8 @@ func (p *param) get(s *Snapshot) string {
 		return strconv.FormatInt(*p.i64(s), 10)
 	case KindEnum, KindString:
 		return *p.s(s)
+	case KindFloat:
+		return strconv.FormatFloat(*p.f(s), 'g', -1, 64)
 	}
 	return p.format(s)
 }
@@ -296,6 +330,44 @@ func parseBind(s *Snapshot, args []string, _ *loadState) string {
 	}
 	s.Bind = append([]string(nil), args...)
 	return ""
+}
+
+// memoryArg parses a memory value for a parameter whose range is
+// [min, max]; it returns the bytes or Redis's error text.
+func memoryArg(v string, min, max int64) (int64, string) {
+	u, ok := ParseMemory(v)
+	if !ok {
+		return 0, errNotMemory
+	}
+	if u > math.MaxInt64 || int64(u) < min || int64(u) > max {
+		return 0, rangeError(min, max)
+	}
+	return int64(u), ""
+}
+
+// parseMaxMemory takes a memory value as Redis does, or "auto" (any case):
+// a fraction of the cgroup memory limit (see Snapshot.MemoryBudget).
+func parseMaxMemory(s *Snapshot, args []string, _ *loadState) string {
+	if len(args) != 1 {
+		return errArgs
+	}
+	if strings.EqualFold(args[0], "auto") {
+		s.MaxMemory, s.MaxMemoryAuto = 0, true
+		return ""
+	}
+	n, msg := memoryArg(args[0], 0, math.MaxInt64)
+	if msg != "" {
+		return msg
+	}
+	s.MaxMemory, s.MaxMemoryAuto = n, false
+	return ""
+}
+
+func formatMaxMemory(s *Snapshot) string {
+	if s.MaxMemoryAuto {
+		return "auto"
+	}
+	return strconv.FormatInt(s.MaxMemory, 10)
 }
 
 func parseSave(s *Snapshot, args []string, ld *loadState) string {

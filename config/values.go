@@ -13,6 +13,8 @@ const (
 	errNotInt    = "argument couldn't be parsed into an integer"
 	errNotMemory = "argument must be a memory value"
 	errNotBool   = "argument must be 'yes' or 'no'"
+	errNotFloat  = "argument couldn't be parsed into a float"
+	errFraction  = "argument must be greater than 0 and at most 1"
 	errBadSave   = "Invalid save parameters"
 	errManyBinds = "Too many bind addresses specified."
 	errArgs      = "wrong number of arguments"
@@ -79,6 +81,17 @@ func ParseMemory(s string) (uint64, bool) {
 		return 0, false
 	}
 	return v * mul, true
+}
+
+// parseFloat parses a finite number as strtod would take a whole word
+// ("0.8", ".5", "1e-1", "0x1p-1"); "nan", "inf", blanks and trailing
+// bytes are refused.
+func parseFloat(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
 }
 
 // parseBool takes yes/no in any case, as Redis does.

@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -81,4 +84,77 @@ func TestMaxMemory(t *testing.T) {
 	if peak > budget*105/100 || evicted == 0 {
 		t.Fatalf("peak used_memory %d over a %d budget (evicted %d)", peak, budget, evicted)
 	}
+}
+
+// TestMaxMemoryAuto runs the server in a cgroup with a memory limit (root
+// and cgroup v1 or v2 needed): maxmemory auto budgets a fraction of it, and
+// maxmemory 0 there is warned about at start.
+func TestMaxMemoryAuto(t *testing.T) {
+	cg := newMemoryCgroup(t, 256<<20)
+	s := startIn(t, cg, "--maxmemory", "auto", "--maxmemory-auto-fraction", "0.5")
+	c := s.client(2)
+	if got := c.ConfigGet(ctx, "maxmemory").Val()["maxmemory"]; got != "auto" {
+		t.Fatalf("CONFIG GET maxmemory = %q", got)
+	}
+	if got := infoField(t, c, "maxmemory"); got != strconv.Itoa(128<<20) {
+		t.Fatalf("INFO maxmemory = %s, want half of 256 MB", got)
+	}
+	// The budget is 128 MB: writing 200 MB under noeviction ends in -OOM.
+	var err error
+	big := strings.Repeat("x", 1<<20)
+	for i := 0; i < 200 && err == nil; i++ {
+		err = c.Set(ctx, fmt.Sprintf("big:%d", i), big, 0).Err()
+	}
+	if err == nil || !strings.HasPrefix(err.Error(), "OOM") {
+		t.Fatalf("no OOM under maxmemory auto: %v", err)
+	}
+	n := c.DBSize(ctx).Val()
+	if n < 100 || n > 128 {
+		t.Fatalf("%d MB stored under a 128 MB budget", n)
+	}
+
+	warned := startIn(t, cg)
+	warned.client(2).Ping(ctx)
+	logs, _ := os.ReadFile(warned.log)
+	if !strings.Contains(string(logs), "a cgroup memory limit is set but maxmemory is 0") {
+		t.Fatalf("no start-up warning:\n%s", logs)
+	}
+}
+
+// newMemoryCgroup makes a memory cgroup with the given limit, removed when
+// the test ends, and returns the file a process joins it through.
+func newMemoryCgroup(t *testing.T, limit int64) string {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a cgroup")
+	}
+	name := fmt.Sprintf("radish-e2e-%d", os.Getpid())
+	for _, v := range []struct{ dir, limitFile string }{
+		{"/sys/fs/cgroup/memory/" + name, "memory.limit_in_bytes"},
+		{"/sys/fs/cgroup/" + name, "memory.max"},
+	} {
+		if err := os.Mkdir(v.dir, 0o755); err != nil {
+			continue
+		}
+		t.Cleanup(func() {
+			time.Sleep(100 * time.Millisecond) // the servers have exited
+			os.Remove(v.dir)
+		})
+		if err := os.WriteFile(filepath.Join(v.dir, v.limitFile), []byte(strconv.FormatInt(limit, 10)), 0o644); err != nil {
+			t.Skipf("cannot set a memory limit: %v", err)
+		}
+		return filepath.Join(v.dir, "cgroup.procs")
+	}
+	t.Skip("no writable memory cgroup")
+	return ""
+}
+
+// startIn starts the server inside the cgroup whose cgroup.procs is procs.
+func startIn(t *testing.T, procs string, args ...string) *server {
+	t.Helper()
+	old := serverBin
+	wrapper := filepath.Join(t.TempDir(), "radish-in-cgroup")
+	os.WriteFile(wrapper, []byte("#!/bin/sh\necho $$ > "+procs+"\nexec "+old+" \"$@\"\n"), 0o755)
+	serverBin = wrapper
+	defer func() { serverBin = old }()
+	return start(t, args...)
 }

@@ -89,12 +89,12 @@ func (db *DB) lookupLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer)
 }
 
 // prefixMatch reports whether the inline part of node p's prefix (plen
-// bytes long, plen <= len(k)) equals the start of k. Prefixes of up to 8
-// bytes compare as one masked word when the node has 8 readable bytes at
-// the prefix (every kind but N10, whose 2-byte prefix is compared bytewise).
+// bytes long, plen <= len(k)) equals the start of k. Inline parts of up to
+// 8 bytes compare as one masked little-endian word (every node has 8
+// readable bytes at the prefix offset) when k has 8 bytes to load.
 func prefixMatch(p unsafe.Pointer, kind uint8, plen int, k []byte) bool {
 	n := min(plen, kinds[kind].pcap)
-	if kind != nodeN10 && n <= 8 && len(k) >= 8 {
+	if n <= 8 && len(k) >= 8 {
 		mask := ^uint64(0) >> (64 - 8*uint(n))
 		a := *(*uint64)(unsafe.Add(p, hdrSize))
 		b := *(*uint64)(unsafe.Pointer(unsafe.SliceData(k)))

@@ -207,11 +207,12 @@ func (s *Shard) oom(spec *command.Spec) bool {
 }
 
 // applyConfig takes a new configuration snapshot into this shard's store.
-// maxmemory is split evenly across the shards.
+// The memory budget (maxmemory, or a fraction of the cgroup limit under
+// maxmemory auto) is split evenly across the shards.
 func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.conf = c
 	policy, _ := engine.ParsePolicy(c.MaxMemoryPolicy)
-	s.store.SetMaxMemory(c.MaxMemory/int64(len(s.group.shards)), policy, c.MaxMemorySamples)
+	s.store.SetMaxMemory(c.MemoryBudget()/int64(len(s.group.shards)), policy, c.MaxMemorySamples)
 	s.store.SetLFU(c.LFULogFactor, c.LFUDecayTime)
 	s.store.Limits = engine.Limits{
 		HashMaxListpackEntries: int(c.HashMaxListpackEntries),

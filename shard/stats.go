@@ -159,19 +159,10 @@ func (g *Group) Info(sections []string) string {
 		if mem > 0 {
 			ratio = float64(rss) / float64(mem)
 		}
-		maxmem, policy := "0", "noeviction"
-		if kv := g.conf.Get([]string{"maxmemory", "maxmemory-policy"}); len(kv) > 0 {
-			for _, p := range kv {
-				switch p[0] {
-				case "maxmemory":
-					maxmem = p[1]
-				case "maxmemory-policy":
-					policy = p[1]
-				}
-			}
-		}
+		conf := g.conf.Snapshot()
+		maxmem, policy := conf.MemoryBudget(), conf.MaxMemoryPolicy
 		fmt.Fprintf(&b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_rss:%d\r\n"+
-			"used_memory_rss_human:%s\r\nmaxmemory:%s\r\nmaxmemory_policy:%s\r\nmem_fragmentation_ratio:%.2f\r\n",
+			"used_memory_rss_human:%s\r\nmaxmemory:%d\r\nmaxmemory_policy:%s\r\nmem_fragmentation_ratio:%.2f\r\n",
 			mem, human(mem), rss, human(rss), maxmem, policy, ratio)
 	}
 	if show("stats", true) {

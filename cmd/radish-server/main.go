@@ -45,6 +45,10 @@ func run(args []string) error {
 		return err
 	}
 	defer log.Sync()
+	if lim := conf.CgroupMemoryLimit(); lim > 0 && snap.MemoryBudget() == 0 {
+		log.Warn("a cgroup memory limit is set but maxmemory is 0: the kernel will kill the process "+
+			"before any maxmemory policy applies; set maxmemory or maxmemory auto", zap.Int64("cgroup_limit", lim))
+	}
 	if err := os.Chdir(snap.Dir); err != nil {
 		return fmt.Errorf("can't chdir to '%s': %w", snap.Dir, err)
 	}

@@ -20,12 +20,24 @@
 //
 //   - Slot: the index of a block within its class, 0..MaxSlots-1 (1<<25).
 //
-//   - Page: the unit of mapping of a class: 2^k slots (k chosen so the
-//     blocks fill about 1 MiB: 65536 slots of 16 bytes, 16 of 64 KiB),
+//   - Page: the unit of mapping of a class: one 2 MiB chunk of blocks,
+//     2 MiB-aligned (one huge page), holding spp = floor(2 MiB / size) slots
+//     (131072 of 16 bytes, 32 of 64 KiB; the remainder, < size, is unused),
 //     preceded by a header of one 16-bit generation per slot, padded to a
-//     4096-byte boundary so blocks start page-aligned. A page is mapped when
-//     allocation first reaches it and unmapped when it becomes empty (one
-//     empty page per class is kept as a spare, see Free).
+//     4096-byte boundary. A page is mapped when allocation first reaches it
+//     and unmapped when it becomes empty (one empty page per class is kept
+//     as a spare, see Free).
+//
+//   - Huge pages: a page is mapped with small pages, touched lazily, so a
+//     class's partly filled last page costs only what was touched. When a
+//     page becomes full (every slot live at once) its blocks are collapsed
+//     into one huge page (MADV_COLLAPSE; where the kernel lacks it,
+//     MADV_HUGEPAGE for khugepaged): a large tree is then walked with one
+//     TLB entry per 2 MiB instead of per 4 KiB, and RSS does not grow (all
+//     of the page was already touched). Purge splits a huge page it punches
+//     holes into; the page is collapsed again when it is full again. The
+//     Alloc that fills a page pays for the collapse (one madvise that copies
+//     2 MiB, amortized over the page's slots).
 //
 //   - Generation: a 16-bit counter per slot, incremented by Free. A Handle
 //     carries its low bit, a Ref all 16 bits.
@@ -37,8 +49,11 @@
 //     |  class(6) |gen|          slot (25)         |
 //     +-----------+---+----------------------------+
 //
-//     Bytes decodes it with a shift, two masks and one page-table load; it
-//     checks nothing. 32 bits cannot hold 56 classes × 2^25 slots and a wide
+//     Pointer decodes it without a branch: page p = slot*magic>>shift (an
+//     exact reciprocal of spp for every slot < 2^25), one load of the
+//     page's address from the class's page table, plus (slot-p*spp)*size
+//     (LargeClass: spp 1, size 0). Bytes adds the block length. Neither
+//     checks anything. 32 bits cannot hold 56 classes × 2^25 slots and a wide
 //     generation, so the Handle keeps one generation bit (it catches a
 //     handle used after one reuse of its slot) and Ref keeps all 16.
 //

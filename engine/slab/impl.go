@@ -19,17 +19,19 @@ type decoder struct {
 
 // class is one size class: its pages, its slot sets and its counters.
 type class struct {
-	size uintptr // block size; 0 for LargeClass and for class 0
-	spp  uint32  // slots per page (1 for LargeClass)
-	hdr  uintptr // bytes of the generation header before a page's blocks
-	span uintptr // bytes mapped per page: hdr + chunk
+	size  uintptr // block size; 0 for LargeClass and for class 0
+	spp   uint32  // slots per page (1 for LargeClass)
+	msh   uint32  // page(i) = i*magic >> msh == i/spp
+	magic uint64
+	hdr   uintptr // bytes of the generation header before a page's blocks
+	span  uintptr // bytes mapped per page: hdr + chunk
 
 	// pages[p] is the address of the first block of page p (a multiple of
 	// chunk), or nil while the page is not mapped (never yet, or released).
 	// For LargeClass, page p is the single block of slot p.
 	pages []unsafe.Pointer
 	used  []int32 // live blocks per page (not for LargeClass)
-	huge  []bool  // page p was handed to the OS for huge pages (see fullPage)
+	huge  []bool  // page p was handed to the OS for huge pages (see alloc)
 	slots uint32  // slots covered by pages and bitmaps
 
 	free hbits // slots that exist and are free
@@ -78,8 +80,8 @@ func (s *Slab) initClasses() {
 			c.hdr = uintptr(roundUp(int(c.spp)*2, osPage))
 			c.span = c.hdr + chunk
 		}
-		m, sh := divMagic(c.spp)
-		s.dec[ci] = decoder{size: c.size, magic: m, msh: sh, spp: c.spp}
+		c.magic, c.msh = divMagic(c.spp)
+		s.dec[ci] = decoder{size: c.size, magic: c.magic, msh: c.msh, spp: c.spp}
 	}
 }
 
@@ -92,7 +94,7 @@ func divMagic(d uint32) (uint64, uint32) {
 }
 
 // page returns the page of slot i.
-func (c *class) page(i uint32) uint32 { return i / c.spp }
+func (c *class) page(i uint32) uint32 { return uint32(uint64(i) * c.magic >> c.msh) }
 
 // nextSeed returns the first generation for new generation storage: a
 // value far from the previous ones so that a Ref from before a page was
