@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"syscall"
 
@@ -51,6 +52,12 @@ func run(args []string) error {
 	}
 	if err := os.Chdir(snap.Dir); err != nil {
 		return fmt.Errorf("can't chdir to '%s': %w", snap.Dir, err)
+	}
+	// Every shard's thread is locked and spends its idle time blocked in
+	// io_uring_enter; the rest of the runtime (GC workers, signal handling,
+	// sysmon's hand-offs) needs a P of its own, or it steals the shards'.
+	if n := snap.Shards + 1; runtime.GOMAXPROCS(0) < n {
+		runtime.GOMAXPROCS(n)
 	}
 	var addrs []string
 	for _, b := range snap.BindAddrs() {
