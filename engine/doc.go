@@ -37,9 +37,18 @@
 //     byte of every value is counted by UsedMemory and freed by Delete and
 //     Flush. Each type registers an objType (free, export, import) and takes
 //     its thresholds from Store.Limits.
+//   - Quicklist: a list (quicklist.go): a header block and a doubly linked
+//     chain of node blocks, each a packed run of entries of at most
+//     list-max-listpack-size; entries carry their length at both ends so
+//     both ends of a node can be walked.
+//   - Skiplist: the large sorted set (skiplist.go): Redis's skiplist with
+//     spans for O(log n) rank and range, whose nodes are the entry blocks
+//     of the object hash table, so ZSCORE is O(1) and a member is stored
+//     once. Small sorted sets are one packed block ordered by score.
 //   - Record: a key's value in a self-contained form (Export/Import). For
 //     a hash: uvarint field count, then field and value as (uvarint length,
-//     bytes) each; for a set: uvarint count, then the members the same way.
+//     bytes) each; for a set: uvarint count, then the members the same way;
+//     lists and sorted sets likewise (list.go, zset.go).
 //   - Tag: the slab's per-block bit; set exactly on leaves with a TTL, so
 //     that ActiveExpire samples them through the slab.
 //   - Access clock: the last 3 bytes of every leaf block: Redis's 24-bit
