@@ -146,3 +146,31 @@ func splitLines(s string) []string {
 	}
 	return out
 }
+
+// TestBlockingMoveAcrossShards: BLMOVE from a list on one shard to a list
+// on another wakes on a push and moves the element atomically.
+func TestBlockingMoveAcrossShards(t *testing.T) {
+	s := start(t, "--shards", "3")
+	c := s.client(2)
+	done := make(chan string, 1)
+	go func() {
+		r := redis.NewClient(&redis.Options{Addr: s.addr, DisableIdentity: true, MaxRetries: -1, ReadTimeout: -1})
+		defer r.Close()
+		v, err := r.BLMove(ctx, "jobs:{a}", "jobs:{b}", "LEFT", "RIGHT", 5*time.Second).Result()
+		if err != nil {
+			v = err.Error()
+		}
+		done <- v
+	}()
+	time.Sleep(100 * time.Millisecond)
+	c.RPush(ctx, "jobs:{a}", "j1", "j2")
+	if v := <-done; v != "j1" {
+		t.Fatalf("BLMOVE = %q", v)
+	}
+	if v := c.LRange(ctx, "jobs:{b}", 0, -1).Val(); len(v) != 1 || v[0] != "j1" {
+		t.Fatalf("destination = %v", v)
+	}
+	if v := c.LRange(ctx, "jobs:{a}", 0, -1).Val(); len(v) != 1 || v[0] != "j2" {
+		t.Fatalf("source = %v", v)
+	}
+}

@@ -28,6 +28,8 @@ type blockState struct {
 	claimed  bool  // a holder is serving it right now
 	sl       *slot
 	spec     *command.Spec
+	args     [][]byte // the command, copied
+	idx      []int    // its key positions
 }
 
 // holder is a shard that keeps a waiter for a blocked client, and the
@@ -49,6 +51,9 @@ type waiter struct {
 	proto int
 	keys  [][]byte // the keys this holder watches for it
 	busy  bool     // a claim is in flight
+	// viaHome: the holder only tells home that a key has data; home runs
+	// the command across shards (BLMOVE to another shard's list).
+	viaHome bool
 }
 
 // wkey is a key of one database.
@@ -87,26 +92,27 @@ func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args []
 		}
 		hs[j].keys = append(hs[j].keys, args[i])
 	}
+	// A moving command (BLMOVE) whose destination is on another shard
+	// than its source cannot pop on the holder: its waiter only signals,
+	// and home runs the command as a txn (see moveAcross).
+	viaHome := false
 	for _, i := range idx {
-		if moves && router.ShardOf(args[i], n) != hs[0].shard {
-			// A moving command with source and destination on different
-			// shards would push on the wrong shard.
-			s.reply(c, func(w *resp.Writer) { w.Error("CROSSSLOT Keys in request don't hash to the same slot") })
-			return
-		}
+		viaHome = viaHome || moves && router.ShardOf(args[i], n) != hs[0].shard
 	}
 	s.txnSeq++
-	b := &blockState{id: uint64(s.id+1)<<48 | s.txnSeq, holders: hs, deadline: wait.Deadline, spec: spec}
+	b := &blockState{id: uint64(s.id+1)<<48 | s.txnSeq, holders: hs, deadline: wait.Deadline, spec: spec,
+		args: args, idx: idx}
 	b.sl = s.pend(c)
 	c.blocked = b
 	c.barrier = true
 	s.stats.blocked++
 	home, db, proto := s.id, c.cl.DB, c.cl.Proto
 	for _, h := range hs {
-		wt := &waiter{id: b.id, home: home, c: c, spec: spec, fn: fn, args: args, db: db, proto: proto, keys: h.keys}
+		wt := &waiter{id: b.id, home: home, c: c, spec: spec, fn: fn, args: args, db: db, proto: proto, keys: h.keys,
+			viaHome: viaHome}
 		s.send(h.shard, func(o *Shard) {
 			o.runOrDefer(args, spec, func() {
-				if len(hs) == 1 {
+				if len(hs) == 1 && !viaHome {
 					// One holder: try at once, as the command would run.
 					if out, served := o.tryServe(wt); served {
 						o.send(home, func(h *Shard) { h.unblock(c, b.id, out) })
@@ -196,7 +202,7 @@ func (s *Shard) serveKey(wk wkey) {
 		if !s.anyExists(wt) {
 			return // nothing to pop: blocking types delete emptied keys
 		}
-		if wt.home != s.id {
+		if wt.home != s.id || wt.viaHome {
 			s.claim(wt, wk)
 			return
 		}
@@ -240,7 +246,13 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 			h.send(me, func(o *Shard) {
 				wt.busy = false
 				again := true // serve the key's next waiter
-				if !ok {
+				if ok && wt.viaHome {
+					// Home runs it; the waiter stays, busy, until home
+					// says whether it was served.
+					wt.busy = true
+					again = false
+					o.send(wt.home, func(h *Shard) { h.moveAcross(c, id) })
+				} else if !ok {
 					o.unpark(id, wt.db, wt.keys)
 				} else if out, served := o.tryServe(wt); served {
 					o.unpark(id, wt.db, wt.keys)
@@ -262,6 +274,47 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 	})
 }
 
+// moveAcross runs a blocked client's moving command (BLMOVE across shards)
+// as a txn with its non-blocking handler, after a holder saw data. Served:
+// the client gets the reply. Nothing to move (another client took it
+// between the claim and the txn): the client keeps waiting.
+func (s *Shard) moveAcross(c *conn, id uint64) {
+	b := c.blocked
+	if b == nil || b.id != id || c.dead {
+		return
+	}
+	t := s.newTxn(c, b.spec, b.args, b.idx)
+	t.done = func(out []byte) {
+		if c.blocked == nil || c.blocked.id != id {
+			return
+		}
+		if !isNull(out) {
+			s.unblock(c, id, out)
+			return
+		}
+		b.claimed = false
+		for _, h := range b.holders {
+			s.send(h.shard, func(o *Shard) {
+				for _, k := range h.keys {
+					wk := wkey{t.db, string(k)}
+					for _, w := range o.waiters[wk] {
+						if w.id == id {
+							w.busy = false
+							o.ready[wk] = true
+						}
+					}
+				}
+			})
+		}
+	}
+	s.acquire(t, 0)
+}
+
+// isNull reports whether a reply is a RESP2 or RESP3 null.
+func isNull(b []byte) bool {
+	return string(b) == "$-1\r\n" || string(b) == "*-1\r\n" || string(b) == "_\r\n"
+}
+
 // unblock answers a blocked client on its home shard and withdraws its
 // waiters everywhere else.
 func (s *Shard) unblock(c *conn, id uint64, out []byte) {
@@ -278,23 +331,14 @@ func (s *Shard) unblock(c *conn, id uint64, out []byte) {
 }
 
 // withdraw forgets c's blocked command here and on every holder shard. A
-// holder in the middle of a claim keeps its waiter: the claim's answer
-// (denied, since c no longer waits) removes it.
+// claim still in flight for it is then denied by home (c no longer waits),
+// and the holder's answer handling finds the waiter already gone.
 func (s *Shard) withdraw(c *conn, b *blockState) {
 	c.blocked = nil
 	s.stats.blocked--
 	db := c.cl.DB
 	for _, h := range b.holders {
-		s.send(h.shard, func(o *Shard) {
-			for _, k := range h.keys {
-				for _, w := range o.waiters[wkey{db, string(k)}] {
-					if w.id == b.id && w.busy {
-						return
-					}
-				}
-			}
-			o.unpark(b.id, db, h.keys)
-		})
+		s.send(h.shard, func(o *Shard) { o.unpark(b.id, db, h.keys) })
 	}
 }
 

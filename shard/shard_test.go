@@ -353,3 +353,44 @@ func TestBlockingAcrossShards(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockingMoveAcrossShards: BLMOVE whose source and destination live
+// on different shards waits on the source and moves atomically.
+func TestBlockingMoveAcrossShards(t *testing.T) {
+	g := testGroup(t, 3)
+	home := g.shards[0]
+	src, dst := keysOn(1, 3, 1)[0], keysOn(2, 3, 1)[0]
+	home.OnOpen(1)
+	home.OnOpen(2)
+	if got := send(g, home, 1, "BLMOVE "+src+" "+dst+" LEFT RIGHT 0\r\n"); got != "" {
+		t.Fatalf("BLMOVE replied at once: %q", got)
+	}
+	if got := send(g, home, 2, "RPUSH "+src+" a b\r\n"); got != ":2\r\n" {
+		t.Fatalf("RPUSH = %q", got)
+	}
+	f := home.drv.(*fakeDriver)
+	if got := string(*f.Output(1)); got != "$1\r\na\r\n" {
+		t.Fatalf("BLMOVE reply %q", got)
+	}
+	*f.Output(1) = nil
+	if got := send(g, home, 2, "LRANGE "+src+" 0 -1\r\nLRANGE "+dst+" 0 -1\r\n"); got != "*1\r\n$1\r\nb\r\n*1\r\n$1\r\na\r\n" {
+		t.Fatalf("after BLMOVE: %q", got)
+	}
+	// With data already there it moves at once; an empty source times out.
+	if got := send(g, home, 1, "BLMOVE "+src+" "+dst+" LEFT RIGHT 0\r\n"); got != "$1\r\nb\r\n" {
+		t.Fatalf("BLMOVE with data = %q", got)
+	}
+	send(g, home, 1, "BLMOVE "+src+" "+dst+" LEFT RIGHT 0.01\r\n")
+	time.Sleep(20 * time.Millisecond)
+	home.now = time.Now().UnixMilli()
+	home.expireBlocked()
+	g.settle()
+	if got := string(*f.Output(1)); got != "*-1\r\n" {
+		t.Fatalf("timeout reply %q", got)
+	}
+	for _, s := range g.shards {
+		if len(s.waiters) > 0 || len(s.locks) > 0 {
+			t.Fatalf("shard %d left waiters %v locks %v", s.id, s.waiters, s.locks)
+		}
+	}
+}

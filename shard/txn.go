@@ -148,6 +148,9 @@ type txn struct {
 	got     int
 	reply   [][]byte
 	oom     bool // a shard is out of memory: the txn is refused whole
+	// done, when set, takes the reply instead of the connection's slot
+	// (a blocked BLMOVE across shards decides whether it was served).
+	done func(out []byte)
 }
 
 // multi runs a command whose keys span shards as a txn: lock every part's
@@ -155,6 +158,14 @@ type txn struct {
 // while holding lower shards), then run all parts, each unlocking as it
 // finishes, then merge the replies.
 func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
+	t := s.newTxn(c, spec, args, idx)
+	t.sl = s.pend(c)
+	c.barrier = true
+	s.acquire(t, 0)
+}
+
+// newTxn prepares a txn for a command whose keys span shards.
+func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *txn {
 	s.stats.txns++
 	s.txnSeq++
 	t := &txn{
@@ -174,9 +185,7 @@ func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
 		t.keys[i] = pick(p.Args, p.KeyIdx)
 	}
 	t.reply = make([][]byte, len(t.parts))
-	t.sl = s.pend(c)
-	c.barrier = true
-	s.acquire(t, 0)
+	return t
 }
 
 // acquire locks part i's keys on its shard, then the next part's.
@@ -259,6 +268,10 @@ func (s *Shard) partDone(t *txn, i int, b []byte) {
 
 // finish fills the txn's reply slot and lets the connection read on.
 func (s *Shard) finish(t *txn, out []byte) {
+	if t.done != nil {
+		t.done(out)
+		return
+	}
 	c := t.c
 	c.barrier = false
 	s.fill(c, t.sl, out)
