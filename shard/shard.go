@@ -55,6 +55,8 @@ type Shard struct {
 
 	txnSeq   uint64
 	lastFast int64 // when the last expiry cycle ran (unix ms)
+	// expireBudget is what is left of the cron's active-expiry work.
+	expireBudget int
 	// scratch is where single-reply commands spanning shards run (see
 	// gather), and where blocking commands are dry-run.
 	scratch *engine.Store
@@ -117,7 +119,7 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 	nextTick := time.Now()
 	for !s.group.stopping.Load() {
 		wait := time.Until(nextTick)
-		if s.store.ExpireCapped() || s.store.OverBudget() {
+		if s.expireBudget > 0 || s.store.ExpireCapped() || s.store.OverBudget() {
 			wait = min(wait, 2*time.Millisecond)
 		}
 		if d := s.nextDeadline(); d > 0 {
@@ -168,21 +170,32 @@ func (s *Shard) shutdown() {
 	}
 }
 
-// cron is the shard's periodic work, hz times a second: active expiry
-// with Redis's slow-cycle budget, then eviction down to the budget.
+// cron is the shard's periodic work, hz times a second: it grants active
+// expiry Redis's slow-cycle budget (25% of the period at effort 1) and
+// evicts toward the memory budget. The budget is spent in slices of a fast
+// cycle (about 1 ms), one per loop turn, so a mass expiry never stalls the
+// loop for the whole budget at once.
 func (s *Shard) cron() {
-	e := s.conf.ActiveExpireEffort
-	s.store.ActiveExpireCycle(s.now, e, engine.ExpireCycleWork(s.conf.Hz, e))
-	s.lastFast = s.now
-	s.evict()
+	s.expireBudget = engine.ExpireCycleWork(s.conf.Hz, s.conf.ActiveExpireEffort)
+	s.fastCycles()
 }
 
-// fastCycles runs short expiry cycles between crons while the last cycle
-// left expired keys behind (at most one per 2 ms), and keeps evicting
-// while memory is over the budget.
+// fastCycles runs one expiry slice while the cron's budget lasts, then,
+// while the last cycle left expired keys behind, short cycles at most every
+// 2 ms; and keeps evicting while memory is over the budget.
 func (s *Shard) fastCycles() {
-	if s.store.ExpireCapped() && s.now-s.lastFast >= 2 {
-		s.store.ActiveExpireCycle(s.now, s.conf.ActiveExpireEffort, engine.ExpireFastWork(s.conf.ActiveExpireEffort))
+	e := s.conf.ActiveExpireEffort
+	slice := engine.ExpireFastWork(e)
+	switch {
+	case s.expireBudget > 0:
+		s.store.ActiveExpireCycle(s.now, e, min(slice, s.expireBudget))
+		s.expireBudget -= slice
+		if !s.store.ExpireCapped() {
+			s.expireBudget = 0
+		}
+		s.lastFast = s.now
+	case s.store.ExpireCapped() && s.now-s.lastFast >= 2:
+		s.store.ActiveExpireCycle(s.now, e, slice)
 		s.lastFast = s.now
 	}
 	s.evict()
