@@ -19,7 +19,8 @@ for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; slee
 rss() { awk '{printf "%.1f", $2 * 4096 / 1048576}' "/proc/$pid/statm"; }
 p99() { taskset -c 1 redis-benchmark -p "$PORT" -t get -P 1 -c 50 -n "$1" -r 100000 --csv -q | tail -1 | cut -d, -f7 | tr -d '"'; }
 
-base_p99=$(p99 200000)
+# The quiet p99: median of three runs.
+base_p99=$(for _ in 1 2 3; do p99 200000; done | sort -g | sed -n 2p)
 rss0=$(rss)
 # Load N keys with a 1 s TTL (pipelined SET ... PX 1000).
 awk -v n="$N" 'BEGIN{for(i=0;i<n;i++) printf "*5\r\n$3\r\nSET\r\n$%d\r\nexp:%d\r\n$1\r\nv\r\n$2\r\nPX\r\n$4\r\n1000\r\n", length("exp:" i), i}' |
