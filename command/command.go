@@ -151,7 +151,15 @@ type Spec struct {
 	acl    aclMask
 	parent *Spec
 	subs   map[string]*Spec
+	id     int // index in Rows()
 }
+
+// ID is the row's index in Rows(): dense, for per-command counters.
+func (s *Spec) ID() int { return s.id }
+
+// Rows returns every registered row, subcommands included, indexed by ID.
+// The slice is the table's own: callers must not modify it.
+func Rows() []*Spec { return table.rows }
 
 // Ctx is what a handler gets: the shard's data, the client's selected
 // database, the reply writer and the time. It belongs to the executing

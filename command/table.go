@@ -88,6 +88,7 @@ func (s *Spec) Parent() *Spec { return s.parent }
 var table struct {
 	byName map[string]*Spec
 	all    []*Spec // sorted by Name
+	rows   []*Spec // every row, subcommands too, by ID
 }
 
 // maxNameLen bounds the names Lookup lower-cases on the stack; no Redis
@@ -131,6 +132,8 @@ func complete(s *Spec, parent *Spec) {
 	} else if strings.Contains(s.Name, "|") || len(s.Name) > maxNameLen {
 		panic(fmt.Sprintf("command: bad row name %q", s.Name))
 	}
+	s.id = len(table.rows)
+	table.rows = append(table.rows, s)
 	s.acl = 0
 	for _, c := range s.ACL {
 		b := aclBit(c)

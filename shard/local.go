@@ -60,8 +60,12 @@ func (g *Group) ResetStats() {
 		s.deliver([]message{func(s *Shard) {
 			st := &s.stats
 			st.commands, st.connections, st.rejected, st.hops, st.txns = 0, 0, 0, 0, 0
-			clear(st.calls)
-			st.pub.callsDirty = true
+			for id := range st.calls {
+				if st.calls[id] != 0 {
+					st.calls[id] = 0
+					st.dirty = append(st.dirty, id)
+				}
+			}
 			s.store.ResetStats()
 		}})
 	}

@@ -79,6 +79,10 @@ func newShard(g *Group, id int) *Shard {
 		ready:   make(map[wkey]bool),
 		done:    make(chan struct{}),
 	}
+	s.stats.calls = make([]int64, len(command.Rows()))
+	s.stats.pub.calls = make([]atomic.Int64, len(command.Rows()))
+	s.stats.pub.keys = make([]atomic.Int64, g.opts.Databases)
+	s.stats.pub.expires = make([]atomic.Int64, g.opts.Databases)
 	s.reader.MaxBulkLen = g.opts.ProtoMaxBulkLen
 	s.ctx.Store = s.store
 	s.ctx.Server = g

@@ -22,13 +22,15 @@ type shardStats struct {
 	rejected    int64
 	hops        int64
 	txns        int64
-	blocked     int64 // clients of this shard waiting in a blocking command
-	calls       map[*command.Spec]int64
+	blocked     int64   // clients of this shard waiting in a blocking command
+	calls       []int64 // per command row (Spec.ID)
+	dirty       []int   // rows whose calls changed since the last publish
 
 	pub published
 }
 
 // published is a shard's statistics as of the end of its last loop turn.
+// Its slices are made before the shard starts and never replaced.
 type published struct {
 	commands    atomic.Int64
 	connections atomic.Int64
@@ -42,19 +44,20 @@ type published struct {
 	usedMemory  atomic.Int64
 	keys        []atomic.Int64 // per database
 	expires     []atomic.Int64
-	calls       atomic.Pointer[map[string]int64]
-	callsDirty  bool
+	calls       []atomic.Int64 // per command row (Spec.ID)
 }
 
 // count records one executed command for INFO commandstats.
 func (st *shardStats) count(spec *command.Spec) {
-	if st.calls == nil {
-		st.calls = make(map[*command.Spec]int64)
+	id := spec.ID()
+	if st.calls[id] == st.pub.calls[id].Load() {
+		st.dirty = append(st.dirty, id)
 	}
-	st.calls[spec]++
-	st.pub.callsDirty = true
+	st.calls[id]++
 }
 
+// publishStats copies the counters for other goroutines (INFO) at the end
+// of a loop turn, storing only what changed.
 func (s *Shard) publishStats() {
 	st := &s.stats
 	p := &st.pub
@@ -69,23 +72,19 @@ func (s *Shard) publishStats() {
 	p.evicted.Store(es.EvictedKeys)
 	p.stalePerc.Store(math.Float64bits(es.ExpiredStalePerc))
 	p.usedMemory.Store(s.store.UsedMemory())
-	if p.keys == nil {
-		p.keys = make([]atomic.Int64, s.group.opts.Databases)
-		p.expires = make([]atomic.Int64, s.group.opts.Databases)
-	}
 	for i := range p.keys {
 		db := s.store.DB(i)
-		p.keys[i].Store(int64(db.Len()))
-		p.expires[i].Store(int64(db.ExpiresLen()))
-	}
-	if p.callsDirty {
-		m := make(map[string]int64, len(st.calls))
-		for spec, n := range st.calls {
-			m[spec.Name] += n
+		if n := int64(db.Len()); p.keys[i].Load() != n {
+			p.keys[i].Store(n)
 		}
-		p.calls.Store(&m)
-		p.callsDirty = false
+		if n := int64(db.ExpiresLen()); p.expires[i].Load() != n {
+			p.expires[i].Store(n)
+		}
 	}
+	for _, id := range st.dirty {
+		p.calls[id].Store(st.calls[id])
+	}
+	st.dirty = st.dirty[:0]
 }
 
 // Info implements command.Server: INFO in Redis's format for the given
@@ -122,13 +121,14 @@ func (g *Group) Info(sections []string) string {
 		expired += p.expired.Load()
 		evicted += p.evicted.Load()
 		stale += math.Float64frombits(p.stalePerc.Load()) / float64(len(g.shards))
-		for i := range min(len(p.keys), dbs) {
+		for i := range dbs {
 			keys[i] += p.keys[i].Load()
 			expires[i] += p.expires[i].Load()
 		}
-		if m := p.calls.Load(); m != nil {
-			for k, v := range *m {
-				calls[k] += v
+		rows := command.Rows()
+		for id := range p.calls {
+			if n := p.calls[id].Load(); n > 0 {
+				calls[rows[id].Name] += n
 			}
 		}
 	}
