@@ -141,6 +141,12 @@ func (s *Store) SlabMapped() int64 { return s.slab.Mapped() }
 // key is gone).
 func (s *Store) SlabLive() int { return s.slab.Live() }
 
+// Purge gives the memory of free slab space back to the OS: the holes a
+// mass expiry or eviction left in partly used pages and the empty spare
+// pages. The caller decides when (the shard does when memory in use fell
+// well below its last peak).
+func (s *Store) Purge() { s.slab.Purge() }
+
 // Close unmaps all memory. The Store must not be used afterwards.
 func (s *Store) Close() {
 	for _, db := range s.dbs {

@@ -115,7 +115,7 @@ func (g *Group) closeListeners() {
 // io_uring when asked or when auto and it works, else epoll. The fallback
 // is logged once.
 func (g *Group) newDriver() (ioloop.Driver, error) {
-	opts := ioloop.Options{}
+	opts := ioloop.Options{PoolBytes: 4 << 20}
 	switch g.opts.IO {
 	case "epoll":
 		g.ioKind.CompareAndSwap(nil, "epoll")

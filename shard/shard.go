@@ -57,6 +57,7 @@ type Shard struct {
 	lastFast int64 // when the last expiry cycle ran (unix ms)
 	// expireBudget is what is left of the cron's active-expiry work.
 	expireBudget int
+	memPeak      int64 // UsedMemory's peak since the last purge
 	// scratch is where single-reply commands spanning shards run (see
 	// gather), and where blocking commands are dry-run.
 	scratch *engine.Store
@@ -182,6 +183,19 @@ func (s *Shard) shutdown() {
 func (s *Shard) cron() {
 	s.expireBudget = engine.ExpireCycleWork(s.conf.Hz, s.conf.ActiveExpireEffort)
 	s.fastCycles()
+	s.purge()
+}
+
+// purge returns freed slab memory to the OS once memory in use fell by a
+// quarter (and at least 4 MB) below its peak since the last purge, so RSS
+// follows a mass expiry, eviction or deletion down.
+func (s *Shard) purge() {
+	used := s.store.UsedMemory()
+	s.memPeak = max(s.memPeak, used)
+	if s.memPeak-used >= 4<<20 && used < s.memPeak*3/4 {
+		s.store.Purge()
+		s.memPeak = used
+	}
 }
 
 // fastCycles runs one expiry slice while the cron's budget lasts, then,

@@ -447,8 +447,15 @@ func (s *Slab) purge() {
 	for ci := 1; ci < LargeClass; ci++ {
 		c := &s.cls[ci]
 		for p, base := range c.pages {
-			if base == nil || c.used[p] == 0 {
-				continue // unmapped, or the empty spare page (kept warm on purpose)
+			if base == nil {
+				continue
+			}
+			if c.used[p] == 0 {
+				// The empty spare page stays mapped (no map/unmap churn
+				// around a page boundary) but gives its memory back.
+				osRelease(base, chunk)
+				c.huge[p] = false
+				continue
 			}
 			lo := uint32(p) * c.spp
 			hi := min(lo+c.spp, c.slots)

@@ -163,7 +163,8 @@ func (s *Slab) Stats(c int) ClassStats { return s.stats(c) }
 // Purge returns to the OS the memory of every run of 512 free slots inside
 // still-mapped pages (whole OS pages only). Free already unmaps pages that
 // become entirely free; Purge also reclaims the holes left in partly used
-// pages, e.g. after a mass expiry. Cost O(mapped slots / 512).
+// pages, e.g. after a mass expiry, and the memory of each class's empty
+// spare page (which stays mapped). Cost O(mapped slots / 512).
 func (s *Slab) Purge() { s.purge() }
 
 // Reset frees every block at once (FLUSHALL) and unmaps all memory. Every

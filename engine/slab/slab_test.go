@@ -492,6 +492,12 @@ func TestReleaseToOS(t *testing.T) {
 	if spare := int64(s.cls[Class(1024)].span); s.Mapped() > spare {
 		t.Fatalf("Mapped %d after freeing all, want at most one spare page (%d)", s.Mapped(), spare)
 	}
+	// Purge gives back the spare page's memory too (it stays mapped).
+	spareRSS := rss(t)
+	s.Purge()
+	if released := spareRSS - rss(t); released < int64(s.cls[Class(1024)].span)/2 {
+		t.Fatalf("Purge released %d of the spare page", released)
+	}
 
 	// Purge returns the holes of partly used pages: keep one block in 64.
 	hs = hs[:0]
