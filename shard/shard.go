@@ -54,7 +54,7 @@ type Shard struct {
 	deferred []*deferredItem
 
 	txnSeq   uint64
-	lastFast int64 // when the last expiry cycle ran (unix ms)
+	expireAt time.Time // no expiry slice before this (see fastCycles)
 	// expireBudget is what is left of the cron's active-expiry work.
 	expireBudget int
 	memPeak      int64 // UsedMemory's peak since the last purge
@@ -199,11 +199,21 @@ func (s *Shard) purge() {
 }
 
 // fastCycles runs one expiry slice while the cron's budget lasts, then,
-// while the last cycle left expired keys behind, short cycles at most every
-// 2 ms; and keeps evicting while memory is over the budget.
+// while the last cycle left expired keys behind, fast cycles; and keeps
+// evicting while memory is over the budget. After a slice that took d,
+// the next waits at least d (slow budget) or 2d (fast cycles, as Redis's
+// fast cycle waits twice its duration), so a mass expiry takes at most
+// half of the shard's time, whatever a key costs to delete.
 func (s *Shard) fastCycles() {
+	if time.Now().Before(s.expireAt) {
+		s.evict()
+		return
+	}
 	e := s.conf.ActiveExpireEffort
-	slice := engine.ExpireFastWork(e)
+	// A quarter of Redis's fast cycle: deleting a key costs more here than
+	// Redis's 1 µs unit assumes, and a slice is the longest a command waits.
+	slice := engine.ExpireFastWork(e) / 4
+	start := time.Now()
 	switch {
 	case s.expireBudget > 0:
 		s.store.ActiveExpireCycle(s.now, e, min(slice, s.expireBudget))
@@ -211,10 +221,10 @@ func (s *Shard) fastCycles() {
 		if !s.store.ExpireCapped() {
 			s.expireBudget = 0
 		}
-		s.lastFast = s.now
-	case s.store.ExpireCapped() && s.now-s.lastFast >= 2:
+		s.expireAt = time.Now().Add(time.Since(start))
+	case s.store.ExpireCapped():
 		s.store.ActiveExpireCycle(s.now, e, slice)
-		s.lastFast = s.now
+		s.expireAt = time.Now().Add(2 * time.Since(start))
 	}
 	s.evict()
 }
