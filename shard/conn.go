@@ -152,13 +152,19 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.route(c, spec, args)
 		return
 	}
+	n := len(s.group.shards)
+	if n == 1 {
+		// One shard owns every key and no txn ever locks one: nothing to
+		// route, nothing to wait for.
+		s.runLocal1(c, spec, args)
+		return
+	}
 	keys, ok := spec.Keys(args, s.keys[:0])
 	s.keys = keys
 	if !ok || len(keys) == 0 {
 		s.runLocal1(c, spec, args)
 		return
 	}
-	n := len(s.group.shards)
 	owner := router.ShardOf(args[keys[0]], n)
 	same := true
 	for _, k := range keys[1:] {
