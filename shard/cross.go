@@ -102,8 +102,8 @@ func sameRecord(a, b engine.Record) bool {
 	return a.Type == b.Type && a.ExpireAt == b.ExpireAt && bytes.Equal(a.Data, b.Data)
 }
 
-// on runs fn for part i on its shard while the txn holds its keys, and
-// hands the result to then on this shard.
+// on runs fn for part i on its shard and hands the result to then on this
+// shard: every step of a txn, a gather or a fan-out is one on.
 func (s *Shard) on(t *txn, i int, fn func(o *Shard) any, then func(r any)) {
 	home := s.id
 	s.send(t.parts[i].Shard, func(o *Shard) {

@@ -3,7 +3,6 @@ package shard
 import (
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/net/resp"
-	"github.com/radish-kv/radish/router"
 )
 
 // Clients implements command.Local.
@@ -69,22 +68,4 @@ func (g *Group) ResetStats() {
 			s.store.ResetStats()
 		}})
 	}
-}
-
-// merge combines the replies of a command's per-shard parts.
-func merge(spec *command.Spec, proto int, parts []router.Part, replies [][]byte) []byte {
-	if spec.Merge != command.MergeText {
-		return router.Merge(spec.Merge, proto, parts, replies)
-	}
-	var text []byte
-	for _, r := range replies {
-		v, _, err := resp.ReadReply(r)
-		if err != nil || v.Type == '-' {
-			return r
-		}
-		text = append(text, v.Str...)
-	}
-	w := resp.Writer{Proto: proto}
-	w.Verbatim("txt", text)
-	return w.B
 }

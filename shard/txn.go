@@ -235,25 +235,13 @@ func (s *Shard) runParts(t *txn) {
 		return
 	}
 	for i := range t.parts {
-		s.step(t, i, true, func(o *Shard, args [][]byte) []byte {
+		s.on(t, i, func(o *Shard) any {
 			w := resp.Writer{Proto: t.proto}
-			o.run1(&w, nil, t.noTouch, t.db, t.spec, args)
-			return w.B
-		}, s.partDone)
-	}
-}
-
-// step runs fn for part i on its shard, optionally unlocking the part's
-// keys after it, and hands the result back to done on this shard.
-func (s *Shard) step(t *txn, i int, unlock bool, fn func(o *Shard, args [][]byte) []byte, done func(t *txn, i int, b []byte)) {
-	home := s.id
-	s.send(t.parts[i].Shard, func(o *Shard) {
-		b := fn(o, t.parts[i].Args)
-		if unlock {
+			o.run1(&w, nil, t.noTouch, t.db, t.spec, t.parts[i].Args)
 			o.unlock(t.id, t.keys[i])
-		}
-		o.send(home, func(h *Shard) { done(t, i, b) })
-	})
+			return w.B
+		}, func(r any) { s.partDone(t, i, r.([]byte)) })
+	}
 }
 
 func (s *Shard) partDone(t *txn, i int, b []byte) {
@@ -262,7 +250,7 @@ func (s *Shard) partDone(t *txn, i int, b []byte) {
 	if t.got < len(t.parts) {
 		return
 	}
-	out := merge(t.spec, t.proto, t.parts, t.reply)
+	out := router.Merge(t.spec.Merge, t.proto, t.parts, t.reply)
 	s.finish(t, out)
 }
 
@@ -293,11 +281,9 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	t.reply = make([][]byte, n)
 	t.sl = s.pend(c)
 	c.barrier = true
-	home := s.id
 	for i := range t.parts {
-		s.send(i, func(o *Shard) {
-			b := o.execTo(t.noTouch, t.proto, t.db, spec, args)
-			o.send(home, func(h *Shard) { h.partDone(t, i, b) })
-		})
+		s.on(t, i, func(o *Shard) any {
+			return o.execTo(t.noTouch, t.proto, t.db, spec, args)
+		}, func(r any) { s.partDone(t, i, r.([]byte)) })
 	}
 }
