@@ -150,8 +150,11 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 		} else {
 			s.fastCycles()
 		}
-		s.flushOutbox()
+		// Publish before any reply of this turn can leave (replies to
+		// other shards go out in flushOutbox, to clients in the next
+		// Poll), so a client that saw a write's reply sees it in INFO.
 		s.publishStats()
+		s.flushOutbox()
 	}
 	s.shutdown()
 }
