@@ -152,16 +152,25 @@ func zless(s1 float64, m1 []byte, s2 float64, m2 []byte) bool {
 
 // insert adds a member that must be absent; it returns its node.
 func (z *zsl) insert(score float64, member []byte) slab.Handle {
+	x := z.newNode(z.randomLevel(), score, member)
+	z.link(x, score, member)
+	z.tab = z.db.tabAdd(z.tab, x)
+	return x
+}
+
+// link inserts the unlinked node x, of the given score and member, at its
+// place in the order.
+func (z *zsl) link(x slab.Handle, score float64, member []byte) {
 	var update [zslMaxLevel]slab.Handle
 	var rank [zslMaxLevel]int
-	x := z.header
+	y := z.header
 	for i := z.level - 1; i >= 0; i-- {
 		if i < z.level-1 {
 			rank[i] = rank[i+1]
 		}
-		xn := z.node(x)
+		yn := z.node(y)
 		for {
-			f := xn.fwd(i)
+			f := yn.fwd(i)
 			if f == slab.Nil {
 				break
 			}
@@ -169,12 +178,13 @@ func (z *zsl) insert(score float64, member []byte) slab.Handle {
 			if !zless(fn.score(), fn.member(), score, member) {
 				break
 			}
-			rank[i] += xn.span(i)
-			x, xn = f, fn
+			rank[i] += yn.span(i)
+			y, yn = f, fn
 		}
-		update[i] = x
+		update[i] = y
 	}
-	lvl := z.randomLevel()
+	xn := z.node(x)
+	lvl := xn.levels()
 	if lvl > z.level {
 		hn := z.node(z.header)
 		for i := z.level; i < lvl; i++ {
@@ -184,8 +194,6 @@ func (z *zsl) insert(score float64, member []byte) slab.Handle {
 		}
 		z.level = lvl
 	}
-	x = z.newNode(lvl, score, member)
-	xn := z.node(x)
 	for i := 0; i < lvl; i++ {
 		un := z.node(update[i])
 		xn.setFwd(i, un.fwd(i))
@@ -199,6 +207,8 @@ func (z *zsl) insert(score float64, member []byte) slab.Handle {
 	}
 	if update[0] != z.header {
 		xn.setBack(update[0])
+	} else {
+		xn.setBack(slab.Nil)
 	}
 	if f := xn.fwd(0); f != slab.Nil {
 		z.node(f).setBack(x)
@@ -206,8 +216,6 @@ func (z *zsl) insert(score float64, member []byte) slab.Handle {
 		z.tail = x
 	}
 	z.length++
-	z.tab = z.db.tabAdd(z.tab, x)
-	return x
 }
 
 // deleteNode unlinks x given the update vector (it does not free it or
@@ -247,6 +255,13 @@ func (z *zsl) lookup(member []byte) slab.Handle { return z.db.tabGet(z.tab, memb
 
 // remove deletes the node x (found by lookup).
 func (z *zsl) remove(x slab.Handle) {
+	z.unlink(x)
+	z.unindex(x)
+}
+
+// unlink takes node x out of the order, leaving it and the table as they
+// are.
+func (z *zsl) unlink(x slab.Handle) {
 	xn := z.node(x)
 	score, member := xn.score(), xn.member()
 	var update [zslMaxLevel]slab.Handle
@@ -267,11 +282,11 @@ func (z *zsl) remove(x slab.Handle) {
 		update[i] = y
 	}
 	z.deleteNode(x, &update)
-	z.unindex(x)
 }
 
 // updateScore gives node x a new score, in place when its position does
-// not change (Redis's zslUpdateScore), else by reinsertion.
+// not change, else by moving the same node (its level, block and table
+// entry stay), as Redis's zslUpdateScore.
 func (z *zsl) updateScore(x slab.Handle, score float64) {
 	xn := z.node(x)
 	b, f := xn.back(), xn.fwd(0)
@@ -279,9 +294,9 @@ func (z *zsl) updateScore(x slab.Handle, score float64) {
 		xn.setScore(score)
 		return
 	}
-	z.db.s.tmp = append(z.db.s.tmp[:0], xn.member()...)
-	z.remove(x)
-	z.insert(score, z.db.s.tmp)
+	z.unlink(x)
+	xn.setScore(score)
+	z.link(x, score, xn.member())
 }
 
 // countBefore returns how many elements satisfy before, which must hold

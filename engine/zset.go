@@ -127,16 +127,22 @@ func (z *zset) packFind(member []byte) (off, end int, score float64, ok bool) {
 
 // score returns member's score.
 func (z *zset) score(member []byte) (float64, bool) {
+	s, _, ok := z.find(member)
+	return s, ok
+}
+
+// find returns member's score and, in a skiplist, its node (for setScore).
+func (z *zset) find(member []byte) (float64, slab.Handle, bool) {
 	if z.enc == encListpack {
 		_, _, s, ok := z.packFind(member)
-		return s, ok
+		return s, slab.Nil, ok
 	}
 	zl := z.db.openZsl(z.x)
 	x := zl.lookup(member)
 	if x == slab.Nil {
-		return 0, false
+		return 0, slab.Nil, false
 	}
-	return zl.node(x).score(), true
+	return zl.node(x).score(), x, true
 }
 
 // insert adds an absent member, converting to a skiplist when the
@@ -203,15 +209,15 @@ func (z *zset) remove(member []byte) bool {
 	return true
 }
 
-// setScore changes an existing member's score.
-func (z *zset) setScore(member []byte, score float64) {
+// setScore changes an existing member's score; x is its node as find
+// returned it.
+func (z *zset) setScore(member []byte, x slab.Handle, score float64) {
 	if z.enc == encListpack {
 		z.remove(member) // member does not alias the block
 		z.insert(score, member)
 		return
 	}
 	zl := z.db.openZsl(z.x)
-	x := zl.lookup(member)
 	zl.updateScore(x, score)
 	zl.save()
 }
@@ -395,7 +401,7 @@ func (db *DB) ZAdd(key []byte, flags int, n int, pair func(i int) (float64, []by
 	}
 	for i := 0; i < n; i++ {
 		score, m := pair(i)
-		cur, exists := z.score(m)
+		cur, x, exists := z.find(m)
 		if exists {
 			if flags&ZAddNX != 0 {
 				continue
@@ -412,7 +418,7 @@ func (db *DB) ZAdd(key []byte, flags int, n int, pair func(i int) (float64, []by
 			}
 			r.Score, r.Done = score, true
 			if score != cur {
-				z.setScore(m, score)
+				z.setScore(m, x, score)
 				r.Updated++
 			}
 			continue
