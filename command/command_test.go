@@ -59,6 +59,7 @@ func TestLookup(t *testing.T) {
 // TestResolve checks the dispatch errors against the texts redis-server
 // 7.0.15 replies.
 func TestResolve(t *testing.T) {
+	var r Resolver
 	for _, tc := range []struct{ args, spec, err string }{
 		{"get a", "get", ""},
 		{"GET a", "get", ""},
@@ -72,19 +73,31 @@ func TestResolve(t *testing.T) {
 		{"Command x", "", "ERR unknown subcommand 'x'. Try COMMAND HELP."},
 		{"foo a b", "", "ERR unknown command 'foo', with args beginning with: 'a' 'b' "},
 		{"FOO", "", "ERR unknown command 'FOO', with args beginning with: "},
+		{"get a", "get", ""},
+		{"get", "get", "ERR wrong number of arguments for 'get' command"},
+		{"gets a", "", "ERR unknown command 'gets', with args beginning with: 'a' "},
+		{"ge a", "", "ERR unknown command 'ge', with args beginning with: 'a' "},
+		{"command info get", "command|info", ""},
+		{"command count", "command|count", ""},
 	} {
-		s, err := Resolve(split(tc.args))
-		name := ""
-		if s != nil {
-			name = s.Name
-		}
-		if name != tc.spec || err != tc.err {
-			t.Errorf("Resolve(%s) = %q, %q; want %q, %q", tc.args, name, err, tc.spec, tc.err)
+		// Resolve, then a Resolver whose cache holds the previous case.
+		for i, res := range []func([][]byte) (*Spec, string){Resolve, r.Resolve} {
+			s, err := res(split(tc.args))
+			name := ""
+			if s != nil {
+				name = s.Name
+			}
+			if name != tc.spec || err != tc.err {
+				t.Errorf("resolver %d (%s) = %q, %q; want %q, %q", i, tc.args, name, err, tc.spec, tc.err)
+			}
 		}
 	}
 	args := split("get a")
 	if a := testing.AllocsPerRun(100, func() { Resolve(args) }); a != 0 {
 		t.Errorf("Resolve allocates %v times", a)
+	}
+	if a := testing.AllocsPerRun(100, func() { r.Resolve(args) }); a != 0 {
+		t.Errorf("Resolver.Resolve allocates %v times", a)
 	}
 }
 

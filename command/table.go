@@ -359,6 +359,31 @@ func Resolve(args [][]byte) (spec *Spec, errText string) {
 	return spec, ""
 }
 
+// Resolver is Resolve with a one-entry cache of the last command name, for
+// one goroutine: a pipeline repeats its command, and comparing the name's
+// bytes costs less than hashing it. Container commands are not cached.
+type Resolver struct {
+	name [maxNameLen]byte
+	n    int
+	spec *Spec
+}
+
+// Resolve is the package's Resolve.
+func (r *Resolver) Resolve(args [][]byte) (*Spec, string) {
+	if r.spec != nil && string(args[0]) == string(r.name[:r.n]) {
+		if !CheckArity(r.spec, len(args)) {
+			return r.spec, WrongArityError(r.spec)
+		}
+		return r.spec, ""
+	}
+	spec, errText := Resolve(args)
+	if spec != nil && spec.subs == nil && spec.parent == nil {
+		r.n = copy(r.name[:], args[0])
+		r.spec = spec
+	}
+	return spec, errText
+}
+
 // WrongArityError is the error text Redis replies when the argument count
 // does not suit s's arity.
 func WrongArityError(s *Spec) string {

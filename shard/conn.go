@@ -128,7 +128,7 @@ func (s *Shard) fill(c *conn, sl *slot, b []byte) {
 // dispatch runs one command: locally when its keys are here, as a hop when
 // they are all on one other shard, as a txn when they span shards.
 func (s *Shard) dispatch(c *conn, args [][]byte) {
-	spec, errText := command.Resolve(args)
+	spec, errText := s.cmds.Resolve(args)
 	if errText != "" {
 		s.reply(c, func(w *resp.Writer) { w.Error(errText) })
 		return

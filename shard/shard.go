@@ -32,6 +32,7 @@ type Shard struct {
 	w      resp.Writer // scratch writer for replies that do not go straight to a connection
 	ctx    command.Ctx
 	keys   []int // scratch for key positions
+	cmds   command.Resolver
 	split  router.Splitter
 	now    int64
 
