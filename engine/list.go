@@ -197,7 +197,7 @@ func (db *DB) ListInsert(key []byte, before bool, pivot, val []byte, now int64) 
 	for n := q.head; n != slab.Nil; {
 		b := q.nb(n)
 		e := nEnd(b)
-		for o := lnHdr; o < e; {
+		for o := nStart(b); o < e; {
 			v, next := getEntry(b, o)
 			if bytes.Equal(v, pivot) {
 				if !before {

@@ -24,11 +24,13 @@ import (
 // Node block:
 //
 //	0      0 (kind)
+//	1..4   gap: free bytes before the first entry (uint24), so that a push
+//	       or pop at the head moves no other entry
 //	4..8   previous node (Nil for the head)
 //	8..12  next node (Nil for the tail)
 //	12..16 entries in this node (>= 1)
 //	16..20 bytes of entries (used)
-//	20..   entries; the block's size is the capacity
+//	20..   gap, entries, free bytes; the block's size is the capacity
 //
 // Entry: uvarint(len) | bytes | backlen, where backlen holds t = the size
 // of the first two parts, 7 bits per byte, written so that it reads from
@@ -160,7 +162,14 @@ func nPrev(b []byte) slab.Handle { return slab.Handle(le32(b, 4)) }
 func nNext(b []byte) slab.Handle { return slab.Handle(le32(b, 8)) }
 func nCount(b []byte) int        { return int(le32(b, 12)) }
 func nUsed(b []byte) int         { return int(le32(b, 16)) }
-func nEnd(b []byte) int          { return lnHdr + nUsed(b) }
+func nGap(b []byte) int          { return int(b[1]) | int(b[2])<<8 | int(b[3])<<16 }
+func nStart(b []byte) int        { return lnHdr + nGap(b) }
+func nEnd(b []byte) int          { return nStart(b) + nUsed(b) }
+
+// maxGap bounds the gap to what its 3 bytes hold.
+const maxGap = 1<<24 - 1
+
+func setGap(b []byte, g int) { b[1], b[2], b[3] = byte(g), byte(g>>8), byte(g>>16) }
 
 // newNode allocates an empty node with room for at least need entry bytes.
 func (q *qlist) newNode(need int) slab.Handle {
@@ -213,28 +222,37 @@ func (q *qlist) unlink(n slab.Handle) {
 	q.s.slab.Free(n)
 }
 
-// resize moves node n to a block with capacity for need entry bytes when
-// its block is too small (or far too big) and returns its handle.
-func (q *qlist) resize(n slab.Handle, need int) slab.Handle {
+// relayout makes node n's block hold need entry bytes (growing it with
+// slack, or shrinking one far too big) and moves its entries to the
+// block's end when front (the free bytes become the gap), else to its
+// start. It returns n's handle, which changes when the block does.
+func (q *qlist) relayout(n slab.Handle, need int, front bool) slab.Handle {
 	s := q.s
-	size := s.slab.BlockSize(n)
+	b := s.slab.Bytes(n)
+	used, start := nUsed(b), nStart(b)
 	want := lnHdr + need
-	if want <= size && (size <= 128 || want*2 >= size) {
-		return n
-	}
-	if want > size {
+	nn, nb := n, b
+	if want > len(b) {
 		// Grow with slack, up to a full node, so that a run of pushes
 		// does not move the node every time.
-		g := lnHdr + min(2*need, q.maxBytes)
-		if g > want {
-			want = g
-		}
+		want = max(want, lnHdr+min(2*need, q.maxBytes))
+		nn = s.alloc(want)
+	} else if len(b) > 128 && want*2 < len(b) {
+		nn = s.alloc(want)
 	}
-	b := s.slab.Bytes(n)
-	used := nUsed(b)
-	nn := s.alloc(want)
-	copy(s.slab.Bytes(nn), b[:lnHdr+used])
-	nb := s.slab.Bytes(nn)
+	if nn != n {
+		nb = s.slab.Bytes(nn)
+		copy(nb[:lnHdr], b[:lnHdr])
+	}
+	dst := lnHdr
+	if front && len(nb)-used-lnHdr <= maxGap {
+		dst = len(nb) - used
+	}
+	copy(nb[dst:dst+used], b[start:start+used])
+	setGap(nb, dst-lnHdr)
+	if nn == n {
+		return n
+	}
 	if p := nPrev(nb); p == slab.Nil {
 		q.head = nn
 	} else {
@@ -249,18 +267,40 @@ func (q *qlist) resize(n slab.Handle, need int) slab.Handle {
 	return nn
 }
 
+// shrink moves node n to a smaller block when its block is far too big
+// for its entries, and returns n's handle.
+func (q *qlist) shrink(n slab.Handle) slab.Handle {
+	b := q.nb(n)
+	if used := nUsed(b); len(b) > 128 && (lnHdr+used)*2 < len(b) {
+		return q.relayout(n, used, false)
+	}
+	return n
+}
+
 // insertBytes inserts v as an entry at offset off of node n (which has
-// room in its limit or is empty) and returns n's handle (it may move).
+// room in its limit or is empty) and returns n's handle (it may move). An
+// entry put before the first one goes into the gap.
 func (q *qlist) insertBytes(n slab.Handle, off int, v []byte) slab.Handle {
 	es := entrySize(len(v))
 	b := q.nb(n)
-	used := nUsed(b)
-	rel := off - lnHdr
-	n = q.resize(n, used+es)
-	b = q.nb(n)
-	off = lnHdr + rel
-	copy(b[off+es:lnHdr+used+es], b[off:lnHdr+used])
-	putEntry(b[off:], v)
+	used, start := nUsed(b), nStart(b)
+	front := off == start
+	if front && start-lnHdr < es || !front && start+used+es > len(b) {
+		rel := off - start
+		n = q.relayout(n, used+es, front)
+		b = q.nb(n)
+		start = nStart(b)
+		off = start + rel
+	}
+	if front && start-lnHdr >= es {
+		start -= es
+		putEntry(b[start:], v)
+		setGap(b, start-lnHdr)
+	} else {
+		// relayout left room after the entries.
+		copy(b[off+es:start+used+es], b[off:start+used])
+		putEntry(b[off:], v)
+	}
 	put32(b, 16, uint32(used+es))
 	put32(b, 12, uint32(nCount(b)+1))
 	q.count++
@@ -269,6 +309,7 @@ func (q *qlist) insertBytes(n slab.Handle, off int, v []byte) slab.Handle {
 
 // deleteBytes removes cnt entries occupying [off, end) of node n, freeing
 // the node when it empties. It returns the node's handle (Nil if freed).
+// Entries taken from the head widen the gap.
 func (q *qlist) deleteBytes(n slab.Handle, off, end, cnt int) slab.Handle {
 	b := q.nb(n)
 	q.count -= cnt
@@ -277,12 +318,16 @@ func (q *qlist) deleteBytes(n slab.Handle, off, end, cnt int) slab.Handle {
 		q.unlink(n)
 		return slab.Nil
 	}
-	used := nUsed(b)
-	copy(b[off:], b[end:lnHdr+used])
+	used, start := nUsed(b), nStart(b)
+	if off == start && end-lnHdr <= maxGap {
+		setGap(b, end-lnHdr)
+	} else {
+		copy(b[off:], b[end:start+used])
+	}
 	used -= end - off
 	put32(b, 16, uint32(used))
 	put32(b, 12, uint32(c))
-	return q.resize(n, used)
+	return q.shrink(n)
 }
 
 func (q *qlist) fits(b []byte, es int) bool {
@@ -297,7 +342,7 @@ func (q *qlist) push(v []byte, left bool) {
 		if q.head == slab.Nil || !q.fits(q.nb(q.head), es) {
 			q.linkAfter(slab.Nil, q.newNode(es))
 		}
-		q.insertBytes(q.head, lnHdr, v)
+		q.insertBytes(q.head, nStart(q.nb(q.head)), v)
 		return
 	}
 	if q.tail == slab.Nil || !q.fits(q.nb(q.tail), es) {
@@ -312,9 +357,10 @@ func (q *qlist) pop(left bool, fn func(v []byte)) {
 	if left {
 		n := q.head
 		b := q.nb(n)
-		v, next := getEntry(b, lnHdr)
+		o := nStart(b)
+		v, next := getEntry(b, o)
 		fn(v)
-		q.deleteBytes(n, lnHdr, next, 1)
+		q.deleteBytes(n, o, next, 1)
 		return
 	}
 	n := q.tail
@@ -337,7 +383,7 @@ func (q *qlist) locate(i int) (slab.Handle, int) {
 				n = nNext(b)
 				continue
 			}
-			o := lnHdr
+			o := nStart(b)
 			for ; i > 0; i-- {
 				_, o = getEntry(b, o)
 			}
@@ -370,9 +416,9 @@ func (q *qlist) insertAt(n slab.Handle, off int, v []byte) {
 		q.insertBytes(n, off, v)
 		return
 	}
-	end := nEnd(b)
+	start, end := nStart(b), nEnd(b)
 	switch {
-	case off == lnHdr:
+	case off == start:
 		p := nPrev(b)
 		if p != slab.Nil && q.fits(q.nb(p), es) {
 			q.insertBytes(p, nEnd(q.nb(p)), v)
@@ -384,7 +430,7 @@ func (q *qlist) insertAt(n slab.Handle, off int, v []byte) {
 	case off == end:
 		nx := nNext(b)
 		if nx != slab.Nil && q.fits(q.nb(nx), es) {
-			q.insertBytes(nx, lnHdr, v)
+			q.insertBytes(nx, nStart(q.nb(nx)), v)
 			return
 		}
 		nn := q.newNode(es)
@@ -393,7 +439,7 @@ func (q *qlist) insertAt(n slab.Handle, off int, v []byte) {
 	default:
 		// Split n at off: the entries from off on move to a new node.
 		k := 0
-		for o := lnHdr; o < off; _, o = getEntry(b, o) {
+		for o := start; o < off; _, o = getEntry(b, o) {
 			k++
 		}
 		tail := end - off
@@ -403,7 +449,7 @@ func (q *qlist) insertAt(n slab.Handle, off int, v []byte) {
 		copy(nb[lnHdr:], b[off:end])
 		put32(nb, 16, uint32(tail))
 		put32(nb, 12, uint32(nCount(b)-k))
-		put32(b, 16, uint32(off-lnHdr))
+		put32(b, 16, uint32(off-start))
 		put32(b, 12, uint32(k))
 		q.linkAfter(n, nn)
 		if q.fits(q.nb(n), es) {
@@ -422,43 +468,46 @@ func (q *qlist) replaceAt(n slab.Handle, off int, v []byte) {
 	_, end := getEntry(b, off)
 	old := end - off
 	es := entrySize(len(v))
-	used := nUsed(b)
+	used, start := nUsed(b), nStart(b)
 	if nCount(b) == 1 || used-old+es <= q.maxBytes {
-		rel := off - lnHdr
-		if es > old {
-			n = q.resize(n, used-old+es)
+		if start+used-old+es > len(b) {
+			rel := off - start
+			n = q.relayout(n, used-old+es, false)
 			b = q.nb(n)
+			start = nStart(b)
+			off = start + rel
 		}
-		off = lnHdr + rel
-		copy(b[off+es:], b[off+old:lnHdr+used])
+		copy(b[off+es:], b[off+old:start+used])
 		putEntry(b[off:], v)
 		used += es - old
 		put32(b, 16, uint32(used))
 		if es < old {
-			q.resize(n, used)
+			q.shrink(n)
 		}
 		return
 	}
 	// Too big for this node: delete the entry, then insert at its place.
 	nx := nNext(b)
-	last := end == lnHdr+used
+	last := end == start+used
 	q.deleteBytes(n, off, end, 1)
 	if last {
 		if nx == slab.Nil {
 			q.push(v, false)
 		} else {
-			q.insertAt(nx, lnHdr, v)
+			q.insertAt(nx, nStart(q.nb(nx)), v)
 		}
 		return
 	}
 	// n still holds entries after off (nCount was > 1 and off not last).
-	// deleteBytes may have moved n: find it again through its neighbour.
+	// deleteBytes may have moved n, and its entries within it: find it
+	// again through its neighbour; the entries before off are as many
+	// bytes as before.
 	if nx == slab.Nil {
 		n = q.tail
 	} else {
 		n = nPrev(q.nb(nx))
 	}
-	q.insertAt(n, off, v)
+	q.insertAt(n, nStart(q.nb(n))+off-start, v)
 }
 
 // delHead removes the first k entries (k <= count).
@@ -473,11 +522,12 @@ func (q *qlist) delHead(k int) {
 			q.unlink(n)
 			continue
 		}
-		o := lnHdr
+		start := nStart(b)
+		o := start
 		for i := 0; i < k; i++ {
 			_, o = getEntry(b, o)
 		}
-		q.deleteBytes(n, lnHdr, o, k)
+		q.deleteBytes(n, start, o, k)
 		return
 	}
 }
@@ -522,7 +572,9 @@ func (q *qlist) walk(i int, fn func(v []byte) bool) {
 			}
 		}
 		n = nNext(b)
-		o = lnHdr
+		if n != slab.Nil {
+			o = nStart(q.nb(n))
+		}
 	}
 }
 
@@ -540,7 +592,7 @@ func (q *qlist) walkBack(i int, fn func(v []byte) bool) {
 			if !fn(v) {
 				return
 			}
-			if o == lnHdr {
+			if o == nStart(b) {
 				break
 			}
 			o = prevEntry(b, o)
@@ -576,9 +628,10 @@ func (q *qlist) removeMatching(v []byte, limit int) int {
 		b := q.nb(n)
 		next := nNext(b)
 		e := nEnd(b)
-		w := lnHdr
+		start := nStart(b)
+		w := start
 		gone := 0
-		for r := lnHdr; r < e; {
+		for r := start; r < e; {
 			ev, nr := getEntry(b, r)
 			if (limit == 0 || removed < limit) && bytes.Equal(ev, v) {
 				if skip > 0 {
@@ -603,8 +656,8 @@ func (q *qlist) removeMatching(v []byte, limit int) int {
 				q.unlink(n)
 			} else {
 				put32(b, 12, uint32(c))
-				put32(b, 16, uint32(w-lnHdr))
-				q.resize(n, w-lnHdr)
+				put32(b, 16, uint32(w-start))
+				q.shrink(n)
 			}
 		}
 		if limit > 0 && removed >= limit {
