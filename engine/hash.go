@@ -185,7 +185,8 @@ func (db *DB) hashSet(o *obj, field, val []byte) bool {
 		return false
 	}
 	ne := db.newEntry(field, val)
-	setTabSlot(db.s.slab.Bytes(o.x), slot, ne)
+	tb := db.s.slab.Bytes(o.x)
+	setTabSlot(tb, slot, ne, tabHash(tb, slot))
 	db.s.slab.Free(e)
 	return false
 }

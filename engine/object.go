@@ -286,7 +286,9 @@ func (db *DB) packSplice(x slab.Handle, off, del int, ins []byte, dcount int) sl
 //	count  uint32: entries
 //	mask   uint32: slots-1 (slots a power of two, >= 8)
 //	       uint32 unused
-//	slots  uint32 Handle each (Nil: empty)
+//	slots  8 bytes each: uint32 Handle (Nil: empty), uint32 low bits of
+//	       the key's hash — probes compare these and read an entry block
+//	       only on a match, and resizing never reads one
 //
 // An entry block starts with a 0 byte and its key as a serialized string;
 // what follows is the type's (a hash's value; nothing for a set). The
@@ -298,13 +300,14 @@ func tabCount(b []byte) int       { return int(binary.LittleEndian.Uint32(b[4:])
 func tabMask(b []byte) uint32     { return binary.LittleEndian.Uint32(b[8:]) }
 func setTabCount(b []byte, n int) { binary.LittleEndian.PutUint32(b[4:], uint32(n)) }
 func tabSlot(b []byte, i uint32) slab.Handle {
-	return slab.Handle(binary.LittleEndian.Uint32(b[tabHdr+4*i:]))
+	return slab.Handle(binary.LittleEndian.Uint32(b[tabHdr+8*i:]))
 }
-func setTabSlot(b []byte, i uint32, h slab.Handle) {
-	binary.LittleEndian.PutUint32(b[tabHdr+4*i:], uint32(h))
+func tabHash(b []byte, i uint32) uint32 { return binary.LittleEndian.Uint32(b[tabHdr+8*i+4:]) }
+func setTabSlot(b []byte, i uint32, h slab.Handle, hash uint32) {
+	binary.LittleEndian.PutUint64(b[tabHdr+8*i:], uint64(h)|uint64(hash)<<32)
 }
 
-func strHash(s []byte) uint64 { return xxhash.Sum64(s) }
+func strHash(s []byte) uint32 { return uint32(xxhash.Sum64(s)) }
 
 // newTable allocates an empty table with room for n entries.
 func (db *DB) newTable(n int) slab.Handle {
@@ -312,7 +315,7 @@ func (db *DB) newTable(n int) slab.Handle {
 	for slots*3 < n*4 {
 		slots *= 2
 	}
-	x := db.s.slab.AllocZeroed(tabHdr + 4*slots)
+	x := db.s.slab.AllocZeroed(tabHdr + 8*slots)
 	if x == slab.Nil {
 		panic("engine: out of memory")
 	}
@@ -333,10 +336,11 @@ func (db *DB) entryKey(e slab.Handle) []byte {
 func (db *DB) tabFind(x slab.Handle, key []byte) (slot uint32, e slab.Handle) {
 	b := db.s.slab.Bytes(x)
 	mask := tabMask(b)
-	i := uint32(strHash(key)) & mask
+	hv := strHash(key)
+	i := hv & mask
 	for {
 		e := tabSlot(b, i)
-		if e == slab.Nil || string(db.entryKey(e)) == string(key) {
+		if e == slab.Nil || tabHash(b, i) == hv && string(db.entryKey(e)) == string(key) {
 			return i, e
 		}
 		i = (i + 1) & mask
@@ -359,11 +363,12 @@ func (db *DB) tabAdd(x slab.Handle, e slab.Handle) slab.Handle {
 		b = db.s.slab.Bytes(x)
 	}
 	mask := tabMask(b)
-	i := uint32(strHash(db.entryKey(e))) & mask
+	hv := strHash(db.entryKey(e))
+	i := hv & mask
 	for tabSlot(b, i) != slab.Nil {
 		i = (i + 1) & mask
 	}
-	setTabSlot(b, i, e)
+	setTabSlot(b, i, e, hv)
 	setTabCount(b, n)
 	return x
 }
@@ -379,11 +384,12 @@ func (db *DB) tabResize(x slab.Handle, n int) slab.Handle {
 		if e == slab.Nil {
 			continue
 		}
-		j := uint32(strHash(db.entryKey(e))) & nmask
+		hv := tabHash(ob, i)
+		j := hv & nmask
 		for tabSlot(nb, j) != slab.Nil {
 			j = (j + 1) & nmask
 		}
-		setTabSlot(nb, j, e)
+		setTabSlot(nb, j, e, hv)
 	}
 	setTabCount(nb, tabCount(ob))
 	db.s.slab.Free(x)
@@ -396,17 +402,18 @@ func (db *DB) tabDel(x slab.Handle, slot uint32) slab.Handle {
 	b := db.s.slab.Bytes(x)
 	mask := tabMask(b)
 	i := slot
-	setTabSlot(b, i, slab.Nil)
+	setTabSlot(b, i, slab.Nil, 0)
 	for j := (i + 1) & mask; ; j = (j + 1) & mask {
 		e := tabSlot(b, j)
 		if e == slab.Nil {
 			break
 		}
-		k := uint32(strHash(db.entryKey(e))) & mask
+		hv := tabHash(b, j)
+		k := hv & mask
 		// Move e back to i unless its home lies cyclically in (i, j].
 		if (j > i && (k <= i || k > j)) || (j < i && k <= i && k > j) {
-			setTabSlot(b, i, e)
-			setTabSlot(b, j, slab.Nil)
+			setTabSlot(b, i, e, hv)
+			setTabSlot(b, j, slab.Nil, 0)
 			i = j
 		}
 	}
@@ -467,7 +474,7 @@ func (db *DB) tabScan(x slab.Handle, cursor uint64, count int, fn func(e slab.Ha
 			if e == slab.Nil {
 				break
 			}
-			if uint32(strHash(db.entryKey(e)))&uint32(mask) == home {
+			if tabHash(b, i)&uint32(mask) == home {
 				fn(e)
 				visited++
 			}
