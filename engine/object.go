@@ -282,7 +282,7 @@ func (db *DB) packSplice(x slab.Handle, off, del int, ins []byte, dcount int) sl
 // A table block maps strings to entry blocks by open addressing (linear
 // probing, backward-shift deletion, no tombstones):
 //
-//	0      1 byte 0, 3 bytes padding
+//	0      1 byte 0, 1 byte kind (tabPlain, tabZsl), 2 bytes padding
 //	count  uint32: entries
 //	mask   uint32: slots-1 (slots a power of two, >= 8)
 //	       uint32 unused
@@ -290,11 +290,28 @@ func (db *DB) packSplice(x slab.Handle, off, del int, ins []byte, dcount int) sl
 //	       the key's hash — probes compare these and read an entry block
 //	       only on a match, and resizing never reads one
 //
-// An entry block starts with a 0 byte and its key as a serialized string;
-// what follows is the type's (a hash's value; nothing for a set). The
+// An entry block starts with a 0 byte and, in a tabPlain table, its key as
+// a serialized string; what follows is the type's (a hash's value; nothing
+// for a set). A tabZsl table's entries are skiplist nodes (skiplist.go). The
 // table keeps a load factor in (1/8, 3/4] (it halves below 1/8).
 
 const tabHdr = 16
+
+// Table kinds: where an entry block keeps its key.
+const (
+	tabPlain = 0
+	tabZsl   = 1
+)
+
+func setTabKind(b []byte, k byte) { b[1] = k }
+
+// tabKey returns the key of entry block e of table b.
+func (db *DB) tabKey(b []byte, e slab.Handle) []byte {
+	if b[1] == tabZsl {
+		return zslMember(db.s.slab.Bytes(e))
+	}
+	return db.entryKey(e)
+}
 
 func tabCount(b []byte) int       { return int(binary.LittleEndian.Uint32(b[4:])) }
 func tabMask(b []byte) uint32     { return binary.LittleEndian.Uint32(b[8:]) }
@@ -340,7 +357,7 @@ func (db *DB) tabFind(x slab.Handle, key []byte) (slot uint32, e slab.Handle) {
 	i := hv & mask
 	for {
 		e := tabSlot(b, i)
-		if e == slab.Nil || tabHash(b, i) == hv && string(db.entryKey(e)) == string(key) {
+		if e == slab.Nil || tabHash(b, i) == hv && string(db.tabKey(b, e)) == string(key) {
 			return i, e
 		}
 		i = (i + 1) & mask
@@ -363,7 +380,7 @@ func (db *DB) tabAdd(x slab.Handle, e slab.Handle) slab.Handle {
 		b = db.s.slab.Bytes(x)
 	}
 	mask := tabMask(b)
-	hv := strHash(db.entryKey(e))
+	hv := strHash(db.tabKey(b, e))
 	i := hv & mask
 	for tabSlot(b, i) != slab.Nil {
 		i = (i + 1) & mask
@@ -378,6 +395,7 @@ func (db *DB) tabResize(x slab.Handle, n int) slab.Handle {
 	nx := db.newTable(n * 2)
 	ob := db.s.slab.Bytes(x)
 	nb := db.s.slab.Bytes(nx)
+	setTabKind(nb, ob[1])
 	nmask := tabMask(nb)
 	for i := uint32(0); i <= tabMask(ob); i++ {
 		e := tabSlot(ob, i)

@@ -22,12 +22,18 @@ import (
 //	12..16 member table (object.go's slab hash table)
 //	16..24 length
 //
-// Node block:
+// Node block: what a traversal reads first, at fixed offsets; the member
+// (read on equal scores and for replies) last.
 //
 //	0      0
-//	1..    member as a serialized string (uvarint length, bytes)
-//	then   score float64 bits (8), backward node (4), level (1),
-//	       level × (forward node 4, span 4)
+//	1..9   score float64 bits
+//	9..13  backward node
+//	13     level (1..zslMaxLevel)
+//	14..   level × (forward node 4, span 4)
+//	then   member as a serialized string (uvarint length, bytes)
+//
+// The member table (a tabZsl table) finds a node's member through this
+// layout.
 const (
 	zslHdrSize  = 24
 	zslMaxLevel = 32
@@ -64,6 +70,7 @@ func (db *DB) newZsl(n int) zsl {
 	b := db.s.slab.Bytes(h)
 	clear(b[:zslHdrSize])
 	z := zsl{db: db, h: h, level: 1, tab: db.newTable(n)}
+	setTabKind(z.db.s.slab.Bytes(z.tab), tabZsl)
 	z.header = z.newNode(zslMaxLevel, 0, nil)
 	z.save()
 	return z
@@ -81,59 +88,49 @@ func (z *zsl) free() {
 	s.slab.Free(z.h)
 }
 
-// zn is a decoded node: its block and the offset of the score.
-type zn struct {
-	b []byte
-	o int
-}
+// zn is a node's block.
+type zn struct{ b []byte }
 
-func (z *zsl) node(x slab.Handle) zn {
-	b := z.db.s.slab.Bytes(x)
-	var o int
-	if n := b[1]; n < 0x80 {
-		o = 2 + int(n)
-	} else {
-		n, w := binary.Uvarint(b[1:])
-		o = 1 + w + int(n)
-	}
-	return zn{b, o}
-}
+func (z *zsl) node(x slab.Handle) zn { return zn{z.db.s.slab.Bytes(x)} }
 
-func (n zn) member() []byte {
-	b := n.b
-	if c := b[1]; c < 0x80 {
-		return b[2 : 2+int(c) : 2+int(c)]
+// zslMember returns the member of node block b.
+func zslMember(b []byte) []byte {
+	o := 14 + 8*int(b[13])
+	if c := b[o]; c < 0x80 {
+		return b[o+1 : o+1+int(c) : o+1+int(c)]
 	}
-	m, _ := readStr(b, 1)
+	m, _ := readStr(b, o)
 	return m
 }
+
+func (n zn) member() []byte { return zslMember(n.b) }
 func (n zn) score() float64 {
-	return math.Float64frombits(binary.LittleEndian.Uint64(n.b[n.o:]))
+	return math.Float64frombits(binary.LittleEndian.Uint64(n.b[1:]))
 }
 func (n zn) setScore(f float64) {
-	binary.LittleEndian.PutUint64(n.b[n.o:], math.Float64bits(f))
+	binary.LittleEndian.PutUint64(n.b[1:], math.Float64bits(f))
 }
-func (n zn) back() slab.Handle           { return slab.Handle(le32(n.b, n.o+8)) }
-func (n zn) setBack(x slab.Handle)       { put32(n.b, n.o+8, uint32(x)) }
-func (n zn) levels() int                 { return int(n.b[n.o+12]) }
-func (n zn) fwd(i int) slab.Handle       { return slab.Handle(le32(n.b, n.o+13+8*i)) }
-func (n zn) setFwd(i int, x slab.Handle) { put32(n.b, n.o+13+8*i, uint32(x)) }
-func (n zn) span(i int) int              { return int(le32(n.b, n.o+17+8*i)) }
-func (n zn) setSpan(i, s int)            { put32(n.b, n.o+17+8*i, uint32(s)) }
+func (n zn) back() slab.Handle           { return slab.Handle(le32(n.b, 9)) }
+func (n zn) setBack(x slab.Handle)       { put32(n.b, 9, uint32(x)) }
+func (n zn) levels() int                 { return int(n.b[13]) }
+func (n zn) fwd(i int) slab.Handle       { return slab.Handle(le32(n.b, 14+8*i)) }
+func (n zn) setFwd(i int, x slab.Handle) { put32(n.b, 14+8*i, uint32(x)) }
+func (n zn) span(i int) int              { return int(le32(n.b, 18+8*i)) }
+func (n zn) setSpan(i, s int)            { put32(n.b, 18+8*i, uint32(s)) }
 
 func (z *zsl) fwd(x slab.Handle, i int) slab.Handle { return z.node(x).fwd(i) }
 
 func (z *zsl) newNode(level int, score float64, member []byte) slab.Handle {
-	mo := 1 + strSize(len(member))
-	x := z.db.s.alloc(mo + 13 + 8*level)
+	mo := 14 + 8*level
+	x := z.db.s.alloc(mo + strSize(len(member)))
 	b := z.db.s.slab.Bytes(x)
 	b[0] = 0
-	o := 1 + binary.PutUvarint(b[1:], uint64(len(member)))
-	o += copy(b[o:], member)
-	binary.LittleEndian.PutUint64(b[o:], math.Float64bits(score))
-	put32(b, o+8, 0)
-	b[o+12] = byte(level)
-	clear(b[o+13 : o+13+8*level])
+	binary.LittleEndian.PutUint64(b[1:], math.Float64bits(score))
+	put32(b, 9, 0)
+	b[13] = byte(level)
+	clear(b[14:mo])
+	o := mo + binary.PutUvarint(b[mo:], uint64(len(member)))
+	copy(b[o:], member)
 	return x
 }
 
