@@ -308,7 +308,7 @@ func setTabKind(b []byte, k byte) { b[1] = k }
 // tabKey returns the key of entry block e of table b.
 func (db *DB) tabKey(b []byte, e slab.Handle) []byte {
 	if b[1] == tabZsl {
-		return zslMember(db.s.slab.Bytes(e))
+		return zslMember(db.s.slab.Pointer(e))
 	}
 	return db.entryKey(e)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/radish-kv/radish/engine/slab"
 )
@@ -88,35 +89,42 @@ func (z *zsl) free() {
 	s.slab.Free(z.h)
 }
 
-// zn is a node's block.
-type zn struct{ b []byte }
+// zn is a node's address: the fixed offsets above are read through it
+// without bounds checks (a traversal is all such reads).
+type zn struct{ p unsafe.Pointer }
 
-func (z *zsl) node(x slab.Handle) zn { return zn{z.db.s.slab.Bytes(x)} }
+func (z *zsl) node(x slab.Handle) zn { return zn{z.db.s.slab.Pointer(x)} }
 
-// zslMember returns the member of node block b.
-func zslMember(b []byte) []byte {
-	o := 14 + 8*int(b[13])
-	if c := b[o]; c < 0x80 {
-		return b[o+1 : o+1+int(c) : o+1+int(c)]
+// zslMember returns the member of the node at p.
+func zslMember(p unsafe.Pointer) []byte {
+	o := 14 + 8*uintptr(*(*uint8)(unsafe.Add(p, 13)))
+	if c := *(*uint8)(unsafe.Add(p, o)); c < 0x80 {
+		return unsafe.Slice((*byte)(unsafe.Add(p, o+1)), c)
 	}
-	m, _ := readStr(b, o)
-	return m
+	n, w := binary.Uvarint(unsafe.Slice((*byte)(unsafe.Add(p, o)), binary.MaxVarintLen64))
+	return unsafe.Slice((*byte)(unsafe.Add(p, o+uintptr(w))), n)
 }
 
-func (n zn) member() []byte { return zslMember(n.b) }
+func (n zn) member() []byte { return zslMember(n.p) }
+
+// before reports whether the node sorts before (score, member), reading
+// its member only on equal scores.
+func (n zn) before(score float64, member []byte) bool {
+	s := n.score()
+	return s < score || s == score && bytes.Compare(n.member(), member) < 0
+}
+func (n zn) u32(o uintptr) *uint32 { return (*uint32)(unsafe.Add(n.p, o)) }
 func (n zn) score() float64 {
-	return math.Float64frombits(binary.LittleEndian.Uint64(n.b[1:]))
+	return math.Float64frombits(*(*uint64)(unsafe.Add(n.p, 1)))
 }
-func (n zn) setScore(f float64) {
-	binary.LittleEndian.PutUint64(n.b[1:], math.Float64bits(f))
-}
-func (n zn) back() slab.Handle           { return slab.Handle(le32(n.b, 9)) }
-func (n zn) setBack(x slab.Handle)       { put32(n.b, 9, uint32(x)) }
-func (n zn) levels() int                 { return int(n.b[13]) }
-func (n zn) fwd(i int) slab.Handle       { return slab.Handle(le32(n.b, 14+8*i)) }
-func (n zn) setFwd(i int, x slab.Handle) { put32(n.b, 14+8*i, uint32(x)) }
-func (n zn) span(i int) int              { return int(le32(n.b, 18+8*i)) }
-func (n zn) setSpan(i, s int)            { put32(n.b, 18+8*i, uint32(s)) }
+func (n zn) setScore(f float64)          { *(*uint64)(unsafe.Add(n.p, 1)) = math.Float64bits(f) }
+func (n zn) back() slab.Handle           { return slab.Handle(*n.u32(9)) }
+func (n zn) setBack(x slab.Handle)       { *n.u32(9) = uint32(x) }
+func (n zn) levels() int                 { return int(*(*uint8)(unsafe.Add(n.p, 13))) }
+func (n zn) fwd(i int) slab.Handle       { return slab.Handle(*n.u32(14 + 8*uintptr(i))) }
+func (n zn) setFwd(i int, x slab.Handle) { *n.u32(14 + 8*uintptr(i)) = uint32(x) }
+func (n zn) span(i int) int              { return int(*n.u32(18 + 8*uintptr(i))) }
+func (n zn) setSpan(i, s int)            { *n.u32(18 + 8*uintptr(i)) = uint32(s) }
 
 func (z *zsl) fwd(x slab.Handle, i int) slab.Handle { return z.node(x).fwd(i) }
 
@@ -172,7 +180,7 @@ func (z *zsl) link(x slab.Handle, score float64, member []byte) {
 				break
 			}
 			fn := z.node(f)
-			if !zless(fn.score(), fn.member(), score, member) {
+			if !fn.before(score, member) {
 				break
 			}
 			rank[i] += yn.span(i)
@@ -271,7 +279,7 @@ func (z *zsl) unlink(x slab.Handle) {
 				break
 			}
 			fn := z.node(f)
-			if !zless(fn.score(), fn.member(), score, member) {
+			if !fn.before(score, member) {
 				break
 			}
 			y, yn = f, fn
