@@ -196,6 +196,25 @@ func (db *DB) expireKey(key []byte) {
 	db.deleteKey(key)
 }
 
+// expireLeaf deletes the expired leaf h, whose key k aliases it, from the
+// database holding it (one descent per database tried), counting it and
+// calling OnExpire before the block is freed. It reports whether a
+// database held h.
+func (s *Store) expireLeaf(h slab.Handle, k []byte) bool {
+	for _, db := range s.dbs {
+		if db.keys == 0 || db.remove(k, h) == slab.Nil {
+			continue
+		}
+		s.exp.expiredKeys++
+		if s.OnExpire != nil {
+			s.OnExpire(s.dbIndex(db), s.hookKey(k))
+		}
+		db.dropLeaf(h)
+		return true
+	}
+	return false
+}
+
 // hookKey copies key for a hook: passing the caller's key to a function
 // value would make every key argument of the engine escape to the heap.
 func (s *Store) hookKey(key []byte) []byte {
@@ -494,8 +513,7 @@ func (s *Store) wheelAdvance(now int64, work int) (examined, expired int, done b
 			if !ok || !l.expired(now) {
 				continue
 			}
-			if db := s.owner(h, l.key); db != nil {
-				db.expireKey(l.key)
+			if s.expireLeaf(h, l.key) {
 				expired++
 			}
 		}

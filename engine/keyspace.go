@@ -80,7 +80,7 @@ func (db *DB) Rename(src, dst []byte, now int64) bool {
 	exp := l.expireAt()
 	nh := db.newLeaf(dst, exp, &v)
 	copyClock(db.s.slab.Bytes(nh), l.b) // the value keeps its access clock
-	db.remove(src)
+	db.remove(src, slab.Nil)
 	db.freeLeafBlock(h, exp != 0)
 	db.keys--
 	if exp != 0 {

@@ -180,9 +180,10 @@ func (db *DB) insert(key []byte, lh slab.Handle) {
 	}
 }
 
-// remove unlinks key's leaf from the tree and returns it (Nil if absent).
-// The leaf block itself is not freed.
-func (db *DB) remove(key []byte) slab.Handle {
+// remove unlinks key's leaf from the tree and returns it (Nil if absent,
+// or if want is not Nil and the leaf is not want). The leaf block itself
+// is not freed.
+func (db *DB) remove(key []byte, want slab.Handle) slab.Handle {
 	ref := &db.root
 	var nref *slab.Handle // the slot that refers to the node holding ref
 	var nh slab.Handle
@@ -197,7 +198,7 @@ func (db *DB) remove(key []byte) slab.Handle {
 		}
 		p := db.ptr(h)
 		if isLeaf(p) {
-			if string(leafKey(p)) != string(key) {
+			if string(leafKey(p)) != string(key) || want != slab.Nil && h != want {
 				return slab.Nil
 			}
 			if nref == nil {

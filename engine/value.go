@@ -210,16 +210,21 @@ func (db *DB) peek(key []byte, now int64) (*slab.Handle, slab.Handle, leaf) {
 
 // deleteKey removes key (if present) and frees its blocks.
 func (db *DB) deleteKey(key []byte) bool {
-	h := db.remove(key)
+	h := db.remove(key, slab.Nil)
 	if h == slab.Nil {
 		return false
 	}
+	db.dropLeaf(h)
+	return true
+}
+
+// dropLeaf frees leaf h, just removed from the tree, and its value.
+func (db *DB) dropLeaf(h slab.Handle) {
 	if db.readLeaf(h).hasTTL() {
 		db.expires--
 	}
 	db.freeLeaf(h)
 	db.keys--
-	return true
 }
 
 // setValue stores v under key with expireAt, replacing any value.
