@@ -507,3 +507,37 @@ func TestBigKeysAndValues(t *testing.T) {
 		t.Fatalf("len %d live blocks %d", db.Len(), s.SlabLive())
 	}
 }
+
+// TestPrefetch: a walk toward every present key ends on a leaf, walks
+// toward absent keys may stop early, and nothing changes.
+func TestPrefetch(t *testing.T) {
+	_, db := newTestDB(t)
+	if n := db.Prefetch([][]byte{[]byte("a")}); n != 0 {
+		t.Fatalf("empty tree: %d leaves", n)
+	}
+	db.SetString([]byte("key:"), []byte("end"), 0, false) // an end leaf
+	keys := [][]byte{[]byte("key:")}
+	for i := 0; i < 5000; i++ {
+		k := fmt.Appendf(nil, "key:%d", i*7)
+		db.SetString(k, []byte("v"), 0, false)
+		if i%160 == 0 {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) != PrefetchMax+1 {
+		t.Fatalf("%d keys", len(keys))
+	}
+	if n := db.Prefetch(keys); n != PrefetchMax {
+		t.Fatalf("present keys: %d leaves, want %d (the first %d keys)", n, PrefetchMax, PrefetchMax)
+	}
+	absent := [][]byte{[]byte("zzz"), []byte("key:1x"), []byte(""), []byte("key:00000000000000")}
+	if n := db.Prefetch(absent); n > len(absent) {
+		t.Fatalf("absent keys: %d leaves", n)
+	}
+	if err := checkDB(db); err != nil {
+		t.Fatal(err)
+	}
+	if db.Len() != 5001 {
+		t.Fatalf("Len = %d", db.Len())
+	}
+}

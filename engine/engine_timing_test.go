@@ -196,6 +196,33 @@ func BenchmarkGetCopied(b *testing.B) {
 	})
 }
 
+// BenchmarkGetPipelined reads keys in random order in batches of 32, as a
+// shard serves a pipeline: Prefetch the batch's keys, then Get each (the
+// map does the 32 lookups).
+func BenchmarkGetPipelined(b *testing.B) {
+	benchBoth(b, "GetPipelined", func(b *testing.B, f *fixture) {
+		n := len(f.perm)
+		var batch [PrefetchMax][]byte
+		for i := 0; i < b.N; i += PrefetchMax {
+			for j := range batch {
+				batch[j] = f.keys.key(int(f.perm[(i+j)%n]))
+			}
+			f.db.Prefetch(batch[:])
+			for _, k := range batch {
+				v, _, _ := f.db.GetString(k, 0)
+				sink = v
+			}
+		}
+	}, func(b *testing.B, f *fixture) {
+		n := len(f.perm)
+		for i := 0; i < b.N; i += PrefetchMax {
+			for j := 0; j < PrefetchMax; j++ {
+				sink = f.m[f.keys.str(int(f.perm[(i+j)%n]))]
+			}
+		}
+	})
+}
+
 // BenchmarkSetExisting overwrites existing keys in random order with a
 // value of the same size (the engine rewrites the leaf in place).
 func BenchmarkSetExisting(b *testing.B) {

@@ -53,39 +53,109 @@ func (db *DB) lookupLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer)
 			ref = &hd.end
 			continue
 		}
-		c := key[depth]
+		ref = childRef(p, kind, uint(hd.count), key[depth])
 		depth++
-		switch kind {
-		case nodeN10:
-			// Bytes past count may hold stale keys; they sit above every
-			// live one, so the lowest match decides (see findByte).
-			i := findByte(*(*uint64)(unsafe.Add(p, 14)), c)
-			if i == 8 {
-				i = 8 + findByte(uint64(*(*uint16)(unsafe.Add(p, 22))), c)
-			}
-			if i >= uint(hd.count) {
-				return nil, slab.Nil, nil
-			}
-			ref = (*slab.Handle)(unsafe.Add(p, 24+4*uintptr(i)))
-		case nodeN16:
-			i := findByte(*(*uint64)(unsafe.Add(p, 48)), c)
-			if i == 8 {
-				i = 8 + findByte(*(*uint64)(unsafe.Add(p, 56)), c)
-			}
-			if i >= uint(hd.count) {
-				return nil, slab.Nil, nil
-			}
-			ref = (*slab.Handle)(unsafe.Add(p, 64+4*uintptr(i)))
-		case nodeN48:
-			i := (*[256]byte)(unsafe.Add(p, 64))[c]
-			if i == 0 {
-				return nil, slab.Nil, nil
-			}
-			ref = (*slab.Handle)(unsafe.Add(p, 320+4*(uintptr(i)-1)))
-		default: // nodeN256: a Nil child ends the walk at the top of the loop
-			ref = (*slab.Handle)(unsafe.Add(p, 64+4*uintptr(c)))
+		if ref == nil {
+			return nil, slab.Nil, nil
 		}
 	}
+}
+
+// childRef returns the slot of node p (of the given kind and child count)
+// that holds the child for byte c, or nil when there is none.
+func childRef(p unsafe.Pointer, kind uint8, count uint, c byte) *slab.Handle {
+	switch kind {
+	case nodeN10:
+		// Bytes past count may hold stale keys; they sit above every
+		// live one, so the lowest match decides (see findByte).
+		i := findByte(*(*uint64)(unsafe.Add(p, 14)), c)
+		if i == 8 {
+			i = 8 + findByte(uint64(*(*uint16)(unsafe.Add(p, 22))), c)
+		}
+		if i >= count {
+			return nil
+		}
+		return (*slab.Handle)(unsafe.Add(p, 24+4*uintptr(i)))
+	case nodeN16:
+		i := findByte(*(*uint64)(unsafe.Add(p, 48)), c)
+		if i == 8 {
+			i = 8 + findByte(*(*uint64)(unsafe.Add(p, 56)), c)
+		}
+		if i >= count {
+			return nil
+		}
+		return (*slab.Handle)(unsafe.Add(p, 64+4*uintptr(i)))
+	case nodeN48:
+		i := (*[256]byte)(unsafe.Add(p, 64))[c]
+		if i == 0 {
+			return nil
+		}
+		return (*slab.Handle)(unsafe.Add(p, 320+4*(uintptr(i)-1)))
+	default: // nodeN256: a Nil child ends the walk at the caller
+		return (*slab.Handle)(unsafe.Add(p, 64+4*uintptr(c)))
+	}
+}
+
+// PrefetchMax is the most keys one Prefetch call walks.
+const PrefetchMax = 32
+
+// Prefetch warms the CPU cache for a batch of keys about to be looked up
+// (at most PrefetchMax): it walks the tree toward every key at once, one
+// level of every walk per round, and issues a prefetch for each next node
+// instead of waiting for it, so the cache misses of a round overlap and a
+// node is read a round later, once it has arrived. It changes nothing; it
+// returns how many walks ended on a leaf (the key's, or the one a lookup
+// would compare with).
+func (db *DB) Prefetch(keys [][]byte) int {
+	sl := db.s.slab
+	var cur [PrefetchMax]unsafe.Pointer
+	var depth [PrefetchMax]int
+	n := min(len(keys), PrefetchMax)
+	if db.root == slab.Nil {
+		return 0
+	}
+	root := sl.Pointer(db.root)
+	for i := range n {
+		cur[i] = root
+	}
+	leaves := 0
+	for active := n; active > 0; {
+		active = 0
+		for i := range n {
+			p := cur[i]
+			if p == nil {
+				continue
+			}
+			kind := *(*uint8)(p)
+			if kind&leafBit != 0 {
+				leaves++
+				cur[i] = nil
+				continue
+			}
+			// Compressed paths are skipped, not compared: a wrong turn
+			// only warms the wrong lines.
+			hd := hdrOf(p)
+			d := depth[i] + int(hd.plen)
+			key := keys[i]
+			var ref *slab.Handle
+			switch {
+			case d > len(key):
+			case d == len(key):
+				ref = &hd.end
+			default:
+				ref = childRef(p, kind, uint(hd.count), key[d])
+			}
+			if ref == nil || *ref == slab.Nil {
+				cur[i] = nil
+				continue
+			}
+			next := sl.Pointer(*ref)
+			prefetch(next)
+			cur[i], depth[i] = next, d+1
+			active++
+		}
+	}
+	return leaves
 }
 
 // prefixMatch reports whether the inline part of node p's prefix (plen
