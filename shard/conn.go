@@ -36,11 +36,16 @@ type slot struct {
 // serve parses and runs every complete command buffered for c, in order,
 // until the input is exhausted or a command must wait.
 func (s *Shard) serve(c *conn) {
+	warm := 0 // commands ahead whose keys prefetch has warmed
 	for !c.barrier && !c.closing && !c.dead && !c.cl.Close {
 		in := s.drv.Input(c.id)
 		if len(in) == 0 {
 			return
 		}
+		if warm == 0 && len(in) >= prefetchMinInput {
+			warm = s.prefetch(c, in)
+		}
+		warm = max(warm-1, 0)
 		args, n, err := s.reader.Next(in)
 		if err != nil {
 			s.protocolError(c, err)
@@ -60,6 +65,46 @@ func (s *Shard) serve(c *conn) {
 		s.drv.Consume(c.id, n)
 	}
 	s.closeIfDone(c)
+}
+
+// prefetchMinInput is the input below which serve does not look ahead: a
+// few commands at most, whose walks would barely overlap.
+const prefetchMinInput = 128
+
+// prefetch parses ahead in c's input (consuming nothing) and has the
+// engine warm the cache for the first key of each of the next commands
+// whose key lives here (engine.DB.Prefetch), so that their tree walks
+// overlap instead of each waiting for memory in turn. It returns how many
+// commands it looked at.
+func (s *Shard) prefetch(c *conn, in []byte) int {
+	keys := s.warmKeys[:0]
+	n := len(s.group.shards)
+	seen := 0
+	for len(in) > 0 && in[0] == '*' && len(keys) < cap(keys) {
+		args, used, err := s.ahead.Next(in)
+		if err != nil || used == 0 {
+			break
+		}
+		in = in[used:]
+		seen++
+		if len(args) < 2 {
+			continue
+		}
+		spec, errText := s.cmds.Resolve(args)
+		if errText != "" || spec.First <= 0 || spec.First >= len(args) {
+			continue
+		}
+		k := args[spec.First]
+		if n > 1 && router.ShardOf(k, n) != s.id {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) > 1 {
+		s.store.DB(c.cl.DB).Prefetch(keys)
+	}
+	clear(keys) // keep no reference into the input buffer
+	return seen
 }
 
 // closeIfDone closes a connection that asked to be closed (QUIT, a

@@ -33,8 +33,12 @@ type Shard struct {
 	ctx    command.Ctx
 	keys   []int // scratch for key positions
 	cmds   command.Resolver
-	split  router.Splitter
-	now    int64
+	// ahead and warmKeys serve prefetch: a parser that looks ahead in a
+	// connection's input, and the keys it found.
+	ahead    resp.Reader
+	warmKeys [][]byte
+	split    router.Splitter
+	now      int64
 
 	// inbox is written by other shards (under mu) and drained by this one.
 	inbox struct {
@@ -86,6 +90,8 @@ func newShard(g *Group, id int) *Shard {
 	s.stats.pub.keys = make([]atomic.Int64, g.opts.Databases)
 	s.stats.pub.expires = make([]atomic.Int64, g.opts.Databases)
 	s.reader.MaxBulkLen = g.opts.ProtoMaxBulkLen
+	s.ahead.MaxBulkLen = g.opts.ProtoMaxBulkLen
+	s.warmKeys = make([][]byte, 0, engine.PrefetchMax)
 	s.ctx.Store = s.store
 	s.ctx.Server = g
 	s.ctx.Owns = s.owns
