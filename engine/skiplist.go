@@ -30,9 +30,12 @@ import (
 //	1..9   score float64 bits
 //	9..13  backward node
 //	13     level (1..zslMaxLevel)
-//	14..   level × (forward node 4, span 4)
+//	14..   level × (forward node 4, span 4, forward node's score 8)
 //	then   member as a serialized string (uvarint length, bytes)
 //
+// A level keeps its successor's score, so a walk decides to stop at a
+// level without reading the successor: it reads only the nodes it moves
+// to (and a successor of equal score, to compare members).
 // The member table (a tabZsl table) finds a node's member through this
 // layout.
 const (
@@ -97,7 +100,7 @@ func (z *zsl) node(x slab.Handle) zn { return zn{z.db.s.slab.Pointer(x)} }
 
 // zslMember returns the member of the node at p.
 func zslMember(p unsafe.Pointer) []byte {
-	o := 14 + 8*uintptr(*(*uint8)(unsafe.Add(p, 13)))
+	o := 14 + 16*uintptr(*(*uint8)(unsafe.Add(p, 13)))
 	if c := *(*uint8)(unsafe.Add(p, o)); c < 0x80 {
 		return unsafe.Slice((*byte)(unsafe.Add(p, o+1)), c)
 	}
@@ -121,15 +124,23 @@ func (n zn) setScore(f float64)          { *(*uint64)(unsafe.Add(n.p, 1)) = math
 func (n zn) back() slab.Handle           { return slab.Handle(*n.u32(9)) }
 func (n zn) setBack(x slab.Handle)       { *n.u32(9) = uint32(x) }
 func (n zn) levels() int                 { return int(*(*uint8)(unsafe.Add(n.p, 13))) }
-func (n zn) fwd(i int) slab.Handle       { return slab.Handle(*n.u32(14 + 8*uintptr(i))) }
-func (n zn) setFwd(i int, x slab.Handle) { *n.u32(14 + 8*uintptr(i)) = uint32(x) }
-func (n zn) span(i int) int              { return int(*n.u32(18 + 8*uintptr(i))) }
-func (n zn) setSpan(i, s int)            { *n.u32(18 + 8*uintptr(i)) = uint32(s) }
+func (n zn) fwd(i int) slab.Handle       { return slab.Handle(*n.u32(14 + 16*uintptr(i))) }
+func (n zn) span(i int) int              { return int(*n.u32(18 + 16*uintptr(i))) }
+func (n zn) setSpan(i, s int)            { *n.u32(18 + 16*uintptr(i)) = uint32(s) }
+func (n zn) fscore(i int) float64 {
+	return math.Float64frombits(*(*uint64)(unsafe.Add(n.p, 22+16*uintptr(i))))
+}
+
+// setFwd links level i to x, whose score is xs.
+func (n zn) setFwd(i int, x slab.Handle, xs float64) {
+	*n.u32(14 + 16*uintptr(i)) = uint32(x)
+	*(*uint64)(unsafe.Add(n.p, 22+16*uintptr(i))) = math.Float64bits(xs)
+}
 
 func (z *zsl) fwd(x slab.Handle, i int) slab.Handle { return z.node(x).fwd(i) }
 
 func (z *zsl) newNode(level int, score float64, member []byte) slab.Handle {
-	mo := 14 + 8*level
+	mo := 14 + 16*level
 	x := z.db.s.alloc(mo + strSize(len(member)))
 	b := z.db.s.slab.Bytes(x)
 	b[0] = 0
@@ -163,24 +174,27 @@ func (z *zsl) insert(score float64, member []byte) slab.Handle {
 	return x
 }
 
-// link inserts the unlinked node x, of the given score and member, at its
-// place in the order.
-func (z *zsl) link(x slab.Handle, score float64, member []byte) {
-	var update [zslMaxLevel]slab.Handle
-	var rank [zslMaxLevel]int
+// search fills update with the last node before (score, member) at every
+// level, and rank with those nodes' ranks; a walk also stops before node
+// stop (the node being unlinked).
+func (z *zsl) search(score float64, member []byte, stop slab.Handle, update *[zslMaxLevel]slab.Handle, rank *[zslMaxLevel]int) {
 	y := z.header
+	yn := z.node(y)
 	for i := z.level - 1; i >= 0; i-- {
 		if i < z.level-1 {
 			rank[i] = rank[i+1]
 		}
-		yn := z.node(y)
 		for {
 			f := yn.fwd(i)
-			if f == slab.Nil {
+			if f == slab.Nil || f == stop {
+				break
+			}
+			fs := yn.fscore(i)
+			if fs > score {
 				break
 			}
 			fn := z.node(f)
-			if !fn.before(score, member) {
+			if fs == score && bytes.Compare(fn.member(), member) >= 0 {
 				break
 			}
 			rank[i] += yn.span(i)
@@ -188,6 +202,14 @@ func (z *zsl) link(x slab.Handle, score float64, member []byte) {
 		}
 		update[i] = y
 	}
+}
+
+// link inserts the unlinked node x, of the given score and member, at its
+// place in the order.
+func (z *zsl) link(x slab.Handle, score float64, member []byte) {
+	var update [zslMaxLevel]slab.Handle
+	var rank [zslMaxLevel]int
+	z.search(score, member, slab.Nil, &update, &rank)
 	xn := z.node(x)
 	lvl := xn.levels()
 	if lvl > z.level {
@@ -201,8 +223,8 @@ func (z *zsl) link(x slab.Handle, score float64, member []byte) {
 	}
 	for i := 0; i < lvl; i++ {
 		un := z.node(update[i])
-		xn.setFwd(i, un.fwd(i))
-		un.setFwd(i, x)
+		xn.setFwd(i, un.fwd(i), un.fscore(i))
+		un.setFwd(i, x, score)
 		xn.setSpan(i, un.span(i)-(rank[0]-rank[i]))
 		un.setSpan(i, rank[0]-rank[i]+1)
 	}
@@ -231,7 +253,7 @@ func (z *zsl) deleteNode(x slab.Handle, update *[zslMaxLevel]slab.Handle) {
 		un := z.node(update[i])
 		if un.fwd(i) == x {
 			un.setSpan(i, un.span(i)+xn.span(i)-1)
-			un.setFwd(i, xn.fwd(i))
+			un.setFwd(i, xn.fwd(i), xn.fscore(i))
 		} else {
 			un.setSpan(i, un.span(i)-1)
 		}
@@ -267,39 +289,31 @@ func (z *zsl) remove(x slab.Handle) {
 // unlink takes node x out of the order, leaving it and the table as they
 // are.
 func (z *zsl) unlink(x slab.Handle) {
-	xn := z.node(x)
-	score, member := xn.score(), xn.member()
 	var update [zslMaxLevel]slab.Handle
-	y := z.header
-	for i := z.level - 1; i >= 0; i-- {
-		yn := z.node(y)
-		for {
-			f := yn.fwd(i)
-			if f == slab.Nil || f == x {
-				break
-			}
-			fn := z.node(f)
-			if !fn.before(score, member) {
-				break
-			}
-			y, yn = f, fn
-		}
-		update[i] = y
-	}
+	var rank [zslMaxLevel]int
+	xn := z.node(x)
+	z.search(xn.score(), xn.member(), x, &update, &rank)
 	z.deleteNode(x, &update)
 }
 
 // updateScore gives node x a new score, in place when its position does
-// not change, else by moving the same node (its level, block and table
-// entry stay), as Redis's zslUpdateScore.
+// not change (its predecessors' copies of its score are updated), else by
+// moving the same node (its level, block and table entry stay), as Redis's
+// zslUpdateScore.
 func (z *zsl) updateScore(x slab.Handle, score float64) {
 	xn := z.node(x)
+	var update [zslMaxLevel]slab.Handle
+	var rank [zslMaxLevel]int
+	z.search(xn.score(), xn.member(), x, &update, &rank)
 	b, f := xn.back(), xn.fwd(0)
-	if (b == slab.Nil || z.node(b).score() < score) && (f == slab.Nil || z.node(f).score() > score) {
+	if (b == slab.Nil || z.node(b).score() < score) && (f == slab.Nil || xn.fscore(0) > score) {
 		xn.setScore(score)
+		for i := range xn.levels() {
+			z.node(update[i]).setFwd(i, x, score)
+		}
 		return
 	}
-	z.unlink(x)
+	z.deleteNode(x, &update)
 	xn.setScore(score)
 	z.link(x, score, xn.member())
 }

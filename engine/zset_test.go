@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/radish-kv/radish/engine/slab"
 )
 
 type zel struct {
@@ -29,6 +31,9 @@ func (m zmodel) sorted() []zel {
 
 func zsetContents(t *testing.T, db *DB, key []byte) []zel {
 	t.Helper()
+	if err := checkZsl(db, key); err != nil {
+		t.Fatal(err)
+	}
 	var got []zel
 	db.ZEach(key, 0, func(m []byte, s float64) bool { got = append(got, zel{string(m), s}); return true })
 	return got
@@ -374,4 +379,52 @@ func TestZSetLarge(t *testing.T) {
 	if s.SlabLive() != 0 {
 		t.Fatalf("%d blocks live", s.SlabLive())
 	}
+}
+
+// checkZsl verifies a skiplist-encoded zset's links at every level: order,
+// each level's copy of its successor's score, spans, back links, length.
+func checkZsl(db *DB, key []byte) error {
+	z, o, err := db.openZSet(key, 0)
+	if err != nil || !o.exists() || z.enc != encSkiplist {
+		return err
+	}
+	zl := db.openZsl(z.x)
+	// rank of every node by walking level 0
+	rank := map[slab.Handle]int{zl.header: 0}
+	prev := slab.Nil
+	n := 0
+	for x := zl.node(zl.header).fwd(0); x != slab.Nil; x = zl.node(x).fwd(0) {
+		n++
+		rank[x] = n
+		xn := zl.node(x)
+		if xn.back() != prev {
+			return fmt.Errorf("node %d: back link %x, want %x", n, xn.back(), prev)
+		}
+		prev = x
+	}
+	if n != zl.length || prev != zl.tail {
+		return fmt.Errorf("length %d tail %x, walked %d ending at %x", zl.length, zl.tail, n, prev)
+	}
+	for i := 0; i < zl.level; i++ {
+		x := zl.header
+		for {
+			xn := zl.node(x)
+			f := xn.fwd(i)
+			if f == slab.Nil {
+				break
+			}
+			fn := zl.node(f)
+			if xn.fscore(i) != fn.score() {
+				return fmt.Errorf("level %d: copy of the successor's score %v, score %v", i, xn.fscore(i), fn.score())
+			}
+			if xn.span(i) != rank[f]-rank[x] {
+				return fmt.Errorf("level %d: span %d, ranks %d -> %d", i, xn.span(i), rank[x], rank[f])
+			}
+			if x != zl.header && !zless(xn.score(), xn.member(), fn.score(), fn.member()) {
+				return fmt.Errorf("level %d: order", i)
+			}
+			x = f
+		}
+	}
+	return nil
 }
