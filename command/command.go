@@ -130,7 +130,13 @@ type Spec struct {
 	// for commands whose placement no key spec can say (SCAN's cursor names
 	// a shard; DEBUG POPULATE runs everywhere, DEBUG OBJECT where its key
 	// is). It is part of the row, like Redis's getkeys procedures.
-	Route   func(args [][]byte) Route
+	Route func(args [][]byte) Route
+	// WarmZ, when set, returns the score and member the command will add
+	// to the sorted set at its first key (ZADD key score member), so that a
+	// shard can prefetch the skiplist walks and member lookups of a
+	// pipeline's commands (engine.DB.PrefetchZSet). ok is false when it
+	// cannot tell.
+	WarmZ   func(args [][]byte) (score float64, member []byte, ok bool)
 	Handler Handler
 	Sub     []*Spec // subcommands (CONFIG GET, CLIENT LIST); Name is "config|get"
 

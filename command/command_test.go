@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"testing"
@@ -299,5 +300,25 @@ func TestRegisterPanics(t *testing.T) {
 			}()
 			register(s)
 		}()
+	}
+}
+
+func TestZAddWarmZ(t *testing.T) {
+	spec := Lookup([]byte("zadd"))
+	for _, tc := range []struct {
+		args  string
+		score float64
+		ok    bool
+	}{
+		{"zadd z 1.5 m", 1.5, true},
+		{"zadd z -inf m", math.Inf(-1), true},
+		{"zadd z nx 1 m", 0, false},
+		{"zadd z 1 a 2 b", 0, false},
+		{"zadd z x m", 0, false},
+	} {
+		sc, m, ok := spec.WarmZ(split(tc.args))
+		if sc != tc.score || ok != tc.ok || ok && string(m) != "m" {
+			t.Errorf("WarmZ(%s) = %v, %q, %v; want %v, \"m\", %v", tc.args, sc, m, ok, tc.score, tc.ok)
+		}
 	}
 }

@@ -94,6 +94,7 @@ var zsetSpecs = []*Spec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
 		Handler: CmdZAdd,
+		WarmZ:   zaddWarmZ,
 		Summary: "Add one or more members to a sorted set, or update its score if it already exists",
 		Since:   "1.2.0", Group: "sorted-set",
 		Complexity: "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
@@ -800,6 +801,15 @@ func zsScore(c *Ctx, f float64) {
 
 // zsParseScore is Redis's getDoubleFromObject: the whole string, no
 // leading space, no overflow or underflow to 0, not NaN.
+// zaddWarmZ is ZADD's WarmZ: the pair of ZADD key score member.
+func zaddWarmZ(args [][]byte) (float64, []byte, bool) {
+	if len(args) != 4 {
+		return 0, nil, false
+	}
+	f, ok := zsParseScore(args[2])
+	return f, args[3], ok
+}
+
 func zsParseScore(b []byte) (float64, bool) {
 	return parseLongDoubleLike(b)
 }

@@ -397,3 +397,85 @@ func (z *zsl) deleteRange(start, end int) {
 		x = next
 	}
 }
+
+// PrefetchZSet warms the CPU cache for adding the given (score, member)
+// pairs (at most PrefetchMax) to the sorted set at key: it looks the
+// members up in the member table, and walks the skiplist toward every new
+// score and every old score found (the walk that unlinks a member), all at
+// once, a step of every walk per round, prefetching what each step moves
+// to, as Prefetch does for the tree. It changes nothing (an expired key is
+// left for the command to find); it returns the nodes its walks prefetched
+// (for tests).
+func (db *DB) PrefetchZSet(key []byte, scores []float64, members [][]byte) int {
+	_, h := db.lookup(key)
+	if h == slab.Nil {
+		return 0
+	}
+	l := db.readLeaf(h)
+	if leafTyp(l.flags) != TypeZSet || l.enc() != encSkiplist {
+		return 0
+	}
+	x, _ := l.extRef()
+	z := db.openZsl(x)
+	n := min(len(scores), len(members), PrefetchMax)
+	// The members' table slots, then the nodes they name.
+	tb := db.s.slab.Bytes(z.tab)
+	mask := tabMask(tb)
+	var hv [PrefetchMax]uint32
+	for i := range n {
+		hv[i] = strHash(members[i])
+		prefetch(unsafe.Pointer(&tb[tabHdr+8*(hv[i]&mask)]))
+	}
+	var old [PrefetchMax]zn
+	for i := range n {
+		for j, k := hv[i]&mask, 0; k < 4; j, k = (j+1)&mask, k+1 {
+			e := tabSlot(tb, j)
+			if e == slab.Nil {
+				break
+			}
+			if tabHash(tb, j) == hv[i] {
+				old[i] = z.node(e)
+				prefetch(old[i].p)
+				break
+			}
+		}
+	}
+	var target [2 * PrefetchMax]float64
+	w := 0
+	for i := range n {
+		target[w] = scores[i]
+		w++
+		if old[i].p != nil {
+			target[w] = old[i].score()
+			w++
+		}
+	}
+	var cur [2 * PrefetchMax]zn
+	var lvl [2 * PrefetchMax]int
+	hn := z.node(z.header)
+	for i := range w {
+		cur[i], lvl[i] = hn, z.level-1
+	}
+	fetched := 0
+	for active := w; active > 0; {
+		active = 0
+		for i := range w {
+			if lvl[i] < 0 {
+				continue
+			}
+			yn := cur[i]
+			for lvl[i] >= 0 {
+				f := yn.fwd(lvl[i])
+				if f != slab.Nil && yn.fscore(lvl[i]) < target[i] {
+					cur[i] = z.node(f)
+					prefetch(cur[i].p)
+					fetched++
+					active++
+					break
+				}
+				lvl[i]--
+			}
+		}
+	}
+	return fetched
+}

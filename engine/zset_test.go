@@ -428,3 +428,44 @@ func checkZsl(db *DB, key []byte) error {
 	}
 	return nil
 }
+
+// TestPrefetchZSet: walks toward scores in a skiplist prefetch nodes and
+// change nothing; other encodings and types are left alone.
+func TestPrefetchZSet(t *testing.T) {
+	s := NewStore(1)
+	defer s.Close()
+	db := s.DB(0)
+	key := []byte("z")
+	m := func(s ...string) (b [][]byte) {
+		for _, x := range s {
+			b = append(b, []byte(x))
+		}
+		return b
+	}
+	if n := db.PrefetchZSet(key, []float64{1}, m("a")); n != 0 {
+		t.Fatalf("absent key: %d", n)
+	}
+	for i := 0; i < 1000; i++ {
+		m := fmt.Appendf(nil, "m%d", i)
+		db.ZAdd(key, 0, 1, func(int) (float64, []byte) { return float64(i), m }, 0)
+	}
+	before := zsetContents(t, db, key)
+	if n := db.PrefetchZSet(key, []float64{-1, 0}, m("new1", "new2")); n != 0 {
+		t.Fatalf("new members, scores before the first: %d nodes", n)
+	}
+	if n := db.PrefetchZSet(key, []float64{500, 999.5, 2000}, m("a", "b", "c")); n < 3 {
+		t.Fatalf("scores inside and after: %d nodes", n)
+	}
+	// m700 exists at 700: its old score is walked to as well.
+	if a, b := db.PrefetchZSet(key, []float64{-1}, m("m700")), db.PrefetchZSet(key, []float64{-1}, m("x")); a == 0 || b != 0 {
+		t.Fatalf("existing member: %d nodes; new member: %d", a, b)
+	}
+	if got := zsetContents(t, db, key); !slices.Equal(got, before) {
+		t.Fatal("contents changed")
+	}
+	db.SetString([]byte("s"), []byte("v"), 0, false)
+	db.ZAdd([]byte("small"), 0, 1, func(int) (float64, []byte) { return 1, []byte("a") }, 0)
+	if db.PrefetchZSet([]byte("s"), []float64{1}, m("a"))+db.PrefetchZSet([]byte("small"), []float64{2}, m("a")) != 0 {
+		t.Fatal("prefetched a string or a listpack")
+	}
+}

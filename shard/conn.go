@@ -99,12 +99,38 @@ func (s *Shard) prefetch(c *conn, in []byte) int {
 			continue
 		}
 		keys = append(keys, k)
+		if spec.WarmZ != nil {
+			if sc, m, ok := spec.WarmZ(args); ok {
+				s.warmZ = append(s.warmZ, warmZ{len(keys) - 1, sc, m})
+			}
+		}
 	}
 	if len(keys) > 1 {
-		s.store.DB(c.cl.DB).Prefetch(keys)
+		db := s.store.DB(c.cl.DB)
+		db.Prefetch(keys)
+		// Sorted-set inserts: one batch of scores per run of the same key.
+		scores, members := s.warmScores[:0], s.warmMembers[:0]
+		for i, w := range s.warmZ {
+			scores, members = append(scores, w.score), append(members, w.member)
+			if i+1 == len(s.warmZ) || string(keys[s.warmZ[i+1].key]) != string(keys[w.key]) {
+				db.PrefetchZSet(keys[w.key], scores, members)
+				scores, members = scores[:0], members[:0]
+			}
+		}
+		clear(s.warmMembers[:cap(s.warmMembers)])
 	}
+	clear(s.warmZ)
+	s.warmZ = s.warmZ[:0]
 	clear(keys) // keep no reference into the input buffer
 	return seen
+}
+
+// warmZ is a sorted-set insert prefetch will warm: its key's index in the
+// batch, its score and member.
+type warmZ struct {
+	key    int
+	score  float64
+	member []byte
 }
 
 // closeIfDone closes a connection that asked to be closed (QUIT, a

@@ -35,10 +35,13 @@ type Shard struct {
 	cmds   command.Resolver
 	// ahead and warmKeys serve prefetch: a parser that looks ahead in a
 	// connection's input, and the keys it found.
-	ahead    resp.Reader
-	warmKeys [][]byte
-	split    router.Splitter
-	now      int64
+	ahead       resp.Reader
+	warmKeys    [][]byte
+	warmZ       []warmZ
+	warmScores  []float64
+	warmMembers [][]byte
+	split       router.Splitter
+	now         int64
 
 	// inbox is written by other shards (under mu) and drained by this one.
 	inbox struct {
@@ -92,6 +95,9 @@ func newShard(g *Group, id int) *Shard {
 	s.reader.MaxBulkLen = g.opts.ProtoMaxBulkLen
 	s.ahead.MaxBulkLen = g.opts.ProtoMaxBulkLen
 	s.warmKeys = make([][]byte, 0, engine.PrefetchMax)
+	s.warmZ = make([]warmZ, 0, engine.PrefetchMax)
+	s.warmScores = make([]float64, 0, engine.PrefetchMax)
+	s.warmMembers = make([][]byte, 0, engine.PrefetchMax)
 	s.ctx.Store = s.store
 	s.ctx.Server = g
 	s.ctx.Owns = s.owns
