@@ -3,7 +3,11 @@
 #
 #   bash benchmarks/core.sh            # 5 rounds, 2M requests per test
 #   ROUNDS=3 N=500000 bash benchmarks/core.sh
+#   TESTS="lpush lpop sadd spop hset zadd lrange_100" WORKLOADS=P32 bash benchmarks/core.sh
 #
+# TESTS are redis-benchmark -t names, run in that order on each server (so
+# sadd fills the set spop pops); WORKLOADS are among P32 (-P 32), P1 and
+# C500 (-P 1 -c 500).
 # Server on CPU $SERVER_CPU, redis-benchmark on CPU $CLIENT_CPU (taskset).
 # Prints per-run lines and a Markdown table of medians: throughput, server
 # CPU microseconds per request (utime+stime from /proc), p99 latency.
@@ -16,6 +20,8 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 RADISH_PORT=${RADISH_PORT:-7380}
 REDIS_PORT=${REDIS_PORT:-7379}
 IO=${IO:-uring}
+TESTS=${TESTS:-set get}
+WORKLOADS=${WORKLOADS:-P32 P1 C500}
 
 command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server redis-tools >/dev/null; }
 go build -o bin/radish-server ./cmd/radish-server
@@ -53,10 +59,11 @@ results="$tmp/results"
 for round in $(seq "$ROUNDS"); do
   for cfg in "P32:-n $N -r 1000000 -c 50 -P 32" "P1:-n $((N / 4)) -r 1000000 -c 50 -P 1" "C500:-n $((N / 8)) -r 1000000 -c 500 -P 1"; do
     label=${cfg%%:*}; args=${cfg#*:}
+    [[ " $WORKLOADS " == *" $label "* ]] || continue
     # Alternate which server goes first, round by round.
     if (( round % 2 )); then order="redis radish"; else order="radish redis"; fi
     for srv in $order; do
-      for t in set get; do
+      for t in $TESTS; do
         if [ "$srv" = redis ]; then line=$(run redis $redis_pid $REDIS_PORT $t $args); else line=$(run radish $radish_pid $RADISH_PORT $t $args); fi
         echo "$round $label $line" | tee -a "$results"
       done
@@ -67,8 +74,8 @@ done
 echo
 echo "| workload | test | redis krps | radish krps | ratio | redis µs CPU/req | radish µs CPU/req | redis p99 ms | radish p99 ms |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for label in P32 P1 C500; do
-  for t in set get; do
+for label in $WORKLOADS; do
+  for t in $TESTS; do
     med() { grep " $label $1 $t " "$results" | awk -v c="$2" '{print $c}' | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
     rr=$(med redis 5); ar=$(med radish 5); rc=$(med redis 6); ac=$(med radish 6); rp=$(med redis 7); ap=$(med radish 7)
     awk -v l="$label" -v t="$t" -v rr="$rr" -v ar="$ar" -v rc="$rc" -v ac="$ac" -v rp="$rp" -v ap="$ap" \

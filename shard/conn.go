@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
@@ -25,6 +26,9 @@ type conn struct {
 	blocked *blockState
 	closing bool
 	dead    bool
+	// coldSkip counts look-aheads serve skips: set when one found nothing
+	// to warm (every command on one key, which the first one warms).
+	coldSkip int
 }
 
 // slot is a reply in a connection's queue.
@@ -43,7 +47,12 @@ func (s *Shard) serve(c *conn) {
 			return
 		}
 		if warm == 0 && len(in) >= prefetchMinInput {
-			warm = s.prefetch(c, in)
+			if c.coldSkip > 0 {
+				c.coldSkip--
+				warm = engine.PrefetchMax
+			} else {
+				warm = s.prefetch(c, in)
+			}
 		}
 		warm = max(warm-1, 0)
 		args, n, err := s.reader.Next(in)
@@ -75,7 +84,9 @@ const prefetchMinInput = 128
 // engine warm the cache for the first key of each of the next commands
 // whose key lives here (engine.DB.Prefetch), so that their tree walks
 // overlap instead of each waiting for memory in turn. It returns how many
-// commands it looked at.
+// commands it looked at. A look-ahead that finds a single key and no
+// sorted-set insert, as a pipeline on one hot list does, is not worth its
+// parsing: the connection skips the next few (coldSkips).
 func (s *Shard) prefetch(c *conn, in []byte) int {
 	keys := s.warmKeys[:0]
 	n := len(s.group.shards)
@@ -105,7 +116,9 @@ func (s *Shard) prefetch(c *conn, in []byte) int {
 			}
 		}
 	}
-	if len(keys) > 1 {
+	if len(s.warmZ) == 0 && sameKeys(keys) {
+		c.coldSkip = coldSkips
+	} else if len(keys) > 1 {
 		db := s.store.DB(c.cl.DB)
 		db.Prefetch(keys)
 		// Sorted-set inserts: one batch of scores per run of the same key.
@@ -123,6 +136,20 @@ func (s *Shard) prefetch(c *conn, in []byte) int {
 	s.warmZ = s.warmZ[:0]
 	clear(keys) // keep no reference into the input buffer
 	return seen
+}
+
+// coldSkips is how many look-aheads a connection skips after one that
+// found nothing to warm.
+const coldSkips = 8
+
+// sameKeys reports whether keys holds at most one distinct key.
+func sameKeys(keys [][]byte) bool {
+	for _, k := range keys[min(1, len(keys)):] {
+		if string(k) != string(keys[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // warmZ is a sorted-set insert prefetch will warm: its key's index in the
