@@ -120,13 +120,13 @@ func (n zn) u32(o uintptr) *uint32 { return (*uint32)(unsafe.Add(n.p, o)) }
 func (n zn) score() float64 {
 	return math.Float64frombits(*(*uint64)(unsafe.Add(n.p, 1)))
 }
-func (n zn) setScore(f float64)          { *(*uint64)(unsafe.Add(n.p, 1)) = math.Float64bits(f) }
-func (n zn) back() slab.Handle           { return slab.Handle(*n.u32(9)) }
-func (n zn) setBack(x slab.Handle)       { *n.u32(9) = uint32(x) }
-func (n zn) levels() int                 { return int(*(*uint8)(unsafe.Add(n.p, 13))) }
-func (n zn) fwd(i int) slab.Handle       { return slab.Handle(*n.u32(14 + 16*uintptr(i))) }
-func (n zn) span(i int) int              { return int(*n.u32(18 + 16*uintptr(i))) }
-func (n zn) setSpan(i, s int)            { *n.u32(18 + 16*uintptr(i)) = uint32(s) }
+func (n zn) setScore(f float64)    { *(*uint64)(unsafe.Add(n.p, 1)) = math.Float64bits(f) }
+func (n zn) back() slab.Handle     { return slab.Handle(*n.u32(9)) }
+func (n zn) setBack(x slab.Handle) { *n.u32(9) = uint32(x) }
+func (n zn) levels() int           { return int(*(*uint8)(unsafe.Add(n.p, 13))) }
+func (n zn) fwd(i int) slab.Handle { return slab.Handle(*n.u32(14 + 16*uintptr(i))) }
+func (n zn) span(i int) int        { return int(*n.u32(18 + 16*uintptr(i))) }
+func (n zn) setSpan(i, s int)      { *n.u32(18 + 16*uintptr(i)) = uint32(s) }
 func (n zn) fscore(i int) float64 {
 	return math.Float64frombits(*(*uint64)(unsafe.Add(n.p, 22+16*uintptr(i))))
 }
