@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -101,6 +102,66 @@ func TestTypesAcrossShards(t *testing.T) {
 				if !slices.Contains(found, key+":moved") {
 					t.Fatalf("SCAN TYPE %s = %v", typ, found)
 				}
+			}
+		}
+	})
+}
+
+// TestPipelinedZAdd sends long pipelines of ZADDs (new members and score
+// changes, into sorted sets on every shard, large enough to be skiplists,
+// mixed with other commands), which the shards prefetch ahead of running,
+// and checks every set against a model.
+func TestPipelinedZAdd(t *testing.T) {
+	eachMode(t, func(t *testing.T, s *server) {
+		c := s.client(2)
+		c.FlushAll(ctx)
+		type z map[string]float64
+		model := map[string]z{}
+		keys := []string{"za", "zb", "zc", "zd"}
+		for _, k := range keys {
+			model[k] = z{}
+		}
+		seed := uint64(1)
+		next := func(n uint64) uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return (seed >> 33) % n }
+		for round := 0; round < 20; round++ {
+			p := c.Pipeline()
+			for i := 0; i < 200; i++ {
+				k := keys[next(uint64(len(keys)))]
+				if i%2 == 0 {
+					k = keys[0] // runs of one key, as a pipeline on one set has
+				}
+				m := fmt.Sprintf("m%d", next(400))
+				sc := float64(next(50)) // many equal scores
+				p.ZAdd(ctx, k, redis.Z{Score: sc, Member: m})
+				model[k][m] = sc
+				if i%37 == 0 {
+					p.Get(ctx, "plain")
+				}
+			}
+			if _, err := p.Exec(ctx); err != nil && err != redis.Nil { // GET plain: nil
+				t.Fatal(err)
+			}
+		}
+		for _, k := range keys {
+			got := c.ZRangeWithScores(ctx, k, 0, -1).Val()
+			want := make([]redis.Z, 0, len(model[k]))
+			for m, sc := range model[k] {
+				want = append(want, redis.Z{Score: sc, Member: m})
+			}
+			slices.SortFunc(want, func(a, b redis.Z) int {
+				if a.Score != b.Score {
+					if a.Score < b.Score {
+						return -1
+					}
+					return 1
+				}
+				return strings.Compare(a.Member.(string), b.Member.(string))
+			})
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: %d members, want %d; first %v / %v", k, len(got), len(want), got[:min(3, len(got))], want[:min(3, len(want))])
+			}
+			if enc := c.ObjectEncoding(ctx, k).Val(); enc != "skiplist" {
+				t.Fatalf("%s: encoding %s", k, enc)
 			}
 		}
 	})
