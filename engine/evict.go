@@ -179,9 +179,7 @@ func (s *Store) evictOne() bool {
 			if !ok {
 				return false
 			}
-			l := s.leafAt(h)
-			if db := s.owner(h, l.key); db != nil {
-				db.evictKey(l.key)
+			if s.evictLeaf(h) {
 				return true
 			}
 		}
@@ -205,8 +203,7 @@ func (s *Store) evictOne() bool {
 			if s.evictScore(&l) < e.idle {
 				continue // accessed since it was sampled
 			}
-			if db := s.owner(h, l.key); db != nil {
-				db.evictKey(l.key)
+			if s.evictLeaf(h) {
 				return true
 			}
 		}
@@ -280,15 +277,20 @@ func (s *Store) evictScore(l *leaf) uint64 {
 	}
 }
 
-// evictKey deletes key (which may alias its leaf), counting it and calling
-// OnEvict first.
-func (db *DB) evictKey(key []byte) {
-	s := db.s
+// evictLeaf deletes the live leaf h, counting it and calling OnEvict before
+// the block is freed. It reports whether a database held h.
+func (s *Store) evictLeaf(h slab.Handle) bool {
+	k := s.leafAt(h).key
+	db := s.unlinkLeaf(h, k)
+	if db == nil {
+		return false
+	}
 	s.mem.evicted++
 	if s.OnEvict != nil {
-		s.OnEvict(s.dbIndex(db), s.hookKey(key))
+		s.OnEvict(s.dbIndex(db), s.hookKey(k))
 	}
-	db.deleteKey(key)
+	db.dropLeaf(h)
+	return true
 }
 
 // leafAt decodes the live leaf h.

@@ -196,23 +196,32 @@ func (db *DB) expireKey(key []byte) {
 	db.deleteKey(key)
 }
 
-// expireLeaf deletes the expired leaf h, whose key k aliases it, from the
-// database holding it (one descent per database tried), counting it and
-// calling OnExpire before the block is freed. It reports whether a
+// expireLeaf deletes the expired leaf h, whose key k aliases it, counting
+// it and calling OnExpire before the block is freed. It reports whether a
 // database held h.
 func (s *Store) expireLeaf(h slab.Handle, k []byte) bool {
-	for _, db := range s.dbs {
-		if db.keys == 0 || db.remove(k, h) == slab.Nil {
-			continue
-		}
-		s.exp.expiredKeys++
-		if s.OnExpire != nil {
-			s.OnExpire(s.dbIndex(db), s.hookKey(k))
-		}
-		db.dropLeaf(h)
-		return true
+	db := s.unlinkLeaf(h, k)
+	if db == nil {
+		return false
 	}
-	return false
+	s.exp.expiredKeys++
+	if s.OnExpire != nil {
+		s.OnExpire(s.dbIndex(db), s.hookKey(k))
+	}
+	db.dropLeaf(h)
+	return true
+}
+
+// unlinkLeaf takes leaf h, whose key k aliases it, out of the tree of the
+// database holding it (one descent per database tried) and returns that
+// database, nil if none holds h. The caller frees the leaf (dropLeaf).
+func (s *Store) unlinkLeaf(h slab.Handle, k []byte) *DB {
+	for _, db := range s.dbs {
+		if db.keys != 0 && db.remove(k, h) != slab.Nil {
+			return db
+		}
+	}
+	return nil
 }
 
 // hookKey copies key for a hook: passing the caller's key to a function
@@ -233,19 +242,6 @@ func (s *Store) dbIndex(db *DB) int {
 		}
 	}
 	return -1
-}
-
-// owner returns the database whose tree holds leaf h (whose key is k).
-func (s *Store) owner(h slab.Handle, k []byte) *DB {
-	for _, db := range s.dbs {
-		if db.keys == 0 {
-			continue
-		}
-		if _, lh := db.lookup(k); lh == h {
-			return db
-		}
-	}
-	return nil
 }
 
 // liveTTLLeaf returns the leaf at h if h (a handle taken from the wheel or
