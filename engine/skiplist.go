@@ -110,12 +110,6 @@ func zslMember(p unsafe.Pointer) []byte {
 
 func (n zn) member() []byte { return zslMember(n.p) }
 
-// before reports whether the node sorts before (score, member), reading
-// its member only on equal scores.
-func (n zn) before(score float64, member []byte) bool {
-	s := n.score()
-	return s < score || s == score && bytes.Compare(n.member(), member) < 0
-}
 func (n zn) u32(o uintptr) *uint32 { return (*uint32)(unsafe.Add(n.p, o)) }
 func (n zn) score() float64 {
 	return math.Float64frombits(*(*uint64)(unsafe.Add(n.p, 1)))
