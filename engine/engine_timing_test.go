@@ -94,6 +94,7 @@ type fixture struct {
 	s    *Store
 	db   *DB
 	m    map[string][]byte
+	idx  *leafIndex // built by the first BenchmarkGetIndexed on it
 }
 
 var fixtures = map[string]*fixture{}
