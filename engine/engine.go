@@ -107,6 +107,7 @@ func (s *Store) Databases() int { return len(s.dbs) }
 func (s *Store) SwapDB(i, j int) {
 	a, b := s.dbs[i], s.dbs[j]
 	a.contents, b.contents = b.contents, a.contents
+	a.walks, b.walks = nil, nil
 }
 
 // FlushAll empties every database at once and returns all memory to the OS.
@@ -177,6 +178,9 @@ type DB struct {
 	s *Store
 	contents
 	w walker // reused by Keys/Scan so that iteration does not allocate
+	// walks is allocated by the first Prefetch; it belongs with the tree
+	// (SwapDB clears it).
+	walks *walkCache
 }
 
 // contents is what SwapDB exchanges.
@@ -191,6 +195,9 @@ func (db *DB) heapBytes() int64 {
 	n := int64(unsafe.Sizeof(*db)) + int64(cap(db.w.g.prefix))
 	if db.cursors != nil {
 		n += db.cursors.heapBytes()
+	}
+	if db.walks != nil {
+		n += int64(unsafe.Sizeof(*db.walks))
 	}
 	return n
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
@@ -539,5 +540,63 @@ func TestPrefetch(t *testing.T) {
 	}
 	if db.Len() != 5001 {
 		t.Fatalf("Len = %d", db.Len())
+	}
+}
+
+// TestWalkCache: after a Prefetch, lookups of the same key slices come from
+// the walk cache, and whatever happens in between (inserts that grow or
+// split nodes, deletes that shrink them, values that move their leaf,
+// renames, SWAPDB, FLUSHDB, FLUSHALL), a lookup returns what a walk of the
+// tree returns.
+func TestWalkCache(t *testing.T) {
+	s, db := newTestDB(t)
+	r := rand.New(rand.NewPCG(7, 7))
+	// Each key keeps one address, as a key in a request buffer does.
+	keys := make([][]byte, 300)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "k:%d", r.IntN(1000))
+	}
+	key := func() []byte { return keys[r.IntN(len(keys))] }
+	var batch [][]byte
+	hits := 0
+	for step := 0; step < 20000; step++ {
+		switch op := r.IntN(100); {
+		case op < 40:
+			db.SetString(key(), bytes.Repeat([]byte("v"), r.IntN(300)), 0, false)
+		case op < 60:
+			db.Delete(key(), 0)
+		case op < 65:
+			db.Rename(key(), key(), 0)
+		case op < 66:
+			s.SwapDB(0, 1)
+		case op == 66 && r.IntN(10) == 0:
+			db.Flush()
+		case op == 67 && r.IntN(10) == 0:
+			s.FlushAll()
+		case op < 90:
+			batch = batch[:0]
+			for range PrefetchMax {
+				batch = append(batch, key())
+			}
+			db.Prefetch(batch)
+			for _, k := range batch {
+				if _, _, p := db.cachedLeaf(k); p != nil {
+					hits++
+				}
+			}
+		}
+		for _, k := range batch {
+			ref, h, p := db.lookupLeaf(k)
+			wref, wh, wp := db.walkLeaf(k)
+			if ref != wref || h != wh || p != wp {
+				t.Fatalf("step %d: lookup of %q = %p %x %p, a walk finds %p %x %p", step, k, ref, h, p, wref, wh, wp)
+			}
+		}
+	}
+	if hits < 1000 {
+		t.Fatalf("%d lookups came from the walk cache", hits)
+	}
+	if err := checkDB(db); err != nil {
+		t.Fatal(err)
 	}
 }

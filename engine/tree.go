@@ -16,13 +16,22 @@ func (db *DB) lookup(key []byte) (*slab.Handle, slab.Handle) {
 	return ref, h
 }
 
-// lookupLeaf is lookup that also returns the leaf's address.
+// lookupLeaf is lookup that also returns the leaf's address: from the walk
+// cache when the last Prefetch walked to key's leaf, else by walkLeaf.
+func (db *DB) lookupLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer) {
+	if ref, h, p := db.cachedLeaf(key); p != nil {
+		return ref, h, p
+	}
+	return db.walkLeaf(key)
+}
+
+// walkLeaf walks the tree to key's leaf.
 //
 // It is the hot path of every read: one dependent load per level, so it
 // keeps each level to the node's first cache line where it can (header,
 // inline prefix, N10/N16 keys) and searches N10/N16 keys inline with a
 // SWAR byte match.
-func (db *DB) lookupLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer) {
+func (db *DB) walkLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer) {
 	sl := db.s.slab
 	ref := &db.root
 	depth := 0
@@ -109,6 +118,7 @@ const PrefetchMax = 32
 func (db *DB) Prefetch(keys [][]byte) int {
 	sl := db.s.slab
 	var cur [PrefetchMax]unsafe.Pointer
+	var refs [PrefetchMax]*slab.Handle
 	var depth [PrefetchMax]int
 	n := min(len(keys), PrefetchMax)
 	if db.root == slab.Nil {
@@ -116,7 +126,10 @@ func (db *DB) Prefetch(keys [][]byte) int {
 	}
 	root := sl.Pointer(db.root)
 	for i := range n {
-		cur[i] = root
+		cur[i], refs[i] = root, &db.root
+	}
+	if db.walks == nil {
+		db.walks = new(walkCache)
 	}
 	leaves := 0
 	for active := n; active > 0; {
@@ -130,6 +143,7 @@ func (db *DB) Prefetch(keys [][]byte) int {
 			if kind&leafBit != 0 {
 				leaves++
 				cur[i] = nil
+				db.walks.put(keys[i], refs[i], sl.Epoch())
 				continue
 			}
 			// Compressed paths are skipped, not compared: a wrong turn
@@ -151,11 +165,60 @@ func (db *DB) Prefetch(keys [][]byte) int {
 			}
 			next := sl.Pointer(*ref)
 			prefetch(next)
-			cur[i], depth[i] = next, d+1
+			cur[i], refs[i], depth[i] = next, ref, d+1
 			active++
 		}
 	}
 	return leaves
+}
+
+// walkCache remembers where the last Prefetch walks ended, so that the
+// lookups that follow, of the same keys in the same request buffer, do not
+// walk the tree again. An entry holds the key's address and length (only a
+// tag: the leaf's key is compared before the entry is used), the slot that
+// referred to the leaf the walk reached, that leaf, and the slab's Epoch at
+// the time. An entry is used only at the same Epoch: no block was freed
+// since, so the slot's node is still live and where it was, and a slot
+// still holding the leaf is still the one that refers to it.
+type walkCache [walkSlots]walkEntry
+
+const walkSlots = 64 // a power of two, twice PrefetchMax
+
+type walkEntry struct {
+	key   uintptr
+	ref   *slab.Handle
+	epoch uint64
+	n     int
+	h     slab.Handle
+}
+
+func (c *walkCache) slot(key []byte) (*walkEntry, uintptr) {
+	a := uintptr(unsafe.Pointer(unsafe.SliceData(key)))
+	return &c[uint64(a)*0x9e3779b97f4a7c15>>58], a
+}
+
+func (c *walkCache) put(key []byte, ref *slab.Handle, epoch uint64) {
+	if len(key) == 0 {
+		return
+	}
+	e, a := c.slot(key)
+	*e = walkEntry{key: a, ref: ref, epoch: epoch, n: len(key), h: *ref}
+}
+
+// cachedLeaf is lookupLeaf from the walk cache, or nils.
+func (db *DB) cachedLeaf(key []byte) (*slab.Handle, slab.Handle, unsafe.Pointer) {
+	if db.walks == nil || len(key) == 0 {
+		return nil, slab.Nil, nil
+	}
+	e, a := db.walks.slot(key)
+	if e.key != a || e.n != len(key) || e.epoch != db.s.slab.Epoch() || *e.ref != e.h {
+		return nil, slab.Nil, nil
+	}
+	p := db.ptr(e.h)
+	if string(leafKey(p)) != string(key) {
+		return nil, slab.Nil, nil
+	}
+	return e.ref, e.h, p
 }
 
 // prefixMatch reports whether the inline part of node p's prefix (plen

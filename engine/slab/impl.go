@@ -59,6 +59,7 @@ type impl struct {
 	liveTagged int
 	inUse      int64
 	mapped     int64
+	epoch      uint64 // Free and Reset count here (Epoch)
 	seed       uint16 // first generation of the next generation storage created
 }
 
@@ -259,6 +260,7 @@ func (s *Slab) free(h Handle) {
 	if !s.valid(h) {
 		panic("slab: Free of a handle that is not live")
 	}
+	s.epoch++
 	ci := h >> classShift
 	c := &s.cls[ci]
 	i := uint32(h) & slotMask
@@ -490,5 +492,6 @@ func (s *Slab) reset() {
 		}
 	}
 	s.live, s.liveTagged, s.inUse, s.mapped = 0, 0, 0, 0
+	s.epoch++
 	s.initClasses()
 }

@@ -157,6 +157,11 @@ func (s *Slab) InUse() int64 { return s.inUse }
 // the resident memory the Slab causes (pages are touched lazily).
 func (s *Slab) Mapped() int64 { return s.mapped }
 
+// Epoch changes whenever a block is freed (Free, Reset): an address
+// obtained from a live block stays valid, and so does what it points to
+// within the block, as long as Epoch has not changed.
+func (s *Slab) Epoch() uint64 { return s.epoch }
+
 // Stats returns the statistics of class c.
 func (s *Slab) Stats(c int) ClassStats { return s.stats(c) }
 
