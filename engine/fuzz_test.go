@@ -125,9 +125,13 @@ func runFuzzDB(t *testing.T, data []byte) {
 		t.Helper()
 		t.Fatalf(format, args...)
 	}
+	var batch [][]byte // the last Prefetch's keys: later ops reuse these slices
 	for step := 0; len(r.b) > 0 && step < 2000; step++ {
-		op := r.n(18)
+		op := r.n(19)
 		k := r.key()
+		if len(batch) > 0 && r.n(2) == 0 {
+			k = batch[r.n(len(batch))]
+		}
 		ks := string(k)
 		now := m.now
 		switch op {
@@ -352,6 +356,12 @@ func runFuzzDB(t *testing.T, data []byte) {
 				db.Flush()
 				clear(m.m)
 			}
+		case 18: // Prefetch: lookups of these slices may use the walk cache
+			batch = append(batch[:0], k)
+			for range r.n(PrefetchMax) {
+				batch = append(batch, r.key())
+			}
+			db.Prefetch(batch)
 		}
 		if err := checkDB(db); err != nil {
 			t.Fatalf("step %d op %d key %q: %v\n%s", step, op, k, err, dumpTree(db, db.root, ""))
