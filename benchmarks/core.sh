@@ -4,10 +4,13 @@
 #   bash benchmarks/core.sh            # 5 rounds, 2M requests per test
 #   ROUNDS=3 N=500000 bash benchmarks/core.sh
 #   TESTS="lpush lpop sadd spop hset zadd lrange_100" WORKLOADS=P32 bash benchmarks/core.sh
+#   KEYSPACE=10000000 FILL=30000000 TESTS=get bash benchmarks/core.sh
 #
 # TESTS are redis-benchmark -t names, run in that order on each server (so
 # sadd fills the set spop pops); WORKLOADS are among P32 (-P 32), P1 and
-# C500 (-P 1 -c 500).
+# C500 (-P 1 -c 500). KEYSPACE is redis-benchmark's -r (1M); FILL requests of
+# SET -P 32 over that keyspace go to each server before the first round (0),
+# so that GET finds what it asks for (30M fill 95% of 10M keys).
 # Server on CPU $SERVER_CPU, redis-benchmark on CPU $CLIENT_CPU (taskset).
 # Prints per-run lines and a Markdown table of medians: throughput, server
 # CPU microseconds per request (utime+stime from /proc), p99 latency.
@@ -22,6 +25,8 @@ REDIS_PORT=${REDIS_PORT:-7379}
 IO=${IO:-uring}
 TESTS=${TESTS:-set get}
 WORKLOADS=${WORKLOADS:-P32 P1 C500}
+KEYSPACE=${KEYSPACE:-1000000}
+FILL=${FILL:-0}
 
 command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server redis-tools >/dev/null; }
 go build -o bin/radish-server ./cmd/radish-server
@@ -54,10 +59,17 @@ run() {
   echo "$name $test $rps $cpu $p99"
 }
 
+if (( FILL > 0 )); then
+  for p in "$REDIS_PORT" "$RADISH_PORT"; do
+    taskset -c "$CLIENT_CPU" redis-benchmark -p "$p" -t set -n "$FILL" -r "$KEYSPACE" -c 50 -P 32 -q >/dev/null
+    echo "filled :$p, $(redis-cli -p "$p" dbsize) keys"
+  done
+fi
+
 results="$tmp/results"
 : >"$results"
 for round in $(seq "$ROUNDS"); do
-  for cfg in "P32:-n $N -r 1000000 -c 50 -P 32" "P1:-n $((N / 4)) -r 1000000 -c 50 -P 1" "C500:-n $((N / 8)) -r 1000000 -c 500 -P 1"; do
+  for cfg in "P32:-n $N -r $KEYSPACE -c 50 -P 32" "P1:-n $((N / 4)) -r $KEYSPACE -c 50 -P 1" "C500:-n $((N / 8)) -r $KEYSPACE -c 500 -P 1"; do
     label=${cfg%%:*}; args=${cfg#*:}
     [[ " $WORKLOADS " == *" $label "* ]] || continue
     # Alternate which server goes first, round by round.
@@ -83,4 +95,4 @@ for label in $WORKLOADS; do
   done
 done
 echo
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, kernel $(uname -r); rounds=$ROUNDS n=$N io=$IO"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, kernel $(uname -r); rounds=$ROUNDS n=$N io=$IO keyspace=$KEYSPACE fill=$FILL"
