@@ -59,7 +59,9 @@ var (
 // allocation: it is only "incomplete" until the bytes are there. Integers,
 // lengths and counts accept an optional sign and leading zeros. Attributes
 // ('|') are returned as a value of their own; the reply they annotate is
-// the next one. Streamed strings and aggregates ("$?", "*?") are errors.
+// the next one. Inside an aggregate an attribute is dropped and the
+// element after it, which it annotates, takes its place. Streamed strings
+// and aggregates ("$?", "*?") are errors.
 func ReadReply(b []byte) (v Value, n int, err error) {
 	return readValue(b, 0)
 }
@@ -219,12 +221,17 @@ func readValue(b []byte, depth int) (Value, int, error) {
 		v := Value{Type: t, Elems: make([]Value, cnt)}
 		pos := next
 		for i := range v.Elems {
-			e, m, err := readValue(b[pos:], depth+1)
-			if m == 0 {
-				return Value{}, 0, err
+			for {
+				e, m, err := readValue(b[pos:], depth+1)
+				if m == 0 {
+					return Value{}, 0, err
+				}
+				pos += m
+				if e.Type != '|' {
+					v.Elems[i] = e
+					break
+				}
 			}
-			v.Elems[i] = e
-			pos += m
 		}
 		return v, pos, nil
 	}

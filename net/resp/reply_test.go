@@ -66,6 +66,8 @@ func TestReadReply(t *testing.T) {
 		{in: "~2\r\n:1\r\n:2\r\n", want: "~[:1 :2]", resp2: "*2\r\n:1\r\n:2\r\n"},
 		{in: ">2\r\n+message\r\n:2\r\n", want: `>[+"message" :2]`, resp2: "*2\r\n+message\r\n:2\r\n"},
 		{in: "|1\r\n+ttl\r\n:3\r\n", want: `|[+"ttl" :3]`, resp2: "-"},
+		// an attribute inside an aggregate annotates the element after it
+		{in: "*2\r\n|1\r\n+ttl\r\n:3\r\n:7\r\n:8\r\n", want: "*[:7 :8]", resp2: "*2\r\n:7\r\n:8\r\n", resp3: "*2\r\n:7\r\n:8\r\n"},
 		// incomplete
 		{in: ""},
 		{in: "+OK"},
@@ -76,6 +78,7 @@ func TestReadReply(t *testing.T) {
 		{in: "*3000000000\r\n"},
 		{in: "$3000000000\r\n"},
 		{in: "%2\r\n:1\r\n:1\r\n"},
+		{in: "*1\r\n|0\r\n"},
 		// errors
 		{in: "x\r\n", err: errReplyType.Msg},
 		{in: "+OK\rx", err: errReplyLine.Msg},
