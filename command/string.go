@@ -912,7 +912,7 @@ func CmdIncrByFloat(c *Ctx, args [][]byte) {
 		return
 	}
 	out := formatLongDoubleHuman(sum)
-	c.DB.SetString(key, out, 0, true)
+	c.DB.SetTextString(key, out)
 	c.W.Bulk(out)
 }
 
@@ -1100,7 +1100,7 @@ func CmdSetRange(c *Ctx, args [][]byte) {
 		c.W.Error("ERR offset is out of range")
 		return
 	}
-	old, found, err := c.DB.GetString(key, c.Now)
+	old, _, err := c.DB.GetString(key, c.Now)
 	if err != nil {
 		c.W.Error(err.Error())
 		return
@@ -1117,7 +1117,7 @@ func CmdSetRange(c *Ctx, args [][]byte) {
 	buf := make([]byte, n)
 	copy(buf, old)
 	copy(buf[off:], val)
-	c.DB.SetString(key, buf, 0, found)
+	c.DB.SetRawString(key, buf)
 	c.W.Int(n)
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -506,6 +507,46 @@ func TestBigKeysAndValues(t *testing.T) {
 	}
 	if db.Len() != 0 || s.SlabLive() != 0 {
 		t.Fatalf("len %d live blocks %d", db.Len(), s.SlabLive())
+	}
+}
+
+// TestEncodingsKept: SETRANGE's result stays raw and INCRBYFLOAT's stays a
+// string whatever its bytes; a set, hash or sorted set that reached its
+// large encoding keeps it when shrunk; and Export/Import (RENAME, COPY, MOVE
+// across shards) keep every encoding, as Redis keeps the moved object's.
+func TestEncodingsKept(t *testing.T) {
+	_, db := newTestDB(t)
+	db.SetRawString([]byte("r"), []byte("12"))
+	db.SetTextString([]byte("f"), []byte("1005"))
+	db.SetString([]byte("i"), []byte("12"), 0, false)
+	db.SetString([]byte("e"), []byte("abc"), 0, false)
+	bs := func(s ...string) [][]byte {
+		var b [][]byte
+		for _, x := range s {
+			b = append(b, []byte(x))
+		}
+		return b
+	}
+	db.SAdd([]byte("S"), bs("abc", "0", "-3"), 0)
+	db.SRem([]byte("S"), bs("abc"), 0)
+	db.SAdd([]byte("s"), bs("0", "-3"), 0)
+	long := strings.Repeat("x", 100)
+	db.HSet([]byte("H"), bs("f", long, "g", "1"), 0)
+	db.HDel([]byte("H"), bs("f"), 0)
+	db.ZAdd([]byte("Z"), 0, 2, func(i int) (float64, []byte) { return 1, []byte(long[i:]) }, 0)
+	db.ZRem([]byte("Z"), bs(long), 0)
+	for key, want := range map[string]string{"r": "raw", "f": "embstr", "i": "int", "e": "embstr",
+		"S": "hashtable", "s": "intset", "H": "hashtable", "Z": "skiplist"} {
+		rec, ok := db.Export([]byte(key), 0)
+		if !ok {
+			t.Fatalf("Export %s", key)
+		}
+		db.Import([]byte(key+"2"), rec)
+		for _, k := range []string{key, key + "2"} {
+			if got, _ := db.Encoding([]byte(k), 0); got != want {
+				t.Errorf("OBJECT ENCODING %s = %s, want %s", k, got, want)
+			}
+		}
 	}
 }
 

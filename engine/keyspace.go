@@ -267,11 +267,17 @@ func (s *Store) ActiveExpire(now int64, samples int) (sampled, expired int) {
 
 // Record is one key's value in a self-contained form (RENAME, COPY and MOVE
 // across shards). For strings Data is the value; for other types it is the
-// type's own serialization.
+// type's own serialization. Raw and Text carry the encoding, which Redis
+// keeps when it moves the object: Raw for a string built in place (APPEND,
+// SETRANGE) and for a set, hash or sorted set in its large encoding
+// (hashtable, skiplist: Redis never converts back), Text for a string never
+// stored as an integer (INCRBYFLOAT's result); neither: the encoding a
+// fresh value of these contents would get.
 type Record struct {
-	Type     Type
-	Data     []byte
-	ExpireAt int64
+	Type      Type
+	Data      []byte
+	ExpireAt  int64
+	Raw, Text bool
 }
 
 // Export returns a copy of key's value; Record.Data is a fresh heap slice.
@@ -283,8 +289,10 @@ func (db *DB) Export(key []byte, now int64) (Record, bool) {
 	r := Record{Type: leafTyp(l.flags), ExpireAt: l.expireAt()}
 	if r.Type != TypeString {
 		r.Data = db.exportObj(&l)
+		r.Raw = l.enc() == encHashtable || l.enc() == encSkiplist
 	} else {
 		r.Data = append([]byte{}, db.stringBytes(&l)...)
+		r.Raw, r.Text = l.enc() == encRaw, l.enc() == encEmbstr
 	}
 	return r, true
 }
@@ -295,6 +303,14 @@ func (db *DB) Import(key []byte, r Record) {
 		db.importObj(key, r)
 		return
 	}
-	v := db.stringValue(r.Data)
+	var v value
+	switch {
+	case r.Raw:
+		v = db.rawValue(r.Data, len(r.Data))
+	case r.Text:
+		v = db.textValue(r.Data)
+	default:
+		v = db.stringValue(r.Data)
+	}
 	db.setValue(key, &v, r.ExpireAt)
 }

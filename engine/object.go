@@ -185,12 +185,35 @@ func (db *DB) importObj(key []byte, r Record) {
 			db.deleteKey(key)
 			return
 		}
+		if r.Raw {
+			enc, x = db.largeEncoding(r.Type, enc, x)
+		}
 		v := value{typ: r.Type, enc: enc, ext: x}
 		db.setValue(key, &v, r.ExpireAt)
 		return
 	}
 	v := value{typ: r.Type, enc: encBlob, ext: db.newExt(r.Data, len(r.Data)), n: len(r.Data)}
 	db.setValue(key, &v, r.ExpireAt)
+}
+
+// largeEncoding converts a set, hash or sorted set in a compact encoding
+// to its large one, as the object it was exported from had.
+func (db *DB) largeEncoding(t Type, enc int, x slab.Handle) (int, slab.Handle) {
+	switch {
+	case t == TypeSet && enc == encIntset:
+		o := obj{enc: enc, x: x}
+		db.setConvert(&o)
+		return o.enc, o.x
+	case t == TypeHash && enc == encListpack:
+		o := obj{enc: enc, x: x}
+		db.hashConvert(&o)
+		return o.enc, o.x
+	case t == TypeZSet && enc == encListpack:
+		z := zset{db: db, enc: enc, x: x}
+		z.convert()
+		return z.enc, z.x
+	}
+	return enc, x
 }
 
 // appendStr appends a serialized string (uvarint length, bytes): the unit

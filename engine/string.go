@@ -64,6 +64,26 @@ func (db *DB) stringBytes(l *leaf) []byte {
 // val may be a slice this Store returned.
 func (db *DB) SetString(key, val []byte, expireAt int64, keepTTL bool) {
 	v := db.stringValue(val)
+	db.setString(key, &v, expireAt, keepTTL)
+}
+
+// SetRawString stores a string built in place, as SETRANGE builds it, with
+// the raw encoding whatever it holds (Redis never turns such a string back
+// into an integer or an embstr), keeping key's TTL.
+func (db *DB) SetRawString(key, val []byte) {
+	v := db.rawValue(val, len(val))
+	db.setString(key, &v, 0, true)
+}
+
+// SetTextString is SetString for a string that is never stored as an
+// integer, whatever its bytes (INCRBYFLOAT's result: Redis's
+// createStringObject), keeping key's TTL.
+func (db *DB) SetTextString(key, val []byte) {
+	v := db.textValue(val)
+	db.setString(key, &v, 0, true)
+}
+
+func (db *DB) setString(key []byte, v *value, expireAt int64, keepTTL bool) {
 	ref, h := db.lookup(key)
 	if h != slab.Nil {
 		if l := db.readLeaf(h); l.expired(db.s.lastNow) {
@@ -75,7 +95,7 @@ func (db *DB) SetString(key, val []byte, expireAt int64, keepTTL bool) {
 		if keepTTL {
 			expireAt = 0
 		}
-		lh := db.newLeaf(key, expireAt, &v)
+		lh := db.newLeaf(key, expireAt, v)
 		db.insert(key, lh)
 		db.keys++
 		if expireAt != 0 {
@@ -91,7 +111,7 @@ func (db *DB) SetString(key, val []byte, expireAt int64, keepTTL bool) {
 			expireAt = 0
 		}
 	}
-	db.replaceLeaf(ref, h, &l, key, expireAt, &v)
+	db.replaceLeaf(ref, h, &l, key, expireAt, v)
 }
 
 // IncrBy adds delta to the integer in key (created as 0 if absent) and

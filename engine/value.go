@@ -165,11 +165,15 @@ func (db *DB) newExt(b []byte, capacity int) slab.Handle {
 // stringValue builds the value SET stores for val. A long value is copied
 // into a new external block here (before any old block is freed).
 func (db *DB) stringValue(val []byte) value {
-	v := value{typ: TypeString}
 	if i, ok := parseInt(val); ok {
-		v.enc, v.i = encInt, i
-		return v
+		return value{typ: TypeString, enc: encInt, i: i}
 	}
+	return db.textValue(val)
+}
+
+// textValue is stringValue for bytes never stored as an integer.
+func (db *DB) textValue(val []byte) value {
+	v := value{typ: TypeString}
 	if len(val) <= maxInline {
 		v.enc, v.b = encEmbstr, val
 		if len(val) > embstrMax {
