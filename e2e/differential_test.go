@@ -1,0 +1,328 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// TestAgainstRedis sends the same random stream of commands (strings, keys,
+// lists, hashes, sets, sorted sets; keys on several shards; wrong types and
+// wrong arities) to radish-server and to redis-server, in RESP2 and in
+// RESP3, and requires byte-identical replies. Replies whose order Redis
+// leaves unspecified (HGETALL, SMEMBERS, KEYS ...) are compared sorted.
+// Commands whose reply depends on chance or on the clock are not sent.
+func TestAgainstRedis(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed (apt-get install redis-server):", err)
+	}
+	ref := startRedis(t, redisBin)
+	s := start(t, "--shards", "3")
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			a, b := dialDiff(t, s.addr, proto), dialDiff(t, ref, proto)
+			a.do(t, "FLUSHALL")
+			b.do(t, "FLUSHALL")
+			g := &cmdGen{r: rand.New(rand.NewPCG(uint64(proto), 42))}
+			var history []string
+			for i := 0; i < 20000; i++ {
+				args := g.next()
+				history = append(history, strings.Join(args, " "))
+				got, want := a.do(t, args...), b.do(t, args...)
+				if name := strings.ToUpper(args[0]); unordered[name] {
+					got, want = sortedReply(got, name == "HGETALL"), sortedReply(want, name == "HGETALL")
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("after\n  %s\nradish replied %q\nredis  replied %q",
+						strings.Join(history[max(0, len(history)-60):], "\n  "), got, want)
+				}
+			}
+		})
+	}
+}
+
+// startRedis runs redis-server on a free port without persistence.
+func startRedis(t *testing.T, bin string) string {
+	dir := t.TempDir()
+	port := freePort(t)
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("redis-server did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// diffConn sends commands and returns each raw reply.
+type diffConn struct {
+	c   net.Conn
+	r   *bufio.Reader
+	buf []byte
+}
+
+func dialDiff(t *testing.T, addr string, proto int) *diffConn {
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	d := &diffConn{c: c, r: bufio.NewReader(c)}
+	if proto == 3 {
+		d.do(t, "HELLO", "3")
+	}
+	return d
+}
+
+func (d *diffConn) do(t *testing.T, args ...string) []byte {
+	t.Helper()
+	var w resp.Writer
+	w.Array(len(args))
+	for _, a := range args {
+		w.BulkString(a)
+	}
+	d.c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := d.c.Write(w.B); err != nil {
+		t.Fatal(err)
+	}
+	d.buf = d.buf[:0]
+	for {
+		if _, n, err := resp.ReadReply(d.buf); err != nil {
+			t.Fatalf("%q: %v", d.buf, err)
+		} else if n > 0 {
+			return slices.Clone(d.buf[:n])
+		}
+		b, err := d.r.ReadByte()
+		if err != nil {
+			t.Fatalf("%v: reading the reply: %v", args, err)
+		}
+		d.buf = append(d.buf, b)
+	}
+}
+
+// unordered names the commands whose replies list members in no specified
+// order.
+var unordered = map[string]bool{
+	"HGETALL": true, "HKEYS": true, "HVALS": true, "SMEMBERS": true, "SINTER": true,
+	"SUNION": true, "SDIFF": true, "KEYS": true,
+}
+
+// sortedReply re-encodes an aggregate reply with its members sorted;
+// pairs: field-value pairs sort as units (HGETALL).
+func sortedReply(raw []byte, pairs bool) []byte {
+	v, _, err := resp.ReadReply(raw)
+	if err != nil || v.Elems == nil {
+		return raw
+	}
+	step := 1
+	if pairs {
+		step = 2
+	}
+	var units [][]byte
+	for i := 0; i+step <= len(v.Elems); i += step {
+		w := resp.Writer{Proto: 3}
+		for _, e := range v.Elems[i : i+step] {
+			resp.AppendValue(&w, e)
+		}
+		units = append(units, w.B)
+	}
+	slices.SortFunc(units, bytes.Compare)
+	return append([]byte{v.Type}, bytes.Join(units, nil)...)
+}
+
+// cmdGen makes random commands over a few keys of each type.
+type cmdGen struct{ r *rand.Rand }
+
+var diffKeys = map[byte][]string{
+	's': {"s1", "s2", "{t}s3"},
+	'l': {"l1", "{t}l2", "l3"},
+	'h': {"h1", "{t}h2"},
+	'e': {"e1", "{t}e2", "e3"}, // sets
+	'z': {"z1", "{t}z2", "z3"},
+}
+
+func (g *cmdGen) key(family byte) string {
+	if g.r.IntN(8) == 0 { // any type: WRONGTYPE paths
+		all := []byte("slhez")
+		family = all[g.r.IntN(len(all))]
+	}
+	ks := diffKeys[family]
+	return ks[g.r.IntN(len(ks))]
+}
+
+var diffVals = []string{"1", "2", "10", "-3", "0", "abc", "x", "hello", "3.5", "", "007",
+	"9223372036854775807", strings.Repeat("long", 15)}
+
+func (g *cmdGen) val() string             { return diffVals[g.r.IntN(len(diffVals))] }
+func (g *cmdGen) idx() string             { return strconv.Itoa(g.r.IntN(9) - 4) }
+func (g *cmdGen) cnt() string             { return strconv.Itoa(g.r.IntN(5)) }
+func (g *cmdGen) pick(s ...string) string { return s[g.r.IntN(len(s))] }
+
+var diffScores = []string{"1", "2", "2.5", "-1", "+inf", "-inf", "0", "1e2", "abc", "(1", "3"}
+
+func (g *cmdGen) score() string { return diffScores[g.r.IntN(len(diffScores))] }
+
+func (g *cmdGen) next() []string {
+	args := g.command()
+	if g.r.IntN(40) == 0 && len(args) > 1 { // wrong arity, sometimes
+		args = args[:g.r.IntN(len(args))]
+		if len(args) == 0 {
+			args = []string{"GET"}
+		}
+	}
+	return args
+}
+
+func (g *cmdGen) command() []string {
+	s, l, h, e, z := g.key('s'), g.key('l'), g.key('h'), g.key('e'), g.key('z')
+	switch g.r.IntN(60) {
+	case 0:
+		return []string{"SET", s, g.val()}
+	case 1:
+		return []string{"SET", s, g.val(), g.pick("NX", "XX", "GET")}
+	case 2:
+		return []string{"GET", s}
+	case 3:
+		return []string{"APPEND", s, g.val()}
+	case 4:
+		return []string{g.pick("INCR", "DECR"), s}
+	case 5:
+		return []string{g.pick("INCRBY", "DECRBY"), s, g.val()}
+	case 6:
+		return []string{"INCRBYFLOAT", s, g.pick("1.5", "-0.25", "3", "abc", "1e3")}
+	case 7:
+		return []string{"STRLEN", s}
+	case 8:
+		return []string{"GETRANGE", s, g.idx(), g.idx()}
+	case 9:
+		return []string{"SETRANGE", s, g.cnt(), g.val()}
+	case 10:
+		return []string{"MSET", s, g.val(), g.key('s'), g.val()}
+	case 11:
+		return []string{"MGET", s, g.key('s'), l}
+	case 12:
+		return []string{g.pick("GETDEL", "TYPE", "EXISTS", "TTL", "PERSIST"), s}
+	case 13:
+		return []string{g.pick("SETNX", "GETSET"), s, g.val()}
+	case 14:
+		return []string{"DEL", s, g.key('l')}
+	case 15:
+		return []string{"EXISTS", s, z, s}
+	case 16:
+		return []string{g.pick("RENAME", "RENAMENX"), g.key(g.pick("s", "l")[0]), g.key('s')}
+	case 17:
+		return []string{"DBSIZE"}
+	case 18:
+		return []string{"OBJECT", "ENCODING", g.key("slhez"[g.r.IntN(5)])}
+	case 19, 20:
+		return []string{g.pick("LPUSH", "RPUSH"), l, g.val(), g.val()}
+	case 21:
+		return []string{g.pick("LPUSHX", "RPUSHX"), l, g.val()}
+	case 22:
+		if g.r.IntN(2) == 0 {
+			return []string{g.pick("LPOP", "RPOP"), l}
+		}
+		return []string{g.pick("LPOP", "RPOP"), l, g.cnt()}
+	case 23:
+		return []string{"LRANGE", l, g.idx(), g.idx()}
+	case 24:
+		return []string{g.pick("LINDEX", "LLEN"), l, g.idx()}
+	case 25:
+		return []string{"LSET", l, g.idx(), g.val()}
+	case 26:
+		return []string{"LINSERT", l, g.pick("BEFORE", "AFTER"), g.val(), g.val()}
+	case 27:
+		return []string{"LREM", l, g.idx(), g.val()}
+	case 28:
+		return []string{"LTRIM", l, g.idx(), g.idx()}
+	case 29:
+		return []string{"LPOS", l, g.val(), "RANK", g.pick("1", "-1", "2"), "COUNT", g.cnt()}
+	case 30:
+		return []string{"LMOVE", l, g.key('l'), g.pick("LEFT", "RIGHT"), g.pick("LEFT", "RIGHT")}
+	case 31, 32:
+		return []string{"HSET", h, g.val(), g.val(), g.val(), g.val()}
+	case 33:
+		return []string{g.pick("HGET", "HEXISTS", "HSTRLEN"), h, g.val()}
+	case 34:
+		return []string{"HMGET", h, g.val(), g.val()}
+	case 35:
+		return []string{"HDEL", h, g.val(), g.val()}
+	case 36:
+		return []string{g.pick("HLEN", "HGETALL", "HKEYS", "HVALS"), h}
+	case 37:
+		return []string{"HINCRBY", h, g.val(), g.val()}
+	case 38:
+		return []string{"HINCRBYFLOAT", h, g.val(), g.pick("1.5", "-2", "x")}
+	case 39:
+		return []string{"HSETNX", h, g.val(), g.val()}
+	case 40, 41:
+		return []string{"SADD", e, g.val(), g.val(), g.val()}
+	case 42:
+		return []string{"SREM", e, g.val(), g.val()}
+	case 43:
+		return []string{g.pick("SCARD", "SMEMBERS"), e}
+	case 44:
+		return []string{g.pick("SISMEMBER", "SMISMEMBER"), e, g.val()}
+	case 45:
+		return []string{g.pick("SINTER", "SUNION", "SDIFF"), e, g.key('e')}
+	case 46:
+		return []string{g.pick("SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"), g.key('e'), e, g.key('e')}
+	case 47:
+		return []string{"SMOVE", e, g.key('e'), g.val()}
+	case 48, 49:
+		args := []string{"ZADD", z}
+		for _, o := range []string{"NX", "XX", "GT", "LT", "CH"} {
+			if g.r.IntN(6) == 0 {
+				args = append(args, o)
+			}
+		}
+		return append(args, g.score(), g.val(), g.score(), g.val())
+	case 50:
+		return []string{"ZINCRBY", z, g.score(), g.val()}
+	case 51:
+		return []string{g.pick("ZSCORE", "ZRANK", "ZREVRANK", "ZMSCORE"), z, g.val()}
+	case 52:
+		return []string{"ZCARD", z}
+	case 53:
+		return []string{"ZCOUNT", z, g.score(), g.score()}
+	case 54:
+		if g.r.IntN(2) == 0 {
+			return []string{"ZRANGE", z, g.idx(), g.idx(), "WITHSCORES"}
+		}
+		return []string{"ZRANGE", z, g.idx(), g.idx()}
+	case 55:
+		return []string{"ZRANGEBYSCORE", z, g.score(), g.score(), "WITHSCORES", "LIMIT", g.cnt(), g.cnt()}
+	case 56:
+		return []string{"ZREM", z, g.val(), g.val()}
+	case 57:
+		return []string{g.pick("ZPOPMIN", "ZPOPMAX"), z, g.cnt()}
+	case 58:
+		return []string{g.pick("ZUNIONSTORE", "ZINTERSTORE"), g.key('z'), "2", z, g.key(g.pick("z", "e")[0])}
+	default:
+		return []string{"ZREMRANGEBYRANK", z, g.idx(), g.idx()}
+	}
+}
