@@ -165,6 +165,10 @@ var diffKeys = map[byte][]string{
 	'z': {"z1", "{t}z2", "z3"},
 }
 
+// lexKeys hold sorted sets whose members all have score 0: Redis leaves
+// lexicographic ranges over mixed scores unspecified.
+var lexKeys = []string{"x1", "{t}x2"}
+
 func (g *cmdGen) key(family byte) string {
 	if g.r.IntN(8) == 0 { // any type: WRONGTYPE paths
 		all := []byte("slhez")
@@ -177,6 +181,7 @@ func (g *cmdGen) key(family byte) string {
 var diffVals = []string{"1", "2", "10", "-3", "0", "abc", "x", "hello", "3.5", "", "007",
 	"9223372036854775807", strings.Repeat("long", 15)}
 
+func (g *cmdGen) lexKey() string          { return lexKeys[g.r.IntN(len(lexKeys))] }
 func (g *cmdGen) val() string             { return diffVals[g.r.IntN(len(diffVals))] }
 func (g *cmdGen) idx() string             { return strconv.Itoa(g.r.IntN(9) - 4) }
 func (g *cmdGen) cnt() string             { return strconv.Itoa(g.r.IntN(5)) }
@@ -199,7 +204,7 @@ func (g *cmdGen) next() []string {
 
 func (g *cmdGen) command() []string {
 	s, l, h, e, z := g.key('s'), g.key('l'), g.key('h'), g.key('e'), g.key('z')
-	switch g.r.IntN(60) {
+	switch g.r.IntN(90) {
 	case 0:
 		return []string{"SET", s, g.val()}
 	case 1:
@@ -322,7 +327,71 @@ func (g *cmdGen) command() []string {
 		return []string{g.pick("ZPOPMIN", "ZPOPMAX"), z, g.cnt()}
 	case 58:
 		return []string{g.pick("ZUNIONSTORE", "ZINTERSTORE"), g.key('z'), "2", z, g.key(g.pick("z", "e")[0])}
-	default:
+	case 59:
 		return []string{"ZREMRANGEBYRANK", z, g.idx(), g.idx()}
+	case 60:
+		return []string{"MSETNX", s, g.val(), g.key('s'), g.val()}
+	case 61:
+		return []string{"LCS", s, g.key('s'), g.pick("LEN", "IDX", "IDX", "WITHMATCHLEN")}
+	case 62:
+		return []string{"SUBSTR", s, g.idx(), g.idx()}
+	case 63:
+		return []string{"GETEX", s, "PERSIST"}
+	case 64:
+		args := []string{"COPY", g.key("slhez"[g.r.IntN(5)]), g.key("slhez"[g.r.IntN(5)])}
+		if g.r.IntN(2) == 0 {
+			args = append(args, "REPLACE")
+		}
+		return args
+	case 65:
+		return []string{"RPOPLPUSH", l, g.key('l')}
+	case 66:
+		return []string{"LMPOP", "2", l, g.key('l'), g.pick("LEFT", "RIGHT"), "COUNT", g.pick("1", "2", "5")}
+	case 67:
+		return []string{"SINTERCARD", "2", e, g.key('e'), "LIMIT", g.cnt()}
+	case 68:
+		return []string{g.pick("ZRANGEBYLEX", "ZREVRANGEBYLEX"), g.lexKey(), g.pick("-", "+", "[a", "(b", "[1"), g.pick("-", "+", "[z", "(x", "[3")}
+	case 69:
+		return []string{"ZLEXCOUNT", g.lexKey(), g.pick("-", "[a", "(1"), g.pick("+", "[z", "(x")}
+	case 70:
+		return []string{"ZRANGE", z, g.score(), g.score(), "BYSCORE", g.pick("REV", "WITHSCORES"), "LIMIT", g.cnt(), g.cnt()}
+	case 71:
+		return []string{"ZRANGE", g.lexKey(), g.pick("-", "[a", "(1", "+"), g.pick("+", "[z", "-", "(x"), "BYLEX", "LIMIT", g.cnt(), g.pick("-1", "2")}
+	case 72:
+		return []string{"ZRANGESTORE", g.key('z'), z, g.idx(), g.idx()}
+	case 73:
+		return []string{g.pick("ZUNION", "ZINTER", "ZDIFF"), "2", z, g.key('z'), "WITHSCORES"}
+	case 74:
+		return []string{"ZUNIONSTORE", g.key('z'), "2", z, g.key('z'), "WEIGHTS", g.pick("1", "2", "-1"), g.pick("0.5", "3"), "AGGREGATE", g.pick("SUM", "MIN", "MAX")}
+	case 75:
+		return []string{g.pick("ZREMRANGEBYSCORE", "ZREVRANGEBYSCORE"), z, g.score(), g.score()}
+	case 76:
+		return []string{"ZREMRANGEBYLEX", g.lexKey(), g.pick("-", "[a", "(1"), g.pick("+", "[z", "(x")}
+	case 77:
+		return []string{"ZMPOP", "2", z, g.key('z'), g.pick("MIN", "MAX"), "COUNT", g.pick("1", "3")}
+	case 78:
+		return []string{"ZADD", z, "INCR", g.score(), g.val()}
+	case 79:
+		return []string{g.pick("ZREVRANGE"), z, g.idx(), g.idx(), "WITHSCORES"}
+	case 80:
+		return []string{"ZADD", g.lexKey(), "0", g.val(), "0", g.val()}
+	case 81:
+		return []string{"LINDEX", l, g.idx()}
+	case 82:
+		return []string{"LPOS", l, g.val(), "MAXLEN", g.cnt()}
+	case 83:
+		return []string{"SETRANGE", s, g.pick("0", "3", "10"), g.val()}
+	case 84:
+		return []string{"GETRANGE", s, g.pick("0", "-100", "5"), g.pick("-1", "100", "2")}
+	case 85:
+		return []string{"ZINCRBY", z, g.pick("+inf", "-inf", "1e308", "nan"), g.val()}
+	case 86:
+		return []string{"INCRBYFLOAT", s, g.pick("1e308", "-1e308", "inf", "0.1", "5.0e3")}
+	case 87:
+		return []string{"HINCRBYFLOAT", h, g.val(), g.pick("1e308", "0.1", "5.0e3", "inf")}
+	case 88:
+		return []string{g.pick("TOUCH", "UNLINK"), s, g.key('l')}
+	default:
+		return []string{"SMISMEMBER", e, g.val(), g.val(), g.val()}
 	}
 }
