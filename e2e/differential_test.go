@@ -34,20 +34,30 @@ func TestAgainstRedis(t *testing.T) {
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
 			a, b := dialDiff(t, s.addr, proto), dialDiff(t, ref, proto)
-			a.do(t, "FLUSHALL")
-			b.do(t, "FLUSHALL")
+			a.do(t, []string{"FLUSHALL"})
+			b.do(t, []string{"FLUSHALL"})
 			g := &cmdGen{r: rand.New(rand.NewPCG(uint64(proto), 42))}
 			var history []string
-			for i := 0; i < 20000; i++ {
-				args := g.next()
-				history = append(history, strings.Join(args, " "))
-				got, want := a.do(t, args...), b.do(t, args...)
-				if name := strings.ToUpper(args[0]); unordered[name] {
-					got, want = sortedReply(got, name == "HGETALL"), sortedReply(want, name == "HGETALL")
+			for sent := 0; sent < 20000; {
+				// Pipelines of up to 48 commands: a shard prefetches the
+				// keys of the commands it parses ahead (and reuses the
+				// walks) while the earlier ones change the keyspace.
+				batch := make([][]string, 1+g.r.IntN(48))
+				for i := range batch {
+					batch[i] = g.next()
 				}
-				if !bytes.Equal(got, want) {
-					t.Fatalf("after\n  %s\nradish replied %q\nredis  replied %q",
-						strings.Join(history[max(0, len(history)-60):], "\n  "), got, want)
+				sent += len(batch)
+				gots, wants := a.do(t, batch...), b.do(t, batch...)
+				for i, args := range batch {
+					history = append(history, strings.Join(args, " "))
+					got, want := gots[i], wants[i]
+					if name := strings.ToUpper(args[0]); unordered[name] {
+						got, want = sortedReply(got, name == "HGETALL"), sortedReply(want, name == "HGETALL")
+					}
+					if !bytes.Equal(got, want) {
+						t.Fatalf("after\n  %s\nradish replied %q\nredis  replied %q",
+							strings.Join(history[max(0, len(history)-60):], "\n  "), got, want)
+					}
 				}
 			}
 		})
@@ -93,35 +103,43 @@ func dialDiff(t *testing.T, addr string, proto int) *diffConn {
 	t.Cleanup(func() { c.Close() })
 	d := &diffConn{c: c, r: bufio.NewReader(c)}
 	if proto == 3 {
-		d.do(t, "HELLO", "3")
+		d.do(t, []string{"HELLO", "3"})
 	}
 	return d
 }
 
-func (d *diffConn) do(t *testing.T, args ...string) []byte {
+// do sends the commands in one write and returns their raw replies.
+func (d *diffConn) do(t *testing.T, cmds ...[]string) [][]byte {
 	t.Helper()
 	var w resp.Writer
-	w.Array(len(args))
-	for _, a := range args {
-		w.BulkString(a)
+	for _, args := range cmds {
+		w.Array(len(args))
+		for _, a := range args {
+			w.BulkString(a)
+		}
 	}
 	d.c.SetDeadline(time.Now().Add(5 * time.Second))
 	if _, err := d.c.Write(w.B); err != nil {
 		t.Fatal(err)
 	}
-	d.buf = d.buf[:0]
-	for {
-		if _, n, err := resp.ReadReply(d.buf); err != nil {
-			t.Fatalf("%q: %v", d.buf, err)
-		} else if n > 0 {
-			return slices.Clone(d.buf[:n])
+	replies := make([][]byte, len(cmds))
+	for i := range replies {
+		d.buf = d.buf[:0]
+		for {
+			if _, n, err := resp.ReadReply(d.buf); err != nil {
+				t.Fatalf("%q: %v", d.buf, err)
+			} else if n > 0 {
+				replies[i] = slices.Clone(d.buf[:n])
+				break
+			}
+			b, err := d.r.ReadByte()
+			if err != nil {
+				t.Fatalf("%v: reading the reply: %v", cmds[i], err)
+			}
+			d.buf = append(d.buf, b)
 		}
-		b, err := d.r.ReadByte()
-		if err != nil {
-			t.Fatalf("%v: reading the reply: %v", args, err)
-		}
-		d.buf = append(d.buf, b)
 	}
+	return replies
 }
 
 // unordered names the commands whose replies list members in no specified
@@ -204,7 +222,7 @@ func (g *cmdGen) next() []string {
 
 func (g *cmdGen) command() []string {
 	s, l, h, e, z := g.key('s'), g.key('l'), g.key('h'), g.key('e'), g.key('z')
-	switch g.r.IntN(90) {
+	switch g.r.IntN(91) {
 	case 0:
 		return []string{"SET", s, g.val()}
 	case 1:
@@ -391,6 +409,20 @@ func (g *cmdGen) command() []string {
 		return []string{"HINCRBYFLOAT", h, g.val(), g.pick("1e308", "0.1", "5.0e3", "inf")}
 	case 88:
 		return []string{g.pick("TOUCH", "UNLINK"), s, g.key('l')}
+	case 89:
+		switch g.r.IntN(8) {
+		case 0:
+			return []string{"SWAPDB", "0", "1"}
+		case 1:
+			return []string{"MOVE", g.key("slhez"[g.r.IntN(5)]), g.pick("0", "1")}
+		case 2:
+			if g.r.IntN(10) == 0 {
+				return []string{"FLUSHDB"}
+			}
+			return []string{"DBSIZE"}
+		default:
+			return []string{"SELECT", g.pick("0", "1")}
+		}
 	default:
 		return []string{"SMISMEMBER", e, g.val(), g.val(), g.val()}
 	}
