@@ -209,6 +209,24 @@ var diffScores = []string{"1", "2", "2.5", "-1", "+inf", "-inf", "0", "1e2", "ab
 
 func (g *cmdGen) score() string { return diffScores[g.r.IntN(len(diffScores))] }
 
+// blockedKeys returns the keys of a blocking pop: one key of any type, or
+// two or three keys on one shard. Across shards radish differs from Redis
+// when a key before the one with data holds another type: Redis scans the
+// keys in order and answers WRONGTYPE at the first such key, radish lets
+// the shard holding data answer.
+func (g *cmdGen) blockedKeys() []string {
+	if g.r.IntN(2) == 0 {
+		return []string{g.key("lz"[g.r.IntN(2)])}
+	}
+	tagged := []string{"{t}l2", "{t}z2", "{t}e2", "{t}s3"}
+	n := 2 + g.r.IntN(2)
+	ks := make([]string, n)
+	for i := range ks {
+		ks[i] = tagged[g.r.IntN(len(tagged))]
+	}
+	return ks
+}
+
 func (g *cmdGen) next() []string {
 	args := g.command()
 	if g.r.IntN(40) == 0 && len(args) > 1 { // wrong arity, sometimes
@@ -222,7 +240,7 @@ func (g *cmdGen) next() []string {
 
 func (g *cmdGen) command() []string {
 	s, l, h, e, z := g.key('s'), g.key('l'), g.key('h'), g.key('e'), g.key('z')
-	switch g.r.IntN(91) {
+	switch g.r.IntN(93) {
 	case 0:
 		return []string{"SET", s, g.val()}
 	case 1:
@@ -422,6 +440,31 @@ func (g *cmdGen) command() []string {
 			return []string{"DBSIZE"}
 		default:
 			return []string{"SELECT", g.pick("0", "1")}
+		}
+	case 90:
+		k := g.key("slhez"[g.r.IntN(5)])
+		switch g.r.IntN(4) {
+		case 0:
+			// Seconds away, so TTL's rounding gives the same on both.
+			return []string{g.pick("EXPIRE", "PEXPIRE"), k, g.pick("1000", "2000000", "0", "-1"), g.pick("NX", "XX", "GT", "LT")}
+		case 1:
+			return []string{"EXPIRE", k, g.pick("1000", "5000")}
+		default:
+			return []string{g.pick("TTL", "PERSIST"), k}
+		}
+	case 91:
+		// Short timeouts: empty keys answer nil after 10 ms on both. The
+		// keys of one command share a shard ({t}): see blockedKeys.
+		ks := g.blockedKeys()
+		switch g.r.IntN(4) {
+		case 0:
+			return append(append([]string{g.pick("BLPOP", "BRPOP")}, ks...), "0.01")
+		case 1:
+			return []string{"BLMOVE", l, g.key('l'), g.pick("LEFT", "RIGHT"), g.pick("LEFT", "RIGHT"), "0.01"}
+		case 2:
+			return append(append([]string{g.pick("BZPOPMIN", "BZPOPMAX")}, ks...), "0.01")
+		default:
+			return append(append([]string{"BLMPOP", "0.01", strconv.Itoa(len(ks))}, ks...), g.pick("LEFT", "RIGHT"))
 		}
 	default:
 		return []string{"SMISMEMBER", e, g.val(), g.val(), g.val()}
