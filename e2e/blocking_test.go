@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/radish-kv/radish/router"
 )
 
 // TestBlockingPops: clients blocked on keys of several shards wake on the
@@ -172,5 +174,49 @@ func TestBlockingMoveAcrossShards(t *testing.T) {
 	}
 	if v := c.LRange(ctx, "jobs:{a}", 0, -1).Val(); len(v) != 1 || v[0] != "j2" {
 		t.Fatalf("source = %v", v)
+	}
+}
+
+// TestBlockingPopKeyOrder: a blocking pop over keys of several shards tries
+// them in order, as Redis does: the first key of another type answers
+// WRONGTYPE even when a later one has data, the first key with data is
+// popped, absent keys are skipped.
+func TestBlockingPopKeyOrder(t *testing.T) {
+	s := start(t, "--shards", "3")
+	c := s.client(2)
+	// Three keys on three different shards.
+	var keys []string
+	seen := map[int]bool{}
+	for i := 0; len(keys) < 3; i++ {
+		k := fmt.Sprintf("k%d", i)
+		if sh := router.ShardOf([]byte(k), 3); !seen[sh] {
+			seen[sh] = true
+			keys = append(keys, k)
+		}
+	}
+	h, l, z := keys[0], keys[1], keys[2]
+	c.HSet(ctx, h, "f", "v")
+	c.RPush(ctx, l, "a", "b")
+	c.ZAdd(ctx, z, redis.Z{Score: 1, Member: "m"})
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{"BLPOP", h, l, "1"}, "WRONGTYPE Operation against a key holding the wrong kind of value"},
+		{[]any{"BLPOP", l, h, "1"}, fmt.Sprint([]any{l, "a"})},
+		{[]any{"BLPOP", "absent", h, l, "1"}, "WRONGTYPE Operation against a key holding the wrong kind of value"},
+		{[]any{"BRPOP", "absent", l, h, "1"}, fmt.Sprint([]any{l, "b"})},
+		{[]any{"BZPOPMIN", "absent", h, z, "1"}, "WRONGTYPE Operation against a key holding the wrong kind of value"},
+		{[]any{"BZPOPMIN", "absent", z, h, "1"}, fmt.Sprint([]any{z, "m", "1"})},
+		{[]any{"BLMPOP", "0.1", "2", "absent", l, "LEFT"}, "redis: nil"}, // l is empty by now
+	} {
+		v, err := c.Do(ctx, tc.args...).Result()
+		got := fmt.Sprint(v)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%v = %s, want %s", tc.args, got, tc.want)
+		}
 	}
 }

@@ -103,9 +103,32 @@ func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args []
 	b := &blockState{id: uint64(s.id+1)<<48 | s.txnSeq, holders: hs, deadline: wait.Deadline, spec: spec,
 		args: args, idx: idx}
 	b.sl = s.pend(c)
-	c.blocked = b
 	c.barrier = true
+	if len(hs) > 1 {
+		// Keys on several shards: the first attempt is a txn over all of
+		// them, so that they are tried in order as Redis does (the first
+		// key of another type answers WRONGTYPE, the first with data is
+		// popped). Only if it would block does the client wait.
+		t := s.newTxn(c, spec, args, idx)
+		t.sl = b.sl
+		t.blockFn = fn
+		t.wouldBlock = func() {
+			if !c.dead {
+				s.waitOn(c, b, fn, viaHome)
+			}
+		}
+		s.acquire(t, 0)
+		return
+	}
+	s.waitOn(c, b, fn, viaHome)
+}
+
+// waitOn parks connection c's blocked command b on the shards holding the
+// keys it waits on; with one holder, it first tries to serve it there.
+func (s *Shard) waitOn(c *conn, b *blockState, fn command.BlockFunc, viaHome bool) {
+	c.blocked = b
 	s.stats.blocked++
+	hs, spec, args := b.holders, b.spec, b.args
 	home, db, proto := s.id, c.cl.DB, c.cl.Proto
 	for _, h := range hs {
 		wt := &waiter{id: b.id, home: home, c: c, spec: spec, fn: fn, args: args, db: db, proto: proto, keys: h.keys,

@@ -66,7 +66,13 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 		Server: s.group, Owns: func([]byte) bool { return true }}
 	s.stats.commands++
 	s.stats.count(t.spec)
-	t.spec.Handler(&ctx, t.args)
+	blocked := false
+	if t.blockFn != nil {
+		var wait command.Wait
+		blocked = t.blockFn(&ctx, t.args, &wait)
+	} else {
+		t.spec.Handler(&ctx, t.args)
+	}
 	left := len(t.parts)
 	for i, es := range got {
 		var writes []entry
@@ -90,9 +96,14 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 			o.unlock(t.id, t.keys[i])
 			return nil
 		}, func(any) {
-			if left--; left == 0 {
-				s.finish(t, w.B)
+			if left--; left > 0 {
+				return
 			}
+			if blocked {
+				t.wouldBlock()
+				return
+			}
+			s.finish(t, w.B)
 		})
 	}
 	sc.FlushAll()

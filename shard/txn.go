@@ -151,6 +151,11 @@ type txn struct {
 	// done, when set, takes the reply instead of the connection's slot
 	// (a blocked BLMOVE across shards decides whether it was served).
 	done func(out []byte)
+	// blockFn, when set, is a blocking command's first attempt over keys
+	// on several shards, run with the gather plan instead of the handler;
+	// when it would block, wouldBlock runs instead of any reply.
+	blockFn    command.BlockFunc
+	wouldBlock func()
 }
 
 // multi runs a command whose keys span shards as a txn: lock every part's
@@ -230,7 +235,7 @@ func (s *Shard) refuse(t *txn) {
 // runParts runs the locked txn: a command with one reply (MergeNone) with
 // the gather plan, any other as its parts, each on its shard, merged.
 func (s *Shard) runParts(t *txn) {
-	if t.spec.Merge == command.MergeNone {
+	if t.spec.Merge == command.MergeNone || t.blockFn != nil {
 		s.gather(t)
 		return
 	}
