@@ -210,10 +210,11 @@ var diffScores = []string{"1", "2", "2.5", "-1", "+inf", "-inf", "0", "1e2", "ab
 func (g *cmdGen) score() string { return diffScores[g.r.IntN(len(diffScores))] }
 
 // blockedKeys returns the keys of a blocking pop: one key of any type, or
-// two or three keys on one shard. Across shards radish differs from Redis
-// when a key before the one with data holds another type: Redis scans the
-// keys in order and answers WRONGTYPE at the first such key, radish lets
-// the shard holding data answer.
+// two or three keys on one shard. Keys on several shards are covered by
+// TestBlockingPopKeyOrder instead: in this stream, on a loaded machine,
+// pops over sorted sets of several shards that timed out were followed by
+// replies that differ from Redis's (DBSIZE, key types after SWAPDB), an
+// ordering bug not found yet (see the README).
 func (g *cmdGen) blockedKeys() []string {
 	if g.r.IntN(2) == 0 {
 		return []string{g.key("lz"[g.r.IntN(2)])}
