@@ -112,9 +112,9 @@ const PrefetchMax = 32
 // (at most PrefetchMax): it walks the tree toward every key at once, one
 // level of every walk per round, and issues a prefetch for each next node
 // instead of waiting for it, so the cache misses of a round overlap and a
-// node is read a round later, once it has arrived. It changes nothing; it
-// returns how many walks ended on a leaf (the key's, or the one a lookup
-// would compare with).
+// node is read a round later, once it has arrived. It changes no data; it
+// remembers where each walk ended (walkCache) and returns how many walks
+// ended on a leaf (the key's, or the one a lookup would compare with).
 func (db *DB) Prefetch(keys [][]byte) int {
 	sl := db.s.slab
 	var cur [PrefetchMax]unsafe.Pointer
