@@ -213,8 +213,8 @@ func (g *cmdGen) score() string { return diffScores[g.r.IntN(len(diffScores))] }
 // two or three keys on one shard. Keys on several shards are covered by
 // TestBlockingPopKeyOrder instead: in this stream, on a loaded machine,
 // pops over sorted sets of several shards that timed out were followed by
-// replies that differ from Redis's (DBSIZE, key types after SWAPDB), an
-// ordering bug not found yet (see the README).
+// replies that differ from Redis's (DBSIZE, key types), a bug not found
+// yet (see the README).
 func (g *cmdGen) blockedKeys() []string {
 	if g.r.IntN(2) == 0 {
 		return []string{g.key("lz"[g.r.IntN(2)])}
