@@ -58,6 +58,10 @@ type Store struct {
 	tmp     []byte // working buffer (APPEND of inline values, packed entries)
 	offs    []int  // working buffer (element offsets of a packed block)
 
+	// dirty counts changes to the data: every exported call that changes
+	// a key adds at least one (Dirty).
+	dirty uint64
+
 	// lastNow is the largest `now` any call passed in. SetString has no now
 	// argument; it uses lastNow to treat a KEEPTTL of an expired key as absent.
 	lastNow int64
@@ -94,6 +98,15 @@ func NewStore(databases int) *Store {
 	return s
 }
 
+// Dirty counts the changes made to the Store's data so far: every call
+// that changed a key (a write, a delete, a TTL, FLUSHDB, SWAPDB ...) added
+// at least one, a call that changed nothing added none (a SETNX of an
+// existing key, an SREM of absent members), as Redis counts server.dirty.
+// Keys deleted because their TTL passed or by eviction are not counted:
+// OnExpire and OnEvict report those. A caller compares the value before
+// and after a command to learn whether it wrote.
+func (s *Store) Dirty() uint64 { return s.dirty }
+
 // DB returns database i (0 <= i < the number given to NewStore). The *DB is
 // stable for the Store's life: SwapDB exchanges contents, not pointers.
 func (s *Store) DB(i int) *DB { return s.dbs[i] }
@@ -106,12 +119,22 @@ func (s *Store) Databases() int { return len(s.dbs) }
 // contents they were issued for.
 func (s *Store) SwapDB(i, j int) {
 	a, b := s.dbs[i], s.dbs[j]
+	s.dirty++
 	a.contents, b.contents = b.contents, a.contents
 	a.walks, b.walks = nil, nil
 }
 
 // FlushAll empties every database at once and returns all memory to the OS.
 func (s *Store) FlushAll() {
+	for _, db := range s.dbs {
+		s.dirty += uint64(db.keys)
+	}
+	s.dirty++ // always a change, as FLUSHALL always propagates
+	s.reset()
+}
+
+// reset empties every database and returns all memory to the OS.
+func (s *Store) reset() {
 	for _, db := range s.dbs {
 		db.contents = contents{}
 	}

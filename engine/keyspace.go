@@ -11,6 +11,7 @@ func (db *DB) Delete(key []byte, now int64) bool {
 	if h == slab.Nil {
 		return false
 	}
+	db.s.dirty++
 	return db.deleteKey(key)
 }
 
@@ -45,6 +46,7 @@ func (db *DB) SetExpiry(key []byte, expireAt int64, now int64) bool {
 	if h == slab.Nil {
 		return false
 	}
+	db.s.dirty++
 	if expireAt <= now {
 		db.deleteKey(key)
 		return true
@@ -62,6 +64,7 @@ func (db *DB) Persist(key []byte, now int64) bool {
 	}
 	v := valueOf(&l)
 	db.replaceLeaf(ref, h, &l, key, 0, &v)
+	db.s.dirty++
 	return true
 }
 
@@ -75,6 +78,7 @@ func (db *DB) Rename(src, dst []byte, now int64) bool {
 	if string(src) == string(dst) {
 		return true
 	}
+	db.s.dirty++
 	// The new leaf takes src's value (an external block changes owner).
 	v := valueOf(&l)
 	exp := l.expireAt()
@@ -106,6 +110,7 @@ func (db *DB) Rename(src, dst []byte, now int64) bool {
 // Flush deletes every key of this database (FLUSHDB). When no other
 // database holds keys the whole slab is reset, returning its memory.
 func (db *DB) Flush() {
+	db.s.dirty += uint64(db.keys) + 1 // always a change, as FLUSHDB always propagates
 	others := false
 	for _, o := range db.s.dbs {
 		if o != db && o.root != slab.Nil {
@@ -114,7 +119,7 @@ func (db *DB) Flush() {
 		}
 	}
 	if !others {
-		db.s.FlushAll()
+		db.s.reset()
 		return
 	}
 	db.freeTree(db.root)
@@ -299,6 +304,7 @@ func (db *DB) Export(key []byte, now int64) (Record, bool) {
 
 // Import stores r under key, replacing any value. r.Data is copied.
 func (db *DB) Import(key []byte, r Record) {
+	db.s.dirty++
 	if r.Type != TypeString {
 		db.importObj(key, r)
 		return

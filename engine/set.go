@@ -319,6 +319,7 @@ func (db *DB) SAdd(key []byte, members [][]byte, now int64) (int, error) {
 		}
 	}
 	db.commitSet(key, &o)
+	db.s.dirty += uint64(n)
 	return n, nil
 }
 
@@ -339,6 +340,7 @@ func (db *DB) SRem(key []byte, members [][]byte, now int64) (int, error) {
 			}
 		}
 	}
+	db.s.dirty += uint64(n)
 	return n, nil
 }
 
@@ -432,6 +434,7 @@ func (db *DB) SPop(key []byte, count int64, now int64, fn func(m []byte)) error 
 	if count >= int64(db.setLen(&o)) {
 		db.setEach(&o, func(m []byte) bool { fn(m); return true })
 		db.delObj(key, &o)
+		db.s.dirty++
 		return nil
 	}
 	var buf []byte
@@ -440,6 +443,7 @@ func (db *DB) SPop(key []byte, count int64, now int64, fn func(m []byte)) error 
 		db.setRem(&o, buf)
 		fn(buf)
 	}
+	db.s.dirty += uint64(count)
 	return nil
 }
 
@@ -468,6 +472,7 @@ func (db *DB) SMove(src, dst, m []byte, now int64) (bool, error) {
 	}
 	db.setAdd(&do, m)
 	db.commitSet(dst, &do)
+	db.s.dirty++
 	return true, nil
 }
 
@@ -639,5 +644,6 @@ func (db *DB) SetOpStore(op SetOp, dst []byte, keys [][]byte, now int64) (int, e
 		return 0, nil
 	}
 	db.storeObj(dst, TypeSet, res.enc, res.x)
+	db.s.dirty++
 	return n, nil
 }

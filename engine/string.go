@@ -65,6 +65,7 @@ func (db *DB) stringBytes(l *leaf) []byte {
 func (db *DB) SetString(key, val []byte, expireAt int64, keepTTL bool) {
 	v := db.stringValue(val)
 	db.setString(key, &v, expireAt, keepTTL)
+	db.s.dirty++
 }
 
 // SetRawString stores a string built in place, as SETRANGE builds it, with
@@ -73,6 +74,7 @@ func (db *DB) SetString(key, val []byte, expireAt int64, keepTTL bool) {
 func (db *DB) SetRawString(key, val []byte) {
 	v := db.rawValue(val, len(val))
 	db.setString(key, &v, 0, true)
+	db.s.dirty++
 }
 
 // SetTextString is SetString for a string that is never stored as an
@@ -81,6 +83,7 @@ func (db *DB) SetRawString(key, val []byte) {
 func (db *DB) SetTextString(key, val []byte) {
 	v := db.textValue(val)
 	db.setString(key, &v, 0, true)
+	db.s.dirty++
 }
 
 func (db *DB) setString(key []byte, v *value, expireAt int64, keepTTL bool) {
@@ -121,6 +124,7 @@ func (db *DB) IncrBy(key []byte, delta int64, now int64) (int64, error) {
 	if h == slab.Nil {
 		v := value{typ: TypeString, enc: encInt, i: delta}
 		db.setValue(key, &v, 0)
+		db.s.dirty++
 		return delta, nil
 	}
 	if leafTyp(l.flags) != TypeString {
@@ -141,6 +145,7 @@ func (db *DB) IncrBy(key []byte, delta int64, now int64) (int64, error) {
 	cur += delta
 	v := value{typ: TypeString, enc: encInt, i: cur}
 	db.replaceLeaf(ref, h, &l, key, l.expireAt(), &v)
+	db.s.dirty++
 	return cur, nil
 }
 
@@ -154,6 +159,7 @@ func (db *DB) Append(key, val []byte, now int64) (int, error) {
 		}
 		v := db.stringValue(val) // as Redis: a new key is encoded like SET's
 		db.setValue(key, &v, 0)
+		db.s.dirty++
 		return len(val), nil
 	}
 	if leafTyp(l.flags) != TypeString {
@@ -194,6 +200,7 @@ func (db *DB) Append(key, val []byte, now int64) (int, error) {
 		v = db.rawValue(t, growCap(n))
 	}
 	db.replaceLeaf(ref, h, &l, key, l.expireAt(), &v)
+	db.s.dirty++
 	return n, nil
 }
 

@@ -431,6 +431,7 @@ func (db *DB) ZAdd(key []byte, flags int, n int, pair func(i int) (float64, []by
 		r.Score, r.Done = score, true
 	}
 	db.commitZSet(key, &z, &o)
+	db.s.dirty += uint64(r.Added + r.Updated)
 	return r, nil
 }
 
@@ -447,6 +448,7 @@ func (db *DB) ZRem(key []byte, members [][]byte, now int64) (int, error) {
 		}
 	}
 	db.commitZSet(key, &z, &o)
+	db.s.dirty += uint64(n)
 	return n, nil
 }
 
@@ -652,6 +654,7 @@ func (db *DB) ZRemRange(key []byte, sp *ZRangeSpec, now int64) (int, error) {
 	}
 	z.deleteRange(lo, hi)
 	db.commitZSet(key, &z, &o)
+	db.s.dirty += uint64(hi - lo)
 	return hi - lo, nil
 }
 
@@ -684,6 +687,7 @@ func (db *DB) ZPop(key []byte, max bool, count int, now int64, fn func(total, i 
 		z.deleteRange(0, n)
 	}
 	db.commitZSet(key, &z, &o)
+	db.s.dirty += uint64(n)
 	return n, nil
 }
 
@@ -760,7 +764,9 @@ func (db *DB) ZScan(key []byte, cursor uint64, count int, now int64, fn func(mem
 func (db *DB) ZStore(dst []byte, n int, pair func(i int) (float64, []byte), now int64) int {
 	db.s.seen(now)
 	if n == 0 {
-		db.deleteKey(dst)
+		if db.deleteKey(dst) {
+			db.s.dirty++
+		}
 		return 0
 	}
 	maxLen := 0
@@ -774,5 +780,6 @@ func (db *DB) ZStore(dst []byte, n int, pair func(i int) (float64, []byte), now 
 		z.insert(s, m)
 	}
 	db.storeObj(dst, TypeZSet, z.enc, z.x)
+	db.s.dirty++
 	return n
 }

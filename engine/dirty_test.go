@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// digest renders every key of every database (type, value, TTL) so that
+// two states can be compared.
+func digest(s *Store, now int64) string {
+	var b bytes.Buffer
+	for i := range s.Databases() {
+		db := s.DB(i)
+		var keys [][]byte
+		db.Keys([]byte("*"), now, func(k []byte) bool {
+			keys = append(keys, append([]byte(nil), k...))
+			return true
+		})
+		slices.SortFunc(keys, bytes.Compare)
+		for _, k := range keys {
+			r, ok := db.Export(k, now)
+			if ok {
+				fmt.Fprintf(&b, "%d %q %d %d %q\n", i, k, r.Type, r.ExpireAt, r.Data)
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestDirtyCountsEveryChange runs random writes of every kind and checks
+// that Dirty grew whenever the data changed (unless a hook reported the
+// change: an expiry or an eviction), and that the writes that change
+// nothing leave it alone. A write missing from Dirty would be missing from
+// the effect stream, so from the AOF and the replicas.
+func TestDirtyCountsEveryChange(t *testing.T) {
+	s := NewStore(2)
+	defer s.Close()
+	hooked := 0
+	s.OnExpire = func(int, []byte) { hooked++ }
+	s.OnEvict = func(int, []byte) { hooked++ }
+	r := rand.New(rand.NewPCG(1, 2))
+	keys := [][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("k:1"), []byte("k:2")}
+	vals := [][]byte{[]byte("1"), []byte("x"), []byte("-5"), bytes.Repeat([]byte("v"), 300), []byte("2")}
+	key := func() []byte { return keys[r.IntN(len(keys))] }
+	val := func() []byte { return vals[r.IntN(len(vals))] }
+	now := int64(1_000_000)
+	ops := []struct {
+		name string
+		fn   func(db *DB)
+	}{
+		{"SetString", func(db *DB) { db.SetString(key(), val(), 0, r.IntN(2) == 0) }},
+		{"SetString TTL", func(db *DB) { db.SetString(key(), val(), now+int64(r.IntN(50)), false) }},
+		{"SetRawString", func(db *DB) { db.SetRawString(key(), val()) }},
+		{"SetTextString", func(db *DB) { db.SetTextString(key(), val()) }},
+		{"IncrBy", func(db *DB) { db.IncrBy(key(), int64(r.IntN(3)), now) }},
+		{"Append", func(db *DB) { db.Append(key(), val(), now) }},
+		{"Delete", func(db *DB) { db.Delete(key(), now) }},
+		{"SetExpiry", func(db *DB) { db.SetExpiry(key(), now+int64(r.IntN(40))-10, now) }},
+		{"Persist", func(db *DB) { db.Persist(key(), now) }},
+		{"Rename", func(db *DB) { db.Rename(key(), key(), now) }},
+		{"Import", func(db *DB) {
+			if rec, ok := db.Export(key(), now); ok {
+				db.Import(key(), rec)
+			}
+		}},
+		{"HSet", func(db *DB) { db.HSet(key(), [][]byte{val(), val()}, now) }},
+		{"HSetNX", func(db *DB) { db.HSetNX(key(), val(), val(), now) }},
+		{"HDel", func(db *DB) { db.HDel(key(), [][]byte{val()}, now) }},
+		{"ListPush", func(db *DB) { db.ListPush(key(), [][]byte{val()}, r.IntN(2) == 0, r.IntN(3) == 0, now) }},
+		{"ListPop", func(db *DB) { db.ListPop(key(), r.IntN(2) == 0, r.IntN(3), now, func(int, int, []byte) {}) }},
+		{"ListSet", func(db *DB) { db.ListSet(key(), r.IntN(4)-2, val(), now) }},
+		{"ListInsert", func(db *DB) { db.ListInsert(key(), r.IntN(2) == 0, val(), val(), now) }},
+		{"ListRem", func(db *DB) { db.ListRem(key(), r.IntN(3)-1, val(), now) }},
+		{"ListTrim", func(db *DB) { db.ListTrim(key(), r.IntN(3)-1, r.IntN(5)-2, now) }},
+		{"ListMove", func(db *DB) { db.ListMove(key(), key(), r.IntN(2) == 0, r.IntN(2) == 0, now, func([]byte) {}) }},
+		{"SAdd", func(db *DB) { db.SAdd(key(), [][]byte{val(), val()}, now) }},
+		{"SRem", func(db *DB) { db.SRem(key(), [][]byte{val()}, now) }},
+		{"SPop", func(db *DB) { db.SPop(key(), int64(r.IntN(3)), now, func([]byte) {}) }},
+		{"SMove", func(db *DB) { db.SMove(key(), key(), val(), now) }},
+		{"SetOpStore", func(db *DB) { db.SetOpStore(SetOp(r.IntN(3)), key(), [][]byte{key(), key()}, now) }},
+		{"ZAdd", func(db *DB) {
+			m, sc := val(), float64(r.IntN(4))
+			flags := []int{0, ZAddNX, ZAddXX, ZAddGT, ZAddLT, ZAddIncr}[r.IntN(6)]
+			db.ZAdd(key(), flags, 1, func(int) (float64, []byte) { return sc, m }, now)
+		}},
+		{"ZRem", func(db *DB) { db.ZRem(key(), [][]byte{val()}, now) }},
+		{"ZRemRange", func(db *DB) {
+			db.ZRemRange(key(), &ZRangeSpec{Kind: ZByRank, Start: r.IntN(3) - 1, Stop: r.IntN(3)}, now)
+		}},
+		{"ZPop", func(db *DB) { db.ZPop(key(), r.IntN(2) == 0, r.IntN(3), now, func(int, int, []byte, float64) {}) }},
+		{"ZStore", func(db *DB) {
+			m := val()
+			db.ZStore(key(), r.IntN(2), func(int) (float64, []byte) { return 1, m }, now)
+		}},
+		{"Flush", func(db *DB) {
+			if r.IntN(20) == 0 {
+				db.Flush()
+			}
+		}},
+		{"SwapDB", func(*DB) {
+			if r.IntN(10) == 0 {
+				s.SwapDB(0, 1)
+			}
+		}},
+		{"FlushAll", func(*DB) {
+			if r.IntN(40) == 0 {
+				s.FlushAll()
+			}
+		}},
+	}
+	changed := map[string]int{}
+	for i := range 30000 {
+		if i%50 == 0 {
+			now += int64(r.IntN(20))
+		}
+		op := ops[r.IntN(len(ops))]
+		db := s.DB(r.IntN(2))
+		before, d, h := digest(s, now), s.Dirty(), hooked
+		op.fn(db)
+		after := digest(s, now)
+		if before != after {
+			changed[op.name]++
+			if s.Dirty() == d && hooked == h {
+				t.Fatalf("step %d: %s changed the data but not Dirty:\nbefore:\n%s\nafter:\n%s", i, op.name, before, after)
+			}
+		}
+	}
+	for _, op := range ops {
+		if changed[op.name] == 0 {
+			t.Errorf("%s never changed the data: the test does not reach it", op.name)
+		}
+	}
+}
+
+// TestDirtyIgnoresNoops checks writes that change nothing, as Redis does
+// not count them in server.dirty (so WATCH, the AOF and replicas never see
+// them).
+func TestDirtyIgnoresNoops(t *testing.T) {
+	s := NewStore(1)
+	defer s.Close()
+	db := s.DB(0)
+	const now = 1000
+	db.SetString([]byte("s"), []byte("v"), 0, false)
+	db.SAdd([]byte("set"), [][]byte{[]byte("m")}, now)
+	db.ListPush([]byte("l"), [][]byte{[]byte("x")}, true, false, now)
+	d := s.Dirty()
+	m := []byte("m")
+	noops := map[string]func(){
+		"Delete absent":     func() { db.Delete([]byte("nope"), now) },
+		"HSetNX wrong type": func() { db.HSetNX([]byte("s"), m, m, now) },
+		"SAdd existing":     func() { db.SAdd([]byte("set"), [][]byte{m}, now) },
+		"SRem absent":       func() { db.SRem([]byte("set"), [][]byte{[]byte("zz")}, now) },
+		"SMove absent":      func() { db.SMove([]byte("set"), []byte("t"), []byte("zz"), now) },
+		"Persist no TTL":    func() { db.Persist([]byte("s"), now) },
+		"SetExpiry absent":  func() { db.SetExpiry([]byte("nope"), now+10, now) },
+		"ZAdd XX absent":    func() { db.ZAdd([]byte("z"), ZAddXX, 1, func(int) (float64, []byte) { return 1, m }, now) },
+		"ListPush XX":       func() { db.ListPush([]byte("nope"), [][]byte{m}, true, true, now) },
+		"ListRem absent":    func() { db.ListRem([]byte("l"), 0, []byte("zz"), now) },
+		"Rename absent":     func() { db.Rename([]byte("nope"), []byte("x"), now) },
+		"ZStore empty":      func() { db.ZStore([]byte("nope"), 0, nil, now) },
+	}
+	for name, fn := range noops {
+		fn()
+		if s.Dirty() != d {
+			t.Errorf("%s: Dirty went from %d to %d", name, d, s.Dirty())
+			d = s.Dirty()
+		}
+	}
+}
