@@ -136,7 +136,17 @@ type Spec struct {
 	// shard can prefetch the skiplist walks and member lookups of a
 	// pipeline's commands (engine.DB.PrefetchZSet). ok is false when it
 	// cannot tell.
-	WarmZ   func(args [][]byte) (score float64, member []byte, ok bool)
+	WarmZ func(args [][]byte) (score float64, member []byte, ok bool)
+	// Propagate, when set, states the command's propagated form after it
+	// changed data (see effect.go): the form a replica or the AOF must
+	// replay, when that is not the command itself. It may also touch keys
+	// its key specs do not name (FLUSHDB: the whole database).
+	Propagate func(p *Prop)
+	// OtherDB, when set, returns the database other than the client's
+	// that the command writes its keys in (MOVE's db, COPY's DB option),
+	// or -1: the keys are touched there too, and a cross-shard run
+	// gathers them from there.
+	OtherDB func(args [][]byte) int
 	Handler Handler
 	Sub     []*Spec // subcommands (CONFIG GET, CLIENT LIST); Name is "config|get"
 

@@ -260,9 +260,10 @@ var hashSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
-		Handler: CmdHIncrByFloat,
-		Summary: "Increment the float value of a hash field by the given amount",
-		Since:   "2.6.0", Group: "hash",
+		Handler:   CmdHIncrByFloat,
+		Propagate: propHIncrByFloat,
+		Summary:   "Increment the float value of a hash field by the given amount",
+		Since:     "2.6.0", Group: "hash",
 		Complexity: "O(1)",
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpecIndex: 0},

@@ -131,9 +131,10 @@ var setSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
-		Handler: CmdSPop,
-		Summary: "Remove and return one or multiple random members from a set",
-		Since:   "1.0.0", Group: "set",
+		Handler:   CmdSPop,
+		Propagate: propSPop,
+		Summary:   "Remove and return one or multiple random members from a set",
+		Since:     "1.0.0", Group: "set",
 		Complexity: "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.",
 		History: [][2]string{
 			{"3.2.0", "Added the `count` argument."},

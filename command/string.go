@@ -37,9 +37,10 @@ var stringSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Index: 1, LastKey: 0, Step: 1, Notes: "RW and ACCESS due to the optional `GET` argument"},
 		},
-		Handler: CmdSet,
-		Summary: "Set the string value of a key",
-		Since:   "1.0.0", Group: "string",
+		Handler:   CmdSet,
+		Propagate: propSet(2),
+		Summary:   "Set the string value of a key",
+		Since:     "1.0.0", Group: "string",
 		Complexity: "O(1)",
 		History: [][2]string{
 			{"2.6.12", "Added the `EX`, `PX`, `NX` and `XX` options."},
@@ -89,9 +90,10 @@ var stringSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
-		Handler: CmdSetEx,
-		Summary: "Set the value and expiration of a key",
-		Since:   "2.0.0", Group: "string",
+		Handler:   CmdSetEx,
+		Propagate: propSet(3),
+		Summary:   "Set the value and expiration of a key",
+		Since:     "2.0.0", Group: "string",
 		Complexity: "O(1)",
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpecIndex: 0},
@@ -107,9 +109,10 @@ var stringSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
-		Handler: CmdPSetEx,
-		Summary: "Set the value and expiration in milliseconds of a key",
-		Since:   "2.6.0", Group: "string",
+		Handler:   CmdPSetEx,
+		Propagate: propSet(3),
+		Summary:   "Set the value and expiration in milliseconds of a key",
+		Since:     "2.6.0", Group: "string",
 		Complexity: "O(1)",
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpecIndex: 0},
@@ -161,9 +164,10 @@ var stringSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1, Notes: "RW and UPDATE because it changes the TTL"},
 		},
-		Handler: CmdGetEx,
-		Summary: "Get the value of a key and optionally set its expiration",
-		Since:   "6.2.0", Group: "string",
+		Handler:   CmdGetEx,
+		Propagate: propExpire,
+		Summary:   "Get the value of a key and optionally set its expiration",
+		Since:     "6.2.0", Group: "string",
 		Complexity: "O(1)",
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpecIndex: 0},
@@ -342,9 +346,10 @@ var stringSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
-		Handler: CmdIncrByFloat,
-		Summary: "Increment the float value of a key by the given amount",
-		Since:   "2.6.0", Group: "string",
+		Handler:   CmdIncrByFloat,
+		Propagate: propIncrByFloat,
+		Summary:   "Increment the float value of a key by the given amount",
+		Since:     "2.6.0", Group: "string",
 		Complexity: "O(1)",
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpecIndex: 0},

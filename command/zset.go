@@ -30,9 +30,10 @@ var zsetSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
-		Handler: CmdBZMPop,
-		Summary: "Remove and return members with scores in a sorted set or block until one is available",
-		Since:   "7.0.0", Group: "sorted-set",
+		Handler:   CmdBZMPop,
+		Propagate: propMPop("ZMPOP"),
+		Summary:   "Remove and return members with scores in a sorted set or block until one is available",
+		Since:     "7.0.0", Group: "sorted-set",
 		Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
 		Args: []Arg{
 			{Name: "timeout", Type: "double"},
@@ -53,9 +54,10 @@ var zsetSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: -2, Step: 1},
 		},
-		Handler: CmdBZPopMax,
-		Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
-		Since:   "5.0.0", Group: "sorted-set",
+		Handler:   CmdBZPopMax,
+		Propagate: propPop("ZPOPMAX"),
+		Summary:   "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
+		Since:     "5.0.0", Group: "sorted-set",
 		Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
 		History: [][2]string{
 			{"6.0.0", "`timeout` is interpreted as a double instead of an integer."},
@@ -73,9 +75,10 @@ var zsetSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: -2, Step: 1},
 		},
-		Handler: CmdBZPopMin,
-		Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",
-		Since:   "5.0.0", Group: "sorted-set",
+		Handler:   CmdBZPopMin,
+		Propagate: propPop("ZPOPMIN"),
+		Summary:   "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",
+		Since:     "5.0.0", Group: "sorted-set",
 		Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
 		History: [][2]string{
 			{"6.0.0", "`timeout` is interpreted as a double instead of an integer."},

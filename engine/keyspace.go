@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/radish-kv/radish/engine/slab"
 )
 
@@ -283,6 +286,45 @@ type Record struct {
 	Data      []byte
 	ExpireAt  int64
 	Raw, Text bool
+}
+
+// Elements returns the number of elements of a collection record (a list's
+// or set's members, a hash's fields, a sorted set's members) and, when fn is
+// not nil, calls it for each in order: a hash field's value in val, a sorted
+// set member's score in score. A string record has none. The slices are
+// borrowed from r.Data.
+func (r Record) Elements(fn func(member, val []byte, score float64)) int {
+	if r.Type == TypeString || len(r.Data) == 0 {
+		return 0
+	}
+	n, o := binary.Uvarint(r.Data)
+	if o <= 0 {
+		return 0
+	}
+	if fn == nil {
+		return int(n)
+	}
+	for i := uint64(0); i < n && o >= 0; i++ {
+		var m, v []byte
+		var sc float64
+		m, o = readStr(r.Data, o)
+		switch {
+		case o < 0:
+			return int(i)
+		case r.Type == TypeHash:
+			v, o = readStr(r.Data, o)
+		case r.Type == TypeZSet:
+			if o+8 > len(r.Data) {
+				return int(i)
+			}
+			sc = math.Float64frombits(binary.LittleEndian.Uint64(r.Data[o:]))
+			o += 8
+		}
+		if o >= 0 {
+			fn(m, v, sc)
+		}
+	}
+	return int(n)
 }
 
 // Export returns a copy of key's value; Record.Data is a fresh heap slice.

@@ -158,10 +158,13 @@ func (s *Shard) tryServe(wt *waiter) ([]byte, bool) {
 		Server: s.group, Owns: s.owns, Local: s}
 	s.stats.commands++
 	s.stats.count(wt.spec)
+	dirty := s.store.Dirty()
 	if wt.fn(&ctx, wt.args, &wait) {
 		return nil, false
 	}
-	s.noteWrite(wt.db, wt.spec, wt.args)
+	if n := s.store.Dirty() - dirty; n != 0 {
+		s.wrote(wt.db, wt.spec, wt.args, w.B, n)
+	}
 	return w.B, true
 }
 
@@ -184,22 +187,6 @@ func (s *Shard) unpark(id uint64, db int, keys [][]byte) {
 			delete(s.waiters, wk)
 		} else {
 			s.waiters[wk] = q
-		}
-	}
-}
-
-// noteWrite marks the keys a write command touched as possibly ready for
-// their waiters.
-func (s *Shard) noteWrite(db int, spec *command.Spec, args [][]byte) {
-	if len(s.waiters) == 0 || spec.Flags&command.Write == 0 {
-		return
-	}
-	idx, _ := spec.Keys(args, s.keys2[:0])
-	s.keys2 = idx
-	for _, i := range idx {
-		wk := wkey{db, string(args[i])}
-		if _, ok := s.waiters[wk]; ok {
-			s.ready[wk] = true
 		}
 	}
 }

@@ -413,10 +413,13 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	ctx.DBIndex = db
 	ctx.DB = s.store.DB(db)
 	ctx.Client = cl
+	dirty, start := s.store.Dirty(), len(w.B)
 	spec.Handler(ctx, args)
 	ctx.Client = nil
 	ctx.W = nil
-	s.noteWrite(db, spec, args)
+	if n := s.store.Dirty() - dirty; n != 0 {
+		s.wrote(db, spec, args, w.B[start:], n)
+	}
 }
 
 // copyArgs copies args into one fresh buffer so they outlive the read buffer.

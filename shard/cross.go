@@ -22,16 +22,25 @@ type entry struct {
 	ok  bool // the key exists
 }
 
-// gather runs t with the gather plan.
+// gather runs t with the gather plan. Each part's shard exports its keys
+// from the client's database, and from the other database the command
+// names (COPY ... DB n), if any.
 func (s *Shard) gather(t *txn) {
-	dbs := s.group.opts.Databases
 	got := make([][]entry, len(t.parts))
 	left := len(t.parts)
+	other := -1
+	if t.spec.OtherDB != nil {
+		if other = t.spec.OtherDB(t.args); other == t.db || other >= s.group.opts.Databases {
+			other = -1
+		}
+	}
 	for i := range t.parts {
 		s.on(t, i, func(o *Shard) any {
-			var es []entry
-			// Every database: a handler may reach another one (COPY ... DB n).
-			for db := range dbs {
+			es := make([]entry, 0, len(t.keys[i]))
+			for _, db := range [2]int{t.db, other} {
+				if db < 0 {
+					continue
+				}
 				for _, k := range t.keys[i] {
 					rec, ok := o.store.DB(db).Export(k, o.now)
 					es = append(es, entry{db: db, key: k, rec: rec, ok: ok})
@@ -66,6 +75,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 		Server: s.group, Owns: func([]byte) bool { return true }}
 	s.stats.commands++
 	s.stats.count(t.spec)
+	dirty := sc.Dirty()
 	blocked := false
 	if t.blockFn != nil {
 		var wait command.Wait
@@ -73,25 +83,33 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	} else {
 		t.spec.Handler(&ctx, t.args)
 	}
+	// Only the keys the command may write can have changed, and only if
+	// it changed anything at all.
+	wrote := sc.Dirty() != dirty
+	var writable map[string]bool
+	if wrote {
+		writable = make(map[string]bool)
+		idx, _ := t.spec.WriteKeys(t.args, nil)
+		for _, j := range idx {
+			writable[string(t.args[j])] = true
+		}
+	}
 	left := len(t.parts)
 	for i, es := range got {
 		var writes []entry
 		for _, e := range es {
+			if !writable[string(e.key)] {
+				continue
+			}
 			rec, ok := sc.DB(e.db).Export(e.key, s.now)
 			if ok != e.ok || ok && !sameRecord(rec, e.rec) {
 				writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
 			}
 		}
+		tag := t.tag(i)
 		s.on(t, i, func(o *Shard) any {
 			for _, e := range writes {
-				if e.ok {
-					o.store.DB(e.db).Import(e.key, e.rec)
-					if _, ok := o.waiters[wkey{e.db, string(e.key)}]; ok {
-						o.ready[wkey{e.db, string(e.key)}] = true
-					}
-				} else {
-					o.store.DB(e.db).Delete(e.key, o.now)
-				}
+				o.writeBack(e, tag)
 			}
 			o.unlock(t.id, t.keys[i])
 			return nil

@@ -24,6 +24,8 @@ type Options struct {
 	MaxClients      int
 	ProtoMaxBulkLen int64
 	QueryBufLimit   int64
+	// Effects, when set, consumes every shard's effects (effects.go).
+	Effects EffectSink
 }
 
 // Config is the run-time configuration the shards read and CONFIG changes

@@ -70,6 +70,8 @@ type Shard struct {
 	// gather), and where blocking commands are dry-run.
 	scratch *engine.Store
 
+	mut mutations // the mutation path's state (effects.go)
+
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
 	done  chan struct{}
@@ -102,6 +104,8 @@ func newShard(g *Group, id int) *Shard {
 	s.ctx.Server = g
 	s.ctx.Owns = s.owns
 	s.ctx.Local = s
+	s.mut.sink = g.opts.Effects
+	s.hookEngine()
 	return s
 }
 
@@ -163,9 +167,11 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 		} else {
 			s.fastCycles()
 		}
-		// Publish before any reply of this turn can leave (replies to
-		// other shards go out in flushOutbox, to clients in the next
-		// Poll), so a client that saw a write's reply sees it in INFO.
+		// Hand over the effects and publish before any reply of this
+		// turn can leave (replies to other shards go out in flushOutbox,
+		// to clients in the next Poll): a client that saw a write's reply
+		// sees it in INFO, and the write's consumers have it.
+		s.flushEffects()
 		s.publishStats()
 		s.flushOutbox()
 	}

@@ -42,6 +42,7 @@ type published struct {
 	evicted     atomic.Int64
 	stalePerc   atomic.Uint64 // float64 bits
 	usedMemory  atomic.Int64
+	dirty       atomic.Uint64 // changes since start (the mutation path's count)
 	keys        []atomic.Int64 // per database
 	expires     []atomic.Int64
 	calls       []atomic.Int64 // per command row (Spec.ID)
@@ -72,6 +73,7 @@ func (s *Shard) publishStats() {
 	p.evicted.Store(es.EvictedKeys)
 	p.stalePerc.Store(math.Float64bits(es.ExpiredStalePerc))
 	p.usedMemory.Store(s.store.UsedMemory())
+	p.dirty.Store(s.mut.dirty)
 	for i := range p.keys {
 		db := s.store.DB(i)
 		if n := int64(db.Len()); p.keys[i].Load() != n {
@@ -106,6 +108,7 @@ func (g *Group) Info(sections []string) string {
 		}
 	}
 	var cmds, conns, rejected, mem, blocked, expired, evicted int64
+	var dirty uint64
 	var stale float64
 	dbs := g.opts.Databases
 	keys := make([]int64, dbs)
@@ -118,6 +121,7 @@ func (g *Group) Info(sections []string) string {
 		rejected += p.rejected.Load()
 		mem += p.usedMemory.Load()
 		blocked += p.blocked.Load()
+		dirty += p.dirty.Load()
 		expired += p.expired.Load()
 		evicted += p.evicted.Load()
 		stale += math.Float64frombits(p.stalePerc.Load()) / float64(len(g.shards))
@@ -164,6 +168,14 @@ func (g *Group) Info(sections []string) string {
 		fmt.Fprintf(&b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_rss:%d\r\n"+
 			"used_memory_rss_human:%s\r\nmaxmemory:%d\r\nmaxmemory_policy:%s\r\nmem_fragmentation_ratio:%.2f\r\n",
 			mem, human(mem), rss, human(rss), maxmem, policy, ratio)
+	}
+	if show("persistence", true) {
+		// Nothing is saved yet (persistence is not built): the changes
+		// count from the start, as Redis counts them from its last save.
+		sep()
+		fmt.Fprintf(&b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:%d\r\n"+
+			"rdb_bgsave_in_progress:0\r\nrdb_last_save_time:%d\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\n",
+			dirty, g.started.Unix())
 	}
 	if show("stats", true) {
 		sep()

@@ -158,6 +158,11 @@ type txn struct {
 	wouldBlock func()
 }
 
+// tag marks the effects of part i.
+func (t *txn) tag(i int) command.Tag {
+	return command.Tag{Txn: t.id, Part: i, Parts: len(t.parts)}
+}
+
 // multi runs a command whose keys span shards as a txn: lock every part's
 // keys shard by shard in ascending order (no deadlock: a txn waits only
 // while holding lower shards), then run all parts, each unlocking as it
@@ -242,7 +247,9 @@ func (s *Shard) runParts(t *txn) {
 	for i := range t.parts {
 		s.on(t, i, func(o *Shard) any {
 			w := resp.Writer{Proto: t.proto}
+			o.mut.fx.Tag = t.tag(i)
 			o.run1(&w, nil, t.noTouch, t.db, t.spec, t.parts[i].Args)
+			o.mut.fx.Tag = command.Tag{}
 			o.unlock(t.id, t.keys[i])
 			return w.B
 		}, func(r any) { s.partDone(t, i, r.([]byte)) })
@@ -277,7 +284,8 @@ func (s *Shard) finish(t *txn, out []byte) {
 // merges the replies. Like a txn it is a barrier for its connection.
 func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	n := len(s.group.shards)
-	t := &txn{c: c, spec: spec, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch}
+	s.txnSeq++
+	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: spec, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch}
 	args = copyArgs(args)
 	t.parts = make([]router.Part, n)
 	for i := range t.parts {
@@ -288,7 +296,10 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	c.barrier = true
 	for i := range t.parts {
 		s.on(t, i, func(o *Shard) any {
-			return o.execTo(t.noTouch, t.proto, t.db, spec, args)
+			o.mut.fx.Tag = t.tag(i)
+			b := o.execTo(t.noTouch, t.proto, t.db, spec, args)
+			o.mut.fx.Tag = command.Tag{}
+			return b
 		}, func(r any) { s.partDone(t, i, r.([]byte)) })
 	}
 }

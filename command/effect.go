@@ -1,0 +1,206 @@
+package command
+
+import (
+	"strconv"
+
+	"github.com/radish-kv/radish/engine"
+)
+
+// Effects: what the writes of a shard did, in the form in which they must
+// be replayed.
+//
+// Every change to a key passes through the shard's mutation path, which
+// appends one or more effects to the shard's Effects: a command that
+// changed data (engine.Store.Dirty moved) as its propagated form, a key
+// deleted by expiry or eviction as a DEL, a key a cross-shard command
+// wrote back as commands that rebuild it. Consumers (the AOF, replication,
+// keyspace notifications, MONITOR, client tracking) read a turn's effects
+// in order; none of them re-derives what a command did.
+//
+// The propagated form is the command itself unless its row has a
+// Propagate function, which states it: relative times as absolute ones
+// (SET EX as SET PXAT, EXPIRE as PEXPIREAT), a random choice as what it
+// chose (SPOP as SREM), a float computation as its result (INCRBYFLOAT as
+// SET ... KEEPTTL), a blocking command as the non-blocking command it ran.
+
+// Cause says why an effect happened.
+type Cause uint8
+
+// Causes.
+const (
+	CauseCommand Cause = iota // a command (or a shard's part of one) changed data
+	CauseExpired              // a key's TTL passed: a DEL
+	CauseEvicted              // eviction chose the key: a DEL
+	CauseMoved                // a cross-shard command's result written back: commands that rebuild the key
+)
+
+// Tag marks the effects of one shard's part of a cross-shard transaction:
+// Part of Parts (0-based) of transaction Txn. The zero Tag: not part of one.
+type Tag struct {
+	Txn         uint64
+	Part, Parts int
+}
+
+// Effect is one write: a command (RESP-encoded in the Effects it belongs
+// to) to run in database DB.
+type Effect struct {
+	DB    int
+	Cause Cause
+	Tag   Tag
+	off   int
+}
+
+// Effects is a shard's effect stream for one loop turn: a list of effects
+// whose commands lie back to back in one buffer, so that appending one
+// allocates nothing once the buffers have grown. Owned by the shard's
+// goroutine; a consumer reads it during the call that hands it over and
+// keeps nothing.
+type Effects struct {
+	buf  []byte
+	list []Effect
+	// Tag is stamped on every effect appended while it is set.
+	Tag Tag
+}
+
+// Len returns the number of effects.
+func (e *Effects) Len() int { return len(e.list) }
+
+// At returns effect i and its command, a RESP array of bulk strings. The
+// bytes are borrowed: valid until Reset.
+func (e *Effects) At(i int) (Effect, []byte) {
+	end := len(e.buf)
+	if i+1 < len(e.list) {
+		end = e.list[i+1].off
+	}
+	return e.list[i], e.buf[e.list[i].off:end]
+}
+
+// Reset empties the stream, keeping its buffers.
+func (e *Effects) Reset() {
+	e.buf = e.buf[:0]
+	e.list = e.list[:0]
+}
+
+// Begin starts an effect of n arguments in db; exactly n Arg calls follow.
+func (e *Effects) Begin(db int, cause Cause, n int) {
+	e.list = append(e.list, Effect{DB: db, Cause: cause, Tag: e.Tag, off: len(e.buf)})
+	e.buf = append(e.buf, '*')
+	e.buf = strconv.AppendInt(e.buf, int64(n), 10)
+	e.buf = append(e.buf, '\r', '\n')
+}
+
+// Arg appends one argument of the effect begun last.
+func (e *Effects) Arg(b []byte) {
+	e.buf = append(e.buf, '$')
+	e.buf = strconv.AppendInt(e.buf, int64(len(b)), 10)
+	e.buf = append(e.buf, '\r', '\n')
+	e.buf = append(e.buf, b...)
+	e.buf = append(e.buf, '\r', '\n')
+}
+
+// ArgString is Arg for a string.
+func (e *Effects) ArgString(s string) {
+	e.buf = append(e.buf, '$')
+	e.buf = strconv.AppendInt(e.buf, int64(len(s)), 10)
+	e.buf = append(e.buf, '\r', '\n')
+	e.buf = append(e.buf, s...)
+	e.buf = append(e.buf, '\r', '\n')
+}
+
+// ArgInt is Arg for an integer in decimal.
+func (e *Effects) ArgInt(i int64) {
+	var b [20]byte
+	e.Arg(strconv.AppendInt(b[:0], i, 10))
+}
+
+// Command appends args as one effect.
+func (e *Effects) Command(db int, cause Cause, args [][]byte) {
+	e.Begin(db, cause, len(args))
+	for _, a := range args {
+		e.Arg(a)
+	}
+}
+
+// Toucher is told about keys a write changed beyond those its key specs
+// name (MOVE's key in the target database, every key of a flushed or
+// swapped database): the shard bumps their versions and wakes their
+// waiters.
+type Toucher interface {
+	Touch(db int, key []byte)
+	TouchDB(db int) // every key of database db (-1: of every database)
+}
+
+// Prop is what a row's Propagate function gets: the command that ran, its
+// reply and the database after it, and where to state the propagated form.
+// When no consumer reads effects, FX is nil and the function only touches.
+type Prop struct {
+	Args    [][]byte
+	Reply   []byte // the command's RESP reply
+	DB      *engine.DB
+	DBIndex int
+	Now     int64
+	FX      *Effects // nil: nobody consumes effects
+	Touch   Toucher
+}
+
+// Verbatim states the command itself as its propagated form.
+func (p *Prop) Verbatim() {
+	if p.FX != nil {
+		p.FX.Command(p.DBIndex, CauseCommand, p.Args)
+	}
+}
+
+// Begin starts a propagated command of n arguments (see Effects.Begin);
+// Arg, ArgString and ArgInt do nothing when FX is nil.
+func (p *Prop) Begin(n int) {
+	if p.FX != nil {
+		p.FX.Begin(p.DBIndex, CauseCommand, n)
+	}
+}
+
+// Arg appends an argument to the command begun last.
+func (p *Prop) Arg(b []byte) {
+	if p.FX != nil {
+		p.FX.Arg(b)
+	}
+}
+
+// ArgString appends an argument to the command begun last.
+func (p *Prop) ArgString(s string) {
+	if p.FX != nil {
+		p.FX.ArgString(s)
+	}
+}
+
+// ArgInt appends an integer argument to the command begun last.
+func (p *Prop) ArgInt(i int64) {
+	if p.FX != nil {
+		p.FX.ArgInt(i)
+	}
+}
+
+// WriteKeys appends to dst the argument indexes of the keys args may
+// write: the keys of the row's key specs flagged RW, OW or RM (all keys of
+// a write row without key specs). It does not allocate when dst has room.
+func (s *Spec) WriteKeys(args [][]byte, dst []int) (out []int, ok bool) {
+	if len(s.KeySpecs) == 0 {
+		if s.Flags&Write == 0 {
+			return dst, true
+		}
+		return s.Keys(args, dst)
+	}
+	var buf [4]KeyRange
+	rs, ok := s.KeyRanges(args, buf[:0])
+	if !ok {
+		return dst, false
+	}
+	for _, r := range rs {
+		if r.Spec >= 0 && s.KeySpecs[r.Spec].Flags&(KeyRW|KeyOW|KeyRM) == 0 {
+			continue
+		}
+		for i := r.First; i <= r.Last; i += r.Step {
+			dst = append(dst, i)
+		}
+	}
+	return dst, true
+}

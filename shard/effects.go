@@ -1,0 +1,240 @@
+package shard
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/engine"
+)
+
+// The mutation path. Every change to a key of this shard passes through
+// one of the functions below, and each does the same four things: it
+// counts the change (rdb_changes_since_last_save), bumps the versions of
+// the keys it changed that someone watches, marks those keys ready for
+// the clients blocked on them, and appends the change to the turn's
+// effects (command.Effects) in the form it must be replayed.
+//
+//   - wrote: a command (or a shard's part of one) whose handler changed
+//     data, which engine.Store.Dirty tells. Its keys are the row's write
+//     keys (and OtherDB's); its propagated form is the row's Propagate,
+//     or the command itself.
+//   - vanished: a key deleted by expiry or eviction (the engine's
+//     OnExpire/OnEvict hooks): a DEL.
+//   - writeBack: a key a cross-shard command computed elsewhere (the
+//     gather plan): its new value, as commands that rebuild it.
+//
+// At the end of the turn, before any of its replies leaves, flushEffects
+// hands the effects to the consumer (Options.Effects), then forgets them.
+
+// EffectSink consumes a shard's effects: it is called on the shard's
+// goroutine at the end of every loop turn that wrote, with the turn's
+// effects in the order they happened, and must keep nothing of fx.
+type EffectSink func(shard int, fx *command.Effects)
+
+// mutations is the mutation path's state.
+type mutations struct {
+	fx   command.Effects
+	sink EffectSink
+	// dirty counts changes since start (INFO's rdb_changes_since_last_save).
+	dirty uint64
+	// versions holds the version of every key a client watches: bumped by
+	// each change to it. Keys nobody watches are not tracked.
+	versions map[wkey]uint64
+	prop     command.Prop
+	keys     []int // scratch: write-key positions
+}
+
+// effects reports whether anyone consumes effects.
+func (s *Shard) effects() *command.Effects {
+	if s.mut.sink == nil {
+		return nil
+	}
+	return &s.mut.fx
+}
+
+// wrote records that a command changed data: n changes (the growth of
+// engine.Store.Dirty), reply its reply.
+func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n uint64) {
+	m := &s.mut
+	m.dirty += n
+	if len(s.waiters) > 0 || len(m.versions) > 0 {
+		idx, _ := spec.WriteKeys(args, m.keys[:0])
+		m.keys = idx
+		other := -1
+		if spec.OtherDB != nil {
+			other = spec.OtherDB(args)
+		}
+		for _, i := range idx {
+			s.Touch(db, args[i])
+			if other >= 0 {
+				s.Touch(other, args[i])
+			}
+		}
+	}
+	fx := s.effects()
+	if spec.Propagate == nil {
+		if fx != nil {
+			fx.Command(db, command.CauseCommand, args)
+		}
+		return
+	}
+	m.prop = command.Prop{Args: args, Reply: reply, DB: s.store.DB(db), DBIndex: db, Now: s.now, FX: fx, Touch: s}
+	spec.Propagate(&m.prop)
+	m.prop = command.Prop{}
+}
+
+// vanished records that key was deleted by expiry or eviction. It runs
+// inside the engine's hook: it must not call the Store.
+func (s *Shard) vanished(db int, key []byte, cause command.Cause) {
+	s.mut.dirty++
+	s.Touch(db, key)
+	if fx := s.effects(); fx != nil {
+		fx.Begin(db, cause, 2)
+		fx.ArgString("DEL")
+		fx.Arg(key)
+	}
+}
+
+// writeBack stores the value a cross-shard command computed for a key of
+// this shard (or deletes the key), tagged as part of transaction tag.
+func (s *Shard) writeBack(e entry, tag command.Tag) {
+	db := s.store.DB(e.db)
+	if e.ok {
+		db.Import(e.key, e.rec)
+	} else {
+		db.Delete(e.key, s.now)
+	}
+	s.mut.dirty++
+	s.Touch(e.db, e.key)
+	if fx := s.effects(); fx != nil {
+		fx.Tag = tag
+		rebuild(fx, e.db, e.key, e.rec, e.ok)
+		fx.Tag = command.Tag{}
+	}
+}
+
+// Touch implements command.Toucher: key of database db changed.
+func (s *Shard) Touch(db int, key []byte) {
+	wk := wkey{db, string(key)}
+	if v, ok := s.mut.versions[wk]; ok {
+		s.mut.versions[wk] = v + 1
+	}
+	if _, ok := s.waiters[wk]; ok {
+		s.ready[wk] = true
+	}
+}
+
+// TouchDB implements command.Toucher: every key of database db (every
+// database when db is -1) may have changed (FLUSHDB, SWAPDB).
+func (s *Shard) TouchDB(db int) {
+	for wk, v := range s.mut.versions {
+		if db < 0 || wk.db == db {
+			s.mut.versions[wk] = v + 1
+		}
+	}
+	for wk := range s.waiters {
+		if db < 0 || wk.db == db {
+			s.ready[wk] = true
+		}
+	}
+}
+
+// watch starts tracking key's version and returns it; a later version
+// differs exactly when the key changed in between (WATCH).
+func (s *Shard) watch(db int, key []byte) uint64 {
+	if s.mut.versions == nil {
+		s.mut.versions = make(map[wkey]uint64)
+	}
+	wk := wkey{db, string(key)}
+	v, ok := s.mut.versions[wk]
+	if !ok {
+		s.mut.versions[wk] = 0
+	}
+	return v
+}
+
+// flushEffects hands the turn's effects to the consumer.
+func (s *Shard) flushEffects() {
+	fx := &s.mut.fx
+	if fx.Len() == 0 {
+		return
+	}
+	s.mut.sink(s.id, fx)
+	fx.Reset()
+}
+
+// hookEngine points the store's expiry and eviction hooks at the mutation
+// path.
+func (s *Shard) hookEngine() {
+	s.store.OnExpire = func(db int, key []byte) { s.vanished(db, key, command.CauseExpired) }
+	s.store.OnEvict = func(db int, key []byte) { s.vanished(db, key, command.CauseEvicted) }
+}
+
+// rebuild appends the commands that make key hold rec (or delete it):
+// DEL, then one command that recreates the value, then its expiry. The
+// persistence issue's RDB encoding will replace this with one RESTORE.
+func rebuild(fx *command.Effects, db int, key []byte, rec engine.Record, ok bool) {
+	fx.Begin(db, command.CauseMoved, 2)
+	fx.ArgString("DEL")
+	fx.Arg(key)
+	if !ok {
+		return
+	}
+	switch rec.Type {
+	case engine.TypeString:
+		fx.Begin(db, command.CauseMoved, 3)
+		fx.ArgString("SET")
+		fx.Arg(key)
+		fx.Arg(rec.Data)
+	default:
+		name, per := rebuildCmd(rec.Type)
+		fx.Begin(db, command.CauseMoved, 2+per*rec.Elements(nil))
+		fx.ArgString(name)
+		fx.Arg(key)
+		rec.Elements(func(m, v []byte, score float64) {
+			switch rec.Type {
+			case engine.TypeHash:
+				fx.Arg(m)
+				fx.Arg(v)
+			case engine.TypeZSet:
+				fx.Arg(formatScore(score))
+				fx.Arg(m)
+			default:
+				fx.Arg(m)
+			}
+		})
+	}
+	if rec.ExpireAt != 0 {
+		fx.Begin(db, command.CauseMoved, 3)
+		fx.ArgString("PEXPIREAT")
+		fx.Arg(key)
+		fx.ArgInt(rec.ExpireAt)
+	}
+}
+
+// rebuildCmd is the command that creates a collection from its items and
+// how many items make one of its elements.
+func rebuildCmd(t engine.Type) (name string, per int) {
+	switch t {
+	case engine.TypeList:
+		return "RPUSH", 1
+	case engine.TypeSet:
+		return "SADD", 1
+	case engine.TypeHash:
+		return "HSET", 2
+	default:
+		return "ZADD", 2
+	}
+}
+
+// formatScore writes a score so that ZADD reads it back exactly.
+func formatScore(f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return []byte("inf")
+	case math.IsInf(f, -1):
+		return []byte("-inf")
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64)
+}
