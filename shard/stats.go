@@ -42,7 +42,7 @@ type published struct {
 	evicted     atomic.Int64
 	stalePerc   atomic.Uint64 // float64 bits
 	usedMemory  atomic.Int64
-	dirty       atomic.Uint64 // changes since start (the mutation path's count)
+	dirty       atomic.Uint64  // changes since start (the mutation path's count)
 	keys        []atomic.Int64 // per database
 	expires     []atomic.Int64
 	calls       []atomic.Int64 // per command row (Spec.ID)
