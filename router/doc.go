@@ -1,9 +1,16 @@
-// Package router decides where a command's keys live and, when they live on
-// several shards, how the command is cut into parts and how the parts'
-// replies become the client's reply. It is pure: no goroutines, no I/O, no
-// clock; the shard loop calls it and moves the bytes.
+// Package router decides where a command runs: where its keys live, and,
+// when they live on several shards, how the command is cut into parts and
+// how the parts' replies become the client's reply. It is pure: no
+// goroutines, no I/O, no clock; the shard loop calls it and carries out
+// what it decided, moving the bytes.
 //
 // Nouns:
+//   - placement: where one command runs (Planner.Plan): on the client's
+//     shard (Local; Owned when its keys are there, which a txn may hold), on
+//     the one other shard that owns all its keys (Hop), as a txn over parts
+//     on several shards (Parts), on every shard (All), or as a SCAN step on
+//     the shard its cursor names (Scan, ScanEnd). It is computed from the
+//     row's data only: AllShards, Route, the key specs (Spec.Keys).
 //   - tag: the part of a key that is hashed (Tag). The bytes inside the first
 //     "{...}" when that is non-empty (Redis Cluster hash-tag rules), else the
 //     whole key. Keys with the same tag always share a shard, so users can
@@ -16,7 +23,8 @@
 //   - merge: combining the parts' raw RESP replies into the client's reply
 //     (Merger.Merge), driven by the row's command.Merge kind.
 //   - cursor: a SCAN cursor across shards: the shard index in the top byte,
-//     that shard's own cursor in the low 56 bits (PackCursor, NextCursor).
+//     that shard's own cursor in the low 56 bits (PackCursor, NextCursor);
+//     the shard's reply gets the client's cursor back (RewriteCursor).
 //
 // What stays true:
 //   - A key has one shard: ShardOf depends on the key's tag and n only.
@@ -25,7 +33,12 @@
 //     index, and Part.Pos gives each key's rank among all keys so merges
 //     can restore the client's order (MGET).
 //   - A command whose keys are all on one shard is never rewritten: Split
-//     returns one part whose Args are the client's args.
+//     returns one part whose Args are the client's args, and Plan places
+//     it Owned or Hop, never Parts.
+//   - A malformed multi-key command (MSET with a key and no value) is never
+//     split: Plan places it Local, where its handler refuses it whole.
+//   - Plan does not allocate (its key positions live in the Planner), and
+//     with one shard it is a few comparisons, inlined into the caller.
 //   - The router never switches on a command name; key positions come from
 //     the row's key specs (command.Spec.KeyRanges).
 package router

@@ -390,6 +390,27 @@ func TestNoAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(100, func() { s.Split(mset, args, idx, 16) }); a != 0 {
 		t.Errorf("Split allocates %v", a)
 	}
+	var p Planner
+	for _, tc := range []struct {
+		args string
+		n    int
+	}{
+		{"get {user1}:profile", 1},
+		{"get {user1}:profile", 16}, // local or a hop, by the key's shard
+		{"mget {user1}:a {user1}:b", 16},
+		{"mset a 1 b 2 c 3 d 4 e 5 f 6 g 7 h 8", 16}, // parts
+		{"ping", 16},
+		{"debug object k", 16},
+	} {
+		args := bs(tc.args)
+		spec, _ := command.Resolve(args)
+		for self := 0; self < 2; self++ {
+			p.Plan(spec, args, self, tc.n)
+			if a := testing.AllocsPerRun(100, func() { p.Plan(spec, args, self, tc.n) }); a != 0 {
+				t.Errorf("Plan(%s) from shard %d of %d allocates %v", tc.args, self, tc.n, a)
+			}
+		}
+	}
 	var m Merger
 	var w resp.Writer
 	margs := bs("mget a b c d e f g h")

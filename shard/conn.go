@@ -1,8 +1,6 @@
 package shard
 
 import (
-	"strconv"
-
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/ioloop"
@@ -223,8 +221,10 @@ func (s *Shard) fill(c *conn, sl *slot, b []byte) {
 	s.closeIfDone(c)
 }
 
-// dispatch runs one command: locally when its keys are here, as a hop when
-// they are all on one other shard, as a txn when they span shards.
+// dispatch runs one command where the router places it (router.Planner):
+// here, as a hop to the one shard that owns its keys, as a txn when they
+// span shards, on every shard, or as a SCAN step on the shard its cursor
+// names. Blocking commands are placed by block.
 func (s *Shard) dispatch(c *conn, args [][]byte) {
 	spec, errText := s.cmds.Resolve(args)
 	if errText != "" {
@@ -241,125 +241,44 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.block(c, spec, fn, args)
 		return
 	}
-
-	if spec.AllShards {
-		s.fanOutAll(c, spec, args)
-		return
-	}
-	if spec.Route != nil {
-		s.route(c, spec, args)
-		return
-	}
-	n := len(s.group.shards)
-	if n == 1 {
-		// One shard owns every key and no txn ever locks one: nothing to
-		// route, nothing to wait for.
+	pl := s.plan.Plan(spec, args, s.id, len(s.group.shards))
+	switch pl.Kind {
+	case router.Local:
 		s.runLocal1(c, spec, args)
-		return
-	}
-	keys, ok := spec.Keys(args, s.keys[:0])
-	s.keys = keys
-	if !ok || len(keys) == 0 {
-		s.runLocal1(c, spec, args)
-		return
-	}
-	owner := router.ShardOf(args[keys[0]], n)
-	same := true
-	for _, k := range keys[1:] {
-		if router.ShardOf(args[k], n) != owner {
-			same = false
-			break
-		}
-	}
-	switch {
-	case same && owner == s.id:
-		if s.blocked(args, keys) {
+	case router.Owned:
+		if keys := s.plan.Keys(); s.blocked(args, keys) {
 			s.deferLocal(c, spec, args, keys)
 			return
 		}
 		s.runLocal1(c, spec, args)
-	case same:
-		s.hop(c, owner, spec, args)
-	case !wellFormed(spec, args):
-		// Split a malformed MSET and one shard would write while another
-		// refuses: refuse it whole, as its handler would.
-		s.runLocal1(c, spec, args)
-	default:
-		s.multi(c, spec, args, keys)
-	}
-}
-
-// wellFormed reports whether every key of a command whose keys carry
-// arguments (MSET's values) has them.
-func wellFormed(spec *command.Spec, args [][]byte) bool {
-	for _, ks := range spec.KeySpecs {
-		if !ks.KeyNum && ks.Step > 1 && ks.LastKey == -1 && ks.Index > 0 && (len(args)-ks.Index)%ks.Step != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// route places a command whose row has a Route function.
-func (s *Shard) route(c *conn, spec *command.Spec, args [][]byte) {
-	r := spec.Route(args)
-	n := len(s.group.shards)
-	switch {
-	case r.All:
+	case router.Hop:
+		s.hop(c, pl.Dst, spec, args)
+	case router.Parts:
+		s.multi(c, spec, args, s.plan.Keys())
+	case router.All:
 		s.fanOutAll(c, spec, args)
-	case r.Cursor > 0:
-		s.scan(c, spec, args, r.Cursor)
-	case r.Key > 0 && r.Key < len(args) && router.ShardOf(args[r.Key], n) != s.id:
-		s.hop(c, router.ShardOf(args[r.Key], n), spec, args)
-	default:
-		s.runLocal1(c, spec, args)
-	}
-}
-
-// scan runs SCAN on the shard its cursor names and turns the shard's
-// cursor back into one for the client: the shard index sits in the top
-// bits, and a finished shard hands over to the next one.
-func (s *Shard) scan(c *conn, spec *command.Spec, args [][]byte, at int) {
-	cur, errText := command.ParseScanCursor(args[at])
-	if errText != "" {
-		s.reply(c, func(w *resp.Writer) { w.Error(errText) })
-		return
-	}
-	n := len(s.group.shards)
-	shard, _, ok := router.UnpackCursor(cur, n)
-	if !ok {
+	case router.Scan:
+		s.scan(c, spec, args, pl.Dst)
+	case router.ScanEnd:
 		s.reply(c, func(w *resp.Writer) {
 			w.Array(2)
 			w.BulkString("0")
 			w.Array(0)
 		})
-		return
 	}
+}
+
+// scan runs a SCAN step on shard, the one its cursor names, and gives the
+// client the shard's reply with the cursor rewritten (router.RewriteCursor).
+func (s *Shard) scan(c *conn, spec *command.Spec, args [][]byte, shard int) {
+	n := len(s.group.shards)
 	args = copyArgs(args)
 	sl := s.pend(c)
 	db, proto, from := c.cl.DB, c.cl.Proto, s.id
 	s.send(shard, func(t *Shard) {
 		b := t.execTo(true, proto, db, spec, args)
-		t.send(from, func(o *Shard) { o.fill(c, sl, rewriteCursor(b, shard, n, proto)) })
+		t.send(from, func(o *Shard) { o.fill(c, sl, router.RewriteCursor(b, shard, n, proto)) })
 	})
-}
-
-// rewriteCursor replaces the shard-local cursor of a SCAN reply with the
-// client's cursor.
-func rewriteCursor(b []byte, shard, n, proto int) []byte {
-	v, _, err := resp.ReadReply(b)
-	if err != nil || v.Type != '*' || len(v.Elems) != 2 {
-		return b
-	}
-	next, err := strconv.ParseUint(string(v.Elems[0].Str), 10, 64)
-	if err != nil {
-		return b
-	}
-	w := resp.Writer{Proto: proto}
-	w.Array(2)
-	w.BulkString(strconv.FormatUint(router.NextCursor(shard, next, n), 10))
-	resp.AppendValue(&w, v.Elems[1])
-	return w.B
 }
 
 // runLocal1 executes spec here and writes its reply in order.

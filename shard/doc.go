@@ -4,8 +4,10 @@
 // A Shard is one locked OS thread that owns an ioloop.Driver (its ring), an
 // engine.Store (its part of the keyspace) and the connections it accepted.
 // One loop turn: the driver submits everything queued and waits; completions
-// come back as OnData/OnOpen/OnClose calls, whose commands are parsed and run
-// at once when their keys are local, or sent to the owning shard as messages;
+// come back as OnData/OnOpen/OnClose calls, whose commands are parsed and
+// placed by the router (router.Planner: here, a hop, a txn, every shard, a
+// SCAN step); the shard only carries the placement out: it runs the command
+// at once when it is local, or sends it to the owning shards as messages;
 // then the inbox is drained (requests from other shards, replies to ours) and
 // every message produced in the turn is handed to its shard in one batch.
 //

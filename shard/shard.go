@@ -31,7 +31,7 @@ type Shard struct {
 	reader resp.Reader
 	w      resp.Writer // scratch writer for replies that do not go straight to a connection
 	ctx    command.Ctx
-	keys   []int // scratch for key positions
+	plan   router.Planner // places commands; holds the scratch for their key positions
 	cmds   command.Resolver
 	// ahead and warmKeys serve prefetch: a parser that looks ahead in a
 	// connection's input, and the keys it found.
