@@ -1,0 +1,427 @@
+package shard
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/net/ioloop"
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// recorded is one effect copied out of a turn's stream.
+type recorded struct {
+	eff  command.Effect
+	args [][]byte
+}
+
+// record makes every shard of g keep its effects in log[shard].
+func record(g *Group) [][]recorded {
+	log := make([][]recorded, len(g.shards))
+	for _, s := range g.shards {
+		s.mut.sink = func(shard int, fx *command.Effects) {
+			for i := range fx.Len() {
+				e, b := fx.At(i)
+				v, n, err := resp.ReadReply(b)
+				if err != nil || n != len(b) {
+					panic(fmt.Sprintf("effect %q: %v", b, err))
+				}
+				var args [][]byte
+				for _, a := range v.Elems {
+					args = append(args, append([]byte(nil), a.Str...))
+				}
+				log[shard] = append(log[shard], recorded{e, args})
+			}
+		}
+	}
+	return log
+}
+
+// flush hands every shard's effects to its sink, as the end of a turn does.
+func (g *Group) flushEffects() {
+	for _, s := range g.shards {
+		s.flushEffects()
+	}
+}
+
+// replay runs shard i's effects on shard i of g, in order, as loading a
+// shard's AOF does.
+func replay(t *testing.T, g *Group, log [][]recorded) {
+	for i, effects := range log {
+		s := g.shards[i]
+		for _, r := range effects {
+			spec, errText := s.cmds.Resolve(r.args)
+			if errText != "" {
+				t.Fatalf("effect %q: %s", r.args, errText)
+			}
+			if out := s.execTo(false, 2, r.eff.DB, spec, r.args); len(out) > 0 && out[0] == '-' {
+				t.Fatalf("shard %d: effect %q answered %q", i, bytes.Join(r.args, []byte(" ")), out)
+			}
+		}
+	}
+}
+
+// state renders every key of every shard and database of g: type, TTL and
+// value, with set members and hash fields sorted (their order depends on
+// the encoding).
+func state(g *Group, now int64) string {
+	var lines []string
+	for _, s := range g.shards {
+		for d := range s.store.Databases() {
+			db := s.store.DB(d)
+			var keys [][]byte
+			db.Keys([]byte("*"), now, func(k []byte) bool {
+				keys = append(keys, append([]byte(nil), k...))
+				return true
+			})
+			for _, k := range keys {
+				r, ok := db.Export(k, now)
+				if !ok {
+					continue
+				}
+				val := string(r.Data)
+				if r.Type != engine.TypeString {
+					var es []string
+					r.Elements(func(m, v []byte, sc float64) { es = append(es, fmt.Sprintf("%q=%q/%v", m, v, sc)) })
+					if r.Type == engine.TypeSet || r.Type == engine.TypeHash {
+						slices.Sort(es)
+					}
+					val = strings.Join(es, " ")
+				}
+				lines = append(lines, fmt.Sprintf("db%d %q %s ttl=%d %s", d, k, r.Type, r.ExpireAt, val))
+			}
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// writeGen draws random writes over a few keys of every type, spread over
+// the shards, in three databases: the differential test's mix of writes.
+type writeGen struct {
+	r   *rand.Rand
+	now int64
+}
+
+func (g *writeGen) key(kind byte) string {
+	tags := []string{"", "{x}", "{y}", "{z}"}
+	return fmt.Sprintf("%c%s%d", kind, tags[g.r.IntN(len(tags))], g.r.IntN(3))
+}
+
+func (g *writeGen) cmd() string {
+	r := g.r
+	s, l, h, st, z := g.key('s'), g.key('l'), g.key('h'), g.key('t'), g.key('z')
+	v := fmt.Sprint(r.IntN(20))
+	future := fmt.Sprint(g.now/1000 + 1000 + int64(r.IntN(100)))
+	switch r.IntN(48) {
+	case 0:
+		return "SET " + s + " " + v
+	case 1:
+		return "SET " + s + " " + v + " EX " + fmt.Sprint(100+r.IntN(100))
+	case 2:
+		return "SET " + s + " " + v + " PX 2"
+	case 3:
+		return "SET " + s + " " + v + " NX GET"
+	case 4:
+		return "SET " + s + " " + v + " XX KEEPTTL"
+	case 5:
+		return "SET " + s + " " + v + " EXAT " + future
+	case 6:
+		return "SETEX " + s + " 500 " + v
+	case 7:
+		return "PSETEX " + s + " 900000 " + v
+	case 8:
+		return "GETEX " + s + " " + []string{"EX 300", "PERSIST", "PXAT 1"}[r.IntN(3)]
+	case 9:
+		return "INCRBY " + s + " " + v
+	case 10:
+		return "INCRBYFLOAT " + s + " 0.1"
+	case 11:
+		return "APPEND " + s + " " + v
+	case 12:
+		return "SETRANGE " + s + " 2 abc"
+	case 13:
+		return "GETDEL " + s
+	case 14:
+		return "MSET " + s + " 1 " + g.key('s') + " 2 " + g.key('s') + " 3"
+	case 15:
+		return "MSETNX " + s + " 1 " + g.key('s') + " 2"
+	case 16:
+		return "DEL " + s + " " + l + " " + h
+	case 17:
+		return []string{"EXPIRE", "PEXPIRE"}[r.IntN(2)] + " " + g.key("slhtz"[r.IntN(5)]) + " " + fmt.Sprint(200000+r.IntN(1000)) + " " + []string{"", "NX", "XX", "GT", "LT"}[r.IntN(5)]
+	case 18:
+		return "EXPIREAT " + s + " " + future
+	case 19:
+		return "PERSIST " + s
+	case 20:
+		return "RENAME " + s + " " + g.key('s')
+	case 21:
+		return "COPY " + l + " " + g.key('l') + " DB " + fmt.Sprint(r.IntN(3)) + " REPLACE"
+	case 22:
+		return "MOVE " + h + " " + fmt.Sprint(r.IntN(3))
+	case 23:
+		if r.IntN(8) == 0 {
+			return "SWAPDB 0 " + fmt.Sprint(1+r.IntN(2))
+		}
+		return "SELECT " + fmt.Sprint(r.IntN(3))
+	case 24:
+		if r.IntN(10) == 0 {
+			return "FLUSHDB"
+		}
+		return "LPUSH " + l + " a b c"
+	case 25:
+		return "RPUSH " + l + " " + v
+	case 26:
+		return "RPOP " + l
+	case 27:
+		return "LMOVE " + l + " " + g.key('l') + " LEFT RIGHT"
+	case 28:
+		return "LTRIM " + l + " 1 -2"
+	case 29:
+		return "LREM " + l + " 1 a"
+	case 30:
+		return "LSET " + l + " 0 q"
+	case 31:
+		return "LINSERT " + l + " BEFORE b " + v
+	case 32:
+		return "HSET " + h + " f" + v + " " + v + " g 1"
+	case 33:
+		return "HDEL " + h + " f" + v
+	case 34:
+		return "HINCRBYFLOAT " + h + " g 1.5"
+	case 35:
+		return "HINCRBY " + h + " g 2"
+	case 36:
+		return "SADD " + st + " " + v + " m" + v
+	case 37:
+		return "SREM " + st + " " + v
+	case 38:
+		return "SPOP " + st + []string{"", " 2"}[r.IntN(2)]
+	case 39:
+		return "SMOVE " + st + " " + g.key('t') + " " + v
+	case 40:
+		return []string{"SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"}[r.IntN(3)] + " " + st + " " + g.key('t') + " " + g.key('t')
+	case 41:
+		return "ZADD " + z + " " + fmt.Sprint(r.IntN(5)) + " m" + v + " inf top"
+	case 42:
+		return "ZINCRBY " + z + " 1.5 m" + v
+	case 43:
+		return "ZPOPMIN " + z
+	case 44:
+		return "ZREM " + z + " m" + v
+	case 45:
+		return "ZUNIONSTORE " + z + " 2 " + g.key('z') + " " + g.key('z')
+	case 46:
+		return "ZRANGESTORE " + z + " " + g.key('z') + " 0 1"
+	default:
+		return "GET " + s // a read: may expire a key lazily
+	}
+}
+
+// resp2 encodes a space-separated command as a RESP array.
+func resp2(cmd string) string {
+	f := strings.Fields(cmd)
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(f))
+	for _, a := range f {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	return b.String()
+}
+
+// TestEffectsReplay: the effects of a random write workload on three
+// shards, replayed shard by shard into a fresh group, give the same keys,
+// values and TTLs. The workload has every kind of write, keys on one and
+// on several shards (hops, MSET parts, gathered RENAME/COPY/SMOVE/...),
+// database switches, FLUSHDB and SWAPDB, keys expiring during it, and
+// blocking pops served by later pushes.
+func TestEffectsReplay(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			g := testGroup(t, 3)
+			log := record(g)
+			gen := &writeGen{r: rand.New(rand.NewPCG(seed, 7)), now: time.Now().UnixMilli()}
+			s := g.shards[0]
+			const client = ioloop.ConnID(1)
+			s.OnOpen(client)
+			// Blocked clients on other connections of other shards, served
+			// by the workload's pushes.
+			blockers := []string{"BLPOP l0 l{x}1 0", "BRPOP l{y}2 l1 0", "BLMOVE l{z}0 l{x}2 RIGHT LEFT 0",
+				"BZPOPMIN z0 z{y}1 0", "BLMPOP 0 2 l2 l{z}1 LEFT COUNT 2", "BZMPOP 0 1 z{x}2 MAX COUNT 3",
+				"BRPOPLPUSH l{y}0 l{y}1 0"}
+			for i, b := range blockers {
+				o := g.shards[1+i%2]
+				id := ioloop.ConnID(10 + i)
+				o.OnOpen(id)
+				send(g, o, id, resp2(b))
+			}
+			for range 60 {
+				var req strings.Builder
+				for range 1 + gen.r.IntN(20) {
+					req.WriteString(resp2(gen.cmd()))
+				}
+				send(g, s, client, req.String())
+				g.flushEffects()
+			}
+			time.Sleep(3 * time.Millisecond) // let the PX 2 keys expire
+			now := time.Now().UnixMilli() + 5
+			want := state(g, now)
+			g.flushEffects() // the lazy expiries state just did
+			fresh := testGroup(t, 3)
+			replay(t, fresh, log)
+			if got := state(fresh, now); got != want {
+				t.Fatalf("replayed state differs:\n got:\n%s\nwant:\n%s", got, want)
+			}
+			n := 0
+			for _, l := range log {
+				n += len(l)
+			}
+			served := 0
+			for i := range blockers {
+				o := g.shards[1+i%2]
+				served += min(len(*o.drv.(*fakeDriver).Output(ioloop.ConnID(10+i))), 1)
+			}
+			if served < 4 {
+				t.Errorf("only %d of the blocked clients were served", served)
+			}
+			if n < 200 || !strings.Contains(want, "db1") {
+				t.Fatalf("the workload wrote too little: %d effects\n%s", n, want)
+			}
+		})
+	}
+}
+
+// TestEffectForms checks the propagated form of the writes that are not
+// replayed as themselves, and the effects of expiry and cross-shard parts.
+func TestEffectForms(t *testing.T) {
+	g := testGroup(t, 2)
+	log := record(g)
+	s := g.shards[0]
+	s.OnOpen(1)
+	g.shards[1].OnOpen(2)
+	send(g, g.shards[1], 2, resp2("BLPOP bl 0"))
+	now := time.Now().UnixMilli()
+	for _, c := range []string{
+		"SET a 1 EX 100", "SET a 2 KEEPTTL", "SETEX b 10 x", "EXPIRE b 50", "PEXPIRE b -1",
+		"SET c 1.5", "INCRBYFLOAT c 1", "GETEX c PX 5000", "GETEX c PERSIST",
+		"SADD st m", "SPOP st", "HSET h f 1", "HINCRBYFLOAT h f 0.5",
+		"SET gone 1 PX 1", "MSET " + keysOn(0, 2, 1)[0] + " 1 " + keysOn(1, 2, 1)[0] + " 2", "RPUSH bl v", "SET n 1", "SETNX n 2", "FLUSHALL",
+	} {
+		send(g, s, 1, resp2(c))
+		if c == "SET gone 1 PX 1" {
+			time.Sleep(2 * time.Millisecond)
+			send(g, s, 1, resp2("GET gone"))
+		}
+	}
+	g.flushEffects()
+	var got []string
+	for sh, l := range log {
+		for _, r := range l {
+			line := fmt.Sprintf("%d: %s", sh, bytes.Join(r.args, []byte(" ")))
+			if r.eff.Cause == command.CauseExpired {
+				line += " (expired)"
+			}
+			if r.eff.Tag.Parts > 0 {
+				line += fmt.Sprintf(" (part %d/%d)", r.eff.Tag.Part, r.eff.Tag.Parts)
+			}
+			got = append(got, line)
+		}
+	}
+	abs := func(d int64) string { return fmt.Sprint(now + d) }
+	want := map[string]bool{
+		"SET a 1 PXAT " + abs(100000): true, "SET a 2 PXAT " + abs(100000): true,
+		"SET b x PXAT " + abs(10000): true, "PEXPIREAT b " + abs(50000): true, "DEL b": true,
+		"SET c 2.5 KEEPTTL": true, "PEXPIREAT c " + abs(5000): true, "PERSIST c": true,
+		"SREM st m": true, "HSET h f 1.5": true, "DEL gone (expired)": true,
+		"LPOP bl": true, "SET n 1": true,
+	}
+	// Times: the test's clock and the shard's may differ by a few ms.
+	near := func(line, w string) bool {
+		if line == w {
+			return true
+		}
+		lf, wf := strings.Fields(line), strings.Fields(w)
+		if len(lf) != len(wf) {
+			return false
+		}
+		for i := range lf {
+			if lf[i] == wf[i] {
+				continue
+			}
+			var a, b int64
+			if _, err := fmt.Sscan(lf[i], &a); err != nil {
+				return false
+			}
+			if _, err := fmt.Sscan(wf[i], &b); err != nil || a-b > 50 || b-a > 50 {
+				return false
+			}
+		}
+		return true
+	}
+	for w := range want {
+		found := false
+		for _, line := range got {
+			found = found || near(line[3:], w)
+		}
+		if !found {
+			t.Errorf("no effect %q in\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	parts, flushes := 0, 0
+	for _, line := range got {
+		if strings.Contains(line, "SETNX") {
+			t.Errorf("a SETNX that changed nothing was propagated: %s", line)
+		}
+		if strings.Contains(line, "MSET") && strings.Contains(line, "/2)") {
+			parts++
+		}
+		if strings.HasSuffix(line, "FLUSHALL (part 0/2)") || strings.HasSuffix(line, "FLUSHALL (part 1/2)") {
+			flushes++
+		}
+	}
+	if parts != 2 || flushes != 2 {
+		t.Errorf("MSET parts %d, FLUSHALL parts %d, want 2 each:\n%s", parts, flushes, strings.Join(got, "\n"))
+	}
+}
+
+// TestVersions: a watched key's version changes exactly when the key does,
+// whichever path changed it (WATCH's foundation).
+func TestVersions(t *testing.T) {
+	g := testGroup(t, 1)
+	s := g.shards[0]
+	s.OnOpen(1)
+	send(g, s, 1, resp2("SET k 1"))
+	for _, tc := range []struct {
+		cmd     string
+		changes bool
+	}{
+		{"SET other 1", false},
+		{"GET k", false},
+		{"SETNX k 2", false},
+		{"SET k 2", true},
+		{"EXPIRE k 100 GT", false}, // no TTL is "infinite": GT refuses
+		{"EXPIRE k 100", true},
+		{"PERSIST k", true},
+		{"MOVE k 1", true},
+		{"SWAPDB 0 1", true},
+		{"FLUSHDB", true},
+		{"SET k 3 PX 1", true},
+		{"GET k", true}, // after the sleep below: the key expires on access
+	} {
+		v := s.watch(0, []byte("k"))
+		if tc.cmd == "GET k" && tc.changes {
+			time.Sleep(2 * time.Millisecond)
+		}
+		send(g, s, 1, resp2(tc.cmd))
+		if got := s.mut.versions[wkey{0, "k"}] != v; got != tc.changes {
+			t.Errorf("%s: version changed %v, want %v", tc.cmd, got, tc.changes)
+		}
+	}
+}
