@@ -286,7 +286,7 @@ func TestEffectsReplay(t *testing.T) {
 			served := 0
 			for i := range blockers {
 				o := g.shards[1+i%2]
-				served += min(len(*o.drv.(*fakeDriver).Output(ioloop.ConnID(10+i))), 1)
+				served += min(len(*o.drv.(*fakeDriver).Output(ioloop.ConnID(10 + i))), 1)
 			}
 			if served < 4 {
 				t.Errorf("only %d of the blocked clients were served", served)
