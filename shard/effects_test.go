@@ -425,3 +425,34 @@ func TestVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestEvictionEffects: a key eviction chose is a DEL effect of its cause.
+func TestEvictionEffects(t *testing.T) {
+	g := testGroup(t, 1)
+	log := record(g)
+	s := g.shards[0]
+	s.OnOpen(1)
+	var req strings.Builder
+	for i := range 200 {
+		req.WriteString(resp2(fmt.Sprintf("SET key%d %s", i, strings.Repeat("v", 500))))
+	}
+	send(g, s, 1, req.String())
+	policy, _ := engine.ParsePolicy("allkeys-lru")
+	s.store.SetMaxMemory(s.store.UsedMemory()/2, policy, 5)
+	for s.store.OverBudget() {
+		s.evict()
+	}
+	g.flushEffects()
+	evicted := 0
+	for _, r := range log[0] {
+		if r.eff.Cause == command.CauseEvicted {
+			if string(r.args[0]) != "DEL" || len(r.args) != 2 {
+				t.Fatalf("eviction effect %q", r.args)
+			}
+			evicted++
+		}
+	}
+	if evicted == 0 || int64(evicted) != s.store.Stats().EvictedKeys {
+		t.Fatalf("%d eviction effects, %d keys evicted", evicted, s.store.Stats().EvictedKeys)
+	}
+}
