@@ -18,6 +18,14 @@
 //   - slot: a place in a connection's reply queue. Replies leave a connection
 //     in request order: a command whose reply is not ready (it ran elsewhere)
 //     holds back the replies behind it.
+//   - mutation path: the few functions (effects.go) every change to a key
+//     passes through: a command whose handler changed data (the engine's
+//     Dirty count moved), an expiry, an eviction, a cross-shard write-back.
+//     Each counts the change, bumps the key's version if it is watched,
+//     wakes the clients blocked on it and appends an effect.
+//   - effect: a write in the form it must be replayed (command.Effects),
+//     handed in order to Options.Effects at the end of the turn, before
+//     any reply of the turn leaves.
 //   - txn: a command whose keys span shards. It locks its keys shard by
 //     shard in ascending shard order, runs its parts, then unlocks; commands
 //     on locked keys wait in the shard's deferred queue (VLL-style intents),
@@ -26,5 +34,7 @@
 // What must stay true:
 //   - a key is only ever read or written by the shard ShardOf(key) names;
 //   - per shard, commands on one key run in the order they reached the shard;
-//   - a connection's replies leave in the order its commands arrived.
+//   - a connection's replies leave in the order its commands arrived;
+//   - no key changes outside the mutation path, so a shard's effects,
+//     replayed in order on an empty shard, rebuild its data.
 package shard
