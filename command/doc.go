@@ -1,15 +1,15 @@
 // Package command is the command table, declared once as data, and the
 // handlers behind it.
 //
-// A row also states what a write leaves for its consumers (effect.go): its
-// propagated form (Propagate, when that is not the command itself) and the
-// keys it writes beyond its key specs (OtherDB, or Toucher calls). The
-// shard's mutation path reads both; handlers never report their writes.
-//
 // A Spec row says everything the server knows about a command: name, arity,
 // flags, where its keys are (Redis 7 key specs), how per-shard replies merge
 // and which Handler runs it. The router reads key positions from the rows and
 // never switches on a command name; COMMAND prints the same rows.
+//
+// A row also states what a write leaves for its consumers (effect.go): its
+// propagated form (Propagate, when that is not the command itself) and the
+// keys it writes beyond its key specs (OtherDB, or Toucher calls). The
+// shard's mutation path reads both; handlers never report their writes.
 //
 // Handlers run on the shard that owns the command's keys, get a Ctx with that
 // shard's engine.Store, and write exactly one reply with resp.Writer. They do
