@@ -1,0 +1,259 @@
+package coord
+
+// Intent is how a command or a transaction uses a key: Shared (it only
+// reads it) or Exclusive (it may write it).
+type Intent uint8
+
+// Intents.
+const (
+	Shared Intent = iota
+	Exclusive
+)
+
+// Key is one key a piece of work declares, with its intent. Key.Name is
+// copied by the table when it must outlive the call (a queued item, a held
+// lock).
+type Key struct {
+	Name   []byte
+	Intent Intent
+}
+
+// Item is work that waits in a Table's queue: a command on keys a
+// transaction holds (Txn 0), or a transaction's lock request (Txn set:
+// running it takes the locks). Run is called once, when its keys are free.
+type Item struct {
+	Keys []Key
+	Txn  uint64
+	Run  func()
+}
+
+// lock is a key's holders: one exclusive transaction, or shared ones.
+type lock struct {
+	excl   uint64 // the exclusive holder, 0: none
+	shared int    // shared holders
+}
+
+// Table is one shard's key locks and the queue of work waiting for them
+// (VLL's intent queue). It is owned by the shard's goroutine.
+//
+// Rules: a key is held by one exclusive transaction or by any number of
+// shared ones. Work whose keys conflict with a holder, or that touches a
+// key an earlier queued item touches, waits in arrival order; so work on
+// one key runs in the order it arrived, and two readers of a key (MGETs)
+// never wait for each other.
+type Table struct {
+	held    map[string]*lock
+	waiting map[string]int // key -> queued (or picked, not yet run) items that touch it
+	queue   []*Item
+
+	waking, again bool                // wake is running; an Unlock asked for another round
+	batch         []*Item             // scratch for pick
+	seen          map[string]struct{} // scratch for pick: keys of items still waiting
+}
+
+// NewTable returns an empty table.
+func NewTable() *Table {
+	return &Table{held: make(map[string]*lock), waiting: make(map[string]int), seen: make(map[string]struct{})}
+}
+
+// Idle reports whether no key is held and nothing waits: then any work may
+// run at once (the fast path: one comparison).
+func (t *Table) Idle() bool { return len(t.held) == 0 && len(t.waiting) == 0 }
+
+// Held reports whether key is held, and whether exclusively.
+func (t *Table) Held(key []byte) (held, exclusive bool) {
+	l, ok := t.held[string(key)]
+	if !ok {
+		return false, false
+	}
+	return true, l.excl != 0
+}
+
+// Queued returns the number of waiting items.
+func (t *Table) Queued() int { return len(t.queue) }
+
+// free reports whether k may be used now with its intent: no conflicting
+// holder and no queued item before it on the key.
+func (t *Table) free(k Key) bool {
+	return t.waiting[string(k.Name)] == 0 && t.holdersAllow(k)
+}
+
+// Free reports whether work on keys may run now.
+func (t *Table) Free(keys []Key) bool {
+	if t.Idle() {
+		return true
+	}
+	for _, k := range keys {
+		if !t.free(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// FreeNames is Free for keys given as argument positions in args, every
+// one with intent; it does not allocate.
+func (t *Table) FreeNames(args [][]byte, idx []int, intent func(i int) Intent) bool {
+	if t.Idle() {
+		return true
+	}
+	for _, i := range idx {
+		if !t.free(Key{Name: args[i], Intent: intent(i)}) {
+			return false
+		}
+	}
+	return true
+}
+
+// take gives keys to transaction txn.
+func (t *Table) take(txn uint64, keys []Key) {
+	for _, k := range keys {
+		l := t.held[string(k.Name)]
+		if l == nil {
+			l = &lock{}
+			t.held[string(k.Name)] = l
+		}
+		if k.Intent == Exclusive {
+			l.excl = txn
+		} else {
+			l.shared++
+		}
+	}
+}
+
+// TryLock takes keys for txn when they are free now and reports whether
+// it did; it never queues (the optimistic first round of a transaction:
+// see the package comment).
+func (t *Table) TryLock(txn uint64, keys []Key) bool {
+	if !t.Free(keys) {
+		return false
+	}
+	t.take(txn, keys)
+	return true
+}
+
+// Lock takes keys for txn and calls granted: at once when they are free,
+// else after the work before it released them.
+func (t *Table) Lock(txn uint64, keys []Key, granted func()) {
+	if t.TryLock(txn, keys) {
+		granted()
+		return
+	}
+	t.Enqueue(&Item{Keys: own(keys), Txn: txn, Run: granted})
+}
+
+// Enqueue queues an item behind the holders and the earlier items. Its
+// Keys must stay valid while it waits.
+func (t *Table) Enqueue(it *Item) {
+	for _, k := range it.Keys {
+		t.waiting[string(k.Name)]++
+	}
+	t.queue = append(t.queue, it)
+}
+
+// Unlock releases what txn holds of keys (with the intents it took them
+// with) and runs, in order, the queued items that can run now.
+func (t *Table) Unlock(txn uint64, keys []Key) {
+	for _, k := range keys {
+		l, ok := t.held[string(k.Name)]
+		if !ok {
+			continue
+		}
+		switch {
+		case k.Intent == Exclusive && l.excl == txn:
+			l.excl = 0
+		case k.Intent == Shared && l.shared > 0:
+			l.shared--
+		}
+		if l.excl == 0 && l.shared == 0 {
+			delete(t.held, string(k.Name))
+		}
+	}
+	t.wake()
+}
+
+// wake runs the queued items whose keys are free, in arrival order; an
+// item that still waits holds back later items on its keys.
+//
+// An item's Run may queue, lock and unlock (a deferred command's reply lets
+// its connection read on). So wake first picks a batch (taking the locks of
+// its lock requests), leaving the picked items counted as waiting until
+// each runs, so that work arriving meanwhile queues behind them; an Unlock
+// inside a Run only asks for another round.
+func (t *Table) wake() {
+	if t.waking {
+		t.again = true
+		return
+	}
+	t.waking = true
+	for {
+		t.again = false
+		batch := t.pick()
+		for i, it := range batch {
+			batch[i] = nil
+			for _, k := range it.Keys {
+				if t.waiting[string(k.Name)]--; t.waiting[string(k.Name)] == 0 {
+					delete(t.waiting, string(k.Name))
+				}
+			}
+			it.Run()
+		}
+		t.batch = batch[:0]
+		if len(batch) == 0 && !t.again {
+			break
+		}
+	}
+	t.waking = false
+}
+
+// pick removes from the queue, in order, the items that can run now and
+// returns them; their keys stay counted in waiting.
+func (t *Table) pick() []*Item {
+	batch := t.batch[:0]
+	clear(t.seen)
+	kept := t.queue[:0]
+	for _, it := range t.queue {
+		ok := true
+		for _, k := range it.Keys {
+			if _, behind := t.seen[string(k.Name)]; behind || !t.holdersAllow(k) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			for _, k := range it.Keys {
+				t.seen[string(k.Name)] = struct{}{}
+			}
+			kept = append(kept, it)
+			continue
+		}
+		if it.Txn != 0 {
+			t.take(it.Txn, it.Keys)
+		}
+		batch = append(batch, it)
+	}
+	clear(t.queue[len(kept):])
+	t.queue = kept
+	return batch
+}
+
+// holdersAllow reports whether k's holders let it be used with its intent.
+func (t *Table) holdersAllow(k Key) bool {
+	l, ok := t.held[string(k.Name)]
+	return !ok || k.Intent == Shared && l.excl == 0
+}
+
+// own copies keys' names so that they outlive the caller's buffers.
+func own(keys []Key) []Key {
+	n := 0
+	for _, k := range keys {
+		n += len(k.Name)
+	}
+	buf := make([]byte, 0, n)
+	out := make([]Key, len(keys))
+	for i, k := range keys {
+		buf = append(buf, k.Name...)
+		out[i] = Key{Name: buf[len(buf)-len(k.Name) : len(buf) : len(buf)], Intent: k.Intent}
+	}
+	return out
+}
