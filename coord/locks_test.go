@@ -3,8 +3,8 @@ package coord
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
