@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Two radish-server binaries, same run, alternated round by round: did a
+# change cost anything? Server CPU per request decides on this noisy
+# machine; throughput is printed too.
+#
+#   A=/tmp/radish-old B=bin/radish-server bash benchmarks/ab.sh
+#   ROUNDS=7 N=1000000 A=... B=... bash benchmarks/ab.sh
+#
+# Workloads (redis-benchmark, -c 50, keys from a 1M keyspace):
+#   set/get P32, P1    one shard: the local path
+#   mset10/mget10 P1   two shards: MSET/MGET of 10 random keys, so nearly
+#                      every one spans both shards (a txn)
+#   hopget P32         two shards: GET, half the requests hop
+# Server on CPU $SERVER_CPU, redis-benchmark on CPU $CLIENT_CPU (taskset).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${A:?A=path to the first radish-server}" "${B:?B=path to the second radish-server}"
+ROUNDS=${ROUNDS:-5}
+N=${N:-1000000}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+PORT=${PORT:-7390}
+IO=${IO:-uring}
+
+command -v redis-benchmark >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-tools >/dev/null; }
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+hz=$(getconf CLK_TCK)
+
+# start BIN SHARDS: starts a server on $PORT, sets $pid.
+start() {
+  taskset -c "$SERVER_CPU" "$1" --port "$PORT" --shards "$2" --io "$IO" --dir "$tmp" --logfile "$tmp/log" &
+  pid=$!
+  for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && return; sleep 0.05; done
+  echo "server $1 did not start" >&2; exit 1
+}
+stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
+
+keys10() { local s=""; for _ in $(seq 10); do s+=" k:__rand_int__"; done; echo "$s"; }
+msetargs() { local s=""; for _ in $(seq 10); do s+=" k:__rand_int__ v"; done; echo "$s"; }
+
+# bench NAME TEST N ARGS... -> "name test rps us_per_req"
+bench() {
+  local name=$1 test=$2 n=$3; shift 3
+  local before after out rps
+  before=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  out=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$PORT" -c 50 -r 1000000 -n "$n" --csv -q "$@" | tail -1)
+  after=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  rps=$(echo "$out" | cut -d, -f2 | tr -d '"')
+  awk -v nm="$name" -v t="$test" -v r="$rps" -v d=$((after - before)) -v hz="$hz" -v n="$n" \
+    'BEGIN{printf "%s %s %s %.3f\n", nm, t, r, d/hz*1e6/n}'
+}
+
+results="$tmp/results"
+: >"$results"
+for round in $(seq "$ROUNDS"); do
+  if (( round % 2 )); then order="A B"; else order="B A"; fi
+  for which in $order; do
+    bin=$A; [ "$which" = B ] && bin=$B
+    start "$bin" 1
+    bench "$which" set-P32 "$N" -t set -P 32 | tee -a "$results"
+    bench "$which" get-P32 "$N" -t get -P 32 | tee -a "$results"
+    bench "$which" set-P1 $((N / 4)) -t set -P 1 | tee -a "$results"
+    bench "$which" get-P1 $((N / 4)) -t get -P 1 | tee -a "$results"
+    stop
+    start "$bin" 2
+    # shellcheck disable=SC2046
+    bench "$which" mset10-P1 $((N / 8)) MSET $(msetargs) | tee -a "$results"
+    # shellcheck disable=SC2046
+    bench "$which" mget10-P1 $((N / 8)) MGET $(keys10) | tee -a "$results"
+    bench "$which" hopget-P32 "$N" -t get -P 32 | tee -a "$results"
+    stop
+  done
+done
+
+echo
+echo "| test | A krps | B krps | A µs CPU/req | B µs CPU/req | B/A CPU |"
+echo "|---|---|---|---|---|---|"
+for t in set-P32 get-P32 set-P1 get-P1 mset10-P1 mget10-P1 hopget-P32; do
+  med() { grep "^$1 $t " "$results" | awk -v c="$2" '{print $c}' | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+  ar=$(med A 3); br=$(med B 3); ac=$(med A 4); bc=$(med B 4)
+  awk -v t="$t" -v ar="$ar" -v br="$br" -v ac="$ac" -v bc="$bc" \
+    'BEGIN{printf "| %s | %.0f | %.0f | %.3f | %.3f | %.2f |\n", t, ar/1000, br/1000, ac, bc, bc/ac}'
+done
+echo
+echo "A=$A B=$B; machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; rounds=$ROUNDS n=$N io=$IO"
