@@ -91,14 +91,14 @@ func (t *Table) Free(keys []Key) bool {
 	return true
 }
 
-// FreeNames is Free for keys given as argument positions in args, every
-// one with intent; it does not allocate.
-func (t *Table) FreeNames(args [][]byte, idx []int, intent func(i int) Intent) bool {
+// FreeArgs is Free for the keys at positions idx of args, all with
+// intent in; it does not allocate.
+func (t *Table) FreeArgs(args [][]byte, idx []int, in Intent) bool {
 	if t.Idle() {
 		return true
 	}
 	for _, i := range idx {
-		if !t.free(Key{Name: args[i], Intent: intent(i)}) {
+		if !t.free(Key{Name: args[i], Intent: in}) {
 			return false
 		}
 	}

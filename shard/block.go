@@ -117,7 +117,7 @@ func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args []
 				s.waitOn(c, b, fn, viaHome)
 			}
 		}
-		s.acquire(t, 0)
+		s.acquire(t)
 		return
 	}
 	s.waitOn(c, b, fn, viaHome)
@@ -247,7 +247,8 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 	s.txnSeq++
 	lockID := uint64(s.id+1)<<48 | s.txnSeq
 	me, c, id := s.id, wt.c, wt.id
-	s.lock(lockID, wt.keys, func() {
+	keys := exclusive(wt.keys)
+	s.lock(lockID, keys, func() {
 		s.send(wt.home, func(h *Shard) {
 			ok := !c.dead && c.blocked != nil && c.blocked.id == id && !c.blocked.claimed
 			if ok {
@@ -275,7 +276,7 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 						}
 					})
 				}
-				o.unlock(lockID, wt.keys)
+				o.unlock(lockID, keys)
 				if again {
 					o.ready[wk] = true
 				}
@@ -317,7 +318,7 @@ func (s *Shard) moveAcross(c *conn, id uint64) {
 			})
 		}
 	}
-	s.acquire(t, 0)
+	s.acquire(t)
 }
 
 // isNull reports whether a reply is a RESP2 or RESP3 null.

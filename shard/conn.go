@@ -246,7 +246,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	case router.Local:
 		s.runLocal1(c, spec, args)
 	case router.Owned:
-		if keys := s.plan.Keys(); s.blocked(args, keys) {
+		if keys := s.plan.Keys(); s.blocked(spec, args, keys) {
 			s.deferLocal(c, spec, args, keys)
 			return
 		}

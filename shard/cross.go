@@ -35,15 +35,16 @@ func (s *Shard) gather(t *txn) {
 		}
 	}
 	for i := range t.parts {
+		keys, dbs := t.keys[i], [2]int{t.db, other}
 		s.on(t, i, func(o *Shard) any {
-			es := make([]entry, 0, len(t.keys[i]))
-			for _, db := range [2]int{t.db, other} {
+			es := make([]entry, 0, len(keys))
+			for _, db := range dbs {
 				if db < 0 {
 					continue
 				}
-				for _, k := range t.keys[i] {
-					rec, ok := o.store.DB(db).Export(k, o.now)
-					es = append(es, entry{db: db, key: k, rec: rec, ok: ok})
+				for _, k := range keys {
+					rec, ok := o.store.DB(db).Export(k.Name, o.now)
+					es = append(es, entry{db: db, key: k.Name, rec: rec, ok: ok})
 				}
 			}
 			return es
@@ -106,12 +107,12 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 				writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
 			}
 		}
-		tag := t.tag(i)
+		tag, id, keys := t.tag(i), t.id, t.keys[i]
 		s.on(t, i, func(o *Shard) any {
 			for _, e := range writes {
 				o.writeBack(e, tag)
 			}
-			o.unlock(t.id, t.keys[i])
+			o.unlock(id, keys)
 			return nil
 		}, func(any) {
 			if left--; left > 0 {

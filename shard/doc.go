@@ -26,10 +26,13 @@
 //   - effect: a write in the form it must be replayed (command.Effects),
 //     handed in order to Options.Effects at the end of the turn, before
 //     any reply of the turn leaves.
-//   - txn: a command whose keys span shards. It locks its keys shard by
-//     shard in ascending shard order, runs its parts, then unlocks; commands
-//     on locked keys wait in the shard's deferred queue (VLL-style intents),
-//     so no client observes half of one, and no global lock exists.
+//   - txn: a command whose keys span shards. It takes its keys on every
+//     shard with coord's protocol (one parallel try round; if a shard
+//     refuses, shard by shard in ascending order), runs its parts, then
+//     unlocks; keys it only reads are held shared. Work on locked keys
+//     waits in the shard's coord.Table queue (VLL-style intents), so no
+//     client observes half of one, and no global lock exists. Each message
+//     carries what its shard needs; only the home shard reads the txn.
 //
 // What must stay true:
 //   - a key is only ever read or written by the shard ShardOf(key) names;

@@ -8,6 +8,7 @@ import (
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
@@ -57,9 +58,7 @@ type Shard struct {
 	ready   map[wkey]bool      // keys written since their waiters were served
 	keys2   []int              // scratch for key positions of a write
 
-	locks    map[string]uint64 // key -> txn holding it
-	waiting  map[string]int    // key -> deferred items that touch it
-	deferred []*deferredItem
+	locks *coord.Table // key locks and the work waiting for them (txn.go)
 
 	txnSeq   uint64
 	expireAt time.Time // no expiry slice before this (see fastCycles)
@@ -84,8 +83,7 @@ func newShard(g *Group, id int) *Shard {
 		store:   engine.NewStore(g.opts.Databases),
 		conns:   make(map[ioloop.ConnID]*conn),
 		outbox:  make([][]message, g.opts.Shards),
-		locks:   make(map[string]uint64),
-		waiting: make(map[string]int),
+		locks:   coord.NewTable(),
 		waiters: make(map[wkey][]*waiter),
 		ready:   make(map[wkey]bool),
 		done:    make(chan struct{}),

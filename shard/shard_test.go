@@ -149,7 +149,7 @@ func TestTxnBlocksConflictingCommands(t *testing.T) {
 	a.OnData(1)
 	// The lock on ka (shard a is first in order) is taken at once.
 	a.runLocal()
-	if _, held := a.locks[ka]; !held {
+	if held, _ := a.locks.Held([]byte(ka)); !held {
 		t.Fatalf("txn does not hold %s", ka)
 	}
 	// A client of shard a writes ka now: it must wait for the MSET.
@@ -157,8 +157,8 @@ func TestTxnBlocksConflictingCommands(t *testing.T) {
 	a.OnOpen(3)
 	fa.in[3] = append(fa.in[3], fmt.Sprintf("SET %s 2\r\n", ka)...)
 	a.OnData(3)
-	if len(a.deferred) != 1 {
-		t.Fatalf("deferred = %d, want 1", len(a.deferred))
+	if a.locks.Queued() != 1 {
+		t.Fatalf("deferred = %d, want 1", a.locks.Queued())
 	}
 	g.settle()
 	if got := string(*fa.Output(1)); got != "+OK\r\n" {
@@ -171,7 +171,7 @@ func TestTxnBlocksConflictingCommands(t *testing.T) {
 	if got := send(g, a, 3, "MGET "+ka+" "+kb+"\r\n"); got != "*2\r\n$1\r\n2\r\n$1\r\n1\r\n" {
 		t.Fatalf("after: %q", got)
 	}
-	if len(a.locks)+len(b.locks)+len(a.waiting)+len(b.waiting) != 0 {
+	if !a.locks.Idle() || !b.locks.Idle() {
 		t.Fatal("locks left behind")
 	}
 }
@@ -271,7 +271,7 @@ func TestGatherAcrossShards(t *testing.T) {
 		}
 	}
 	for _, sh := range g.shards {
-		if len(sh.locks) > 0 || len(sh.deferred) > 0 {
+		if !sh.locks.Idle() {
 			t.Fatalf("shard %d left locks", sh.id)
 		}
 	}
@@ -348,7 +348,7 @@ func TestBlockingAcrossShards(t *testing.T) {
 		t.Fatalf("unblocked reply %q", got)
 	}
 	for _, s := range g.shards {
-		if len(s.waiters) > 0 || len(s.locks) > 0 {
+		if len(s.waiters) > 0 || !s.locks.Idle() {
 			t.Fatalf("shard %d left waiters %v locks %v", s.id, s.waiters, s.locks)
 		}
 	}
@@ -389,8 +389,43 @@ func TestBlockingMoveAcrossShards(t *testing.T) {
 		t.Fatalf("timeout reply %q", got)
 	}
 	for _, s := range g.shards {
-		if len(s.waiters) > 0 || len(s.locks) > 0 {
+		if len(s.waiters) > 0 || !s.locks.Idle() {
 			t.Fatalf("shard %d left waiters %v locks %v", s.id, s.waiters, s.locks)
 		}
+	}
+}
+
+// TestReadersShareLocks: two cross-shard MGETs on the same keys hold them
+// together (shared intent) instead of one waiting for the other; an MSET
+// of one of them waits for both, and every txn takes its locks in one
+// parallel round when nothing conflicts.
+func TestReadersShareLocks(t *testing.T) {
+	g := testGroup(t, 2)
+	a := g.shards[0]
+	ka, kb := keysOn(0, 2, 1)[0], keysOn(1, 2, 1)[0]
+	fa := a.drv.(*fakeDriver)
+	for id := ioloop.ConnID(1); id <= 3; id++ {
+		a.OnOpen(id)
+	}
+	fa.in[1] = append(fa.in[1], resp2("MGET "+ka+" "+kb)...)
+	fa.in[2] = append(fa.in[2], resp2("MGET "+kb+" "+ka)...)
+	fa.in[3] = append(fa.in[3], resp2("MSET "+ka+" 1 "+kb+" 2")...)
+	a.OnData(1)
+	a.OnData(2)
+	a.OnData(3)
+	a.runLocal() // the try round's requests to a itself
+	held, excl := a.locks.Held([]byte(ka))
+	if !held || excl || a.locks.Queued() != 0 {
+		t.Fatalf("after both MGETs' try round: held %v exclusive %v queued %d", held, excl, a.locks.Queued())
+	}
+	g.settle()
+	want := []string{"*2\r\n$-1\r\n$-1\r\n", "*2\r\n$-1\r\n$-1\r\n", "+OK\r\n"}
+	for i, w := range want {
+		if got := string(*fa.Output(ioloop.ConnID(i + 1))); got != w {
+			t.Fatalf("client %d: %q, want %q", i+1, got, w)
+		}
+	}
+	if !a.locks.Idle() || !g.shards[1].locks.Idle() {
+		t.Fatal("locks left behind")
 	}
 }

@@ -1,59 +1,32 @@
 package shard
 
 import (
+	"slices"
+
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
 )
 
-// deferredItem is work that touches a key a txn holds, or a key an earlier
-// deferred item touches. Items run in arrival order once their keys are free.
-type deferredItem struct {
-	keys [][]byte
-	// txn is non-zero for a lock request: running it takes the locks.
-	txn uint64
-	run func()
+// Key locks are a coord.Table (s.locks): a key a txn holds exclusively, or
+// one an earlier waiting item wants, makes work on it wait in arrival
+// order; keys txns only read are held shared, so readers never wait for
+// each other.
+
+// intentOf is the intent a command that is not a txn has on its keys.
+func intentOf(spec *command.Spec) coord.Intent {
+	if spec.Flags&command.Write != 0 {
+		return coord.Exclusive
+	}
+	return coord.Shared
 }
 
 // blocked reports whether any of the keys at positions idx of args is
-// locked by a txn or wanted by a deferred item. Cheap when nothing is.
-func (s *Shard) blocked(args [][]byte, idx []int) bool {
-	if len(s.locks) == 0 && len(s.waiting) == 0 {
-		return false
-	}
-	for _, i := range idx {
-		if s.keyBusy(args[i]) {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *Shard) keyBusy(k []byte) bool {
-	if _, ok := s.locks[string(k)]; ok {
-		return true
-	}
-	return s.waiting[string(k)] > 0
-}
-
-func (s *Shard) anyBusy(keys [][]byte) bool {
-	if len(s.locks) == 0 && len(s.waiting) == 0 {
-		return false
-	}
-	for _, k := range keys {
-		if s.keyBusy(k) {
-			return true
-		}
-	}
-	return false
-}
-
-// enqueue defers an item behind the txn locks and earlier items.
-func (s *Shard) enqueue(it *deferredItem) {
-	for _, k := range it.keys {
-		s.waiting[string(k)]++
-	}
-	s.deferred = append(s.deferred, it)
+// locked by a txn against spec's intent, or wanted by a waiting item.
+// Cheap when nothing is locked.
+func (s *Shard) blocked(spec *command.Spec, args [][]byte, idx []int) bool {
+	return !s.locks.FreeArgs(args, idx, intentOf(spec))
 }
 
 // deferLocal queues a command of a local connection whose keys are busy.
@@ -61,7 +34,7 @@ func (s *Shard) deferLocal(c *conn, spec *command.Spec, args [][]byte, idx []int
 	args = copyArgs(args)
 	sl := s.pend(c)
 	proto, db, nt := c.cl.Proto, c.cl.DB, c.cl.NoTouch
-	s.enqueue(&deferredItem{keys: pick(args, idx), run: func() {
+	s.locks.Enqueue(&coord.Item{Keys: pick(args, idx, intentOf(spec)), Run: func() {
 		b := s.execTo(nt, proto, db, spec, args)
 		s.fill(c, sl, b)
 	}})
@@ -70,66 +43,40 @@ func (s *Shard) deferLocal(c *conn, spec *command.Spec, args [][]byte, idx []int
 // runOrDefer runs fn now unless the command's keys are busy.
 func (s *Shard) runOrDefer(args [][]byte, spec *command.Spec, fn func()) {
 	idx, _ := spec.Keys(args, nil)
-	if !s.blocked(args, idx) {
+	if !s.blocked(spec, args, idx) {
 		fn()
 		return
 	}
-	s.enqueue(&deferredItem{keys: pick(args, idx), run: fn})
+	s.locks.Enqueue(&coord.Item{Keys: pick(args, idx, intentOf(spec)), Run: fn})
 }
 
-func pick(args [][]byte, idx []int) [][]byte {
-	keys := make([][]byte, len(idx))
+// pick returns the keys at positions idx of args, all with intent in.
+func pick(args [][]byte, idx []int, in coord.Intent) []coord.Key {
+	keys := make([]coord.Key, len(idx))
 	for i, j := range idx {
-		keys[i] = args[j]
+		keys[i] = coord.Key{Name: args[j], Intent: in}
 	}
 	return keys
 }
 
+// exclusive returns keys, each with exclusive intent.
+func exclusive(keys [][]byte) []coord.Key {
+	out := make([]coord.Key, len(keys))
+	for i, k := range keys {
+		out[i] = coord.Key{Name: k, Intent: coord.Exclusive}
+	}
+	return out
+}
+
 // lock takes keys for txn id, or queues the request; granted runs once the
 // keys are held.
-func (s *Shard) lock(id uint64, keys [][]byte, granted func()) {
-	if !s.anyBusy(keys) {
-		for _, k := range keys {
-			s.locks[string(k)] = id
-		}
-		granted()
-		return
-	}
-	s.enqueue(&deferredItem{keys: keys, txn: id, run: granted})
+func (s *Shard) lock(id uint64, keys []coord.Key, granted func()) {
+	s.locks.Lock(id, keys, granted)
 }
 
-// unlock releases id's keys and runs every deferred item that can run now.
-func (s *Shard) unlock(id uint64, keys [][]byte) {
-	for _, k := range keys {
-		if s.locks[string(k)] == id {
-			delete(s.locks, string(k))
-		}
-	}
-	s.wakeDeferred()
-}
-
-// wakeDeferred runs, in order, the deferred items whose keys are free,
-// keeping per-key order: an item still waiting holds back later items on
-// the same keys.
-func (s *Shard) wakeDeferred() {
-	if len(s.deferred) == 0 {
-		return
-	}
-	q := s.deferred
-	s.deferred = nil
-	clear(s.waiting)
-	for _, it := range q {
-		if s.anyBusy(it.keys) {
-			s.enqueue(it)
-			continue
-		}
-		if it.txn != 0 {
-			for _, k := range it.keys {
-				s.locks[string(k)] = it.txn
-			}
-		}
-		it.run()
-	}
+// unlock releases id's keys and runs the waiting work that can run now.
+func (s *Shard) unlock(id uint64, keys []coord.Key) {
+	s.locks.Unlock(id, keys)
 }
 
 // txn is a command whose keys span shards, coordinated by the shard that
@@ -144,7 +91,7 @@ type txn struct {
 	proto   int
 	db      int
 	parts   []router.Part // per shard, ascending shard order
-	keys    [][][]byte    // per part: the keys it locks
+	keys    [][]coord.Key // per part: the keys it locks, with their intents
 	got     int
 	reply   [][]byte
 	oom     bool // a shard is out of memory: the txn is refused whole
@@ -171,7 +118,7 @@ func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
 	t := s.newTxn(c, spec, args, idx)
 	t.sl = s.pend(c)
 	c.barrier = true
-	s.acquire(t, 0)
+	s.acquire(t)
 }
 
 // newTxn prepares a txn for a command whose keys span shards.
@@ -190,42 +137,102 @@ func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *t
 	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
 		t.parts = append(t.parts, p.Clone())
 	}
-	t.keys = make([][][]byte, len(t.parts))
+	t.keys = make([][]coord.Key, len(t.parts))
 	for i, p := range t.parts {
-		t.keys[i] = pick(p.Args, p.KeyIdx)
+		t.keys[i] = partKeys(spec, p)
 	}
 	t.reply = make([][]byte, len(t.parts))
 	return t
 }
 
-// acquire locks part i's keys on its shard, then the next part's.
-func (s *Shard) acquire(t *txn, i int) {
-	if i == len(t.parts) {
-		if t.oom {
-			s.refuse(t)
-			return
+// partKeys are the keys part p locks: exclusive those the command may
+// write, shared those it only reads (MGET's, SUNIONSTORE's sources).
+func partKeys(spec *command.Spec, p router.Part) []coord.Key {
+	keys := pick(p.Args, p.KeyIdx, coord.Shared)
+	w, _ := spec.WriteKeys(p.Args, nil)
+	for i, j := range p.KeyIdx {
+		if slices.Contains(w, j) {
+			keys[i].Intent = coord.Exclusive
 		}
-		s.runParts(t)
+	}
+	return keys
+}
+
+// acquire takes t's locks as coord's protocol says: every part's at once
+// (TryLock), and when a shard refused, shard by shard in ascending order.
+// Then it runs the parts, or refuses t whole when a shard is out of memory.
+// Each message carries what its shard needs (the part's keys, the row);
+// no shard reads t's fields but the home shard.
+func (s *Shard) acquire(t *txn) {
+	home, id, spec := s.id, t.id, t.spec
+	left := len(t.parts)
+	granted := make([]bool, len(t.parts))
+	for i := range t.parts {
+		keys := t.keys[i]
+		s.send(t.parts[i].Shard, func(o *Shard) {
+			ok := o.locks.TryLock(id, keys)
+			oom := ok && o.oom(spec)
+			o.send(home, func(h *Shard) {
+				granted[i], t.oom = ok, t.oom || oom
+				if left--; left > 0 {
+					return
+				}
+				if !slices.Contains(granted, false) {
+					h.locked(t)
+					return
+				}
+				// Release what was granted, then queue in order: per pair of
+				// shards messages arrive in order, so each release lands
+				// before the ordered request that follows it.
+				t.oom = false
+				for j, g := range granted {
+					if g {
+						keys := t.keys[j]
+						h.send(t.parts[j].Shard, func(o *Shard) { o.unlock(id, keys) })
+					}
+				}
+				h.acquireFrom(t, 0)
+			})
+		})
+	}
+}
+
+// acquireFrom locks part i's keys on its shard, waiting for them if they
+// are busy, then the next part's.
+func (s *Shard) acquireFrom(t *txn, i int) {
+	if i == len(t.parts) {
+		s.locked(t)
 		return
 	}
-	home := s.id
+	home, id, spec, keys := s.id, t.id, t.spec, t.keys[i]
 	s.send(t.parts[i].Shard, func(o *Shard) {
-		o.lock(t.id, t.keys[i], func() {
-			oom := o.oom(t.spec)
+		o.lock(id, keys, func() {
+			oom := o.oom(spec)
 			o.send(home, func(h *Shard) {
 				t.oom = t.oom || oom
-				h.acquire(t, i+1)
+				h.acquireFrom(t, i+1)
 			})
 		})
 	})
+}
+
+// locked runs t once it holds every key, or refuses it when a shard is out
+// of memory.
+func (s *Shard) locked(t *txn) {
+	if t.oom {
+		s.refuse(t)
+		return
+	}
+	s.runParts(t)
 }
 
 // refuse unlocks every part of t and answers the OOM error.
 func (s *Shard) refuse(t *txn) {
 	left := len(t.parts)
 	for i := range t.parts {
+		id, keys := t.id, t.keys[i]
 		s.on(t, i, func(o *Shard) any {
-			o.unlock(t.id, t.keys[i])
+			o.unlock(id, keys)
 			return nil
 		}, func(any) {
 			if left--; left == 0 {
@@ -245,12 +252,14 @@ func (s *Shard) runParts(t *txn) {
 		return
 	}
 	for i := range t.parts {
+		id, keys, tag, spec, args := t.id, t.keys[i], t.tag(i), t.spec, t.parts[i].Args
+		proto, noTouch, db := t.proto, t.noTouch, t.db
 		s.on(t, i, func(o *Shard) any {
-			w := resp.Writer{Proto: t.proto}
-			o.mut.fx.Tag = t.tag(i)
-			o.run1(&w, nil, t.noTouch, t.db, t.spec, t.parts[i].Args)
+			w := resp.Writer{Proto: proto}
+			o.mut.fx.Tag = tag
+			o.run1(&w, nil, noTouch, db, spec, args)
 			o.mut.fx.Tag = command.Tag{}
-			o.unlock(t.id, t.keys[i])
+			o.unlock(id, keys)
 			return w.B
 		}, func(r any) { s.partDone(t, i, r.([]byte)) })
 	}
@@ -295,9 +304,10 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	t.sl = s.pend(c)
 	c.barrier = true
 	for i := range t.parts {
+		tag, proto, noTouch, db := t.tag(i), t.proto, t.noTouch, t.db
 		s.on(t, i, func(o *Shard) any {
-			o.mut.fx.Tag = t.tag(i)
-			b := o.execTo(t.noTouch, t.proto, t.db, spec, args)
+			o.mut.fx.Tag = tag
+			b := o.execTo(noTouch, proto, db, spec, args)
 			o.mut.fx.Tag = command.Tag{}
 			return b
 		}, func(r any) { s.partDone(t, i, r.([]byte)) })
