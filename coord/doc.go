@@ -12,6 +12,10 @@
 //     arrival order: VLL's per-shard intent queue.
 //   - item: work waiting in a queue: a command on a held key, or a
 //     transaction's lock request.
+//   - Txn: one transaction's lock taking, a state machine the home shard
+//     drives: it returns the Steps to carry out (messages to send) and is
+//     told each answer. It sends nothing itself, so the protocol is tested
+//     here with many transactions, Tables and delivery orders (txn_test.go).
 //
 // The protocol. A transaction's home shard (the client's) splits it into
 // per-shard parts, each with its keys and intents, and

@@ -35,7 +35,7 @@ func (s *Shard) gather(t *txn) {
 		}
 	}
 	for i := range t.parts {
-		keys, dbs := t.keys[i], [2]int{t.db, other}
+		keys, dbs := t.co.Parts[i].Keys, [2]int{t.db, other}
 		s.on(t, i, func(o *Shard) any {
 			es := make([]entry, 0, len(keys))
 			for _, db := range dbs {
@@ -107,7 +107,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 				writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
 			}
 		}
-		tag, id, keys := t.tag(i), t.id, t.keys[i]
+		tag, id, keys := t.tag(i), t.id, t.co.Parts[i].Keys
 		s.on(t, i, func(o *Shard) any {
 			for _, e := range writes {
 				o.writeBack(e, tag)

@@ -91,10 +91,9 @@ type txn struct {
 	proto   int
 	db      int
 	parts   []router.Part // per shard, ascending shard order
-	keys    [][]coord.Key // per part: the keys it locks, with their intents
+	co      coord.Txn     // taking the locks: per part, the keys with their intents
 	got     int
 	reply   [][]byte
-	oom     bool // a shard is out of memory: the txn is refused whole
 	// done, when set, takes the reply instead of the connection's slot
 	// (a blocked BLMOVE across shards decides whether it was served).
 	done func(out []byte)
@@ -137,9 +136,9 @@ func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *t
 	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
 		t.parts = append(t.parts, p.Clone())
 	}
-	t.keys = make([][]coord.Key, len(t.parts))
+	t.co = coord.Txn{ID: t.id, Parts: make([]coord.Part, len(t.parts))}
 	for i, p := range t.parts {
-		t.keys[i] = partKeys(spec, p)
+		t.co.Parts[i] = coord.Part{Shard: p.Shard, Keys: partKeys(spec, p)}
 	}
 	t.reply = make([][]byte, len(t.parts))
 	return t
@@ -158,79 +157,50 @@ func partKeys(spec *command.Spec, p router.Part) []coord.Key {
 	return keys
 }
 
-// acquire takes t's locks as coord's protocol says: every part's at once
-// (TryLock), and when a shard refused, shard by shard in ascending order.
-// Then it runs the parts, or refuses t whole when a shard is out of memory.
-// Each message carries what its shard needs (the part's keys, the row);
-// no shard reads t's fields but the home shard.
-func (s *Shard) acquire(t *txn) {
+// acquire takes t's locks with coord's protocol, then runs the parts, or
+// refuses t whole when a shard is out of memory.
+func (s *Shard) acquire(t *txn) { s.steps(t, t.co.Begin()) }
+
+// steps carries out what coord.Txn says to do next for t. Each message
+// carries what its shard needs (the part's keys, the row); no shard but
+// the home shard reads t.
+func (s *Shard) steps(t *txn, steps []coord.Step) {
 	home, id, spec := s.id, t.id, t.spec
-	left := len(t.parts)
-	granted := make([]bool, len(t.parts))
-	for i := range t.parts {
-		keys := t.keys[i]
-		s.send(t.parts[i].Shard, func(o *Shard) {
-			ok := o.locks.TryLock(id, keys)
-			oom := ok && o.oom(spec)
-			o.send(home, func(h *Shard) {
-				granted[i], t.oom = ok, t.oom || oom
-				if left--; left > 0 {
-					return
-				}
-				if !slices.Contains(granted, false) {
-					h.locked(t)
-					return
-				}
-				// Release what was granted, then queue in order: per pair of
-				// shards messages arrive in order, so each release lands
-				// before the ordered request that follows it.
-				t.oom = false
-				for j, g := range granted {
-					if g {
-						keys := t.keys[j]
-						h.send(t.parts[j].Shard, func(o *Shard) { o.unlock(id, keys) })
-					}
-				}
-				h.acquireFrom(t, 0)
+	for _, st := range steps {
+		if st.Kind == coord.Run {
+			s.runParts(t)
+			continue
+		}
+		if st.Kind == coord.Refuse {
+			s.refuse(t)
+			continue
+		}
+		i, keys := st.Part, t.co.Parts[st.Part].Keys
+		switch st.Kind {
+		case coord.TryLock:
+			s.send(t.parts[i].Shard, func(o *Shard) {
+				ok := o.locks.TryLock(id, keys)
+				oom := ok && o.oom(spec)
+				o.send(home, func(h *Shard) { h.steps(t, t.co.Tried(i, ok, oom)) })
 			})
-		})
-	}
-}
-
-// acquireFrom locks part i's keys on its shard, waiting for them if they
-// are busy, then the next part's.
-func (s *Shard) acquireFrom(t *txn, i int) {
-	if i == len(t.parts) {
-		s.locked(t)
-		return
-	}
-	home, id, spec, keys := s.id, t.id, t.spec, t.keys[i]
-	s.send(t.parts[i].Shard, func(o *Shard) {
-		o.lock(id, keys, func() {
-			oom := o.oom(spec)
-			o.send(home, func(h *Shard) {
-				t.oom = t.oom || oom
-				h.acquireFrom(t, i+1)
+		case coord.Lock:
+			s.send(t.parts[i].Shard, func(o *Shard) {
+				o.lock(id, keys, func() {
+					oom := o.oom(spec)
+					o.send(home, func(h *Shard) { h.steps(t, t.co.Locked(i, oom)) })
+				})
 			})
-		})
-	})
-}
-
-// locked runs t once it holds every key, or refuses it when a shard is out
-// of memory.
-func (s *Shard) locked(t *txn) {
-	if t.oom {
-		s.refuse(t)
-		return
+		case coord.Unlock:
+			s.send(t.parts[i].Shard, func(o *Shard) { o.unlock(id, keys) })
+		}
 	}
-	s.runParts(t)
 }
 
 // refuse unlocks every part of t and answers the OOM error.
 func (s *Shard) refuse(t *txn) {
 	left := len(t.parts)
 	for i := range t.parts {
-		id, keys := t.id, t.keys[i]
+		id, keys := t.id, t.co.Parts[i].Keys
 		s.on(t, i, func(o *Shard) any {
 			o.unlock(id, keys)
 			return nil
@@ -252,7 +222,7 @@ func (s *Shard) runParts(t *txn) {
 		return
 	}
 	for i := range t.parts {
-		id, keys, tag, spec, args := t.id, t.keys[i], t.tag(i), t.spec, t.parts[i].Args
+		id, keys, tag, spec, args := t.id, t.co.Parts[i].Keys, t.tag(i), t.spec, t.parts[i].Args
 		proto, noTouch, db := t.proto, t.noTouch, t.db
 		s.on(t, i, func(o *Shard) any {
 			w := resp.Writer{Proto: proto}

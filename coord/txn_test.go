@@ -1,0 +1,176 @@
+package coord
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// net is a simulated network between shards: a FIFO per ordered pair of
+// shards (as the shards' outboxes are), delivered in an order a seed picks.
+type net struct {
+	r *rand.Rand
+	q map[[2]int][]func()
+}
+
+func (n *net) send(from, to int, fn func()) {
+	k := [2]int{from, to}
+	n.q[k] = append(n.q[k], fn)
+}
+
+// step delivers the head of a random non-empty pair; false when none.
+func (n *net) step() bool {
+	var keys [][2]int
+	for k, q := range n.q {
+		if len(q) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return false
+	}
+	// Map order is random: sort for a seed-determined pick.
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && (keys[j][0] < keys[j-1][0] || keys[j][0] == keys[j-1][0] && keys[j][1] < keys[j-1][1]); j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	k := keys[n.r.IntN(len(keys))]
+	fn := n.q[k][0]
+	n.q[k] = n.q[k][1:]
+	fn()
+	return true
+}
+
+// TestTxnProtocol runs many transactions with random keys over several
+// shards' Tables, with commands arriving at the shards meanwhile, every
+// message delivered in a random order that keeps each pair of shards
+// FIFO. Every transaction must finish (no deadlock), a part must find its
+// keys held when it runs, and no two conflicting parts or commands may run
+// on a shard at once.
+func TestTxnProtocol(t *testing.T) {
+	totalRefused, ordered := 0, 0
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		const shards = 4
+		nw := &net{r: r, q: map[[2]int][]func(){}}
+		tables := make([]*Table, shards)
+		for i := range tables {
+			tables[i] = NewTable()
+		}
+		names := []string{"a", "b", "c"}
+		// active[shard] are the key sets running on a shard now.
+		active := make([]map[int][]Key, shards)
+		for i := range active {
+			active[i] = map[int][]Key{}
+		}
+		enter := func(shard, who int, keys []Key) {
+			for w, ks := range active[shard] {
+				if conflict(ks, keys) {
+					t.Fatalf("seed %d: %d runs on shard %d beside conflicting %d", seed, who, shard, w)
+				}
+			}
+			active[shard][who] = keys
+		}
+		finished, refused := 0, 0
+		const txns = 12
+		for n := range txns {
+			home := r.IntN(shards)
+			tx := &Txn{ID: uint64(n + 1)}
+			for sh := range shards {
+				if r.IntN(2) == 0 && len(tx.Parts) < 3 || sh == shards-1 && len(tx.Parts) == 0 {
+					var keys []Key
+					for _, k := range names {
+						if r.IntN(2) == 0 {
+							keys = append(keys, Key{Name: []byte(k), Intent: Intent(r.IntN(2))})
+						}
+					}
+					if len(keys) == 0 {
+						keys = []Key{{Name: []byte("a"), Intent: Exclusive}}
+					}
+					tx.Parts = append(tx.Parts, Part{Shard: sh, Keys: keys})
+				}
+			}
+			who := 1000 + n
+			var do func(steps []Step)
+			do = func(steps []Step) {
+				for _, st := range steps {
+					switch st.Kind {
+					case TryLock:
+						p, i := tx.Parts[st.Part], st.Part
+						nw.send(home, p.Shard, func() {
+							ok := tables[p.Shard].TryLock(tx.ID, p.Keys)
+							oom := r.IntN(20) == 0
+							nw.send(p.Shard, home, func() { do(tx.Tried(i, ok, oom)) })
+						})
+					case Lock:
+						ordered++
+						p, i := tx.Parts[st.Part], st.Part
+						nw.send(home, p.Shard, func() {
+							tables[p.Shard].Lock(tx.ID, p.Keys, func() {
+								oom := r.IntN(20) == 0
+								nw.send(p.Shard, home, func() { do(tx.Locked(i, oom)) })
+							})
+						})
+					case Unlock:
+						p := tx.Parts[st.Part]
+						nw.send(home, p.Shard, func() { tables[p.Shard].Unlock(tx.ID, p.Keys) })
+					case Run, Refuse:
+						if st.Kind == Refuse {
+							refused++
+						}
+						for _, p := range tx.Parts {
+							nw.send(home, p.Shard, func() {
+								tb := tables[p.Shard]
+								for _, k := range p.Keys {
+									l := tb.held[string(k.Name)]
+									if l == nil || k.Intent == Exclusive && l.excl != tx.ID || k.Intent == Shared && l.shared == 0 {
+										t.Fatalf("seed %d: txn %d runs on shard %d without %s", seed, tx.ID, p.Shard, k.Name)
+									}
+								}
+								enter(p.Shard, who, p.Keys)
+							})
+							// The part ends later: other messages run meanwhile.
+							nw.send(home, p.Shard, func() {
+								delete(active[p.Shard], who)
+								tables[p.Shard].Unlock(tx.ID, p.Keys)
+							})
+						}
+						finished++
+					}
+				}
+			}
+			nw.send(home, home, func() { do(tx.Begin()) })
+		}
+		// Commands arriving at the shards while the txns run.
+		for n := range 30 {
+			sh := r.IntN(shards)
+			keys := []Key{{Name: []byte(names[r.IntN(len(names))]), Intent: Intent(r.IntN(2))}}
+			who := n
+			nw.send(sh, sh, func() {
+				run := func() {
+					enter(sh, who, keys)
+					delete(active[sh], who)
+				}
+				if tables[sh].Free(keys) {
+					run()
+					return
+				}
+				tables[sh].Enqueue(&Item{Keys: keys, Run: run})
+			})
+		}
+		for nw.step() {
+		}
+		if finished != txns {
+			t.Fatalf("seed %d: %d of %d txns finished: deadlock", seed, finished, txns)
+		}
+		for i, tb := range tables {
+			if !tb.Idle() {
+				t.Fatalf("seed %d: shard %d not idle: %d queued", seed, i, tb.Queued())
+			}
+		}
+		totalRefused += refused
+	}
+	if totalRefused == 0 || ordered == 0 {
+		t.Fatalf("the test never refused a txn (%d) or fell back to ordered locking (%d)", totalRefused, ordered)
+	}
+}
