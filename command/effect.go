@@ -90,21 +90,18 @@ func (e *Effects) Begin(db int, cause Cause, n int) {
 }
 
 // Arg appends one argument of the effect begun last.
-func (e *Effects) Arg(b []byte) {
-	e.buf = append(e.buf, '$')
-	e.buf = strconv.AppendInt(e.buf, int64(len(b)), 10)
-	e.buf = append(e.buf, '\r', '\n')
-	e.buf = append(e.buf, b...)
-	e.buf = append(e.buf, '\r', '\n')
-}
+func (e *Effects) Arg(b []byte) { e.buf = appendBulk(e.buf, b) }
 
 // ArgString is Arg for a string.
-func (e *Effects) ArgString(s string) {
-	e.buf = append(e.buf, '$')
-	e.buf = strconv.AppendInt(e.buf, int64(len(s)), 10)
-	e.buf = append(e.buf, '\r', '\n')
-	e.buf = append(e.buf, s...)
-	e.buf = append(e.buf, '\r', '\n')
+func (e *Effects) ArgString(s string) { e.buf = appendBulk(e.buf, s) }
+
+// appendBulk appends b as a RESP bulk string.
+func appendBulk[T ~string | ~[]byte](buf []byte, b T) []byte {
+	buf = append(buf, '$')
+	buf = strconv.AppendInt(buf, int64(len(b)), 10)
+	buf = append(buf, '\r', '\n')
+	buf = append(buf, b...)
+	return append(buf, '\r', '\n')
 }
 
 // ArgInt is Arg for an integer in decimal.
