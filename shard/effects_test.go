@@ -456,3 +456,32 @@ func TestEvictionEffects(t *testing.T) {
 		t.Fatalf("%d eviction effects, %d keys evicted", evicted, s.store.Stats().EvictedKeys)
 	}
 }
+
+// TestEffectsAllocs: with a consumer, the common writes append their
+// effects without allocating (once the stream's buffers have grown).
+func TestEffectsAllocs(t *testing.T) {
+	g := testGroup(t, 1)
+	s := g.shards[0]
+	effects := 0
+	s.mut.sink = func(_ int, fx *command.Effects) { effects += fx.Len() }
+	s.OnOpen(1)
+	f := s.drv.(*fakeDriver)
+	req := []byte(resp2("SET key value") + resp2("INCR n") + resp2("LPUSH l a") + resp2("HSET h f v") +
+		resp2("SADD s m") + resp2("ZADD z 1 m") + resp2("DEL gone"))
+	run := func() {
+		f.in[1] = req
+		s.OnData(1)
+		s.flushEffects()
+		out := f.Output(1)
+		*out = (*out)[:0]
+	}
+	run()
+	if n := testing.AllocsPerRun(1000, run); n != 0 {
+		t.Fatalf("%.1f allocations per batch of writes with effects", n)
+	}
+	// SET, INCR, LPUSH and HSET change data every time, SADD and ZADD
+	// only the first, DEL never (AllocsPerRun runs once more than asked).
+	if want := 6 + 4*1001; effects != want {
+		t.Fatalf("%d effects, want %d", effects, want)
+	}
+}
