@@ -12,8 +12,9 @@ import (
 // Snapshot is safe from any goroutine and costs one atomic load; Set and
 // OnChange serialize on a mutex.
 type Config struct {
-	cur  atomic.Pointer[Snapshot]
-	file string // absolute path of the config file, "" if none
+	cur     atomic.Pointer[Snapshot]
+	file    string   // absolute path of the config file, "" if none
+	ignored []string // foreign directives Load accepted and ignored
 
 	mu    sync.Mutex // guards hooks and orders Set calls
 	hooks []hook
@@ -48,6 +49,11 @@ func (c *Config) CgroupMemoryLimit() int64 { return c.Snapshot().cgroupMem }
 
 // File is the absolute path of the config file Load read, "" if none.
 func (c *Config) File() string { return c.file }
+
+// Ignored names the directives of Redis or Valkey that Load read and
+// ignored because they do not apply to radish (see foreign), once each,
+// in the order first read. The server logs them once at start.
+func (c *Config) Ignored() []string { return c.ignored }
 
 // Get answers CONFIG GET: for each pattern, an exact name or alias (any
 // case, echoed as given) or a glob matched without case against every name
@@ -142,6 +148,15 @@ func (c *Config) Set(pairs [][2]string) error {
 		}
 		if msg := p.apply(s, args, nil); msg != "" {
 			return setError(strings.ToLower(kv[0]), msg)
+		}
+	}
+	// A value radish cannot honour fails like Redis's apply step: after
+	// every value parsed.
+	for i, p := range ps {
+		if p.refuse != nil {
+			if msg := p.refuse(s); msg != "" {
+				return setError(strings.ToLower(pairs[i][0]), msg)
+			}
 		}
 	}
 	c.cur.Store(s)

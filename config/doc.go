@@ -19,19 +19,31 @@
 //     memory limit is read once, by Load, and kept in every Snapshot.
 //   - config text: redis.conf lines, split as Redis's sdssplitargs does;
 //     command-line options become lines after the file, as in redis-server.
+//   - refused value: one radish cannot honour yet (appendonly yes, save
+//     points, metrics-port, daemonize yes). CONFIG SET fails at once; Load
+//     checks the final value once every line is read and names the line that
+//     set it, so an option after a packaged file can turn it off.
+//   - foreign directive: one of Redis 7.0's or Valkey 8's that is not a
+//     parameter here (foreign.go). A file may name it, so a stock redis.conf
+//     starts radish; Load ignores it and lists it (Config.Ignored), unless
+//     its value promises a missing feature (replicaof, tls-port, user...),
+//     which is refused. CONFIG GET/SET do not know it. Any other name is
+//     "Bad directive", as in Redis.
 //
 // What it never does: it never exits, prints, logs, chdirs, binds, opens
 // the log or pid file, or daemonizes. Load returns errors (a *FileError
 // carries Redis's FATAL CONFIG FILE ERROR text); the server prints them and
 // exits. The dir parameter is only resolved to an absolute path and checked
-// to exist; the server chdirs to it at start.
+// to exist; the server chdirs to it at start. A value is never silently
+// ignored: it takes effect (the server's job) or is refused here.
 //
 // What must stay true:
 //   - A published Snapshot is never written: Set clones (slices too) first.
 //   - Error texts are Redis 7.0.15's, byte for byte, so clients and tests
 //     written against Redis see the same replies. Where radish refuses what
-//     Redis accepts (daemonize yes; port and bind at run time), the text says
-//     so in Redis's shape.
+//     Redis accepts (daemonize yes, appendonly yes, save points; port and
+//     bind at run time; more than MaxShards shards, what a SCAN cursor can
+//     name), the text says so in Redis's shape.
 //   - Hooks run after the new Snapshot is visible, under Set's lock.
 //   - Snapshot methods (MemoryBudget, BindAddrs) read no file and take no
 //     lock: shards call them every loop turn.

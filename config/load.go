@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -38,6 +39,7 @@ type FileError struct {
 	Line int
 	Text string // the line, trimmed
 	Msg  string
+	seq  int // the line's place among every line read
 }
 
 func (e *FileError) Error() string {
@@ -49,6 +51,40 @@ func (e *FileError) Error() string {
 type loadState struct {
 	saveLoaded bool     // a save line replaced the default rules already
 	stack      []string // absolute paths of the files being read, for the cycle guard
+	// last is the line that last set each parameter, to report a value
+	// refused once every line is read.
+	last map[*param]*FileError
+	n    int // lines applied so far
+	// ignored are the foreign directives seen, once each, in order.
+	ignored []string
+}
+
+// refused checks the final values: the first refused one, in the order
+// its line was read, is the error, reported at that line.
+func (ld *loadState) refused(s *Snapshot) error {
+	var first *FileError
+	for _, p := range params {
+		at := ld.last[p]
+		if at == nil {
+			continue
+		}
+		msg := ""
+		if p.refuse != nil {
+			msg = p.refuse(s)
+		}
+		if p.name == "dir" && msg == "" {
+			msg = dirError(s.Dir)
+		}
+		if msg != "" && (first == nil || at.seq < first.seq) {
+			e := *at
+			e.Msg = msg
+			first = &e
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return first
 }
 
 // Load builds a Config from redis-server style arguments (os.Args[1:]):
@@ -91,7 +127,7 @@ func loadAt(args []string, stdin io.Reader, root string) (*Config, error) {
 		return nil, err
 	}
 	s := defaults()
-	ld := &loadState{}
+	ld := &loadState{last: make(map[*param]*FileError)}
 	var text strings.Builder
 	if file != "" {
 		abs, err := filepath.Abs(file)
@@ -118,11 +154,15 @@ func loadAt(args []string, stdin io.Reader, root string) (*Config, error) {
 	if err := ld.parse(s, text.String(), ""); err != nil {
 		return nil, err
 	}
+	if err := ld.refused(s); err != nil {
+		return nil, err
+	}
 	// Read once: MemoryBudget must stay cheap, and a limit changed under a
 	// running process is rare enough to need a restart.
 	s.cgroupMem = cgroupMemoryLimit(root)
 	c := newConfig(s)
 	c.file = file
+	c.ignored = ld.ignored
 	return c, nil
 }
 
@@ -196,7 +236,17 @@ func (ld *loadState) parse(s *Snapshot, text, file string) error {
 		}
 		p := byName[name]
 		if p == nil {
-			return fail(errDirective)
+			f, ok := foreign[name]
+			if !ok {
+				return fail(errDirective)
+			}
+			if f.inert != nil && !f.inert(args[1:]) {
+				return fail(f.why)
+			}
+			if !slices.Contains(ld.ignored, name) {
+				ld.ignored = append(ld.ignored, name)
+			}
+			continue
 		}
 		vals := args[1:]
 		if p.multiArg {
@@ -212,6 +262,8 @@ func (ld *loadState) parse(s *Snapshot, text, file string) error {
 		if msg := p.apply(s, vals, ld); msg != "" {
 			return fail(msg)
 		}
+		ld.n++
+		ld.last[p] = &FileError{File: file, Line: i + 1, Text: line, seq: ld.n}
 	}
 	return nil
 }

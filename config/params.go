@@ -39,9 +39,11 @@ type Snapshot struct {
 	MaxMemoryPolicy       string
 	MaxMemorySamples      int
 
-	AppendOnly bool
-	Save       []SavePoint // empty = no snapshots
-	Daemonize  bool        // always false: yes is refused
+	// AppendOnly, Save, Daemonize and MetricsPort hold only their "off"
+	// values: anything else is refused until the feature exists.
+	AppendOnly bool        // always false
+	Save       []SavePoint // always empty: no snapshots
+	Daemonize  bool        // always false
 	PidFile    string
 
 	HashMaxListpackEntries int64
@@ -54,7 +56,7 @@ type Snapshot struct {
 	LFUDecayTime           int
 	ActiveExpireEffort     int
 
-	MetricsPort int // 0 = off
+	MetricsPort int // always 0
 
 	// cgroupMem is not a parameter: the cgroup memory limit in bytes that
 	// Load read (0: none), carried into every later Snapshot by Set.
@@ -158,9 +160,18 @@ type param struct {
 
 	check func(s *Snapshot) string // after parsing: "" or error text
 	fix   func(s *Snapshot)        // after parsing: normalize (hz clamp)
+	// refuse returns why radish cannot honour the value yet ("" when it
+	// can): a feature not built (appendonly yes), not a bad value. CONFIG
+	// SET checks it at once; Load checks the final value after every line,
+	// so a later line or option may override an earlier one.
+	refuse func(s *Snapshot) string
 }
 
 const maxInt = math.MaxInt32
+
+// MaxShards is the most shards a SCAN cursor can name (router.MaxShards:
+// the cursor's top byte is the shard).
+const MaxShards = 256
 
 // params is the table: one row per parameter. To add one: add a field to
 // Snapshot and a row here; parsing, CONFIG GET/SET, defaults and --help
@@ -168,7 +179,7 @@ const maxInt = math.MaxInt32
 var params = []*param{
 	{name: "port", kind: KindInt, def: "6379", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.Port }},
 	{name: "bind", kind: KindSpecial, def: "127.0.0.1 -::1", mode: Immutable, multiArg: true, parse: parseBind, format: func(s *Snapshot) string { return strings.Join(s.Bind, " ") }},
-	{name: "shards", kind: KindInt, defFn: func() string { return strconv.Itoa(DefaultShards()) }, mode: Immutable, min: 1, max: 1024, i: func(s *Snapshot) *int { return &s.Shards }},
+	{name: "shards", kind: KindInt, defFn: func() string { return strconv.Itoa(DefaultShards()) }, mode: Immutable, min: 1, max: MaxShards, i: func(s *Snapshot) *int { return &s.Shards }},
 	{name: "io", kind: KindEnum, def: "auto", mode: Immutable, enum: []string{"auto", "uring", "epoll"}, s: func(s *Snapshot) *string { return &s.IO }},
 	{name: "maxclients", kind: KindInt, def: "10000", min: 1, max: math.MaxUint32, i: func(s *Snapshot) *int { return &s.MaxClients }},
 	{name: "requirepass", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.RequirePass }},
@@ -190,9 +201,21 @@ var params = []*param{
 		}
 		return ""
 	}},
-	{name: "appendonly", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.AppendOnly }},
-	{name: "save", kind: KindSpecial, def: "", multiArg: true, parse: parseSave, format: formatSave},
-	{name: "daemonize", kind: KindBool, def: "no", mode: Immutable, b: func(s *Snapshot) *bool { return &s.Daemonize }, check: func(s *Snapshot) string {
+	{name: "appendonly", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.AppendOnly }, refuse: func(s *Snapshot) string {
+		if s.AppendOnly {
+			return "appendonly yes is not supported yet: radish keeps no data on disk (set appendonly no)"
+		}
+		return ""
+	}},
+	// Redis's default save points are "3600 1 300 100 60 10000"; radish's
+	// is "" because that is what it does: it writes no snapshot.
+	{name: "save", kind: KindSpecial, def: "", multiArg: true, parse: parseSave, format: formatSave, refuse: func(s *Snapshot) string {
+		if len(s.Save) > 0 {
+			return `save points are not supported yet: radish writes no snapshot (set save "")`
+		}
+		return ""
+	}},
+	{name: "daemonize", kind: KindBool, def: "no", mode: Immutable, b: func(s *Snapshot) *bool { return &s.Daemonize }, refuse: func(s *Snapshot) string {
 		if s.Daemonize {
 			return "daemonize yes is not supported: run radish-server in the foreground under a supervisor (systemd, docker)"
 		}
@@ -208,7 +231,12 @@ var params = []*param{
 	{name: "lfu-log-factor", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFULogFactor }},
 	{name: "lfu-decay-time", kind: KindInt, def: "1", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFUDecayTime }},
 	{name: "active-expire-effort", kind: KindInt, def: "1", min: 1, max: 10, i: func(s *Snapshot) *int { return &s.ActiveExpireEffort }},
-	{name: "metrics-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.MetricsPort }},
+	{name: "metrics-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.MetricsPort }, refuse: func(s *Snapshot) string {
+		if s.MetricsPort != 0 {
+			return "metrics-port is not supported yet: radish serves no metrics endpoint (set metrics-port 0)"
+		}
+		return ""
+	}},
 }
 
 // byName maps every lower-case name and alias to its row.
@@ -412,8 +440,9 @@ func formatSave(s *Snapshot) string {
 }
 
 // parseDir resolves the directory against the current one (Redis chdirs,
-// so a relative dir is relative to the previous one) and checks it exists.
-// It does not chdir: the server does that at start.
+// so a relative dir is relative to the previous one). Load checks that the
+// final one exists (dirError), so that a later line or option can replace
+// a packaged file's dir; it does not chdir: the server does that at start.
 func parseDir(s *Snapshot, args []string, _ *loadState) string {
 	if len(args) != 1 {
 		return errArgs
@@ -422,7 +451,12 @@ func parseDir(s *Snapshot, args []string, _ *loadState) string {
 	if !filepath.IsAbs(d) {
 		d = filepath.Join(s.Dir, d)
 	}
-	d = filepath.Clean(d)
+	s.Dir = filepath.Clean(d)
+	return ""
+}
+
+// dirError is "" when d is a directory, else why not, as strerror says.
+func dirError(d string) string {
 	fi, err := os.Stat(d)
 	if err != nil {
 		return strerror(err)
@@ -430,7 +464,6 @@ func parseDir(s *Snapshot, args []string, _ *loadState) string {
 	if !fi.IsDir() {
 		return strerror(syscall.ENOTDIR)
 	}
-	s.Dir = d
 	return ""
 }
 

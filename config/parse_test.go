@@ -133,9 +133,8 @@ bind 10.0.0.1 "-::1"
 requirepass "p\x41ss word\n"
 maxmemory 100mb
 hash-max-ziplist-entries 64
-save 3600 1
-save "300 100"
-appendonly YES
+save ""
+appendonly NO
 maxmemory-policy ALLKEYS-LRU
 hz 1000
 `)
@@ -145,11 +144,8 @@ hz 1000
 	}
 	s := c.Snapshot()
 	if s.Port != 7000 || !reflect.DeepEqual(s.Bind, []string{"10.0.0.1", "-::1"}) || s.RequirePass != "pAss word\n" ||
-		s.MaxMemory != 100<<20 || s.HashMaxListpackEntries != 64 || !s.AppendOnly || s.MaxMemoryPolicy != "allkeys-lru" || s.Hz != 500 {
+		s.MaxMemory != 100<<20 || s.HashMaxListpackEntries != 64 || s.AppendOnly || s.MaxMemoryPolicy != "allkeys-lru" || s.Hz != 500 {
 		t.Errorf("snapshot %+v", s)
-	}
-	if got := c.Get([]string{"save"}); got[0][1] != "3600 1 300 100" {
-		t.Errorf("save = %q", got)
 	}
 	if got := s.BindAddrs(); !reflect.DeepEqual(got, []BindAddr{{"10.0.0.1", false}, {"::1", true}}) {
 		t.Errorf("BindAddrs = %v", got)
@@ -240,7 +236,7 @@ func TestArgv(t *testing.T) {
 		{args: []string{"--daemonize", "yes"}, err: banner(2, `daemonize "yes"`, "daemonize yes is not supported: run radish-server in the foreground under a supervisor (systemd, docker)")},
 		{args: []string{f, "--port", "7000", "--bind", "127.0.0.1", "::1"}, get: map[string]string{"port": "7000", "bind": "127.0.0.1 ::1", "hz": "20"}},
 		{args: []string{"--requirepass", "a \"b'\n", "--save", "60 1", "--save", "--maxmemory", "2gb"}, get: map[string]string{"requirepass": "a \"b'\n", "save": "", "maxmemory": "2147483648"}},
-		{args: []string{"--save", "60 1", "--save", "30 2"}, get: map[string]string{"save": "60 1 30 2"}},
+		{args: []string{"--save", "60 1", "--save", "30 2"}, err: banner(3, `save "30 2"`, `save points are not supported yet: radish writes no snapshot (set save "")`)},
 		{args: []string{"--save"}, get: map[string]string{"save": ""}},
 		{args: []string{"--port", "--5"}, err: banner(2, `port "--5"`, "argument couldn't be parsed into an integer")},
 		{args: []string{"-"}, get: map[string]string{"hz": "33"}},

@@ -1,0 +1,151 @@
+package config
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const (
+	noAOF    = "appendonly yes is not supported yet: radish keeps no data on disk (set appendonly no)"
+	noSave   = `save points are not supported yet: radish writes no snapshot (set save "")`
+	noDaemon = "daemonize yes is not supported: run radish-server in the foreground under a supervisor (systemd, docker)"
+)
+
+// TestRefused: a value radish cannot honour yet fails the start, at the
+// line that set the final value; a later line or option that turns it off
+// wins, as the last line does in Redis.
+func TestRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		text string
+		args []string
+		err  string // "" = loads
+	}{
+		{text: "hz 20\nappendonly yes\n", err: banner(2, "appendonly yes", noAOF)},
+		{text: "appendonly yes\n", args: []string{"--appendonly", "no"}},
+		{text: "appendonly no\n", args: []string{"--appendonly", "yes"}, err: banner(3, `appendonly "yes"`, noAOF)},
+		{text: "appendonly yes\nappendonly no\n"},
+		{text: "save 3600 1\nsave 300 100\n", err: banner(2, "save 300 100", noSave)},
+		{text: "save 3600 1\nsave \"\"\n"},
+		{text: "save \"\"\nsave 60 1\n", err: banner(2, "save 60 1", noSave)},
+		{text: "save 60 1\n", args: []string{"--save"}},
+		{args: []string{"--save", "60 1"}, err: banner(2, `save "60 1"`, noSave)},
+		{args: []string{"--metrics-port", "9121"}, err: banner(2, `metrics-port "9121"`, "metrics-port is not supported yet: radish serves no metrics endpoint (set metrics-port 0)")},
+		{args: []string{"--metrics-port", "0"}},
+		{text: "daemonize yes\n", err: banner(1, "daemonize yes", noDaemon)},
+		{text: "daemonize yes\n", args: []string{"--daemonize", "no"}},
+		// The first refused line wins, whatever the parameter.
+		{text: "save 1 1\nappendonly yes\n", err: banner(1, "save 1 1", noSave)},
+		{text: "appendonly yes\nsave 1 1\n", err: banner(1, "appendonly yes", noAOF)},
+		// A missing dir is reported at its line, unless a later one replaces it.
+		{text: "dir /nonexistent/radish\n", err: banner(1, "dir /nonexistent/radish", "No such file or directory")},
+		{text: "dir /nonexistent/radish\n", args: []string{"--dir", dir}},
+		{text: "dir " + filepath.Join(dir, "c.conf") + "\n", err: banner(1, "dir "+filepath.Join(dir, "c.conf"), "Not a directory")},
+		{args: []string{"--shards", "256"}},
+		{args: []string{"--shards", "257"}, err: banner(2, `shards "257"`, "argument must be between 1 and 256 inclusive")},
+	} {
+		f := writeFile(t, dir, "c.conf", tc.text)
+		_, err := load(append([]string{f}, tc.args...), nil)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
+			t.Errorf("%q %q:\n got %v\nwant %s", tc.text, tc.args, err, tc.err)
+		}
+	}
+}
+
+// TestSaveLines: in a file the first save line replaces the defaults and
+// later ones add rules, save "" clears them, as in Redis. (Load refuses
+// any rule until snapshots exist; this is what it will then load.)
+func TestSaveLines(t *testing.T) {
+	for text, want := range map[string][]SavePoint{
+		"save 3600 1\nsave \"300 100\"\n":      {{3600, 1}, {300, 100}},
+		"save 3600 1 300 100\nsave 60 10000\n": {{3600, 1}, {300, 100}, {60, 10000}},
+		"save 3600 1\nsave \"\"\n":             {},
+		"save \"\"\nsave 60 1\n":               {{60, 1}},
+	} {
+		s := defaults()
+		if err := (&loadState{last: map[*param]*FileError{}}).parse(s, text, ""); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(s.Save, want) && !(len(s.Save) == 0 && len(want) == 0) {
+			t.Errorf("%q: save = %v, want %v", text, s.Save, want)
+		}
+	}
+}
+
+// TestForeign: Redis's and Valkey's directives that do not apply load and
+// are listed once; those whose value would promise a missing feature are
+// refused unless that value is the inert one; unknown names stay refused.
+func TestForeign(t *testing.T) {
+	dir := t.TempDir()
+	f := writeFile(t, dir, "c.conf", "appendfsync everysec\nlazyfree-lazy-expire no\nAPPENDFSYNC always\n"+
+		"replicaof no one\ncluster-enabled no\nnotify-keyspace-events \"\"\nunixsocket \"\"\ntls-port 0\n"+
+		"client-output-buffer-limit normal 0 0 0\nextended-redis-compatibility no\n")
+	c, err := load([]string{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"appendfsync", "lazyfree-lazy-expire", "replicaof", "cluster-enabled", "notify-keyspace-events",
+		"unixsocket", "tls-port", "client-output-buffer-limit", "extended-redis-compatibility"}
+	if !reflect.DeepEqual(c.Ignored(), want) {
+		t.Errorf("Ignored = %q, want %q", c.Ignored(), want)
+	}
+	if got := c.Get([]string{"appendfsync"}); len(got) != 0 {
+		t.Errorf("CONFIG GET appendfsync = %q", got)
+	}
+	for _, tc := range []struct{ line, msg string }{
+		{"replicaof 10.0.0.1 6379", "replication is not supported yet: radish cannot be a replica (remove replicaof)"},
+		{"slaveof 10.0.0.1 6379", "replication is not supported yet: radish cannot be a replica (remove slaveof)"},
+		{"cluster-enabled yes", "cluster mode is not supported: radish shards the keyspace itself (set cluster-enabled no)"},
+		{"tls-port 6380", "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
+		{"unixsocket /run/redis.sock", "unix sockets are not supported yet: radish listens on TCP only (remove unixsocket)"},
+		{"aclfile /etc/redis/users.acl", "ACL users are not supported yet: use requirepass (remove aclfile)"},
+		{"user default on nopass ~* +@all", "ACL users are not supported yet: use requirepass (remove user)"},
+		{"notify-keyspace-events KEA", `keyspace notifications are not supported yet (set notify-keyspace-events "")`},
+		{"supervised systemd", "supervised upstart/systemd is not supported yet: radish sends no readiness signal (set supervised no)"},
+		{"syslog-enabled yes", "syslog is not supported: radish logs to logfile or stderr (set syslog-enabled no)"},
+		{"loadmodule /x.so", "modules are not supported (remove loadmodule)"},
+		{"rename-command FLUSHALL \"\"", "rename-command is not supported: radish cannot rename or hide a command (remove rename-command)"},
+		{"appendfsyncc everysec", errDirective},
+	} {
+		f := writeFile(t, dir, "c.conf", "hz 10\n"+tc.line+"\n")
+		_, err := load([]string{f}, nil)
+		var fe *FileError
+		if !errors.As(err, &fe) || err.Error() != banner(2, tc.line, tc.msg) {
+			t.Errorf("%s:\n got %v\nwant %s", tc.line, err, banner(2, tc.line, tc.msg))
+		}
+	}
+	for n := range foreign {
+		if n != strings.ToLower(n) || lookup(n) != nil {
+			t.Errorf("foreign %q: not lower case, or a parameter", n)
+		}
+	}
+}
+
+// TestStockRedisConf loads Debian's redis.conf for redis-server 7.0.15
+// (its stock file with Debian's paths and daemonize yes) as a user would:
+// the file, then options for what radish refuses or cannot use here.
+func TestStockRedisConf(t *testing.T) {
+	f := filepath.Join("testdata", "redis-7.0.15-debian.conf")
+	_, err := load([]string{f, "--dir", t.TempDir()}, nil)
+	if err == nil || err.Error() != banner(309, "daemonize yes", noDaemon) {
+		t.Errorf("without --daemonize no: %v", err)
+	}
+	c, err := load([]string{f, "--daemonize", "no", "--dir", t.TempDir(), "--logfile", "", "--pidfile", ""}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Snapshot()
+	if s.Port != 6379 || strings.Join(s.Bind, " ") != "127.0.0.1 -::1" || s.TCPKeepalive != 300 || s.Timeout != 0 ||
+		s.Databases != 16 || s.AppendOnly || len(s.Save) != 0 || s.Hz != 10 || s.ListMaxListpackSize != -2 {
+		t.Errorf("snapshot %+v", s)
+	}
+	ign := strings.Join(c.Ignored(), " ")
+	for _, n := range []string{"protected-mode", "tcp-backlog", "appendfsync", "client-output-buffer-limit", "jemalloc-bg-thread", "notify-keyspace-events"} {
+		if !strings.Contains(" "+ign+" ", " "+n+" ") {
+			t.Errorf("Ignored lacks %s: %s", n, ign)
+		}
+	}
+}
