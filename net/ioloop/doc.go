@@ -1,8 +1,8 @@
 // Package ioloop is the network driver of a shard: it accepts TCP
-// connections, receives bytes into per-connection input buffers, sends the
-// bytes a handler appended to per-connection output buffers, and reports
-// what happened to a Handler. It knows nothing of RESP, commands or the
-// engine.
+// connections (TCP_NODELAY; keepalive as Options.KeepAlive says), receives
+// bytes into per-connection input buffers, sends the bytes a handler
+// appended to per-connection output buffers, and reports what happened to
+// a Handler. It knows nothing of RESP, commands or the engine.
 //
 // Nouns:
 //   - Driver: one event loop instance (io_uring ring or epoll set) owned by

@@ -454,6 +454,7 @@ func (d *Epoll) accept(i int) {
 		}
 		fd := int(r)
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		setKeepAlive(fd, d.opts.KeepAlive)
 		var slot uint32
 		var c *econn
 		if n := len(d.free); n > 0 {

@@ -30,7 +30,7 @@ func (c ConnID) gen() uint32  { return uint32(c >> 32) }
 // may call Input, Consume, Output, Close, Pending, Listen and Wake on the
 // same driver, for any connection; it must not call Poll or Shutdown.
 type Handler interface {
-	OnOpen(c ConnID)             // a new accepted connection (TCP_NODELAY already set)
+	OnOpen(c ConnID)             // a new accepted connection (TCP_NODELAY and Options.KeepAlive already set)
 	OnData(c ConnID)             // new bytes arrived: read them with Input(c), mark used with Consume(c, n)
 	OnClose(c ConnID, err error) // peer closed (io.EOF) / error / after Close(c) (nil) / Shutdown (ErrShutdown); c is dead afterwards
 	OnWake()                     // Wake() was called since the last OnWake
@@ -82,6 +82,21 @@ type Driver interface {
 	Addrs(c ConnID) (peer, local string)
 }
 
+// setKeepAlive sets TCP keepalive on an accepted socket per Options.KeepAlive.
+func setKeepAlive(fd int, idle func() time.Duration) {
+	if idle == nil {
+		return
+	}
+	secs := int(idle() / time.Second)
+	if secs <= 0 {
+		return
+	}
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, secs)
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, max(secs/3, 1))
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPCNT, 3)
+}
+
 // sockAddrs formats a socket's peer and local addresses.
 func sockAddrs(fd int) (peer, local string) {
 	if sa, err := unix.Getpeername(fd); err == nil {
@@ -126,6 +141,12 @@ type Options struct {
 	// buffers (grown buffers given back when a connection goes idle).
 	// Default 64 MiB.
 	PoolBytes int
+	// KeepAlive, if set, is called once per accepted connection; a result
+	// of a second or more turns TCP keepalive on for it, as Redis's
+	// anetKeepAlive does: the first probe after that much idle time, then
+	// every third of it (at least 1s), and the peer is dead after 3
+	// unanswered probes. Zero leaves the kernel's default (off).
+	KeepAlive func() time.Duration
 
 	// test knobs
 	noMultishotAccept bool

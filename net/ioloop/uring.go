@@ -614,6 +614,7 @@ func (d *Uring) accepted(idx uint32, res int32, fl uint32) {
 		return
 	}
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	setKeepAlive(fd, d.opts.KeepAlive)
 	var slot uint32
 	var c *uconn
 	if n := len(d.free); n > 0 {
