@@ -346,6 +346,7 @@ func (s *Shard) unblock(c *conn, id uint64, out []byte) {
 // and the holder's answer handling finds the waiter already gone.
 func (s *Shard) withdraw(c *conn, b *blockState) {
 	c.blocked = nil
+	c.cl.LastMs = s.now // its answer is an interaction (timeout), as Redis's reply write is
 	s.stats.blocked--
 	db := c.cl.DB
 	for _, h := range b.holders {

@@ -59,7 +59,7 @@ func (s *Shard) serve(c *conn) {
 			break
 		}
 		if n == 0 {
-			if int64(len(in)) > s.group.opts.QueryBufLimit {
+			if int64(len(in)) > s.conf.ClientQueryBufferLimit {
 				s.group.log.Warn("closing client that exceeded the query buffer limit",
 					shardField(s.id), intField("bytes", len(in)))
 				s.closeConn(c)

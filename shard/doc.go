@@ -33,6 +33,12 @@
 //     waits in the shard's coord.Table queue (VLL-style intents), so no
 //     client observes half of one, and no global lock exists. Each message
 //     carries what its shard needs; only the home shard reads the txn.
+//   - configuration: Options holds what cannot change after start (shards,
+//     io, addresses, databases, the effect sink). Every other setting is
+//     read from the Config's Snapshot, which a shard takes at start and,
+//     when it changed, at the next loop turn (applyConfig): a CONFIG SET
+//     applies from then on, with no lock on the command path. tcp-keepalive
+//     is read at each accept; timeout is checked by the cron (closeIdle).
 //
 // What must stay true:
 //   - a key is only ever read or written by the shard ShardOf(key) names;

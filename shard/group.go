@@ -3,6 +3,7 @@ package shard
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"sync/atomic"
@@ -14,16 +15,13 @@ import (
 	"github.com/radish-kv/radish/net/ioloop"
 )
 
-// Options are what the shards need to start; run-time settings come from
-// the Config.
+// Options are what the shards need to start and cannot change after;
+// every other setting comes from the Config, and CONFIG SET changes it.
 type Options struct {
-	Shards          int
-	IO              string   // "auto", "uring" or "epoll"
-	Addrs           []string // host:port to listen on; an address prefixed with '-' is optional
-	Databases       int
-	MaxClients      int
-	ProtoMaxBulkLen int64
-	QueryBufLimit   int64
+	Shards    int
+	IO        string   // "auto", "uring" or "epoll"
+	Addrs     []string // host:port to listen on; an address prefixed with '-' is optional
+	Databases int
 	// Effects, when set, consumes every shard's effects (effects.go).
 	Effects EffectSink
 }
@@ -117,7 +115,10 @@ func (g *Group) closeListeners() {
 // io_uring when asked or when auto and it works, else epoll. The fallback
 // is logged once.
 func (g *Group) newDriver() (ioloop.Driver, error) {
-	opts := ioloop.Options{PoolBytes: 4 << 20}
+	// The shard enforces client-query-buffer-limit, which may change at
+	// run time; the driver's own limit must not cut below it. Keepalive
+	// follows tcp-keepalive at each accept, as in Redis.
+	opts := ioloop.Options{PoolBytes: 4 << 20, MaxInput: math.MaxInt, KeepAlive: g.keepAlive}
 	switch g.opts.IO {
 	case "epoll":
 		g.ioKind.CompareAndSwap(nil, "epoll")
@@ -189,6 +190,11 @@ func (g *Group) ConfigSet(pairs [][2]string) error { return g.conf.Set(pairs) }
 func (g *Group) RequirePass() string { return g.conf.Snapshot().RequirePass }
 
 func (g *Group) cfgHz() int { return g.conf.Snapshot().Hz }
+
+// keepAlive is tcp-keepalive, asked by the drivers at each accept.
+func (g *Group) keepAlive() time.Duration {
+	return time.Duration(g.conf.Snapshot().TCPKeepalive) * time.Second
+}
 
 // Shutdown implements command.Server: the group stops after the current
 // turns; the caller's reply may not be delivered, as in Redis.

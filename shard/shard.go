@@ -60,8 +60,9 @@ type Shard struct {
 
 	locks *coord.Table // key locks and the work waiting for them (txn.go)
 
-	txnSeq   uint64
-	expireAt time.Time // no expiry slice before this (see fastCycles)
+	txnSeq    uint64
+	idleCheck int64     // when closeIdle last looked, Unix ms
+	expireAt  time.Time // no expiry slice before this (see fastCycles)
 	// expireBudget is what is left of the cron's active-expiry work.
 	expireBudget int
 	memPeak      int64 // UsedMemory's peak since the last purge
@@ -92,8 +93,6 @@ func newShard(g *Group, id int) *Shard {
 	s.stats.pub.calls = make([]atomic.Int64, len(command.Rows()))
 	s.stats.pub.keys = make([]atomic.Int64, g.opts.Databases)
 	s.stats.pub.expires = make([]atomic.Int64, g.opts.Databases)
-	s.reader.MaxBulkLen = g.opts.ProtoMaxBulkLen
-	s.ahead.MaxBulkLen = g.opts.ProtoMaxBulkLen
 	s.warmKeys = make([][]byte, 0, engine.PrefetchMax)
 	s.warmZ = make([]warmZ, 0, engine.PrefetchMax)
 	s.warmScores = make([]float64, 0, engine.PrefetchMax)
@@ -204,6 +203,7 @@ func (s *Shard) cron() {
 	s.expireBudget = engine.ExpireCycleWork(s.conf.Hz, s.conf.ActiveExpireEffort)
 	s.fastCycles()
 	s.purge()
+	s.closeIdle()
 }
 
 // purge returns freed slab memory to the OS once memory in use fell by a
@@ -267,11 +267,15 @@ func (s *Shard) oom(spec *command.Spec) bool {
 	return !ok
 }
 
-// applyConfig takes a new configuration snapshot into this shard's store.
-// The memory budget (maxmemory, or a fraction of the cgroup limit under
+// applyConfig takes a new configuration snapshot into this shard: the
+// protocol limits into its parsers, the store's settings into its store;
+// maxclients, client-query-buffer-limit and timeout are read from s.conf
+// where they apply (OnOpen, serve, closeIdle). The memory budget (maxmemory, or a fraction of the cgroup limit under
 // maxmemory auto) is split evenly across the shards.
 func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.conf = c
+	s.reader.MaxBulkLen = c.ProtoMaxBulkLen
+	s.ahead.MaxBulkLen = c.ProtoMaxBulkLen
 	policy, _ := engine.ParsePolicy(c.MaxMemoryPolicy)
 	s.store.SetMaxMemory(c.MemoryBudget()/int64(len(s.group.shards)), policy, c.MaxMemorySamples)
 	s.store.SetLFU(c.LFULogFactor, c.LFUDecayTime)
@@ -359,7 +363,7 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 	c.cl.Addr, c.cl.LAddr = s.drv.Addrs(id)
 	s.conns[id] = c
 	s.stats.connections++
-	if n := g.clients.Add(1); n > int64(g.opts.MaxClients) {
+	if n := g.clients.Add(1); n > int64(s.conf.MaxClients) {
 		out := s.drv.Output(id)
 		*out = append(*out, "-ERR max number of clients reached\r\n"...)
 		s.stats.rejected++

@@ -46,8 +46,7 @@ func (f *fakeDriver) Output(c ioloop.ConnID) *[]byte {
 // drives every turn.
 func testGroup(t testing.TB, n int) *Group {
 	g := &Group{
-		opts: Options{Shards: n, Databases: 16, MaxClients: 1000, ProtoMaxBulkLen: 512 << 20,
-			QueryBufLimit: 1 << 30},
+		opts: Options{Shards: n, Databases: 16},
 		conf: config.New(), log: zap.NewNop(), started: time.Now(), stopped: make(chan struct{}),
 	}
 	g.shards = make([]*Shard, n)

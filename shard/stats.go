@@ -154,7 +154,7 @@ func (g *Group) Info(sections []string) string {
 	if show("clients", true) {
 		sep()
 		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:%d\r\nblocked_clients:%d\r\n",
-			g.clients.Load(), g.opts.MaxClients, blocked)
+			g.clients.Load(), g.conf.Snapshot().MaxClients, blocked)
 	}
 	if show("memory", true) {
 		sep()

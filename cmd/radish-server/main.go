@@ -68,13 +68,10 @@ func run(args []string) error {
 		addrs = append(addrs, a)
 	}
 	g, err := shard.Start(shard.Options{
-		Shards:          snap.Shards,
-		IO:              snap.IO,
-		Addrs:           addrs,
-		Databases:       snap.Databases,
-		MaxClients:      snap.MaxClients,
-		ProtoMaxBulkLen: snap.ProtoMaxBulkLen,
-		QueryBufLimit:   snap.ClientQueryBufferLimit,
+		Shards:    snap.Shards,
+		IO:        snap.IO,
+		Addrs:     addrs,
+		Databases: snap.Databases,
 	}, conf, log)
 	if err != nil {
 		return err

@@ -1,0 +1,19 @@
+package shard
+
+// closeIdle closes the connections that sent no command for more than
+// timeout seconds, as Redis's clientsCronHandleTimeout does, except those
+// blocked in a command (their own timeout applies). It runs from cron and
+// looks at every connection at most once a second, as Redis's clientsCron
+// does; timeout 0 never closes one.
+func (s *Shard) closeIdle() {
+	limit := int64(s.conf.Timeout) * 1000
+	if limit == 0 || s.now-s.idleCheck < 1000 {
+		return
+	}
+	s.idleCheck = s.now
+	for _, c := range s.conns {
+		if c.blocked == nil && !c.closing && s.now-c.cl.LastMs > limit {
+			s.closeConn(c)
+		}
+	}
+}
