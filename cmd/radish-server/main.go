@@ -38,6 +38,10 @@ func run(args []string) error {
 		fmt.Println(config.VersionLine())
 		return nil
 	case err != nil:
+		// Redis's text names the line, not the file: name an included one.
+		if fe := (*config.FileError)(nil); errors.As(err, &fe) && fe.File != "" {
+			return fmt.Errorf("\n%w\n(in %s)", err, fe.File)
+		}
 		return fmt.Errorf("\n%w", err)
 	}
 	snap := conf.Snapshot()
@@ -46,6 +50,9 @@ func run(args []string) error {
 		return err
 	}
 	defer log.Sync()
+	if ign := conf.Ignored(); len(ign) > 0 {
+		log.Info("ignored the config directives of Redis that do not apply to radish", zap.Strings("directives", ign))
+	}
 	if lim := conf.CgroupMemoryLimit(); lim > 0 && snap.MemoryBudget() == 0 {
 		log.Warn("a cgroup memory limit is set but maxmemory is 0: the kernel will kill the process "+
 			"before any maxmemory policy applies; set maxmemory or maxmemory auto", zap.Int64("cgroup_limit", lim))
@@ -76,6 +83,10 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if snap.PidFile != "" {
+		writePidFile(snap.PidFile, log)
+		defer removePidFile(snap.PidFile, log)
+	}
 	log.Info("ready to accept connections", zap.Strings("addrs", g.Addrs()), zap.Int("pid", os.Getpid()))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
@@ -87,6 +98,23 @@ func run(args []string) error {
 	}
 	log.Info("radish is now ready to exit, bye bye...")
 	return nil
+}
+
+// writePidFile writes the process id to path, best effort as Redis does:
+// a failure is logged and the server runs on. A relative path is relative
+// to dir (the server has changed to it).
+func writePidFile(path string, log *zap.Logger) {
+	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		log.Warn("failed to write PID file", zap.String("pidfile", path), zap.Error(err))
+	}
+}
+
+// removePidFile removes the pid file at shutdown, as Redis does.
+func removePidFile(path string, log *zap.Logger) {
+	log.Info("removing the pid file", zap.String("pidfile", path))
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		log.Warn("failed to remove PID file", zap.String("pidfile", path), zap.Error(err))
+	}
 }
 
 // newLogger builds a zap logger at Redis's log level names, writing JSON
