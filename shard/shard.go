@@ -352,6 +352,7 @@ func (s *Shard) OnWake() {}
 
 // OnOpen implements ioloop.Handler.
 func (s *Shard) OnOpen(id ioloop.ConnID) {
+	s.refreshConfig()
 	g := s.group
 	now := time.Now().UnixMilli()
 	c := &conn{id: id}
@@ -392,8 +393,18 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 		return
 	}
 	s.now = time.Now().UnixMilli()
+	s.refreshConfig()
 	s.serve(c)
 	s.serveReady()
+}
+
+// refreshConfig applies the Config's snapshot if it changed: the events
+// of a Poll that slept through a CONFIG SET see it (maxclients at accept,
+// the protocol limits at read). One atomic load when nothing changed.
+func (s *Shard) refreshConfig() {
+	if c := s.group.conf.Snapshot(); c != s.conf {
+		s.applyConfig(c)
+	}
 }
 
 func (s *Shard) closeConn(c *conn) {
