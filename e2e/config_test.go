@@ -1,0 +1,429 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The parameters CONFIG SET changes at run time, each seen doing what it
+// says on a running server. (maxmemory: TestMaxMemory, and below.)
+
+func TestConfigSetMaxClients(t *testing.T) {
+	s := start(t, "--shards", "2")
+	ctl := dial(t, s)
+	// Only ctl is connected once start's probe connection is gone.
+	deadline := time.Now().Add(5 * time.Second)
+	for ctl.info("connected_clients") != "1" {
+		if time.Now().After(deadline) {
+			t.Fatalf("connected_clients = %s, want 1", ctl.info("connected_clients"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ctl.call("CONFIG SET maxclients 2", "+OK")
+	dial(t, s).call("PING", "+PONG")
+	if got, _ := io.ReadAll(dial(t, s)); string(got) != "-ERR max number of clients reached\r\n" {
+		t.Fatalf("third client under maxclients 2: %q", got)
+	}
+	ctl.call("CONFIG SET maxclients 3", "+OK")
+	dial(t, s).call("PING", "+PONG")
+	if got := ctl.info("maxclients"); got != "3" {
+		t.Fatalf("INFO maxclients = %s", got)
+	}
+}
+
+func TestConfigSetProtoMaxBulkLen(t *testing.T) {
+	s := start(t, "--shards", "2")
+	c := s.client(2)
+	if err := c.Set(ctx, "k", strings.Repeat("x", 2000000), 0).Err(); err != nil {
+		t.Fatalf("2 MB SET under proto-max-bulk-len 512mb: %v", err)
+	}
+	if err := c.ConfigSet(ctx, "proto-max-bulk-len", "1mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	header := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2000000\r\n"
+	b := dial(t, s)
+	fmt.Fprint(b, header)
+	if got, _ := io.ReadAll(b); string(got) != "-ERR Protocol error: invalid bulk length\r\n" {
+		t.Fatalf("2 MB bulk under proto-max-bulk-len 1mb: %q", got)
+	}
+}
+
+func TestConfigSetClientQueryBufferLimit(t *testing.T) {
+	s := start(t, "--shards", "2")
+	c := s.client(2)
+	if err := c.ConfigSet(ctx, "client-query-buffer-limit", "1mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	a := dial(t, s)
+	// A 2 MB argument, sent in part: 1.5 MB wait in the query buffer.
+	fmt.Fprint(a, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2000000\r\n"+strings.Repeat("x", 1500000))
+	if got, err := io.ReadAll(a); len(got) != 0 || err != nil {
+		t.Fatalf("over client-query-buffer-limit: read %q, %v; want the connection closed", got, err)
+	}
+	if err := c.ConfigSet(ctx, "client-query-buffer-limit", "4mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, "k", strings.Repeat("x", 2000000), 0).Err(); err != nil {
+		t.Fatalf("2 MB SET under a 4mb limit: %v", err)
+	}
+}
+
+func TestConfigSetTimeout(t *testing.T) {
+	s := start(t, "--shards", "2")
+	c := s.client(2)
+	if err := c.ConfigSet(ctx, "timeout", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	blocked := dial(t, s)
+	fmt.Fprint(blocked, "BLPOP list 0\r\n")
+	if got, err := io.ReadAll(dial(t, s)); len(got) != 0 || err != nil {
+		t.Fatalf("idle client under timeout 1: read %q, %v; want it closed", got, err)
+	}
+	// The blocked client outlived it and a later check: it still waits.
+	time.Sleep(1500 * time.Millisecond)
+	c.RPush(ctx, "list", "v")
+	if got := blocked.line(); got != "*2" {
+		t.Fatalf("blocked client under timeout 1: %q", got)
+	}
+
+	if err := c.ConfigSet(ctx, "timeout", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	kept := dial(t, s)
+	time.Sleep(2500 * time.Millisecond)
+	kept.call("PING", "+PONG")
+}
+
+// TestConfigSetTCPKeepalive reads the server side of each connection in
+// /proc/net/tcp: its timer is the keepalive timer (2), due within
+// tcp-keepalive seconds, when keepalive is on. As in Redis a new value
+// applies to connections accepted after it.
+func TestConfigSetTCPKeepalive(t *testing.T) {
+	s := start(t, "--shards", "2")
+	c := s.client(2)
+	for _, tc := range []struct {
+		keepalive int
+		timer     string
+	}{{7, "02"}, {0, "00"}, {300, "02"}} {
+		if err := c.ConfigSet(ctx, "tcp-keepalive", strconv.Itoa(tc.keepalive)).Err(); err != nil {
+			t.Fatal(err)
+		}
+		a := dial(t, s)
+		a.call("PING", "+PONG")
+		timer, when := serverSideTimer(t, s.port, a.LocalAddr().(*net.TCPAddr).Port)
+		if timer != tc.timer || tc.keepalive > 0 && (when <= 0 || when > int64(tc.keepalive)*100) {
+			t.Errorf("tcp-keepalive %d: timer %s due in %d ticks", tc.keepalive, timer, when)
+		}
+	}
+}
+
+// serverSideTimer finds the server's socket of a connection in
+// /proc/net/tcp (local port port, remote port peer) and returns its timer
+// kind and the clock ticks (USER_HZ, 100 a second) until it fires.
+func serverSideTimer(t *testing.T, port, peer int) (string, int64) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		t.Skip(err)
+	}
+	local, remote := fmt.Sprintf("0100007F:%04X", port), fmt.Sprintf("0100007F:%04X", peer)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 5 && f[1] == local && f[2] == remote {
+			timer, when, _ := strings.Cut(f[5], ":")
+			n, _ := strconv.ParseInt(when, 16, 64)
+			return timer, n
+		}
+	}
+	t.Fatalf("no server socket %s -> %s in /proc/net/tcp", local, remote)
+	return "", 0
+}
+
+// TestConfigSetHz: active expiry runs from the cron, hz times a second. At
+// hz 1 keys expiring every 25 ms for about 2.5 s are removed in one batch
+// per cron, about 3 (the default hz 10 would show about 25); hz set back
+// up still expires them all.
+func TestConfigSetHz(t *testing.T) {
+	s := start(t, "--shards", "1")
+	c := s.client(2)
+	expired := func() int {
+		n, _ := strconv.Atoi(infoField(t, c, "expired_keys"))
+		return n
+	}
+	if err := c.ConfigSet(ctx, "hz", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := infoField(t, c, "hz"); got != "1" {
+		t.Fatalf("INFO hz = %s", got)
+	}
+	time.Sleep(200 * time.Millisecond) // the tick planned at hz 10 passes
+	batches, last := 0, expired()
+	began := time.Now()
+	for i := 0; i < 100; i++ {
+		c.Set(ctx, fmt.Sprintf("k%d", i), "v", time.Millisecond)
+		time.Sleep(25 * time.Millisecond)
+		if n := expired(); n != last {
+			batches, last = batches+1, n
+		}
+	}
+	// At most one cron a second, plus the one at each end.
+	if took := time.Since(began); batches > int(took/time.Second)+2 {
+		t.Errorf("hz 1: keys expired in %d batches within %v", batches, took)
+	}
+	if err := c.ConfigSet(ctx, "hz", "100").Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for expired() < 100 {
+		if time.Now().After(deadline) {
+			t.Fatalf("hz 100: %d of 100 keys expired", expired())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestConfigSetMaxMemoryBack: a budget lowered below the data refuses
+// writes; raised again (0: none) they are taken.
+func TestConfigSetMaxMemoryBack(t *testing.T) {
+	s := start(t, "--shards", "2")
+	c := s.client(2)
+	p := c.Pipeline()
+	for i := range 20000 {
+		p.Set(ctx, fmt.Sprintf("fill:%d", i), "0123456789012345678901234567890123456789", 0)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ConfigSet(ctx, "maxmemory", "1mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, "k", "v", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "OOM ") {
+		t.Fatalf("SET over maxmemory 1mb: %v", err)
+	}
+	if err := c.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("SET under maxmemory 0: %v", err)
+	}
+}
+
+// TestAppendOnlyRefused: appendonly yes is refused, not ignored, from the
+// file, the command line and CONFIG SET, until radish has persistence; so
+// are save points and a metrics port. Their off values are accepted.
+func TestAppendOnlyRefused(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "radish.conf")
+	os.WriteFile(conf, []byte("hz 10\nappendonly yes\n"), 0o644)
+	const aof = "appendonly yes is not supported yet: radish keeps no data on disk (set appendonly no)"
+	for _, tc := range []struct {
+		args []string
+		line int
+		text string
+		msg  string
+	}{
+		{[]string{conf}, 2, "appendonly yes", aof},
+		{[]string{"--appendonly", "yes"}, 4, `appendonly "yes"`, aof},
+		{[]string{"--save", "3600 1"}, 4, `save "3600 1"`, `save points are not supported yet: radish writes no snapshot (set save "")`},
+		{[]string{"--metrics-port", "9121"}, 4, `metrics-port "9121"`, "metrics-port is not supported yet: radish serves no metrics endpoint (set metrics-port 0)"},
+		{[]string{"--shards", "257"}, 4, `shards "257"`, "argument must be between 1 and 256 inclusive"},
+	} {
+		want := fmt.Sprintf("\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s\n",
+			tc.line, tc.text, tc.msg)
+		if got := startFails(t, tc.args...); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", tc.args, got, want)
+		}
+	}
+	s := start(t, "--appendonly", "no", "--save", "")
+	c := s.client(2)
+	err := c.ConfigSet(ctx, "appendonly", "yes").Err()
+	if err == nil || err.Error() != "ERR CONFIG SET failed (possibly related to argument 'appendonly') - "+aof {
+		t.Fatalf("CONFIG SET appendonly yes: %v", err)
+	}
+	if got := c.ConfigGet(ctx, "appendonly").Val()["appendonly"]; got != "no" {
+		t.Fatalf("appendonly after the refused SET = %q", got)
+	}
+	if err := c.ConfigSet(ctx, "save", "").Err(); err != nil {
+		t.Fatalf(`CONFIG SET save "": %v`, err)
+	}
+	if err := c.ConfigSet(ctx, "save", "3600 1").Err(); err == nil || !strings.Contains(err.Error(), "save points are not supported yet") {
+		t.Fatalf("CONFIG SET save 3600 1: %v", err)
+	}
+}
+
+// startFails runs radish-server with a config file if args has one
+// first, then --port and --dir (lines 2 and 3 after the file), then the
+// rest of args; it expects exit status 1 within
+// 10 s and returns what it wrote to stderr.
+func startFails(t *testing.T, args ...string) string {
+	t.Helper()
+	all := []string{"--port", strconv.Itoa(freePort(t)), "--dir", t.TempDir()}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") { // a config file comes first
+		all = append(append(args[:1:1], all...), args[1:]...)
+	} else {
+		all = append(all, args...)
+	}
+	cmd := exec.Command(serverBin, all...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("%q: exit %v, want status 1", args, err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%q: server started", args)
+	}
+	return stderr.String()
+}
+
+// TestStockRedisConf starts radish with Debian's redis.conf for Redis
+// 7.0.15 (the stock file with Debian's paths) as a user would: the file,
+// then what must change. Debian's file daemonizes, which radish refuses;
+// start's options give the port, dir and logfile, and a pidfile here.
+func TestStockRedisConf(t *testing.T) {
+	conf, err := filepath.Abs(filepath.Join("..", "config", "testdata", "redis-7.0.15-debian.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := startFails(t, conf, "--logfile", "", "--pidfile", "")
+	if !strings.Contains(out, "at line 309\n>>> 'daemonize yes'\ndaemonize yes is not supported") {
+		t.Fatalf("stock file without --daemonize no:\n%s", out)
+	}
+	pidfile := filepath.Join(t.TempDir(), "radish.pid")
+	s := startConf(t, conf, "--daemonize", "no", "--pidfile", pidfile)
+	c := s.client(2)
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := c.ConfigGet(ctx, "*").Val()
+	for k, v := range map[string]string{"databases": "16", "tcp-keepalive": "300", "timeout": "0", "appendonly": "no",
+		"save": "", "hash-max-listpack-entries": "512", "daemonize": "no", "pidfile": pidfile} {
+		if got[k] != v {
+			t.Errorf("CONFIG GET %s = %q, want %q", k, got[k], v)
+		}
+	}
+	if b, err := os.ReadFile(pidfile); err != nil || string(b) != strconv.Itoa(s.cmd.Process.Pid)+"\n" {
+		t.Errorf("pidfile: %q %v, want %d", b, err, s.cmd.Process.Pid)
+	}
+	logs, _ := os.ReadFile(s.log)
+	if n := bytes.Count(logs, []byte("ignored the config directives of Redis that do not apply to radish")); n != 1 ||
+		!bytes.Contains(logs, []byte(`"protected-mode","tcp-backlog"`)) {
+		t.Errorf("ignored directives logged %d times:\n%s", n, logs)
+	}
+	s.stop()
+	if _, err := os.Stat(pidfile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("pidfile after exit: %v", err)
+	}
+}
+
+// TestScanAtMaxShards: with as many shards as a cursor can name (256), a
+// SCAN visits every key once; the last shard's cursors have the top bit
+// set (past int64), and the scan ends there.
+func TestScanAtMaxShards(t *testing.T) {
+	s := start(t, "--shards", "256")
+	c := s.client(2)
+	p := c.Pipeline()
+	for i := range 2000 {
+		p.Set(ctx, "key:"+strconv.Itoa(i), "v", 0)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	seen := make(map[string]int)
+	var cursor uint64
+	top := false
+	for {
+		keys, next, err := c.Scan(ctx, cursor, "*", 50).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			seen[k]++
+		}
+		top = top || next>>56 == 255
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
+	if len(seen) != 2000 || !top {
+		t.Fatalf("SCAN saw %d of 2000 keys; reached the last shard: %v", len(seen), top)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("SCAN returned %s %d times", k, n)
+		}
+	}
+	if got := infoField(t, c, "shards"); got != "256" {
+		t.Fatalf("INFO shards = %s", got)
+	}
+}
+
+// rawConn is a plain connection with a reader, every read within 10 s.
+type rawConn struct {
+	net.Conn
+	t  *testing.T
+	rd *bufio.Reader
+}
+
+func dial(t *testing.T, s *server) *rawConn {
+	c := s.raw()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	return &rawConn{Conn: c, t: t, rd: bufio.NewReader(c)}
+}
+
+// line reads one reply line without its CRLF.
+func (c *rawConn) line() string {
+	c.t.Helper()
+	line, err := c.rd.ReadString('\n')
+	if err != nil {
+		c.t.Fatalf("read: %v (got %q)", err, line)
+	}
+	return strings.TrimSuffix(line, "\r\n")
+}
+
+// call sends an inline command and checks the reply's first line.
+func (c *rawConn) call(req, want string) {
+	c.t.Helper()
+	fmt.Fprint(c, req+"\r\n")
+	if got := c.line(); got != want {
+		c.t.Fatalf("%s: got %q, want %q", req, got, want)
+	}
+}
+
+// info returns one field of INFO clients.
+func (c *rawConn) info(name string) string {
+	c.t.Helper()
+	fmt.Fprint(c, "INFO clients\r\n")
+	n, _ := strconv.Atoi(strings.TrimPrefix(c.line(), "$"))
+	body := make([]byte, n+2)
+	if _, err := io.ReadFull(c.rd, body); err != nil {
+		c.t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(body), "\r\n") {
+		if v, ok := strings.CutPrefix(l, name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
