@@ -81,9 +81,9 @@ func TestConfigSetClientQueryBufferLimit(t *testing.T) {
 
 func TestConfigSetTimeout(t *testing.T) {
 	s := start(t, "--shards", "2")
-	c := s.client(2)
-	if err := c.ConfigSet(ctx, "timeout", "1").Err(); err != nil {
-		t.Fatal(err)
+	// redis-cli, a new connection each time: a pooled one would be idle too.
+	if got := s.cli("CONFIG", "SET", "timeout", "1"); got != "OK\n" {
+		t.Fatalf("CONFIG SET timeout 1: %q", got)
 	}
 	blocked := dial(t, s)
 	fmt.Fprint(blocked, "BLPOP list 0\r\n")
@@ -92,14 +92,12 @@ func TestConfigSetTimeout(t *testing.T) {
 	}
 	// The blocked client outlived it and a later check: it still waits.
 	time.Sleep(1500 * time.Millisecond)
-	c.RPush(ctx, "list", "v")
+	s.cli("RPUSH", "list", "v")
 	if got := blocked.line(); got != "*2" {
 		t.Fatalf("blocked client under timeout 1: %q", got)
 	}
 
-	if err := c.ConfigSet(ctx, "timeout", "0").Err(); err != nil {
-		t.Fatal(err)
-	}
+	s.cli("CONFIG", "SET", "timeout", "0")
 	kept := dial(t, s)
 	time.Sleep(2500 * time.Millisecond)
 	kept.call("PING", "+PONG")
@@ -426,4 +424,26 @@ func (c *rawConn) info(name string) string {
 		}
 	}
 	return ""
+}
+
+// TestConfigSetLoglevel: an idle client closed by timeout is logged at
+// verbose, as Redis does: not under notice, once loglevel is verbose.
+func TestConfigSetLoglevel(t *testing.T) {
+	s := start(t, "--shards", "2", "--timeout", "1")
+	closed := func() int {
+		if _, err := io.ReadAll(dial(t, s)); err != nil {
+			t.Fatalf("idle client under timeout 1: %v; want it closed", err)
+		}
+		logs, _ := os.ReadFile(s.log)
+		return bytes.Count(logs, []byte(`"msg":"closing idle client"`))
+	}
+	if n := closed(); n != 0 {
+		t.Fatalf("loglevel notice: %d idle closes logged", n)
+	}
+	if got := s.cli("CONFIG", "SET", "loglevel", "verbose"); got != "OK\n" {
+		t.Fatalf("CONFIG SET loglevel verbose: %q", got)
+	}
+	if n := closed(); n != 1 {
+		t.Fatalf("loglevel verbose: %d idle closes logged, want 1", n)
+	}
 }

@@ -1,5 +1,7 @@
 package shard
 
+import "go.uber.org/zap"
+
 // closeIdle closes the connections that sent no command for more than
 // timeout seconds, as Redis's clientsCronHandleTimeout does, except those
 // blocked in a command (their own timeout applies). It runs from cron and
@@ -13,6 +15,7 @@ func (s *Shard) closeIdle() {
 	s.idleCheck = s.now
 	for _, c := range s.conns {
 		if c.blocked == nil && !c.closing && s.now-c.cl.LastMs > limit {
+			s.group.log.Debug("closing idle client", shardField(s.id), zap.Int64("id", c.cl.ID))
 			s.closeConn(c)
 		}
 	}

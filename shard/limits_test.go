@@ -90,4 +90,16 @@ func TestIdleTimeout(t *testing.T) {
 	if !f.closed[1] || f.closed[2] || f.closed[3] {
 		t.Fatalf("timeout 2: closed %v, want only 1", f.closed)
 	}
+	// Served after blocking longer than timeout: the answer is an
+	// interaction, so the client is not idle.
+	s.conns[2].cl.LastMs = s.now - 5000
+	send(g, s, 3, "RPUSH k v\r\n")
+	if got := string(*f.Output(2)); got != "*2\r\n$1\r\nk\r\n$1\r\nv\r\n" {
+		t.Fatalf("BLPOP served: %q", got)
+	}
+	s.idleCheck = 0
+	s.cron()
+	if f.closed[2] {
+		t.Fatal("a client served after blocking was closed as idle")
+	}
 }

@@ -45,10 +45,12 @@ func run(args []string) error {
 		return fmt.Errorf("\n%w", err)
 	}
 	snap := conf.Snapshot()
-	log, err := newLogger(snap.LogFile, snap.LogLevel)
+	level := zap.NewAtomicLevelAt(zapLevel(snap.LogLevel))
+	log, err := newLogger(snap.LogFile, level)
 	if err != nil {
 		return err
 	}
+	conf.OnChange("loglevel", func(_, s *config.Snapshot) { level.SetLevel(zapLevel(s.LogLevel)) })
 	defer log.Sync()
 	if ign := conf.Ignored(); len(ign) > 0 {
 		log.Info("ignored the config directives of Redis that do not apply to radish", zap.Strings("directives", ign))
@@ -117,22 +119,26 @@ func removePidFile(path string, log *zap.Logger) {
 	}
 }
 
-// newLogger builds a zap logger at Redis's log level names, writing JSON
-// to logfile, or to stderr when logfile is empty.
-func newLogger(logfile, level string) (*zap.Logger, error) {
-	lvl := zapcore.InfoLevel
-	switch level {
-	case "debug", "verbose":
-		lvl = zapcore.DebugLevel
-	case "warning":
-		lvl = zapcore.WarnLevel
-	}
+// newLogger builds a zap logger at level, writing JSON to logfile, or to
+// stderr when logfile is empty.
+func newLogger(logfile string, level zap.AtomicLevel) (*zap.Logger, error) {
 	cfg := zap.NewProductionConfig()
-	cfg.Level = zap.NewAtomicLevelAt(lvl)
+	cfg.Level = level
 	cfg.Sampling = nil
 	if logfile != "" {
 		cfg.OutputPaths = []string{logfile}
 		cfg.ErrorOutputPaths = []string{logfile}
 	}
 	return cfg.Build()
+}
+
+// zapLevel maps Redis's log level names to zap's.
+func zapLevel(level string) zapcore.Level {
+	switch level {
+	case "debug", "verbose":
+		return zapcore.DebugLevel
+	case "warning":
+		return zapcore.WarnLevel
+	}
+	return zapcore.InfoLevel
 }
