@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // The parameters CONFIG SET changes at run time, each seen doing what it
@@ -446,4 +448,53 @@ func TestConfigSetLoglevel(t *testing.T) {
 	if n := closed(); n != 1 {
 		t.Fatalf("loglevel verbose: %d idle closes logged, want 1", n)
 	}
+}
+
+// TestConfigSetStoreSettings: requirepass, the encoding limits and
+// lfu-log-factor apply to what comes after the CONFIG SET.
+func TestConfigSetStoreSettings(t *testing.T) {
+	s := start(t, "--shards", "2")
+	c := s.client(2)
+	set := func(name, value string) {
+		t.Helper()
+		if err := c.ConfigSet(ctx, name, value).Err(); err != nil {
+			t.Fatalf("CONFIG SET %s %s: %v", name, value, err)
+		}
+	}
+	enc := func(key string) string { return c.ObjectEncoding(ctx, key).Val() }
+	c.HSet(ctx, "h1", "a", 1, "b", 2, "c", 3)
+	c.SAdd(ctx, "s1", 1, 2, 3)
+	c.ZAdd(ctx, "z1", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 2, Member: "b"}, redis.Z{Score: 3, Member: "c"})
+	set("hash-max-listpack-entries", "2")
+	set("set-max-intset-entries", "2")
+	set("zset-max-listpack-entries", "2")
+	c.HSet(ctx, "h2", "a", 1, "b", 2, "c", 3)
+	c.SAdd(ctx, "s2", 1, 2, 3)
+	c.ZAdd(ctx, "z2", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 2, Member: "b"}, redis.Z{Score: 3, Member: "c"})
+	for key, want := range map[string]string{"h1": "listpack", "s1": "intset", "z1": "listpack",
+		"h2": "hashtable", "s2": "hashtable", "z2": "skiplist"} {
+		if got := enc(key); got != want {
+			t.Errorf("OBJECT ENCODING %s = %q, want %q", key, got, want)
+		}
+	}
+
+	// Under lfu-log-factor 0 every access counts: 10 GETs add 10.
+	set("maxmemory-policy", "allkeys-lfu")
+	set("lfu-log-factor", "0")
+	c.Set(ctx, "hot", "v", 0)
+	before := c.ObjectFreq(ctx, "hot").Val()
+	for range 10 {
+		c.Get(ctx, "hot")
+	}
+	if after := c.ObjectFreq(ctx, "hot").Val(); after != before+10 {
+		t.Errorf("lfu-log-factor 0: OBJECT FREQ %d after 10 GETs from %d", after, before)
+	}
+
+	set("requirepass", "pw")
+	if err := c.Ping(ctx).Err(); err != nil {
+		t.Errorf("a connection made before requirepass: %v", err)
+	}
+	fresh := dial(t, s)
+	fresh.call("PING", "-NOAUTH Authentication required.")
+	fresh.call("AUTH pw", "+OK")
 }
