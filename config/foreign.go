@@ -30,8 +30,8 @@ func only(v string) func([]string) bool {
 func never([]string) bool { return false }
 
 // foreign is every directive of Redis 7.0.15 (CONFIG GET * and the
-// special directives of its loadServerConfig) and of Valkey 8 that is
-// not a radish parameter.
+// special directives of its loadServerConfig) and of Valkey 8.0 and 8.1
+// (its config table and valkey.conf) that is not a radish parameter.
 var foreign = func() map[string]foreignDirective {
 	m := make(map[string]foreignDirective)
 	for _, n := range strings.Fields(`
@@ -51,7 +51,9 @@ var foreign = func() map[string]foreignDirective {
 		cluster-node-timeout cluster-ping-interval cluster-port cluster-preferred-endpoint-type
 		cluster-replica-no-failover cluster-replica-validity-factor cluster-require-full-coverage
 		cluster-slave-no-failover cluster-slave-validity-factor cluster-slot-stats-enabled
-		crash-log-enabled crash-memcheck-enabled dbfilename debug-assert-enabled disable-thp
+		commandlog-execution-slower-than commandlog-large-reply-max-len
+		commandlog-large-request-max-len commandlog-reply-larger-than
+		commandlog-request-larger-than commandlog-slow-execution-max-len crash-log-enabled crash-memcheck-enabled dbfilename debug-assert-enabled disable-thp
 		dual-channel-replication-enabled dynamic-hz enable-debug-assert enable-debug-command
 		enable-module-command enable-protected-configs events-per-io-thread
 		extended-redis-compatibility hide-user-data-from-log hll-sparse-max-bytes ignore-warnings

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -146,6 +147,62 @@ func TestStockRedisConf(t *testing.T) {
 	for _, n := range []string{"protected-mode", "tcp-backlog", "appendfsync", "client-output-buffer-limit", "jemalloc-bg-thread", "notify-keyspace-events"} {
 		if !strings.Contains(" "+ign+" ", " "+n+" ") {
 			t.Errorf("Ignored lacks %s: %s", n, ign)
+		}
+	}
+}
+
+// TestStockValkeyConf loads the directives a stock valkey.conf (8.1) sets.
+// Every directive it names in comments is known too (TestForeign lists).
+func TestStockValkeyConf(t *testing.T) {
+	c, err := load([]string{filepath.Join("testdata", "valkey-8-stock-directives.conf")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Snapshot()
+	if s.Port != 6379 || s.PidFile != "/var/run/valkey_6379.pid" || s.TCPKeepalive != 300 || s.SetMaxIntsetEntries != 512 {
+		t.Errorf("snapshot %+v", s)
+	}
+	for _, n := range []string{"tcp-keepalive-probes", "hide-user-data-from-log", "locale-collate", "rdb-version-check",
+		"dual-channel-replication-enabled", "set-max-listpack-entries", "commandlog-execution-slower-than"} {
+		if !slices.Contains(c.Ignored(), n) {
+			t.Errorf("Ignored lacks %s", n)
+		}
+	}
+}
+
+// TestValkeyCommentedDirectives: the directives valkey.conf shows only in
+// comments (examples to uncomment) are known as well.
+func TestValkeyCommentedDirectives(t *testing.T) {
+	for _, line := range []string{
+		"bind-source-addr 10.0.0.1", "enable-protected-configs no", "enable-debug-command no", "enable-module-command no",
+		"unixsocketgroup wheel", "unixsocketperm 700", "socket-mark-id 0", "tls-cert-file valkey.crt", "tls-key-file-pass secret",
+		"tls-client-key-file-pass secret", "tls-auth-clients optional", "tls-protocols \"TLSv1.2 TLSv1.3\"", "rdma-bind 192.168.1.100",
+		"rdma-rx-size 1048576", "rdma-completion-vector 0", "log-format legacy", "log-timestamp-format legacy", "syslog-ident valkey",
+		"syslog-facility local0", "crash-log-enabled no", "crash-memcheck-enabled no", "extended-redis-compatibility no",
+		"sanitize-dump-payload no", "primaryauth pw", "primaryuser u", "repl-ping-replica-period 10", "repl-timeout 60",
+		"repl-backlog-size 10mb", "repl-backlog-ttl 3600", "propagation-error-behavior ignore", "replica-ignore-disk-write-errors no",
+		"import-mode no", "replica-announced yes", "min-replicas-to-write 3", "min-replicas-max-lag 10", "replica-announce-ip 5.5.5.5",
+		"replica-announce-port 1234", "tracking-table-max-keys 1000000", "acl-pubsub-default resetchannels",
+		"maxmemory-eviction-tenacity 10", "replica-ignore-maxmemory yes", "io-threads 4", "prefetch-batch-max-size 16",
+		"shutdown-timeout 10", "shutdown-on-sigint default", "shutdown-on-sigterm default", "lua-time-limit 5000",
+		"busy-reply-threshold 5000", "cluster-config-file nodes-6379.conf", "cluster-node-timeout 15000", "cluster-port 0",
+		"cluster-replica-validity-factor 10", "cluster-migration-barrier 1", "cluster-allow-replica-migration yes",
+		"cluster-require-full-coverage yes", "cluster-replica-no-failover no", "cluster-allow-reads-when-down no",
+		"cluster-allow-pubsubshard-when-down yes", "cluster-link-sendbuf-limit 0", "cluster-announce-hostname \"\"",
+		"cluster-announce-human-nodename \"\"", "cluster-preferred-endpoint-type ip", "cluster-blacklist-ttl 60",
+		"cluster-slot-stats-enabled no", "cluster-announce-ip 10.1.1.5", "cluster-announce-client-ipv4 123.123.123.5",
+		"cluster-announce-client-ipv6 2001:db8::8a2e:370:7334", "cluster-announce-tls-port 6379", "cluster-announce-port 0",
+		"cluster-announce-bus-port 6380", "latency-tracking yes", "latency-tracking-info-percentiles 50 99 99.9",
+		"maxmemory-clients 5%", "max-new-connections-per-cycle 10", "max-new-tls-connections-per-cycle 1", "activedefrag no",
+		"active-defrag-ignore-bytes 100mb", "active-defrag-threshold-lower 10", "active-defrag-threshold-upper 100",
+		"active-defrag-cycle-min 1", "active-defrag-cycle-max 25", "active-defrag-max-scan-fields 1000",
+		"active-defrag-cycle-us 500", "server-cpulist 0-7:2", "bio-cpulist 1,3", "aof-rewrite-cpulist 8-11",
+		"bgsave-cpulist 1,10-11", "ignore-warnings ARM64-COW-BUG", "availability-zone \"zone-name\"",
+		"io-threads-do-reads no", "rdma-port 0", "tls-port 0", "cluster-enabled no", "supervised no",
+	} {
+		f := writeFile(t, t.TempDir(), "c.conf", line+"\n")
+		if _, err := load([]string{f}, nil); err != nil {
+			t.Errorf("%s: %v", line, err)
 		}
 	}
 }

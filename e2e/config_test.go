@@ -498,3 +498,21 @@ func TestConfigSetStoreSettings(t *testing.T) {
 	fresh.call("PING", "-NOAUTH Authentication required.")
 	fresh.call("AUTH pw", "+OK")
 }
+
+// TestStockValkeyConf starts radish with the directives a stock
+// valkey.conf (Valkey 8.1) sets; its pidfile is under /var/run, so none.
+func TestStockValkeyConf(t *testing.T) {
+	conf, err := filepath.Abs(filepath.Join("..", "config", "testdata", "valkey-8-stock-directives.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startConf(t, conf, "--pidfile", "")
+	c := s.client(2)
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	logs, _ := os.ReadFile(s.log)
+	if !bytes.Contains(logs, []byte(`"commandlog-execution-slower-than"`)) {
+		t.Errorf("ignored directives not logged:\n%s", logs)
+	}
+}
