@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -156,6 +157,12 @@ func (c *Config) Set(pairs [][2]string) error {
 		if p.refuse != nil {
 			if msg := p.refuse(s); msg != "" {
 				return setError(strings.ToLower(pairs[i][0]), msg)
+			}
+		}
+		if p.name == "maxclients" && s.MaxClients > old.MaxClients {
+			if n := MaxClientsAllowed(s); s.MaxClients > n {
+				return setError(strings.ToLower(pairs[i][0]),
+					"The operating system is not able to handle the specified number of clients, try with "+strconv.Itoa(n))
 			}
 		}
 	}

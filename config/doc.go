@@ -23,6 +23,9 @@
 //     points, metrics-port, daemonize yes). CONFIG SET fails at once; Load
 //     checks the final value once every line is read and names the line that
 //     set it, so an option after a packaged file can turn it off.
+//   - open-files limit: maxclients needs a descriptor per client besides
+//     the reserved ones (MaxClientsAllowed raises the limit where it may);
+//     CONFIG SET refuses a maxclients it cannot hold, as Redis does.
 //   - foreign directive: one of Redis 7.0's or Valkey 8's that is not a
 //     parameter here (foreign.go). A file may name it, so a stock redis.conf
 //     starts radish; Load ignores it and lists it (Config.Ignored), unless

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -204,5 +206,28 @@ func TestValkeyCommentedDirectives(t *testing.T) {
 		if _, err := load([]string{f}, nil); err != nil {
 			t.Errorf("%s: %v", line, err)
 		}
+	}
+}
+
+// TestMaxClientsFDLimit: CONFIG SET maxclients beyond what the open-files
+// limit can hold (4294967295 is past any kernel's nr_open) fails as in
+// Redis, naming the most it allows; lowering it always works.
+func TestMaxClientsFDLimit(t *testing.T) {
+	c := New()
+	err := c.Set([][2]string{{"maxclients", "4294967295"}})
+	var l syscall.Rlimit
+	if e := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); e != nil {
+		t.Fatal(e)
+	}
+	n := int(l.Cur) - reservedFDs(c.Snapshot())
+	want := "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating system is not able to handle the specified number of clients, try with " + strconv.Itoa(n)
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+	if got := MaxClientsAllowed(c.Snapshot()); got != min(10000, n) {
+		t.Errorf("MaxClientsAllowed(10000) = %d, want %d", got, min(10000, n))
+	}
+	if err := c.Set([][2]string{{"maxclients", "10"}}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -516,3 +516,18 @@ func TestStockValkeyConf(t *testing.T) {
 		t.Errorf("ignored directives not logged:\n%s", logs)
 	}
 }
+
+// TestMaxClientsOverFDLimit: a maxclients the open-files limit cannot hold
+// is lowered at start with a warning, as Redis does.
+func TestMaxClientsOverFDLimit(t *testing.T) {
+	s := start(t, "--shards", "2", "--maxclients", "4294967295")
+	c := s.client(2)
+	n, _ := strconv.Atoi(c.ConfigGet(ctx, "maxclients").Val()["maxclients"])
+	if n < 1 || n >= 4294967295 {
+		t.Fatalf("maxclients = %d", n)
+	}
+	logs, _ := os.ReadFile(s.log)
+	if !bytes.Contains(logs, []byte(`"requested":4294967295,"maxclients":`+strconv.Itoa(n))) {
+		t.Errorf("no warning for the lowered maxclients:\n%s", logs)
+	}
+}

@@ -55,6 +55,10 @@ func run(args []string) error {
 	if ign := conf.Ignored(); len(ign) > 0 {
 		log.Info("ignored the config directives of Redis that do not apply to radish", zap.Strings("directives", ign))
 	}
+	if err := fitMaxClients(conf, log); err != nil {
+		return err
+	}
+	snap = conf.Snapshot()
 	if lim := conf.CgroupMemoryLimit(); lim > 0 && snap.MemoryBudget() == 0 {
 		log.Warn("a cgroup memory limit is set but maxmemory is 0: the kernel will kill the process "+
 			"before any maxmemory policy applies; set maxmemory or maxmemory auto", zap.Int64("cgroup_limit", lim))
@@ -100,6 +104,22 @@ func run(args []string) error {
 	}
 	log.Info("radish is now ready to exit, bye bye...")
 	return nil
+}
+
+// fitMaxClients lowers maxclients to what the open-files limit allows,
+// with Redis's warnings, when the limit cannot be raised far enough.
+func fitMaxClients(conf *config.Config, log *zap.Logger) error {
+	s := conf.Snapshot()
+	n := config.MaxClientsAllowed(s)
+	if n >= s.MaxClients {
+		return nil
+	}
+	if n < 1 {
+		return fmt.Errorf("your open file limit is not enough for the server to start: raise 'ulimit -n' by %d", 1-n)
+	}
+	log.Warn("maxclients has been reduced to what the open file limit allows; if you need more, increase 'ulimit -n'",
+		zap.Int("requested", s.MaxClients), zap.Int("maxclients", n))
+	return conf.Set([][2]string{{"maxclients", strconv.Itoa(n)}})
 }
 
 // writePidFile writes the process id to path, best effort as Redis does:
