@@ -34,7 +34,8 @@
 //     "Bad directive", as in Redis.
 //
 // What it never does: it never exits, prints, logs, chdirs, binds, opens
-// the log or pid file, or daemonizes. Load returns errors (a *FileError
+// the log or pid file, or daemonizes; of the process it changes only the
+// open-files limit (MaxClientsAllowed). Load returns errors (a *FileError
 // carries Redis's FATAL CONFIG FILE ERROR text); the server prints them and
 // exits. The dir parameter is only resolved to an absolute path and checked
 // to exist; the server chdirs to it at start. A value is never silently
