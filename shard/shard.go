@@ -270,8 +270,9 @@ func (s *Shard) oom(spec *command.Spec) bool {
 // applyConfig takes a new configuration snapshot into this shard: the
 // protocol limits into its parsers, the store's settings into its store;
 // maxclients, client-query-buffer-limit and timeout are read from s.conf
-// where they apply (OnOpen, serve, closeIdle). The memory budget (maxmemory, or a fraction of the cgroup limit under
-// maxmemory auto) is split evenly across the shards.
+// where they apply (OnOpen, serve, closeIdle). The memory budget
+// (maxmemory, or a fraction of the cgroup limit under maxmemory auto) is
+// split evenly across the shards.
 func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.conf = c
 	s.reader.MaxBulkLen = c.ProtoMaxBulkLen
