@@ -342,7 +342,7 @@ Examples:
        radish-server (run the server with default config)
        radish-server /etc/radish/6379.conf
        radish-server --port 7777
-       radish-server --bind 127.0.0.1 ::1 --save "3600 1 300 100"
+       radish-server --bind 127.0.0.1 ::1 --maxmemory 1gb
        radish-server /etc/radish.conf --loglevel verbose
 
 Options (in the config file write them without the leading --):
@@ -356,6 +356,9 @@ Options (in the config file write them without the leading --):
 		var extra string
 		if p.kind == KindEnum {
 			extra = " [" + strings.Join(p.enum, "|") + "]"
+		}
+		if p.refuse != nil {
+			mode += " (the only value accepted)"
 		}
 		fmt.Fprintf(w, "       --%-27s default %s%s%s\n", p.name, Repr(p.defaultText()), extra, mode)
 	}
