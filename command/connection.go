@@ -2,8 +2,9 @@ package command
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/radish-kv/radish/num"
 )
 
 // The connection family: commands about the client's own connection. They
@@ -103,8 +104,8 @@ func cmdHello(c *Ctx, args [][]byte) {
 	proto := cl.Proto
 	i := 1
 	if len(args) > 1 {
-		v, err := strconv.ParseInt(string(args[1]), 10, 64)
-		if err != nil {
+		v, ok := num.ParseInt(args[1])
+		if !ok {
 			c.W.Error("ERR Protocol version is not an integer or out of range")
 			return
 		}
@@ -197,12 +198,11 @@ func cmdAuth(c *Ctx, args [][]byte) {
 }
 
 func cmdSelect(c *Ctx, args [][]byte) {
-	n, err := strconv.ParseInt(string(args[1]), 10, 64)
-	if err != nil {
-		c.W.Error("ERR value is not an integer or out of range")
+	n, ok := kvArgInt32(c, args[1], "")
+	if !ok {
 		return
 	}
-	if n < 0 || n >= int64(c.Store.Databases()) {
+	if n < 0 || n >= c.Store.Databases() {
 		c.W.Error("ERR DB index is out of range")
 		return
 	}
@@ -322,8 +322,8 @@ func cmdClientList(c *Ctx, args [][]byte) {
 		} else {
 			ids = map[int64]bool{}
 			for _, a := range args[3:] {
-				id, err := strconv.ParseInt(string(a), 10, 64)
-				if err != nil || id <= 0 {
+				id, ok := num.ParseInt(a)
+				if !ok || id <= 0 {
 					c.W.Error("ERR Invalid client ID")
 					return
 				}
@@ -358,8 +358,8 @@ func cmdClientKill(c *Ctx, args [][]byte) {
 			v := string(args[i+1])
 			switch strings.ToLower(string(args[i])) {
 			case "id":
-				n, err := strconv.ParseInt(v, 10, 64)
-				if err != nil || n <= 0 {
+				n, ok := num.ParseInt(args[i+1])
+				if !ok || n <= 0 {
 					c.W.Error("ERR client-id should be greater than 0")
 					return
 				}
@@ -471,9 +471,8 @@ func help(c *Ctx, cmd string, lines []string) {
 // cmdClientUnblock is CLIENT UNBLOCK id [TIMEOUT|ERROR]; it runs on every
 // shard and the one owning the client answers 1 (MergeSum).
 func cmdClientUnblock(c *Ctx, args [][]byte) {
-	id, err := strconv.ParseInt(string(args[2]), 10, 64)
-	if err != nil {
-		c.W.Error("ERR value is not an integer or out of range")
+	id, ok := kvArgInt(c, args[2])
+	if !ok {
 		return
 	}
 	withError := false

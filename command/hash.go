@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the hash family: its rows (as Redis 7.0 declares them) and
@@ -456,7 +457,7 @@ func CmdHIncrBy(c *Ctx, args [][]byte) {
 	}
 	var cur int64
 	if found {
-		if cur, ok = kvParseInt(v); !ok {
+		if cur, ok = num.ParseInt(v); !ok {
 			c.W.Error("ERR hash value is not an integer")
 			return
 		}
@@ -474,8 +475,8 @@ func CmdHIncrBy(c *Ctx, args [][]byte) {
 // CmdHIncrByFloat is HINCRBYFLOAT key field increment, in C long double
 // arithmetic as INCRBYFLOAT.
 func CmdHIncrByFloat(c *Ctx, args [][]byte) {
-	incr, err := parseLongDouble(args[3])
-	if err != nil {
+	incr, ok := num.ParseLongDouble(args[3])
+	if !ok {
 		c.W.Error(kvErrNotFloat)
 		return
 	}
@@ -487,19 +488,19 @@ func CmdHIncrByFloat(c *Ctx, args [][]byte) {
 	if hsErr(c, err) {
 		return
 	}
-	cur := new(big.Float).SetPrec(ldMantBits)
+	cur := new(big.Float)
 	if found {
-		if cur, err = parseLongDouble(v); err != nil {
+		if cur, ok = num.ParseLongDouble(v); !ok {
 			c.W.Error("ERR hash value is not a float")
 			return
 		}
 	}
-	sum := new(big.Float).SetPrec(ldMantBits).SetMode(big.ToNearestEven).Add(cur, incr)
-	if cur.IsInf() || (sum.Sign() != 0 && sum.MantExp(nil) > ldMaxExp) {
+	sum, ok := num.AddLongDouble(cur, incr)
+	if !ok {
 		c.W.Error("ERR increment would produce NaN or Infinity")
 		return
 	}
-	out := formatLongDoubleHuman(sum)
+	out := num.AppendLongDouble(nil, sum)
 	c.DB.HSet(args[1], [][]byte{args[2], out}, c.Now)
 	c.W.Bulk(out)
 }

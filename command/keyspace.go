@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the keyspace (generic) family: rows as Redis 7.0 declares
@@ -787,35 +788,10 @@ const ScanCursorBits = 56
 // ScanCursorMask selects a cursor's shard-local part.
 const ScanCursorMask = 1<<ScanCursorBits - 1
 
-// kvParseCursor parses a SCAN cursor as Redis's parseScanCursorOrReply
-// (strtoul) does: optional sign, decimal digits; "-1" wraps; "" is 0.
-func kvParseCursor(b []byte) (uint64, bool) {
-	if len(b) == 0 {
-		return 0, true
-	}
-	neg := false
-	s := b
-	if s[0] == '+' || s[0] == '-' {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if len(s) == 0 {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(s), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
 // ParseScanCursor parses a client's SCAN cursor argument; the error is the
 // reply text. The router uses it to find the shard a cursor resumes on.
 func ParseScanCursor(b []byte) (uint64, string) {
-	v, ok := kvParseCursor(b)
+	v, ok := num.ParseUlong(b)
 	if !ok {
 		return 0, "ERR invalid cursor"
 	}
@@ -1088,7 +1064,7 @@ func kvRefCount(db *engine.DB, key []byte, now int64) (int64, bool) {
 	}
 	if enc == "int" {
 		v, _, _ := db.GetString(key, now)
-		if n, ok := kvParseInt(v); ok && n >= 0 && n < 10000 {
+		if n, ok := num.ParseInt(v); ok && n >= 0 && n < 10000 {
 			return kvSharedRefCount, true
 		}
 	}
@@ -1275,7 +1251,7 @@ func kvHash(b []byte) uint64 {
 // (up to 11 characters), else a length prefix and the bytes.
 func kvRDBStringLen(v []byte) int64 {
 	if len(v) <= 11 {
-		if n, ok := kvParseInt(v); ok {
+		if n, ok := num.ParseInt(v); ok {
 			switch {
 			case n >= math.MinInt8 && n <= math.MaxInt8:
 				return 2
@@ -1311,14 +1287,14 @@ func cmdDebugPopulate(c *Ctx, args [][]byte) {
 	}
 	// getPositiveLongFromObjectOrReply: one text for both errors.
 	const notPositive = "ERR value is out of range, must be positive"
-	count, ok := kvParseInt(args[2])
+	count, ok := num.ParseInt(args[2])
 	if !ok || count < 0 {
 		c.W.Error(notPositive)
 		return
 	}
 	var size int64
 	if len(args) == 5 {
-		if size, ok = kvParseInt(args[4]); !ok || size < 0 {
+		if size, ok = num.ParseInt(args[4]); !ok || size < 0 {
 			c.W.Error(notPositive)
 			return
 		}

@@ -3,6 +3,8 @@ package command
 import (
 	"math"
 	"strconv"
+
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the list family: its rows (as Redis 7.0 declares them) and
@@ -482,7 +484,7 @@ func lsPosition(c *Ctx, b []byte) (left, ok bool) {
 // [lo, hi]; msg (when set) replaces both errors, else the range error
 // names the bounds.
 func lsRangeLong(c *Ctx, b []byte, lo, hi int64, msg string) (int64, bool) {
-	v, ok := kvParseInt(b)
+	v, ok := num.ParseInt(b)
 	if !ok {
 		if msg == "" {
 			msg = kvErrNotInt

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/radish-kv/radish/num"
 )
 
 // The server family: INFO, TIME, CONFIG, SHUTDOWN. They read process-wide
@@ -143,8 +145,8 @@ func cmdDebugSleep(c *Ctx, args [][]byte) {
 		kvDebugSyntax(c, args)
 		return
 	}
-	secs, err := strconv.ParseFloat(string(args[2]), 64)
-	if err != nil {
+	secs, ok := num.ParseDouble(args[2])
+	if !ok {
 		c.W.Error("ERR value is not a valid float")
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the set family: its rows (as Redis 7.0 declares them) and
@@ -393,7 +394,7 @@ func CmdSPop(c *Ctx, args [][]byte) {
 		}
 		return
 	}
-	count, ok := kvParseInt(args[2])
+	count, ok := num.ParseInt(args[2])
 	if !ok || count < 0 {
 		c.W.Error("ERR value is out of range, must be positive")
 		return
@@ -477,7 +478,7 @@ func CmdSDiffStore(c *Ctx, args [][]byte) { stSetOpStore(c, engine.SetDiff, args
 
 // CmdSInterCard is SINTERCARD numkeys key [key ...] [LIMIT limit].
 func CmdSInterCard(c *Ctx, args [][]byte) {
-	numkeys, ok := kvParseInt(args[1])
+	numkeys, ok := num.ParseInt(args[1])
 	if !ok || numkeys < 1 {
 		c.W.Error("ERR numkeys should be greater than 0")
 		return
@@ -490,7 +491,7 @@ func CmdSInterCard(c *Ctx, args [][]byte) {
 	for j := 2 + int(numkeys); j < len(args); j++ {
 		if kvIs(args[j], "limit") && j+1 < len(args) {
 			j++
-			l, ok := kvParseInt(args[j])
+			l, ok := num.ParseInt(args[j])
 			if !ok || l < 0 {
 				c.W.Error("ERR LIMIT can't be negative")
 				return

@@ -3,7 +3,8 @@ package command
 import (
 	"math"
 	"math/big"
-	"strconv"
+
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the string family: its rows (as Redis 7.0 declares them) and
@@ -470,52 +471,10 @@ func kvIs(arg []byte, lower string) bool {
 	return true
 }
 
-// kvParseInt parses b as Redis's string2ll does: an optional '-', then
-// digits without leading zeros ("0" alone is fine); no '+', no spaces, no
-// "-0", and the value must fit an int64.
-func kvParseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
-	}
-	if b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (math.MaxUint64-9)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
 // kvArgInt parses an integer argument or replies Redis's error; ok false
 // means the reply is written.
 func kvArgInt(c *Ctx, b []byte) (int64, bool) {
-	v, ok := kvParseInt(b)
+	v, ok := num.ParseInt(b)
 	if !ok {
 		c.W.Error(kvErrNotInt)
 	}
@@ -525,7 +484,7 @@ func kvArgInt(c *Ctx, b []byte) (int64, bool) {
 // kvArgInt32 is Redis's getIntFromObjectOrReply: an integer argument that
 // must fit a C int. msg, when set, replaces both error texts.
 func kvArgInt32(c *Ctx, b []byte, msg string) (int, bool) {
-	v, ok := kvParseInt(b)
+	v, ok := num.ParseInt(b)
 	if !ok {
 		if msg == "" {
 			msg = kvErrNotInt
@@ -890,153 +849,27 @@ func CmdIncrByFloat(c *Ctx, args [][]byte) {
 		c.W.Error(err.Error())
 		return
 	}
-	cur := new(big.Float).SetPrec(ldMantBits)
+	cur := new(big.Float)
 	if found {
-		if cur, err = parseLongDouble(v); err != nil {
+		var ok bool
+		if cur, ok = num.ParseLongDouble(v); !ok {
 			c.W.Error(kvErrNotFloat)
 			return
 		}
 	}
-	incr, err := parseLongDouble(args[2])
-	if err != nil {
+	incr, ok := num.ParseLongDouble(args[2])
+	if !ok {
 		c.W.Error(kvErrNotFloat)
 		return
 	}
-	if cur.IsInf() || incr.IsInf() {
+	sum, ok := num.AddLongDouble(cur, incr)
+	if !ok {
 		c.W.Error("ERR increment would produce NaN or Infinity")
 		return
 	}
-	sum := new(big.Float).SetPrec(ldMantBits).SetMode(big.ToNearestEven).Add(cur, incr)
-	if sum.Sign() != 0 && sum.MantExp(nil) > ldMaxExp {
-		c.W.Error("ERR increment would produce NaN or Infinity")
-		return
-	}
-	out := formatLongDoubleHuman(sum)
+	out := num.AppendLongDouble(nil, sum)
 	c.DB.SetTextString(key, out)
 	c.W.Bulk(out)
-}
-
-// Properties of x87 extended precision, C's long double on x86-64 Linux.
-const (
-	ldMantBits = 64
-	ldMaxExp   = 16384  // finite values are < 2**ldMaxExp
-	ldMinExp   = -16444 // smaller magnitudes round to zero (2**-16445 is the least subnormal)
-	ldMaxChars = 5 * 1024
-)
-
-var errLongDouble = strconv.ErrSyntax
-
-// parseLongDouble parses b as Redis's string2ld does (strtold over the whole
-// string): decimal or hex floats, "inf"/"infinity"; not NaN, no leading
-// space, nothing trailing, and an overflow or an underflow to zero is an
-// error. The result is rounded to the long double's 64-bit mantissa.
-func parseLongDouble(b []byte) (*big.Float, error) {
-	if len(b) == 0 || len(b) >= ldMaxChars {
-		return nil, errLongDouble
-	}
-	s := string(b)
-	i := 0
-	neg := false
-	if s[0] == '+' || s[0] == '-' {
-		neg = s[0] == '-'
-		i++
-	}
-	rest := s[i:]
-	if kvIs([]byte(rest), "inf") || kvIs([]byte(rest), "infinity") {
-		return new(big.Float).SetPrec(ldMantBits).SetInf(neg), nil
-	}
-	base := 10
-	if len(rest) > 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') {
-		base = 16
-		if !validFloatSyntax(rest[2:], 16) {
-			return nil, errLongDouble
-		}
-	} else if !validFloatSyntax(rest, 10) {
-		return nil, errLongDouble
-	}
-	// Parse with ample precision, then round once to 64 bits, so the
-	// result is the correctly rounded value strtold gives (big.Float's
-	// own parse at 64 bits may round twice).
-	f := new(big.Float).SetPrec(1024).SetMode(big.ToNearestEven)
-	pb := 10
-	if base == 16 {
-		pb = 0
-	}
-	if _, _, err := f.Parse(s, pb); err != nil {
-		return nil, errLongDouble
-	}
-	f.SetPrec(ldMantBits)
-	if f.Sign() != 0 {
-		e := f.MantExp(nil)
-		if e > ldMaxExp || e < ldMinExp {
-			return nil, errLongDouble
-		}
-	}
-	return f, nil
-}
-
-// validFloatSyntax reports whether s (after sign and any "0x") is what
-// strtold consumes entirely: digits with an optional point (at least one
-// digit), then an optional exponent (e for decimal, p for hex) with digits.
-func validFloatSyntax(s string, base int) bool {
-	isDigit := func(c byte) bool {
-		if base == 16 {
-			return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-		}
-		return '0' <= c && c <= '9'
-	}
-	i, digits := 0, 0
-	for i < len(s) && isDigit(s[i]) {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && isDigit(s[i]) {
-			i++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return false
-	}
-	if i == len(s) {
-		return true
-	}
-	e := s[i]
-	if (base == 10 && e != 'e' && e != 'E') || (base == 16 && e != 'p' && e != 'P') {
-		return false
-	}
-	i++
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	if i == len(s) {
-		return false
-	}
-	for ; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// formatLongDoubleHuman is Redis's ld2string in LD_STR_HUMAN mode: "%.17Lf",
-// then trailing zeros after the point and a trailing point removed, and
-// "-0" printed as "0".
-func formatLongDoubleHuman(f *big.Float) []byte {
-	b := f.Append(nil, 'f', 17)
-	for i := len(b) - 1; i > 0 && b[i] == '0'; i-- {
-		b = b[:i]
-	}
-	if b[len(b)-1] == '.' {
-		b = b[:len(b)-1]
-	}
-	if len(b) == 2 && b[0] == '-' && b[1] == '0' {
-		b = b[1:]
-	}
-	return b
 }
 
 // kvGetRange is GETRANGE's arithmetic: the bytes of s from start to end

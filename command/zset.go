@@ -1,11 +1,13 @@
 package command
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the sorted-set family: its rows (as Redis 7.0 declares
@@ -775,48 +777,18 @@ var zsetSpecs = []*Spec{
 	},
 }
 
-// zsAppendScore appends f as Redis 7.0's addReplyDouble formats it.
-func zsAppendScore(dst []byte, f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	}
-	return strconv.AppendFloat(dst, f, 'g', 17, 64)
-}
-
-// zsScore writes a score: a bulk string in RESP2, a double in RESP3.
-func zsScore(c *Ctx, f float64) {
-	var tmp [32]byte
-	t := zsAppendScore(tmp[:0], f)
-	if c.W.Proto == 3 {
-		c.W.B = append(c.W.B, ',')
-		c.W.B = append(c.W.B, t...)
-		c.W.B = append(c.W.B, '\r', '\n')
-		return
-	}
-	c.W.Bulk(t)
-}
-
-// zsParseScore is Redis's getDoubleFromObject: the whole string, no
-// leading space, no overflow or underflow to 0, not NaN.
 // zaddWarmZ is ZADD's WarmZ: the pair of ZADD key score member.
 func zaddWarmZ(args [][]byte) (float64, []byte, bool) {
 	if len(args) != 4 {
 		return 0, nil, false
 	}
-	f, ok := zsParseScore(args[2])
+	f, ok := num.ParseDouble(args[2])
 	return f, args[3], ok
-}
-
-func zsParseScore(b []byte) (float64, bool) {
-	return parseLongDoubleLike(b)
 }
 
 // zsArgScore parses a score argument or replies msg.
 func zsArgScore(c *Ctx, b []byte, msg string) (float64, bool) {
-	f, ok := zsParseScore(b)
+	f, ok := num.ParseDouble(b)
 	if !ok {
 		c.W.Error(msg)
 	}
@@ -824,20 +796,18 @@ func zsArgScore(c *Ctx, b []byte, msg string) (float64, bool) {
 }
 
 // zsParseRangeItem parses one end of a score range (zslParseRange): an
-// optional '(' then what strtod accepts, leading spaces included, the
-// empty string as 0.
+// optional '(' then what strtod accepts, leading blanks included, with
+// no range check; the empty text (strtod consumes nothing and the end
+// check passes) is 0.
 func zsParseRangeItem(b []byte) (f float64, ex, ok bool) {
 	if len(b) > 0 && b[0] == '(' {
 		ex = true
 		b = b[1:]
 	}
-	for len(b) > 0 && isCSpace(b[0]) {
-		b = b[1:]
-	}
-	if len(b) == 0 {
+	if len(bytes.TrimLeft(b, " \t\n\v\f\r")) == 0 {
 		return 0, ex, true
 	}
-	f, _, ok = parseCDouble(b)
+	f, _, ok = num.ParseStrtod(b)
 	return f, ex, ok && !math.IsNaN(f)
 }
 
@@ -945,7 +915,7 @@ scores:
 		}
 	}
 	r, err := c.DB.ZAdd(args[1], flags, n, func(j int) (float64, []byte) {
-		f, _ := zsParseScore(args[i+2*j])
+		f, _ := num.ParseDouble(args[i+2*j])
 		return f, args[i+2*j+1]
 	}, c.Now)
 	switch {
@@ -953,7 +923,7 @@ scores:
 		c.W.Error(err.Error())
 	case flags&engine.ZAddIncr != 0:
 		if r.Done {
-			zsScore(c, r.Score)
+			c.W.Double(r.Score)
 		} else {
 			c.W.Null()
 		}
@@ -975,7 +945,7 @@ func CmdZIncrBy(c *Ctx, args [][]byte) {
 		c.W.Error(err.Error())
 		return
 	}
-	zsScore(c, r.Score)
+	c.W.Double(r.Score)
 }
 
 // CmdZRem is ZREM key member [member ...].
@@ -1026,7 +996,7 @@ func CmdZScore(c *Ctx, args [][]byte) {
 	case !ok:
 		c.W.Null()
 	default:
-		zsScore(c, f)
+		c.W.Double(f)
 	}
 }
 
@@ -1036,7 +1006,7 @@ func CmdZMScore(c *Ctx, args [][]byte) {
 	c.W.Array(len(args) - 2)
 	err := c.DB.ZMScore(args[1], args[2:], c.Now, func(f float64, ok bool) {
 		if ok {
-			zsScore(c, f)
+			c.W.Double(f)
 		} else {
 			c.W.Null()
 		}
@@ -1086,7 +1056,7 @@ func (z zsElems) elem(m []byte, s float64) {
 	}
 	z.c.W.Bulk(m)
 	if z.withScores {
-		zsScore(z.c, s)
+		z.c.W.Double(s)
 	}
 }
 
@@ -1253,7 +1223,7 @@ func zsPop(c *Ctx, keys [][]byte, max bool, count int, nested, withKey bool) boo
 				c.W.Array(2)
 			}
 			c.W.Bulk(m)
-			zsScore(c, s)
+			c.W.Double(s)
 		})
 		if err != nil {
 			c.W.Error(err.Error())
@@ -1481,7 +1451,7 @@ func CmdZScan(c *Ctx, args [][]byte) {
 		}
 		arena = append(arena, m...)
 		ends = append(ends, len(arena))
-		arena = zsAppendScore(arena, s)
+		arena = num.AppendDouble(arena, s)
 		ends = append(ends, len(arena))
 	})
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/radish-kv/radish/num"
 )
 
 // Redis's error texts for a value that does not parse or fit. They follow
@@ -24,25 +26,7 @@ const (
 
 // ParseInt parses s as Redis's string2ll does: an optional '-' then digits,
 // no blanks, no '+', no leading zeros, no "-0", no overflow.
-func ParseInt(s string) (int64, bool) {
-	if s == "0" {
-		return 0, true
-	}
-	d := s
-	if strings.HasPrefix(d, "-") {
-		d = d[1:]
-	}
-	if d == "" || d[0] < '1' || d[0] > '9' {
-		return 0, false
-	}
-	for i := 1; i < len(d); i++ {
-		if d[i] < '0' || d[i] > '9' {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	return v, err == nil
-}
+func ParseInt(s string) (int64, bool) { return num.ParseInt([]byte(s)) }
 
 // ParseMemory parses a memory value as Redis's memtoull does: leading
 // digits (none means 0) then an optional case-insensitive unit: b, k (1000),
