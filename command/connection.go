@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -93,7 +94,7 @@ func cmdPing(c *Ctx, args [][]byte) {
 	case 2:
 		c.W.Bulk(args[1])
 	default:
-		c.W.Error("ERR wrong number of arguments for 'ping' command")
+		c.W.WrongArgs("ping")
 	}
 }
 
@@ -180,7 +181,7 @@ func checkAuth(c *Ctx, user, pass []byte) bool {
 
 func cmdAuth(c *Ctx, args [][]byte) {
 	if len(args) > 3 {
-		c.W.Error("ERR syntax error")
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	if len(args) == 2 && c.Server.RequirePass() == "" {
@@ -203,7 +204,7 @@ func cmdSelect(c *Ctx, args [][]byte) {
 		return
 	}
 	if n < 0 || n >= c.Store.Databases() {
-		c.W.Error("ERR DB index is out of range")
+		c.W.Error(errtext.DBRange)
 		return
 	}
 	c.Client.DB = int(n)
@@ -316,7 +317,7 @@ func cmdClientList(c *Ctx, args [][]byte) {
 					return
 				}
 			} else {
-				c.W.Error("ERR syntax error")
+				c.W.Error(errtext.Syntax)
 				return
 			}
 		} else {
@@ -351,7 +352,7 @@ func cmdClientKill(c *Ctx, args [][]byte) {
 		addr = string(args[2])
 	} else {
 		if len(args)%2 != 0 {
-			c.W.Error("ERR syntax error")
+			c.W.Error(errtext.Syntax)
 			return
 		}
 		for i := 2; i < len(args); i += 2 {
@@ -375,13 +376,13 @@ func cmdClientKill(c *Ctx, args [][]byte) {
 				case "no":
 					skipMe = false
 				default:
-					c.W.Error("ERR syntax error")
+					c.W.Error(errtext.Syntax)
 					return
 				}
 			case "type", "user", "maxage":
 				// Every Radish client is a normal client of the default user.
 			default:
-				c.W.Error("ERR syntax error")
+				c.W.Error(errtext.Syntax)
 				return
 			}
 		}
@@ -414,7 +415,7 @@ func cmdClientReply(c *Ctx, args [][]byte) {
 			c.Client.Reply = ReplySkip
 		}
 	default:
-		c.W.Error("ERR syntax error")
+		c.W.Error(errtext.Syntax)
 	}
 }
 
@@ -425,7 +426,7 @@ func onOff(c *Ctx, arg []byte, set func(bool)) {
 	case "off":
 		set(false)
 	default:
-		c.W.Error("ERR syntax error")
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	c.W.Simple("OK")
@@ -486,7 +487,7 @@ func cmdClientUnblock(c *Ctx, args [][]byte) {
 			return
 		}
 	} else if len(args) > 4 {
-		c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) +
+		c.W.Error(errtext.UnknownSubOrArgs + string(args[1]) +
 			"'. Try CLIENT HELP.")
 		return
 	}

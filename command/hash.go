@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -463,7 +464,7 @@ func CmdHIncrBy(c *Ctx, args [][]byte) {
 		}
 	}
 	if (incr < 0 && cur < 0 && incr < math.MinInt64-cur) || (incr > 0 && cur > 0 && incr > math.MaxInt64-cur) {
-		c.W.Error("ERR increment or decrement would overflow")
+		c.W.Error(errtext.Overflow)
 		return
 	}
 	cur += incr
@@ -477,7 +478,7 @@ func CmdHIncrBy(c *Ctx, args [][]byte) {
 func CmdHIncrByFloat(c *Ctx, args [][]byte) {
 	incr, ok := num.ParseLongDouble(args[3])
 	if !ok {
-		c.W.Error(kvErrNotFloat)
+		c.W.Error(errtext.NotFloat)
 		return
 	}
 	if incr.IsInf() {
@@ -497,7 +498,7 @@ func CmdHIncrByFloat(c *Ctx, args [][]byte) {
 	}
 	sum, ok := num.AddLongDouble(cur, incr)
 	if !ok {
-		c.W.Error("ERR increment would produce NaN or Infinity")
+		c.W.Error(errtext.IncrNaN)
 		return
 	}
 	out := num.AppendLongDouble(nil, sum)
@@ -521,12 +522,12 @@ func CmdHRandField(c *Ctx, args [][]byte) {
 	withValues := false
 	if len(args) == 4 {
 		if !kvIs(args[3], "withvalues") {
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 		withValues = true
 	} else if len(args) > 4 {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	count, ok := hsRangeLong(c, args[2])
@@ -534,7 +535,7 @@ func CmdHRandField(c *Ctx, args [][]byte) {
 		return
 	}
 	if withValues && count < -math.MaxInt64/2 {
-		c.W.Error("ERR value is out of range")
+		c.W.Error(errtext.OutOfRange)
 		return
 	}
 	n, err := c.DB.HLen(args[1], c.Now)
@@ -593,7 +594,7 @@ func hsScanArgs(c *Ctx, args [][]byte) (pattern []byte, count int, ok bool) {
 	count = 10
 	for i := 0; i < len(args); i += 2 {
 		if len(args)-i < 2 {
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return nil, 0, false
 		}
 		switch {
@@ -603,7 +604,7 @@ func hsScanArgs(c *Ctx, args [][]byte) (pattern []byte, count int, ok bool) {
 				return nil, 0, false
 			}
 			if n < 1 {
-				c.W.Error(kvErrSyntax)
+				c.W.Error(errtext.Syntax)
 				return nil, 0, false
 			}
 			count = int(min(n, math.MaxInt32))
@@ -613,7 +614,7 @@ func hsScanArgs(c *Ctx, args [][]byte) (pattern []byte, count int, ok bool) {
 				pattern = nil
 			}
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return nil, 0, false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -826,7 +827,7 @@ func CmdScan(c *Ctx, args [][]byte) {
 	var pattern, typeName []byte
 	for i := 2; i < len(args); i += 2 {
 		if len(args)-i < 2 {
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 		switch opt := args[i]; {
@@ -836,7 +837,7 @@ func CmdScan(c *Ctx, args [][]byte) {
 				return
 			}
 			if count < 1 {
-				c.W.Error(kvErrSyntax)
+				c.W.Error(errtext.Syntax)
 				return
 			}
 		case kvIs(opt, "match"):
@@ -847,7 +848,7 @@ func CmdScan(c *Ctx, args [][]byte) {
 		case kvIs(opt, "type"):
 			typeName = args[i+1]
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}
@@ -883,7 +884,7 @@ func CmdRandomKey(c *Ctx, args [][]byte) {
 func kvRename(c *Ctx, args [][]byte, nx bool) {
 	src, dst := args[1], args[2]
 	if !c.DB.Exists(src, c.Now) {
-		c.W.Error(kvErrNoSuchKey)
+		c.W.Error(errtext.NoSuchKey)
 		return
 	}
 	switch {
@@ -918,7 +919,7 @@ func CmdRenameNX(c *Ctx, args [][]byte) { kvRename(c, args, true) }
 // of range".
 func kvSelectDB(c *Ctx, i int) (*engine.DB, bool) {
 	if i < 0 || i >= c.Store.Databases() {
-		c.W.Error(kvErrDBRange)
+		c.W.Error(errtext.DBRange)
 		return nil, false
 	}
 	return c.Store.DB(i), true
@@ -944,13 +945,13 @@ func CmdCopy(c *Ctx, args [][]byte) {
 			dstIndex = i
 			j++
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}
 	src, newKey := args[1], args[2]
 	if dstIndex == c.DBIndex && string(src) == string(newKey) {
-		c.W.Error(kvErrSameObject)
+		c.W.Error(errtext.SameObject)
 		return
 	}
 	rec, ok := c.DB.Export(src, c.Now)
@@ -977,7 +978,7 @@ func CmdMove(c *Ctx, args [][]byte) {
 		return
 	}
 	if i == c.DBIndex {
-		c.W.Error(kvErrSameObject)
+		c.W.Error(errtext.SameObject)
 		return
 	}
 	key := args[1]
@@ -1003,7 +1004,7 @@ func CmdSwapDB(c *Ctx, args [][]byte) {
 	}
 	n := c.Store.Databases()
 	if i < 0 || i >= n || j < 0 || j >= n {
-		c.W.Error(kvErrDBRange)
+		c.W.Error(errtext.DBRange)
 		return
 	}
 	c.Store.SwapDB(i, j)
@@ -1019,7 +1020,7 @@ func kvFlushArgs(c *Ctx, args [][]byte) bool {
 	if len(args) == 1 || (len(args) == 2 && (kvIs(args[1], "sync") || kvIs(args[1], "async"))) {
 		return true
 	}
-	c.W.Error(kvErrSyntax)
+	c.W.Error(errtext.Syntax)
 	return false
 }
 
@@ -1186,7 +1187,7 @@ func CmdDebug(c *Ctx, args [][]byte) {
 
 // kvDebugSyntax is Redis's addReplySubcommandSyntaxError.
 func kvDebugSyntax(c *Ctx, args [][]byte) {
-	c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + string(cstr(args[1], 128)) +
+	c.W.Error(errtext.UnknownSubOrArgs + string(cstr(args[1], 128)) +
 		"'. Try " + strings.ToUpper(string(args[0])) + " HELP.")
 }
 
@@ -1209,7 +1210,7 @@ func cmdDebugObject(c *Ctx, args [][]byte) {
 	key := args[2]
 	enc, ok := c.DB.Encoding(key, c.Now)
 	if !ok {
-		c.W.Error(kvErrNoSuchKey)
+		c.W.Error(errtext.NoSuchKey)
 		return
 	}
 	ref, _ := kvRefCount(c.DB, key, c.Now)
@@ -1286,7 +1287,7 @@ func cmdDebugPopulate(c *Ctx, args [][]byte) {
 		return
 	}
 	// getPositiveLongFromObjectOrReply: one text for both errors.
-	const notPositive = "ERR value is out of range, must be positive"
+	const notPositive = errtext.NotPositive
 	count, ok := num.ParseInt(args[2])
 	if !ok || count < 0 {
 		c.W.Error(notPositive)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -476,7 +477,7 @@ func lsPosition(c *Ctx, b []byte) (left, ok bool) {
 	case kvIs(b, "right"):
 		return false, true
 	}
-	c.W.Error(kvErrSyntax)
+	c.W.Error(errtext.Syntax)
 	return false, false
 }
 
@@ -487,7 +488,7 @@ func lsRangeLong(c *Ctx, b []byte, lo, hi int64, msg string) (int64, bool) {
 	v, ok := num.ParseInt(b)
 	if !ok {
 		if msg == "" {
-			msg = kvErrNotInt
+			msg = errtext.NotInt
 		}
 		c.W.Error(msg)
 		return 0, false
@@ -504,7 +505,7 @@ func lsRangeLong(c *Ctx, b []byte, lo, hi int64, msg string) (int64, bool) {
 
 // lsPositive is Redis's getPositiveLongFromObjectOrReply with no message.
 func lsPositive(c *Ctx, b []byte) (int64, bool) {
-	return lsRangeLong(c, b, 0, math.MaxInt64, "ERR value is out of range, must be positive")
+	return lsRangeLong(c, b, 0, math.MaxInt64, errtext.NotPositive)
 }
 
 func lsPush(c *Ctx, args [][]byte, left, xx bool) {
@@ -660,7 +661,7 @@ func CmdLInsert(c *Ctx, args [][]byte) {
 		before = true
 	case kvIs(args[2], "after"):
 	default:
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	n, err := c.DB.ListInsert(args[1], before, args[3], args[4], c.Now)
@@ -734,7 +735,7 @@ func CmdLPos(c *Ctx, args [][]byte) {
 			}
 			maxlen = v
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 		j++
@@ -801,13 +802,13 @@ func CmdRPopLPush(c *Ctx, args [][]byte) { lsMove(c, args[1], args[2], false, tr
 // lsMPopArgs parses LMPOP's arguments from the numkeys argument at
 // args[at]: the keys, the end and the count. ok false: replied.
 func lsMPopArgs(c *Ctx, args [][]byte, at int) (keys [][]byte, left bool, count int, ok bool) {
-	numkeys, ok := lsRangeLong(c, args[at], 1, 1<<63-1, "ERR numkeys should be greater than 0")
+	numkeys, ok := lsRangeLong(c, args[at], 1, 1<<63-1, errtext.NumKeys)
 	if !ok {
 		return nil, false, 0, false
 	}
 	where := int64(at) + numkeys + 1
 	if where >= int64(len(args)) {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
 	if left, ok = lsPosition(c, args[where]); !ok {
@@ -817,12 +818,12 @@ func lsMPopArgs(c *Ctx, args [][]byte, at int) (keys [][]byte, left bool, count 
 	for j := int(where) + 1; j < len(args); j++ {
 		if cnt == -1 && kvIs(args[j], "count") && j+1 < len(args) {
 			j++
-			if cnt, ok = lsRangeLong(c, args[j], 1, 1<<63-1, "ERR count should be greater than 0"); !ok {
+			if cnt, ok = lsRangeLong(c, args[j], 1, 1<<63-1, errtext.Count); !ok {
 				return nil, false, 0, false
 			}
 			continue
 		}
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
 	if cnt == -1 {

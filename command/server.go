@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -69,7 +70,7 @@ func cmdShutdown(c *Ctx, args [][]byte) {
 			c.W.Error("ERR No shutdown in progress.")
 			return
 		default:
-			c.W.Error("ERR syntax error")
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}
@@ -92,7 +93,7 @@ func cmdConfigGet(c *Ctx, args [][]byte) {
 
 func cmdConfigSet(c *Ctx, args [][]byte) {
 	if len(args)%2 != 0 {
-		c.W.Error("ERR syntax error")
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	pairs := make([][2]string, 0, (len(args)-2)/2)
@@ -147,7 +148,7 @@ func cmdDebugSleep(c *Ctx, args [][]byte) {
 	}
 	secs, ok := num.ParseDouble(args[2])
 	if !ok {
-		c.W.Error("ERR value is not a valid float")
+		c.W.Error(errtext.NotFloat)
 		return
 	}
 	time.Sleep(time.Duration(secs * float64(time.Second)))

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -383,7 +384,7 @@ func CmdSMembers(c *Ctx, args [][]byte) {
 // CmdSPop is SPOP key [count].
 func CmdSPop(c *Ctx, args [][]byte) {
 	if len(args) > 3 {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	if len(args) == 2 {
@@ -396,7 +397,7 @@ func CmdSPop(c *Ctx, args [][]byte) {
 	}
 	count, ok := num.ParseInt(args[2])
 	if !ok || count < 0 {
-		c.W.Error("ERR value is out of range, must be positive")
+		c.W.Error(errtext.NotPositive)
 		return
 	}
 	n, err := c.DB.SCard(args[1], c.Now)
@@ -410,7 +411,7 @@ func CmdSPop(c *Ctx, args [][]byte) {
 // CmdSRandMember is SRANDMEMBER key [count].
 func CmdSRandMember(c *Ctx, args [][]byte) {
 	if len(args) > 3 {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	if len(args) == 2 {
@@ -480,7 +481,7 @@ func CmdSDiffStore(c *Ctx, args [][]byte) { stSetOpStore(c, engine.SetDiff, args
 func CmdSInterCard(c *Ctx, args [][]byte) {
 	numkeys, ok := num.ParseInt(args[1])
 	if !ok || numkeys < 1 {
-		c.W.Error("ERR numkeys should be greater than 0")
+		c.W.Error(errtext.NumKeys)
 		return
 	}
 	if numkeys > int64(len(args)-2) {
@@ -493,13 +494,13 @@ func CmdSInterCard(c *Ctx, args [][]byte) {
 			j++
 			l, ok := num.ParseInt(args[j])
 			if !ok || l < 0 {
-				c.W.Error("ERR LIMIT can't be negative")
+				c.W.Error(errtext.NegLimit)
 				return
 			}
 			limit = l
 			continue
 		}
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	n, err := c.DB.SetOpLen(engine.SetInter, args[2:2+numkeys], int(min(limit, math.MaxInt32)), c.Now)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -432,18 +433,6 @@ var stringSpecs = []*Spec{
 	},
 }
 
-// Error replies shared by the string and keyspace families (Redis's texts).
-const (
-	kvErrSyntax     = "ERR syntax error"
-	kvErrNotInt     = "ERR value is not an integer or out of range"
-	kvErrNotFloat   = "ERR value is not a valid float"
-	kvErrNoSuchKey  = "ERR no such key"
-	kvErrSameObject = "ERR source and destination objects are the same"
-	kvErrDBRange    = "ERR DB index is out of range"
-	kvErrTooLarge   = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
-	kvErrWrongType  = "WRONGTYPE Operation against a key holding the wrong kind of value"
-)
-
 // kvMaxBulkLen is Redis's default proto-max-bulk-len: the largest string
 // SETRANGE and APPEND may build.
 const kvMaxBulkLen = 512 << 20
@@ -476,7 +465,7 @@ func kvIs(arg []byte, lower string) bool {
 func kvArgInt(c *Ctx, b []byte) (int64, bool) {
 	v, ok := num.ParseInt(b)
 	if !ok {
-		c.W.Error(kvErrNotInt)
+		c.W.Error(errtext.NotInt)
 	}
 	return v, ok
 }
@@ -487,7 +476,7 @@ func kvArgInt32(c *Ctx, b []byte, msg string) (int, bool) {
 	v, ok := num.ParseInt(b)
 	if !ok {
 		if msg == "" {
-			msg = kvErrNotInt
+			msg = errtext.NotInt
 		}
 		c.W.Error(msg)
 		return 0, false
@@ -654,7 +643,7 @@ func CmdGet(c *Ctx, args [][]byte) {
 func CmdSet(c *Ctx, args [][]byte) {
 	flags, expire, ok := kvParseSetOptions(args, 3, false)
 	if !ok {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	kvSet(c, flags, args[1], args[2], expire, "set", false)
@@ -698,7 +687,7 @@ func CmdGetDel(c *Ctx, args [][]byte) {
 func CmdGetEx(c *Ctx, args [][]byte) {
 	flags, expire, ok := kvParseSetOptions(args, 2, true)
 	if !ok {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	key := args[1]
@@ -746,7 +735,7 @@ func CmdMGet(c *Ctx, args [][]byte) {
 // CmdMSet is MSET key value [key value ...]. Keys lose their TTL.
 func CmdMSet(c *Ctx, args [][]byte) {
 	if len(args)%2 != 1 {
-		c.W.Error("ERR wrong number of arguments for 'mset' command")
+		c.W.WrongArgs("mset")
 		return
 	}
 	for i := 1; i < len(args); i += 2 {
@@ -760,7 +749,7 @@ func CmdMSet(c *Ctx, args [][]byte) {
 // shards is the shard's gather plan.
 func CmdMSetNX(c *Ctx, args [][]byte) {
 	if len(args)%2 != 1 {
-		c.W.Error("ERR wrong number of arguments for 'msetnx' command")
+		c.W.WrongArgs("msetnx")
 		return
 	}
 	for i := 1; i < len(args); i += 2 {
@@ -783,7 +772,7 @@ func CmdAppend(c *Ctx, args [][]byte) {
 		return
 	}
 	if int64(n)+int64(len(args[2])) > kvMaxBulkLen {
-		c.W.Error(kvErrTooLarge)
+		c.W.Error(errtext.TooLarge)
 		return
 	}
 	n, err = c.DB.Append(args[1], args[2], c.Now)
@@ -853,18 +842,18 @@ func CmdIncrByFloat(c *Ctx, args [][]byte) {
 	if found {
 		var ok bool
 		if cur, ok = num.ParseLongDouble(v); !ok {
-			c.W.Error(kvErrNotFloat)
+			c.W.Error(errtext.NotFloat)
 			return
 		}
 	}
 	incr, ok := num.ParseLongDouble(args[2])
 	if !ok {
-		c.W.Error(kvErrNotFloat)
+		c.W.Error(errtext.NotFloat)
 		return
 	}
 	sum, ok := num.AddLongDouble(cur, incr)
 	if !ok {
-		c.W.Error("ERR increment would produce NaN or Infinity")
+		c.W.Error(errtext.IncrNaN)
 		return
 	}
 	out := num.AppendLongDouble(nil, sum)
@@ -943,7 +932,7 @@ func CmdSetRange(c *Ctx, args [][]byte) {
 		return
 	}
 	if off > kvMaxBulkLen-int64(len(val)) {
-		c.W.Error(kvErrTooLarge)
+		c.W.Error(errtext.TooLarge)
 		return
 	}
 	n := max(int64(len(old)), off+int64(len(val)))
@@ -985,7 +974,7 @@ func CmdLCS(c *Ctx, args [][]byte) {
 			minMatchLen = max(v, 0)
 			j++
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/radish-kv/radish/errtext"
 )
 
 // DocFlag is a documentation flag COMMAND DOCS prints ("deprecated", "syscmd").
@@ -387,7 +389,7 @@ func (r *Resolver) Resolve(args [][]byte) (*Spec, string) {
 // WrongArityError is the error text Redis replies when the argument count
 // does not suit s's arity.
 func WrongArityError(s *Spec) string {
-	return "ERR wrong number of arguments for '" + s.Name + "' command"
+	return errtext.WrongArgs + s.Name + errtext.WrongArgsEnd
 }
 
 // cstr returns b up to its first NUL byte and at most max bytes, as C's

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -832,7 +833,6 @@ func zsParseLexItem(b []byte) (engine.LexBound, bool) {
 const (
 	zsErrRange    = "ERR min or max is not a float"
 	zsErrLexRange = "ERR min or max not valid string range item"
-	zsErrFloat    = "ERR value is not a valid float"
 )
 
 // zsRangeArgs fills sp's bounds from min and max; ok false: replied.
@@ -893,7 +893,7 @@ func CmdZAdd(c *Ctx, args [][]byte) {
 scores:
 	n := len(args) - i
 	if n == 0 || n%2 != 0 {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	n /= 2
@@ -910,7 +910,7 @@ scores:
 		return
 	}
 	for j := 0; j < n; j++ {
-		if _, ok := zsArgScore(c, args[i+2*j], zsErrFloat); !ok {
+		if _, ok := zsArgScore(c, args[i+2*j], errtext.NotFloat); !ok {
 			return
 		}
 	}
@@ -936,7 +936,7 @@ scores:
 
 // CmdZIncrBy is ZINCRBY key increment member.
 func CmdZIncrBy(c *Ctx, args [][]byte) {
-	inc, ok := zsArgScore(c, args[2], zsErrFloat)
+	inc, ok := zsArgScore(c, args[2], errtext.NotFloat)
 	if !ok {
 		return
 	}
@@ -1092,7 +1092,7 @@ func zsRange(c *Ctx, args [][]byte, at int, kind engine.ZRangeKind, auto, rev bo
 		case !kindSet && kvIs(a, "byscore"):
 			sp.Kind, kindSet = engine.ZByScore, true
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}
@@ -1238,7 +1238,7 @@ func zsPop(c *Ctx, keys [][]byte, max bool, count int, nested, withKey bool) boo
 
 func zsPopCmd(c *Ctx, args [][]byte, max bool) {
 	if len(args) > 3 {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	count := -1
@@ -1271,13 +1271,13 @@ func CmdZPopMax(c *Ctx, args [][]byte) { zsPopCmd(c, args, true) }
 
 // zsMPopArgs parses ZMPOP's arguments from numkeys at args[at].
 func zsMPopArgs(c *Ctx, args [][]byte, at int) (keys [][]byte, max bool, count int, ok bool) {
-	numkeys, ok := lsRangeLong(c, args[at], 1, math.MaxInt64, "ERR numkeys should be greater than 0")
+	numkeys, ok := lsRangeLong(c, args[at], 1, math.MaxInt64, errtext.NumKeys)
 	if !ok {
 		return nil, false, 0, false
 	}
 	where := int64(at) + numkeys + 1
 	if where >= int64(len(args)) {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
 	switch w := args[where]; {
@@ -1285,19 +1285,19 @@ func zsMPopArgs(c *Ctx, args [][]byte, at int) (keys [][]byte, max bool, count i
 	case kvIs(w, "max"):
 		max = true
 	default:
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
 	cnt := int64(-1)
 	for j := int(where) + 1; j < len(args); j++ {
 		if cnt == -1 && kvIs(args[j], "count") && j+1 < len(args) {
 			j++
-			if cnt, ok = lsRangeLong(c, args[j], 1, math.MaxInt64, "ERR count should be greater than 0"); !ok {
+			if cnt, ok = lsRangeLong(c, args[j], 1, math.MaxInt64, errtext.Count); !ok {
 				return nil, false, 0, false
 			}
 			continue
 		}
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
 	if cnt == -1 {
@@ -1374,13 +1374,13 @@ func CmdZRandMember(c *Ctx, args [][]byte) {
 	}
 	withScores := false
 	if len(args) > 4 || len(args) == 4 && !kvIs(args[3], "withscores") {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	if len(args) == 4 {
 		withScores = true
 		if count < -math.MaxInt64/2 || count > math.MaxInt64/2 {
-			c.W.Error("ERR value is out of range")
+			c.W.Error(errtext.OutOfRange)
 			return
 		}
 	}
@@ -1420,7 +1420,7 @@ func CmdZScan(c *Ctx, args [][]byte) {
 	var pattern []byte
 	for i := 3; i < len(args); i += 2 {
 		if len(args)-i < 2 {
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 		switch opt := args[i]; {
@@ -1430,7 +1430,7 @@ func CmdZScan(c *Ctx, args [][]byte) {
 				return
 			}
 			if count < 1 {
-				c.W.Error(kvErrSyntax)
+				c.W.Error(errtext.Syntax)
 				return
 			}
 		case kvIs(opt, "match"):
@@ -1439,7 +1439,7 @@ func CmdZScan(c *Ctx, args [][]byte) {
 				pattern = nil
 			}
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
@@ -232,7 +233,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		return
 	}
 	if !c.cl.Authed && spec.Flags&command.NoAuth == 0 {
-		s.reply(c, func(w *resp.Writer) { w.Error("NOAUTH Authentication required.") })
+		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoAuth) })
 		return
 	}
 	c.cl.LastCmd = spec.Name
@@ -391,14 +392,11 @@ func (s *Shard) execDiscard(c *conn, spec *command.Spec, args [][]byte) {
 // the command came from another shard; noTouch is the client's NO-TOUCH.
 func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	if s.oom(spec) {
-		w.Error(errOOM)
+		w.Error(errtext.OOM)
 		return
 	}
 	s.run1(w, cl, noTouch, db, spec, args)
 }
-
-// errOOM is Redis's reply to a write refused for lack of memory.
-const errOOM = "OOM command not allowed when used memory > 'maxmemory'."
 
 // run1 runs a handler with no memory check: for the parts of a txn, whose
 // shards all passed the check when they locked the keys, so a multi-key

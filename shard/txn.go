@@ -2,6 +2,7 @@ package shard
 
 import (
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
 )
@@ -225,7 +226,7 @@ func (s *Shard) refuse(t *txn) {
 		}, func(any) {
 			if left--; left == 0 {
 				w := resp.Writer{Proto: t.proto}
-				w.Error(errOOM)
+				w.Error(errtext.OOM)
 				s.finish(t, w.B)
 			}
 		})

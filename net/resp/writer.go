@@ -3,6 +3,7 @@ package resp
 import (
 	"strconv"
 
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -71,9 +72,11 @@ func (w *Writer) Error(s string) {
 
 // WrongArgs writes ErrWrongArgs(cmd) without allocating.
 func (w *Writer) WrongArgs(cmd string) {
-	w.B = append(w.B, "-ERR wrong number of arguments for '"...)
+	w.B = append(w.B, '-')
+	w.B = append(w.B, errtext.WrongArgs...)
 	w.appendLower(cmd)
-	w.B = append(w.B, "' command\r\n"...)
+	w.B = append(w.B, errtext.WrongArgsEnd...)
+	w.crlf()
 }
 
 func (w *Writer) appendLower(cmd string) {
