@@ -336,7 +336,7 @@ func (s *Shard) scan(c *conn, spec *command.Spec, args [][]byte, at int) {
 		})
 		return
 	}
-	args = copyArgs(args)
+	args = command.CopyArgs(args)
 	sl := s.pend(c)
 	db, proto, from := c.cl.DB, c.cl.Proto, s.id
 	s.send(shard, func(t *Shard) {
@@ -417,25 +417,10 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	s.noteWrite(db, spec, args)
 }
 
-// copyArgs copies args into one fresh buffer so they outlive the read buffer.
-func copyArgs(args [][]byte) [][]byte {
-	n := 0
-	for _, a := range args {
-		n += len(a)
-	}
-	buf := make([]byte, 0, n)
-	out := make([][]byte, len(args))
-	for i, a := range args {
-		buf = append(buf, a...)
-		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
-	}
-	return out
-}
-
 // hop sends a command whose keys all live on shard dst and queues its reply.
 func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
 	s.stats.hops++
-	args = copyArgs(args)
+	args = command.CopyArgs(args)
 	sl := s.pend(c)
 	db, proto, from, reply, nt := c.cl.DB, c.cl.Proto, s.id, c.cl.Reply, c.cl.NoTouch
 	if reply == command.ReplySkip {

@@ -59,7 +59,7 @@ func (s *Shard) enqueue(it *deferredItem) {
 
 // deferLocal queues a command of a local connection whose keys are busy.
 func (s *Shard) deferLocal(c *conn, spec *command.Spec, args [][]byte, idx []int) {
-	args = copyArgs(args)
+	args = command.CopyArgs(args)
 	sl := s.pend(c)
 	proto, db, nt := c.cl.Proto, c.cl.DB, c.cl.NoTouch
 	s.enqueue(&deferredItem{keys: pick(args, idx), run: func() {
@@ -182,7 +182,7 @@ func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *t
 		db:      c.cl.DB,
 		noTouch: c.cl.NoTouch,
 	}
-	t.args = copyArgs(args)
+	t.args = command.CopyArgs(args)
 	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
 		t.parts = append(t.parts, p.Clone())
 	}
@@ -279,7 +279,7 @@ func (s *Shard) finish(t *txn, out []byte) {
 func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	n := len(s.group.shards)
 	t := &txn{c: c, spec: spec, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch}
-	args = copyArgs(args)
+	args = command.CopyArgs(args)
 	t.parts = make([]router.Part, n)
 	for i := range t.parts {
 		t.parts[i] = router.Part{Shard: i, Args: args}
