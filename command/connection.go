@@ -13,7 +13,7 @@ import (
 // and Ctx.Client is set.
 
 func init() {
-	conn := []string{"fast", "connection"}
+	conn := []string{"connection"}
 	register(
 		&Spec{Name: "ping", Arity: -1, Flags: Fast, ACL: conn, Handler: cmdPing,
 			Tips:    []string{"request_policy:all_shards", "response_policy:all_succeeded"},
@@ -36,9 +36,11 @@ func init() {
 	)
 }
 
-var clientSpec = &Spec{Name: "client", Arity: -2, ACL: []string{"slow"},
+var clientSpec = &Spec{Name: "client", Arity: -2,
 	Summary: "A container for client connection commands", Since: "2.4.0", Group: "connection",
 	Complexity: "Depends on subcommand.",
+	// CLIENT LIST, KILL and UNBLOCK run on every shard, which Redis's tips
+	// cannot say: Redis has one set of connections, Radish one per shard.
 	Sub: []*Spec{
 		clientSub("id", 2, 0, cmdClientID, "Returns the client ID for the current connection"),
 		clientSub("setname", 3, 0, cmdClientSetName, "Set the current connection name"),
@@ -76,14 +78,10 @@ var clientSpec = &Spec{Name: "client", Arity: -2, ACL: []string{"slow"},
 
 func clientSub(name string, arity int, extra Flag, h Handler, summary string) *Spec {
 	flags := NoScript | Loading | Stale | extra
-	acl := []string{"slow", "connection"}
-	if extra&Admin != 0 {
-		acl = []string{"admin", "slow", "dangerous", "connection"}
-	}
 	if name == "help" {
 		flags = Loading | Stale
 	}
-	return &Spec{Name: "client|" + name, Arity: arity, Flags: flags, ACL: acl, Handler: h,
+	return &Spec{Name: "client|" + name, Arity: arity, Flags: flags, ACL: []string{"connection"}, Handler: h,
 		Summary: summary, Group: "connection", Complexity: "O(1)"}
 }
 

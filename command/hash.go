@@ -20,8 +20,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hset", Arity: -4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -43,8 +42,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hsetnx", Arity: 4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -61,8 +59,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hget", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -78,8 +75,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hmget", Arity: -3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -95,8 +91,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hmset", Arity: -4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -118,8 +113,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hdel", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -138,8 +132,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hlen", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -154,8 +147,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hstrlen", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -171,8 +163,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hexists", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -188,9 +179,8 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hkeys", Arity: 2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "hash", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"hash"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -205,9 +195,8 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hvals", Arity: 2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "hash", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"hash"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -222,9 +211,8 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hgetall", Arity: 2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "hash", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"hash"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -239,8 +227,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hincrby", Arity: 4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -257,8 +244,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hincrbyfloat", Arity: 4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -275,9 +261,8 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hrandfield", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "hash", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"hash"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -296,9 +281,8 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hscan", Arity: -3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "hash", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"hash"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},

@@ -23,14 +23,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "del", Arity: -2,
 		Flags: Write,
-		ACL:   []string{"keyspace", "write", "slow"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRM | KeyDelete, Index: 1, LastKey: -1, Step: 1},
 		},
 		Handler: CmdDel,
-		Merge:   MergeSum,
 		Summary: "Delete a key",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).",
@@ -41,14 +39,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "unlink", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRM | KeyDelete, Index: 1, LastKey: -1, Step: 1},
 		},
 		Handler: CmdUnlink,
-		Merge:   MergeSum,
 		Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
 		Since:   "4.0.0", Group: "generic",
 		Complexity: "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.",
@@ -59,14 +55,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "exists", Arity: -2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: -1, Step: 1},
 		},
 		Handler: CmdExists,
-		Merge:   MergeSum,
 		Summary: "Determine if a key exists",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(N) where N is the number of keys to check.",
@@ -80,14 +74,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "touch", Arity: -2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: -1, Step: 1},
 		},
 		Handler: CmdTouch,
-		Merge:   MergeSum,
 		Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.",
 		Since:   "3.2.1", Group: "generic",
 		Complexity: "O(N) where N is the number of keys that will be touched.",
@@ -98,8 +90,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "type", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -114,8 +105,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "expire", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -140,8 +130,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "pexpire", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -166,8 +155,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "expireat", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -192,8 +180,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "pexpireat", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -218,9 +205,8 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "ttl", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -238,9 +224,8 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "pttl", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -258,8 +243,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "expiretime", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -274,8 +258,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "pexpiretime", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -290,8 +273,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "persist", Arity: 2,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -305,11 +287,10 @@ var keyspaceSpecs = []*Spec{
 	},
 	{
 		Name: "keys", Arity: 2,
-		Flags:     ReadOnly,
-		ACL:       []string{"keyspace", "read", "slow", "dangerous"},
-		Tips:      []string{"request_policy:all_shards", "nondeterministic_output_order"},
-		Handler:   CmdKeys,
-		AllShards: true, Merge: MergeConcat,
+		Flags:   ReadOnly,
+		ACL:     []string{"keyspace", "dangerous"},
+		Tips:    []string{"request_policy:all_shards", "nondeterministic_output_order"},
+		Handler: CmdKeys,
 		Summary: "Find all keys matching the given pattern",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.",
@@ -320,7 +301,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "scan", Arity: -2,
 		Flags:   ReadOnly,
-		ACL:     []string{"keyspace", "read", "slow"},
+		ACL:     []string{"keyspace"},
 		Tips:    []string{"nondeterministic_output", "request_policy:special"},
 		Handler: CmdScan,
 		Route:   func([][]byte) Route { return Route{Cursor: 1} },
@@ -339,11 +320,13 @@ var keyspaceSpecs = []*Spec{
 	},
 	{
 		Name: "randomkey", Arity: 1,
-		Flags:     ReadOnly,
-		ACL:       []string{"keyspace", "read", "slow"},
-		Tips:      []string{"request_policy:all_shards", "nondeterministic_output"},
-		Handler:   CmdRandomKey,
-		AllShards: true, Merge: MergeAny,
+		Flags:   ReadOnly,
+		ACL:     []string{"keyspace"},
+		Tips:    []string{"request_policy:all_shards", "nondeterministic_output"},
+		Handler: CmdRandomKey,
+		// The reply is one key, not an array: Redis's default merge says
+		// nothing of it. Any shard's key is a random key.
+		Merge:   MergeAny,
 		Summary: "Return a random key from the keyspace",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(1)",
@@ -351,8 +334,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "rename", Arity: 3,
 		Flags: Write,
-		ACL:   []string{"keyspace", "write", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyOW | KeyUpdate, Index: 2, LastKey: 0, Step: 1},
@@ -369,8 +351,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "renamenx", Arity: 3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyOW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -390,8 +371,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "copy", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"keyspace", "write", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyOW | KeyUpdate, Index: 2, LastKey: 0, Step: 1},
@@ -410,8 +390,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "move", Arity: 3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -426,9 +405,11 @@ var keyspaceSpecs = []*Spec{
 	},
 	{
 		Name: "swapdb", Arity: 3,
-		Flags:     Write | Fast,
-		ACL:       []string{"keyspace", "write", "fast", "dangerous"},
-		Handler:   CmdSwapDB,
+		Flags:   Write | Fast,
+		ACL:     []string{"keyspace", "dangerous"},
+		Handler: CmdSwapDB,
+		// Redis states no tips (a cluster has only database 0); every Radish
+		// shard holds part of both databases and swaps its own.
 		AllShards: true, Merge: MergeAllOK,
 		Summary: "Swaps two Redis databases",
 		Since:   "4.0.0", Group: "server",
@@ -440,22 +421,20 @@ var keyspaceSpecs = []*Spec{
 	},
 	{
 		Name: "dbsize", Arity: 1,
-		Flags:     ReadOnly | Fast,
-		ACL:       []string{"keyspace", "read", "fast"},
-		Tips:      []string{"request_policy:all_shards", "response_policy:agg_sum"},
-		Handler:   CmdDBSize,
-		AllShards: true, Merge: MergeSum,
+		Flags:   ReadOnly | Fast,
+		ACL:     []string{"keyspace"},
+		Tips:    []string{"request_policy:all_shards", "response_policy:agg_sum"},
+		Handler: CmdDBSize,
 		Summary: "Return the number of keys in the selected database",
 		Since:   "1.0.0", Group: "server",
 		Complexity: "O(1)",
 	},
 	{
 		Name: "flushdb", Arity: -1,
-		Flags:     Write,
-		ACL:       []string{"keyspace", "write", "slow", "dangerous"},
-		Tips:      []string{"request_policy:all_shards", "response_policy:all_succeeded"},
-		Handler:   CmdFlushDB,
-		AllShards: true, Merge: MergeAllOK,
+		Flags:   Write,
+		ACL:     []string{"keyspace", "dangerous"},
+		Tips:    []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+		Handler: CmdFlushDB,
 		Summary: "Remove all keys from the current database",
 		Since:   "1.0.0", Group: "server",
 		Complexity: "O(N) where N is the number of keys in the selected database",
@@ -472,11 +451,10 @@ var keyspaceSpecs = []*Spec{
 	},
 	{
 		Name: "flushall", Arity: -1,
-		Flags:     Write,
-		ACL:       []string{"keyspace", "write", "slow", "dangerous"},
-		Tips:      []string{"request_policy:all_shards", "response_policy:all_succeeded"},
-		Handler:   CmdFlushAll,
-		AllShards: true, Merge: MergeAllOK,
+		Flags:   Write,
+		ACL:     []string{"keyspace", "dangerous"},
+		Tips:    []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+		Handler: CmdFlushAll,
 		Summary: "Remove all keys from all databases",
 		Since:   "1.0.0", Group: "server",
 		Complexity: "O(N) where N is the total number of keys in all databases",
@@ -494,14 +472,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "object", Arity: -2,
 		Flags: 0,
-		ACL:   []string{"slow"},
 		Sub: []*Spec{
 			{
 				Name: "object|encoding", Arity: 3,
 				Flags: ReadOnly,
-				ACL:   []string{"keyspace", "read", "slow"},
-				First: 2, Last: 2, Step: 1,
-				Tips: []string{"nondeterministic_output"},
+				ACL:   []string{"keyspace"},
+				Tips:  []string{"nondeterministic_output"},
 				KeySpecs: []KeySpec{
 					{Flags: KeyRO, Index: 2, LastKey: 0, Step: 1},
 				},
@@ -516,7 +492,7 @@ var keyspaceSpecs = []*Spec{
 			{
 				Name: "object|help", Arity: 2,
 				Flags:   Loading | Stale,
-				ACL:     []string{"keyspace", "slow"},
+				ACL:     []string{"keyspace"},
 				Handler: CmdObjectHelp,
 				Summary: "Show helpful text about the different subcommands",
 				Since:   "6.2.0", Group: "generic",
@@ -525,9 +501,8 @@ var keyspaceSpecs = []*Spec{
 			{
 				Name: "object|freq", Arity: 3,
 				Flags: ReadOnly,
-				ACL:   []string{"keyspace", "read", "slow"},
-				First: 2, Last: 2, Step: 1,
-				Tips: []string{"nondeterministic_output"},
+				ACL:   []string{"keyspace"},
+				Tips:  []string{"nondeterministic_output"},
 				KeySpecs: []KeySpec{
 					{Flags: KeyRO, Index: 2, LastKey: 0, Step: 1},
 				},
@@ -542,9 +517,8 @@ var keyspaceSpecs = []*Spec{
 			{
 				Name: "object|idletime", Arity: 3,
 				Flags: ReadOnly,
-				ACL:   []string{"keyspace", "read", "slow"},
-				First: 2, Last: 2, Step: 1,
-				Tips: []string{"nondeterministic_output"},
+				ACL:   []string{"keyspace"},
+				Tips:  []string{"nondeterministic_output"},
 				KeySpecs: []KeySpec{
 					{Flags: KeyRO, Index: 2, LastKey: 0, Step: 1},
 				},
@@ -559,9 +533,8 @@ var keyspaceSpecs = []*Spec{
 			{
 				Name: "object|refcount", Arity: 3,
 				Flags: ReadOnly,
-				ACL:   []string{"keyspace", "read", "slow"},
-				First: 2, Last: 2, Step: 1,
-				Tips: []string{"nondeterministic_output"},
+				ACL:   []string{"keyspace"},
+				Tips:  []string{"nondeterministic_output"},
 				KeySpecs: []KeySpec{
 					{Flags: KeyRO, Index: 2, LastKey: 0, Step: 1},
 				},
@@ -581,9 +554,10 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "debug", Arity: -2,
 		Flags:   Admin | NoScript | Loading | Stale,
-		ACL:     []string{"admin", "slow", "dangerous"},
 		Handler: CmdDebug,
 		Route:   routeDebug,
+		// DEBUG POPULATE runs on every shard (routeDebug); Redis, one
+		// process, states no tips.
 		Merge:   MergeAllOK,
 		Summary: "A container for debugging commands",
 		Since:   "1.0.0", Group: "server",

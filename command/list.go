@@ -19,8 +19,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "blmove", Arity: 6,
 		Flags: Write | DenyOOM | NoScript | Blocking,
-		ACL:   []string{"write", "list", "slow", "blocking"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -46,8 +45,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "blmpop", Arity: -5,
 		Flags: Write | Blocking | MovableKeys,
-		ACL:   []string{"write", "list", "slow", "blocking"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -69,8 +67,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "blpop", Arity: -3,
 		Flags: Write | NoScript | Blocking,
-		ACL:   []string{"write", "list", "slow", "blocking"},
-		First: 1, Last: -2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: -2, Step: 1},
 		},
@@ -89,8 +86,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "brpop", Arity: -3,
 		Flags: Write | NoScript | Blocking,
-		ACL:   []string{"write", "list", "slow", "blocking"},
-		First: 1, Last: -2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: -2, Step: 1},
 		},
@@ -109,8 +105,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "brpoplpush", Arity: 4,
 		Flags: Write | DenyOOM | NoScript | Blocking,
-		ACL:   []string{"write", "list", "slow", "blocking"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -134,8 +129,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lindex", Arity: 3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -151,8 +145,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "linsert", Arity: 5,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -173,8 +166,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "llen", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -189,8 +181,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lmove", Arity: 5,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -215,8 +206,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lmpop", Arity: -4,
 		Flags: Write | MovableKeys,
-		ACL:   []string{"write", "list", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -237,8 +227,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lpop", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -257,8 +246,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lpos", Arity: -3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -277,8 +265,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lpush", Arity: -3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -297,8 +284,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lpushx", Arity: -3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -317,8 +303,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lrange", Arity: 4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -335,8 +320,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lrem", Arity: 4,
 		Flags: Write,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -353,8 +337,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lset", Arity: 4,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -371,8 +354,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "ltrim", Arity: 4,
 		Flags: Write,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -389,8 +371,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "rpop", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -409,8 +390,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "rpoplpush", Arity: 3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -430,8 +410,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "rpush", Arity: -3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -450,8 +429,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "rpushx", Arity: -3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},

@@ -14,25 +14,25 @@ import (
 
 func init() {
 	register(
-		&Spec{Name: "info", Arity: -1, Flags: Loading | Stale, ACL: []string{"slow", "dangerous"},
+		&Spec{Name: "info", Arity: -1, Flags: Loading | Stale, ACL: []string{"dangerous"},
 			Tips:    []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 			Handler: cmdInfo, Summary: "Get information and statistics about the server", Since: "1.0.0",
 			Group: "server", Complexity: "O(1)"},
-		&Spec{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast"},
+		&Spec{Name: "time", Arity: 1, Flags: Loading | Stale | Fast,
 			Tips: []string{"nondeterministic_output"}, Handler: cmdTime, Summary: "Return the current server time",
 			Since: "2.6.0", Group: "server", Complexity: "O(1)"},
 		&Spec{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy,
-			ACL: []string{"admin", "slow", "dangerous"}, Handler: cmdShutdown,
+			Handler: cmdShutdown,
 			Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0",
 			Group: "server", Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)"},
-		&Spec{Name: "config", Arity: -2, ACL: []string{"slow"}, Summary: "A container for server configuration commands",
+		&Spec{Name: "config", Arity: -2, Summary: "A container for server configuration commands",
 			Since: "2.0.0", Group: "server", Complexity: "Depends on subcommand.",
 			Sub: []*Spec{
 				configSub("get", -3, cmdConfigGet, "Get the values of configuration parameters", nil),
 				configSub("set", -4, cmdConfigSet, "Set configuration parameters to the given values",
 					[]string{"request_policy:all_nodes", "response_policy:all_succeeded"}),
 				configSub("resetstat", 2, cmdConfigResetStat, "Reset the stats returned by INFO", nil),
-				{Name: "config|help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Handler: cmdConfigHelp,
+				{Name: "config|help", Arity: 2, Flags: Loading | Stale, Handler: cmdConfigHelp,
 					Summary: "Show helpful text about the different subcommands", Group: "server", Complexity: "O(1)"},
 			}},
 	)
@@ -40,7 +40,7 @@ func init() {
 
 func configSub(name string, arity int, h Handler, summary string, tips []string) *Spec {
 	return &Spec{Name: "config|" + name, Arity: arity, Flags: Admin | NoScript | Loading | Stale,
-		ACL: []string{"admin", "slow", "dangerous"}, Handler: h, Tips: tips, Summary: summary,
+		Handler: h, Tips: tips, Summary: summary,
 		Group: "server", Complexity: "O(N) when N is the number of configuration parameters provided"}
 }
 

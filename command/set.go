@@ -20,8 +20,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sadd", Arity: -3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -40,8 +39,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "srem", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -60,8 +58,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sismember", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -77,8 +74,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "smismember", Arity: -3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -94,8 +90,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "scard", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -110,9 +105,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "smembers", Arity: 2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -127,9 +121,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "spop", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -148,9 +141,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "srandmember", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -169,8 +161,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "smove", Arity: 4,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "set", "fast"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -188,9 +179,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "sinter", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: -1, Step: 1},
 		},
@@ -205,8 +195,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sintercard", Arity: -3,
 		Flags: ReadOnly | MovableKeys,
-		ACL:   []string{"read", "set", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -223,9 +212,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "sunion", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: -1, Step: 1},
 		},
@@ -240,9 +228,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "sdiff", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: -1, Step: 1},
 		},
@@ -257,8 +244,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sinterstore", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, LastKey: -1, Step: 1},
@@ -275,8 +261,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sunionstore", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, LastKey: -1, Step: 1},
@@ -293,8 +278,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sdiffstore", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, LastKey: -1, Step: 1},
@@ -311,9 +295,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "sscan", Arity: -3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},

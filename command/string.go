@@ -18,8 +18,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "get", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -34,8 +33,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "set", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Index: 1, LastKey: 0, Step: 1, Notes: "RW and ACCESS due to the optional `GET` argument"},
 		},
@@ -69,8 +67,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "setnx", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -86,8 +83,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "setex", Arity: 4,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -104,8 +100,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "psetex", Arity: 4,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -122,8 +117,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "getset", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -142,8 +136,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "getdel", Arity: 2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -158,8 +151,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "getex", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1, Notes: "RW and UPDATE because it changes the TTL"},
 		},
@@ -181,14 +173,12 @@ var stringSpecs = []*Spec{
 	{
 		Name: "mget", Arity: -2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "string", "fast"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"request_policy:multi_shard"},
+		ACL:   []string{"string"},
+		Tips:  []string{"request_policy:multi_shard"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: -1, Step: 1},
 		},
 		Handler: CmdMGet,
-		Merge:   MergeKeyOrder,
 		Summary: "Get the values of all the given keys",
 		Since:   "1.0.0", Group: "string",
 		Complexity: "O(N) where N is the number of keys to retrieve.",
@@ -199,14 +189,12 @@ var stringSpecs = []*Spec{
 	{
 		Name: "mset", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: -1, Step: 2,
-		Tips: []string{"request_policy:multi_shard", "response_policy:all_succeeded"},
+		ACL:   []string{"string"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:all_succeeded"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: -1, Step: 2},
 		},
 		Handler: CmdMSet,
-		Merge:   MergeAllOK,
 		Summary: "Set multiple keys to multiple values",
 		Since:   "1.0.1", Group: "string",
 		Complexity: "O(N) where N is the number of keys to set.",
@@ -220,9 +208,8 @@ var stringSpecs = []*Spec{
 	{
 		Name: "msetnx", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: -1, Step: 2,
-		Tips: []string{"request_policy:multi_shard", "response_policy:agg_min"},
+		ACL:   []string{"string"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:agg_min"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyInsert, Index: 1, LastKey: -1, Step: 2},
 		},
@@ -240,8 +227,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "append", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -257,8 +243,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "strlen", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -273,8 +258,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "incr", Arity: 2,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -289,8 +273,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "decr", Arity: 2,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -305,8 +288,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "incrby", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -322,8 +304,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "decrby", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -339,8 +320,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "incrbyfloat", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -356,8 +336,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "getrange", Arity: 4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -374,8 +353,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "setrange", Arity: 4,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -392,8 +370,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "substr", Arity: 4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -413,8 +390,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "lcs", Arity: -3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "string", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 1, Step: 1},
 		},

@@ -28,8 +28,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "bzmpop", Arity: -5,
 		Flags: Write | Blocking | MovableKeys,
-		ACL:   []string{"write", "sortedset", "slow", "blocking"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -51,8 +50,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "bzpopmax", Arity: -3,
 		Flags: Write | NoScript | Blocking | Fast,
-		ACL:   []string{"write", "sortedset", "fast", "blocking"},
-		First: 1, Last: -2, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: -2, Step: 1},
 		},
@@ -71,8 +69,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "bzpopmin", Arity: -3,
 		Flags: Write | NoScript | Blocking | Fast,
-		ACL:   []string{"write", "sortedset", "fast", "blocking"},
-		First: 1, Last: -2, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: -2, Step: 1},
 		},
@@ -91,8 +88,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zadd", Arity: -4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -127,8 +123,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zcard", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -143,8 +138,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zcount", Arity: 4,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -161,8 +155,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zdiff", Arity: -3,
 		Flags: ReadOnly | MovableKeys,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -179,8 +172,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zdiffstore", Arity: -4,
 		Flags: Write | DenyOOM | MovableKeys,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
@@ -198,8 +190,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zincrby", Arity: 4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -216,8 +207,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zinter", Arity: -3,
 		Flags: ReadOnly | MovableKeys,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -240,8 +230,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zintercard", Arity: -3,
 		Flags: ReadOnly | MovableKeys,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -258,8 +247,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zinterstore", Arity: -4,
 		Flags: Write | DenyOOM | MovableKeys,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
@@ -283,8 +271,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zlexcount", Arity: 4,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -301,8 +288,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zmpop", Arity: -4,
 		Flags: Write | MovableKeys,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -323,8 +309,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zmscore", Arity: -3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -340,8 +325,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zpopmax", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -357,8 +341,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zpopmin", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -374,9 +357,8 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrandmember", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"sortedset"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -395,8 +377,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrange", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -426,8 +407,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrangebylex", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -451,8 +431,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrangebyscore", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -480,8 +459,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrangestore", Arity: -5,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, LastKey: 0, Step: 1},
@@ -509,8 +487,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrank", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -526,8 +503,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrem", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -546,8 +522,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zremrangebylex", Arity: 4,
 		Flags: Write,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -564,8 +539,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zremrangebyrank", Arity: 4,
 		Flags: Write,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -582,8 +556,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zremrangebyscore", Arity: 4,
 		Flags: Write,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -600,8 +573,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrevrange", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -622,8 +594,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrevrangebylex", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -647,8 +618,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrevrangebyscore", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -676,8 +646,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrevrank", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -693,9 +662,8 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zscan", Arity: -3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"sortedset"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -713,8 +681,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zscore", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -730,8 +697,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zunion", Arity: -3,
 		Flags: ReadOnly | MovableKeys,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -754,8 +720,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zunionstore", Arity: -4,
 		Flags: Write | DenyOOM | MovableKeys,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
