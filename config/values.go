@@ -68,11 +68,11 @@ func ParseMemory(s string) (uint64, bool) {
 }
 
 // parseFloat parses a finite number as strtod would take a whole word
-// ("0.8", ".5", "1e-1", "0x1p-1"); "nan", "inf", blanks and trailing
-// bytes are refused.
+// ("0.8", ".5", "1e-1", "0x1p-1", "0x10"); "nan", "inf", "1_0", blanks
+// and trailing bytes are refused.
 func parseFloat(s string) (float64, bool) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	f, ok := num.ParseDouble([]byte(s))
+	if !ok || math.IsInf(f, 0) {
 		return 0, false
 	}
 	return f, true
