@@ -2,8 +2,8 @@ package command
 
 import (
 	"math"
-	"strconv"
-	"strings"
+
+	"github.com/radish-kv/radish/num"
 )
 
 // Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN,
@@ -92,7 +92,7 @@ func nonBlocking(c *Ctx, args [][]byte, f BlockFunc, array bool) {
 // blockTimeout parses a timeout in seconds (Redis's getTimeoutFromObjectOrReply
 // with UNIT_SECONDS) into an absolute deadline: 0 means none. ok false: replied.
 func blockTimeout(c *Ctx, b []byte) (int64, bool) {
-	f, ok := parseLongDoubleLike(b)
+	f, ok := num.ParseLongDouble64(b)
 	if !ok {
 		c.W.Error("ERR timeout is not a float or out of range")
 		return 0, false
@@ -111,52 +111,4 @@ func blockTimeout(c *Ctx, b []byte) (int64, bool) {
 		return math.MaxInt64, true
 	}
 	return c.Now + t, true
-}
-
-// parseLongDoubleLike parses b as Redis's string2ld does, for timeouts:
-// no leading space, the whole string, no overflow, not NaN.
-func parseLongDoubleLike(b []byte) (float64, bool) {
-	if len(b) == 0 || isCSpace(b[0]) {
-		return 0, false
-	}
-	f, erange, ok := parseCDouble(b)
-	if !ok || math.IsNaN(f) || erange && (math.IsInf(f, 0) || f == 0) {
-		return 0, false
-	}
-	return f, true
-}
-
-func isCSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
-// parseCDouble parses all of b as C's strtod does (decimal or hex, inf,
-// infinity, nan); erange reports an overflow (±Inf) or underflow (0), as
-// strtod's ERANGE. ok is false when b is not entirely a number.
-func parseCDouble(b []byte) (f float64, erange, ok bool) {
-	s := string(b)
-	f, err := strconv.ParseFloat(s, 64)
-	if err == nil {
-		return f, false, true
-	}
-	if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
-		return f, true, true
-	}
-	// strtod takes hex numbers without a binary exponent ("0x1A").
-	t := s
-	neg := false
-	if len(t) > 0 && (t[0] == '+' || t[0] == '-') {
-		neg = t[0] == '-'
-		t = t[1:]
-	}
-	if len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') && !strings.ContainsAny(t, "_pP") {
-		f, err := strconv.ParseFloat("0x"+t[2:]+"p0", 64)
-		if err == nil || err.(*strconv.NumError).Err == strconv.ErrRange {
-			if neg {
-				f = -f
-			}
-			return f, err != nil, true
-		}
-	}
-	return 0, false, false
 }

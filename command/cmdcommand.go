@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 )
 
@@ -384,11 +385,11 @@ func cmdCommandList(c *Ctx, args [][]byte) {
 		case "pattern":
 			match = func(s *Spec) bool { return engine.Match(arg, []byte(s.Name), true) }
 		default:
-			c.W.Error("ERR syntax error")
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	default:
-		c.W.Error("ERR syntax error")
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	var names []string

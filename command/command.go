@@ -114,17 +114,27 @@ type Handler func(c *Ctx, args [][]byte)
 // Spec is one row of the command table: everything the server knows about a
 // command is here, declared once.
 type Spec struct {
-	Name     string // lower case, as COMMAND prints it
-	Arity    int    // Redis arity: n means exactly n arguments, -n at least n (the name counts)
-	Flags    Flag
-	ACL      []string // ACL categories without '@'
-	First    int      // legacy key positions (COMMAND INFO)
+	Name  string // lower case, as COMMAND prints it
+	Arity int    // Redis arity: n means exactly n arguments, -n at least n (the name counts)
+	Flags Flag
+	// ACL lists the categories (without '@') the flags do not imply;
+	// register adds @write, @read, @fast or @slow, @admin, @dangerous,
+	// @blocking and @pubsub from the flags.
+	ACL []string
+	// First, Last and Step are COMMAND INFO's legacy key positions.
+	// register derives them from KeySpecs; a row states them only where
+	// Redis prints something else.
+	First    int
 	Last     int
 	Step     int
 	KeySpecs []KeySpec
-	Merge    Merge
+	// Merge says how the replies of the shards the command ran on combine.
+	// register derives it from the tips (fanOut in table.go); a row states
+	// it only where the tips cannot say it, with the reason.
+	Merge Merge
 	// AllShards: the command runs on every shard (DBSIZE, KEYS, FLUSHALL)
-	// and the replies are merged with Merge.
+	// and the replies are merged with Merge. Derived from the tips like
+	// Merge.
 	AllShards bool
 	// Route, when set, decides from the arguments where a command runs,
 	// for commands whose placement no key spec can say (SCAN's cursor names

@@ -291,6 +291,16 @@ func TestRegisterPanics(t *testing.T) {
 		{Name: "get", Arity: 2},
 		{Name: "x", Arity: 1, ACL: []string{"nosuch"}},
 		{Name: "y", Arity: -2, Sub: []*Spec{{Name: "z|a", Arity: 2}}},
+		// Stated facts that register derives:
+		{Name: "acl1", Arity: 1, Flags: Write, ACL: []string{"write"}},
+		{Name: "acl2", Arity: 1, ACL: []string{"keyspace", "slow"}},
+		{Name: "acl3", Arity: 1, Flags: Admin, ACL: []string{"dangerous"}},
+		{Name: "legacy", Arity: 2, First: 1, Last: 1, Step: 1,
+			KeySpecs: []KeySpec{{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1}}},
+		{Name: "all", Arity: 1, ACL: []string{"keyspace"}, AllShards: true,
+			Tips: []string{"request_policy:all_shards"}},
+		{Name: "sum", Arity: -2, Merge: MergeSum, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+			KeySpecs: []KeySpec{{Flags: KeyRO, Index: 1, LastKey: -1, Step: 1}}},
 	} {
 		func() {
 			defer func() {
@@ -300,6 +310,31 @@ func TestRegisterPanics(t *testing.T) {
 			}()
 			register(s)
 		}()
+	}
+}
+
+// TestFanOut pins what register derives from the tips, and the few rows
+// that state their fan-out because Redis's tips cannot say it.
+func TestFanOut(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		all   bool
+		merge Merge
+	}{
+		{"dbsize", true, MergeSum}, {"flushall", true, MergeAllOK}, {"flushdb", true, MergeAllOK},
+		{"keys", true, MergeConcat}, {"randomkey", true, MergeAny}, {"swapdb", true, MergeAllOK},
+		{"ping", false, MergeNone}, {"info", false, MergeNone}, {"config|set", false, MergeNone},
+		{"del", false, MergeSum}, {"exists", false, MergeSum}, {"mget", false, MergeKeyOrder},
+		{"mset", false, MergeAllOK}, {"msetnx", false, MergeNone}, {"get", false, MergeNone},
+		{"client|list", true, MergeText}, {"client|kill", true, MergeSum},
+	} {
+		s := LookupFull([]byte(tt.name))
+		if s == nil {
+			t.Fatalf("no row %s", tt.name)
+		}
+		if s.AllShards != tt.all || s.Merge != tt.merge {
+			t.Errorf("%s: AllShards %v, Merge %d; want %v, %d", tt.name, s.AllShards, s.Merge, tt.all, tt.merge)
+		}
 	}
 }
 

@@ -2,8 +2,10 @@ package command
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/num"
 )
 
 // The connection family: commands about the client's own connection. They
@@ -11,7 +13,7 @@ import (
 // and Ctx.Client is set.
 
 func init() {
-	conn := []string{"fast", "connection"}
+	conn := []string{"connection"}
 	register(
 		&Spec{Name: "ping", Arity: -1, Flags: Fast, ACL: conn, Handler: cmdPing,
 			Tips:    []string{"request_policy:all_shards", "response_policy:all_succeeded"},
@@ -34,9 +36,11 @@ func init() {
 	)
 }
 
-var clientSpec = &Spec{Name: "client", Arity: -2, ACL: []string{"slow"},
+var clientSpec = &Spec{Name: "client", Arity: -2,
 	Summary: "A container for client connection commands", Since: "2.4.0", Group: "connection",
 	Complexity: "Depends on subcommand.",
+	// CLIENT LIST, KILL and UNBLOCK run on every shard, which Redis's tips
+	// cannot say: Redis has one set of connections, Radish one per shard.
 	Sub: []*Spec{
 		clientSub("id", 2, 0, cmdClientID, "Returns the client ID for the current connection"),
 		clientSub("setname", 3, 0, cmdClientSetName, "Set the current connection name"),
@@ -74,14 +78,10 @@ var clientSpec = &Spec{Name: "client", Arity: -2, ACL: []string{"slow"},
 
 func clientSub(name string, arity int, extra Flag, h Handler, summary string) *Spec {
 	flags := NoScript | Loading | Stale | extra
-	acl := []string{"slow", "connection"}
-	if extra&Admin != 0 {
-		acl = []string{"admin", "slow", "dangerous", "connection"}
-	}
 	if name == "help" {
 		flags = Loading | Stale
 	}
-	return &Spec{Name: "client|" + name, Arity: arity, Flags: flags, ACL: acl, Handler: h,
+	return &Spec{Name: "client|" + name, Arity: arity, Flags: flags, ACL: []string{"connection"}, Handler: h,
 		Summary: summary, Group: "connection", Complexity: "O(1)"}
 }
 
@@ -92,7 +92,7 @@ func cmdPing(c *Ctx, args [][]byte) {
 	case 2:
 		c.W.Bulk(args[1])
 	default:
-		c.W.Error("ERR wrong number of arguments for 'ping' command")
+		c.W.WrongArgs("ping")
 	}
 }
 
@@ -103,8 +103,8 @@ func cmdHello(c *Ctx, args [][]byte) {
 	proto := cl.Proto
 	i := 1
 	if len(args) > 1 {
-		v, err := strconv.ParseInt(string(args[1]), 10, 64)
-		if err != nil {
+		v, ok := num.ParseInt(args[1])
+		if !ok {
 			c.W.Error("ERR Protocol version is not an integer or out of range")
 			return
 		}
@@ -179,7 +179,7 @@ func checkAuth(c *Ctx, user, pass []byte) bool {
 
 func cmdAuth(c *Ctx, args [][]byte) {
 	if len(args) > 3 {
-		c.W.Error("ERR syntax error")
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	if len(args) == 2 && c.Server.RequirePass() == "" {
@@ -197,13 +197,12 @@ func cmdAuth(c *Ctx, args [][]byte) {
 }
 
 func cmdSelect(c *Ctx, args [][]byte) {
-	n, err := strconv.ParseInt(string(args[1]), 10, 64)
-	if err != nil {
-		c.W.Error("ERR value is not an integer or out of range")
+	n, ok := kvArgInt32(c, args[1], "")
+	if !ok {
 		return
 	}
-	if n < 0 || n >= int64(c.Store.Databases()) {
-		c.W.Error("ERR DB index is out of range")
+	if n < 0 || n >= c.Store.Databases() {
+		c.W.Error(errtext.DBRange)
 		return
 	}
 	c.Client.DB = int(n)
@@ -316,14 +315,14 @@ func cmdClientList(c *Ctx, args [][]byte) {
 					return
 				}
 			} else {
-				c.W.Error("ERR syntax error")
+				c.W.Error(errtext.Syntax)
 				return
 			}
 		} else {
 			ids = map[int64]bool{}
 			for _, a := range args[3:] {
-				id, err := strconv.ParseInt(string(a), 10, 64)
-				if err != nil || id <= 0 {
+				id, ok := num.ParseInt(a)
+				if !ok || id <= 0 {
 					c.W.Error("ERR Invalid client ID")
 					return
 				}
@@ -351,15 +350,15 @@ func cmdClientKill(c *Ctx, args [][]byte) {
 		addr = string(args[2])
 	} else {
 		if len(args)%2 != 0 {
-			c.W.Error("ERR syntax error")
+			c.W.Error(errtext.Syntax)
 			return
 		}
 		for i := 2; i < len(args); i += 2 {
 			v := string(args[i+1])
 			switch strings.ToLower(string(args[i])) {
 			case "id":
-				n, err := strconv.ParseInt(v, 10, 64)
-				if err != nil || n <= 0 {
+				n, ok := num.ParseInt(args[i+1])
+				if !ok || n <= 0 {
 					c.W.Error("ERR client-id should be greater than 0")
 					return
 				}
@@ -375,13 +374,13 @@ func cmdClientKill(c *Ctx, args [][]byte) {
 				case "no":
 					skipMe = false
 				default:
-					c.W.Error("ERR syntax error")
+					c.W.Error(errtext.Syntax)
 					return
 				}
 			case "type", "user", "maxage":
 				// Every Radish client is a normal client of the default user.
 			default:
-				c.W.Error("ERR syntax error")
+				c.W.Error(errtext.Syntax)
 				return
 			}
 		}
@@ -414,7 +413,7 @@ func cmdClientReply(c *Ctx, args [][]byte) {
 			c.Client.Reply = ReplySkip
 		}
 	default:
-		c.W.Error("ERR syntax error")
+		c.W.Error(errtext.Syntax)
 	}
 }
 
@@ -425,7 +424,7 @@ func onOff(c *Ctx, arg []byte, set func(bool)) {
 	case "off":
 		set(false)
 	default:
-		c.W.Error("ERR syntax error")
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	c.W.Simple("OK")
@@ -471,9 +470,8 @@ func help(c *Ctx, cmd string, lines []string) {
 // cmdClientUnblock is CLIENT UNBLOCK id [TIMEOUT|ERROR]; it runs on every
 // shard and the one owning the client answers 1 (MergeSum).
 func cmdClientUnblock(c *Ctx, args [][]byte) {
-	id, err := strconv.ParseInt(string(args[2]), 10, 64)
-	if err != nil {
-		c.W.Error("ERR value is not an integer or out of range")
+	id, ok := kvArgInt(c, args[2])
+	if !ok {
 		return
 	}
 	withError := false
@@ -487,7 +485,7 @@ func cmdClientUnblock(c *Ctx, args [][]byte) {
 			return
 		}
 	} else if len(args) > 4 {
-		c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) +
+		c.W.Error(errtext.UnknownSubOrArgs + string(args[1]) +
 			"'. Try CLIENT HELP.")
 		return
 	}

@@ -4,7 +4,14 @@
 // A Spec row says everything the server knows about a command: name, arity,
 // flags, where its keys are (Redis 7 key specs), how per-shard replies merge
 // and which Handler runs it. The router reads key positions from the rows and
-// never switches on a command name; COMMAND prints the same rows.
+// never switches on a command name; COMMAND prints the same rows. A row
+// states only what cannot be derived: register derives the legacy
+// first/last/step from the key specs, the ACL categories the flags imply,
+// and AllShards and Merge from Redis's command tips, and panics on a row
+// that states one of them as derived (table.go, register and fanOut).
+//
+// CopyArgs is the one way to keep a command's arguments past the read
+// buffer they alias.
 //
 // A row also states what a write leaves for its consumers (effect.go): its
 // propagated form (Propagate, when that is not the command itself) and the

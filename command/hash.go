@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the hash family: its rows (as Redis 7.0 declares them) and
@@ -18,8 +20,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hset", Arity: -4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -41,8 +42,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hsetnx", Arity: 4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -59,8 +59,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hget", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -76,8 +75,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hmget", Arity: -3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -93,8 +91,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hmset", Arity: -4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -116,8 +113,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hdel", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -136,8 +132,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hlen", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -152,8 +147,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hstrlen", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -169,8 +163,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hexists", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -186,9 +179,8 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hkeys", Arity: 2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "hash", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"hash"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -203,9 +195,8 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hvals", Arity: 2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "hash", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"hash"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -220,9 +211,8 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hgetall", Arity: 2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "hash", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"hash"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -237,8 +227,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hincrby", Arity: 4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -255,8 +244,7 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hincrbyfloat", Arity: 4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "hash", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"hash"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -274,9 +262,8 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hrandfield", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "hash", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"hash"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -295,9 +282,8 @@ var hashSpecs = []*Spec{
 	{
 		Name: "hscan", Arity: -3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "hash", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"hash"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -457,13 +443,13 @@ func CmdHIncrBy(c *Ctx, args [][]byte) {
 	}
 	var cur int64
 	if found {
-		if cur, ok = kvParseInt(v); !ok {
+		if cur, ok = num.ParseInt(v); !ok {
 			c.W.Error("ERR hash value is not an integer")
 			return
 		}
 	}
 	if (incr < 0 && cur < 0 && incr < math.MinInt64-cur) || (incr > 0 && cur > 0 && incr > math.MaxInt64-cur) {
-		c.W.Error("ERR increment or decrement would overflow")
+		c.W.Error(errtext.Overflow)
 		return
 	}
 	cur += incr
@@ -475,9 +461,9 @@ func CmdHIncrBy(c *Ctx, args [][]byte) {
 // CmdHIncrByFloat is HINCRBYFLOAT key field increment, in C long double
 // arithmetic as INCRBYFLOAT.
 func CmdHIncrByFloat(c *Ctx, args [][]byte) {
-	incr, err := parseLongDouble(args[3])
-	if err != nil {
-		c.W.Error(kvErrNotFloat)
+	incr, ok := num.ParseLongDouble(args[3])
+	if !ok {
+		c.W.Error(errtext.NotFloat)
 		return
 	}
 	if incr.IsInf() {
@@ -488,19 +474,19 @@ func CmdHIncrByFloat(c *Ctx, args [][]byte) {
 	if hsErr(c, err) {
 		return
 	}
-	cur := new(big.Float).SetPrec(ldMantBits)
+	cur := new(big.Float)
 	if found {
-		if cur, err = parseLongDouble(v); err != nil {
+		if cur, ok = num.ParseLongDouble(v); !ok {
 			c.W.Error("ERR hash value is not a float")
 			return
 		}
 	}
-	sum := new(big.Float).SetPrec(ldMantBits).SetMode(big.ToNearestEven).Add(cur, incr)
-	if cur.IsInf() || (sum.Sign() != 0 && sum.MantExp(nil) > ldMaxExp) {
-		c.W.Error("ERR increment would produce NaN or Infinity")
+	sum, ok := num.AddLongDouble(cur, incr)
+	if !ok {
+		c.W.Error(errtext.IncrNaN)
 		return
 	}
-	out := formatLongDoubleHuman(sum)
+	out := num.AppendLongDouble(nil, sum)
 	c.DB.HSet(args[1], [][]byte{args[2], out}, c.Now)
 	c.W.Bulk(out)
 }
@@ -521,12 +507,12 @@ func CmdHRandField(c *Ctx, args [][]byte) {
 	withValues := false
 	if len(args) == 4 {
 		if !kvIs(args[3], "withvalues") {
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 		withValues = true
 	} else if len(args) > 4 {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	count, ok := hsRangeLong(c, args[2])
@@ -534,7 +520,7 @@ func CmdHRandField(c *Ctx, args [][]byte) {
 		return
 	}
 	if withValues && count < -math.MaxInt64/2 {
-		c.W.Error("ERR value is out of range")
+		c.W.Error(errtext.OutOfRange)
 		return
 	}
 	n, err := c.DB.HLen(args[1], c.Now)
@@ -593,7 +579,7 @@ func hsScanArgs(c *Ctx, args [][]byte) (pattern []byte, count int, ok bool) {
 	count = 10
 	for i := 0; i < len(args); i += 2 {
 		if len(args)-i < 2 {
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return nil, 0, false
 		}
 		switch {
@@ -603,7 +589,7 @@ func hsScanArgs(c *Ctx, args [][]byte) (pattern []byte, count int, ok bool) {
 				return nil, 0, false
 			}
 			if n < 1 {
-				c.W.Error(kvErrSyntax)
+				c.W.Error(errtext.Syntax)
 				return nil, 0, false
 			}
 			count = int(min(n, math.MaxInt32))
@@ -613,7 +599,7 @@ func hsScanArgs(c *Ctx, args [][]byte) (pattern []byte, count int, ok bool) {
 				pattern = nil
 			}
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return nil, 0, false
 		}
 	}

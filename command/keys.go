@@ -1,6 +1,10 @@
 package command
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/radish-kv/radish/num"
+)
 
 // KeyRange is where one key spec found its keys in one argument list, in
 // absolute argument indexes (args[0] is the command name). Keys are at
@@ -89,7 +93,7 @@ func (s *Spec) KeyRanges(args [][]byte, dst []KeyRange) (out []KeyRange, ok bool
 				return dst, false
 			}
 			r.NumIdx = first + k.NumIdx
-			n, good := parseInt(args[r.NumIdx])
+			n, good := num.ParseInt(args[r.NumIdx])
 			if !good || n < 0 || n > int64(argc) {
 				return dst, false
 			}
@@ -137,42 +141,6 @@ func keywordStart(k *KeySpec, args [][]byte) int {
 		}
 	}
 	return 0
-}
-
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
-	}
-	if len(b) > 1 && b[0] == '0' {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if n > (1<<63)/10 {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	if neg {
-		if n > 1<<63 {
-			return 0, false
-		}
-		return -int64(n), true
-	}
-	if n > 1<<63-1 {
-		return 0, false
-	}
-	return int64(n), true
 }
 
 // Keys appends to dst the argument indexes of the keys in args (args[0] is

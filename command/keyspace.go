@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the keyspace (generic) family: rows as Redis 7.0 declares
@@ -21,14 +23,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "del", Arity: -2,
 		Flags: Write,
-		ACL:   []string{"keyspace", "write", "slow"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRM | KeyDelete, Index: 1, LastKey: -1, Step: 1},
 		},
 		Handler: CmdDel,
-		Merge:   MergeSum,
 		Summary: "Delete a key",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).",
@@ -39,14 +39,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "unlink", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRM | KeyDelete, Index: 1, LastKey: -1, Step: 1},
 		},
 		Handler: CmdUnlink,
-		Merge:   MergeSum,
 		Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
 		Since:   "4.0.0", Group: "generic",
 		Complexity: "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.",
@@ -57,14 +55,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "exists", Arity: -2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: -1, Step: 1},
 		},
 		Handler: CmdExists,
-		Merge:   MergeSum,
 		Summary: "Determine if a key exists",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(N) where N is the number of keys to check.",
@@ -78,14 +74,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "touch", Arity: -2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: -1, Step: 1},
 		},
 		Handler: CmdTouch,
-		Merge:   MergeSum,
 		Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.",
 		Since:   "3.2.1", Group: "generic",
 		Complexity: "O(N) where N is the number of keys that will be touched.",
@@ -96,8 +90,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "type", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -112,8 +105,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "expire", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -139,8 +131,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "pexpire", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -166,8 +157,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "expireat", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -193,8 +183,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "pexpireat", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -220,9 +209,8 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "ttl", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -240,9 +228,8 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "pttl", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"keyspace"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -260,8 +247,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "expiretime", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -276,8 +262,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "pexpiretime", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"keyspace", "read", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -292,8 +277,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "persist", Arity: 2,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -307,11 +291,10 @@ var keyspaceSpecs = []*Spec{
 	},
 	{
 		Name: "keys", Arity: 2,
-		Flags:     ReadOnly,
-		ACL:       []string{"keyspace", "read", "slow", "dangerous"},
-		Tips:      []string{"request_policy:all_shards", "nondeterministic_output_order"},
-		Handler:   CmdKeys,
-		AllShards: true, Merge: MergeConcat,
+		Flags:   ReadOnly,
+		ACL:     []string{"keyspace", "dangerous"},
+		Tips:    []string{"request_policy:all_shards", "nondeterministic_output_order"},
+		Handler: CmdKeys,
 		Summary: "Find all keys matching the given pattern",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.",
@@ -322,7 +305,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "scan", Arity: -2,
 		Flags:   ReadOnly,
-		ACL:     []string{"keyspace", "read", "slow"},
+		ACL:     []string{"keyspace"},
 		Tips:    []string{"nondeterministic_output", "request_policy:special"},
 		Handler: CmdScan,
 		Route:   func([][]byte) Route { return Route{Cursor: 1} },
@@ -341,11 +324,13 @@ var keyspaceSpecs = []*Spec{
 	},
 	{
 		Name: "randomkey", Arity: 1,
-		Flags:     ReadOnly,
-		ACL:       []string{"keyspace", "read", "slow"},
-		Tips:      []string{"request_policy:all_shards", "nondeterministic_output"},
-		Handler:   CmdRandomKey,
-		AllShards: true, Merge: MergeAny,
+		Flags:   ReadOnly,
+		ACL:     []string{"keyspace"},
+		Tips:    []string{"request_policy:all_shards", "nondeterministic_output"},
+		Handler: CmdRandomKey,
+		// The reply is one key, not an array: Redis's default merge says
+		// nothing of it. Any shard's key is a random key.
+		Merge:   MergeAny,
 		Summary: "Return a random key from the keyspace",
 		Since:   "1.0.0", Group: "generic",
 		Complexity: "O(1)",
@@ -353,8 +338,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "rename", Arity: 3,
 		Flags: Write,
-		ACL:   []string{"keyspace", "write", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyOW | KeyUpdate, Index: 2, LastKey: 0, Step: 1},
@@ -371,8 +355,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "renamenx", Arity: 3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyOW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -392,8 +375,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "copy", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"keyspace", "write", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyOW | KeyUpdate, Index: 2, LastKey: 0, Step: 1},
@@ -413,8 +395,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "move", Arity: 3,
 		Flags: Write | Fast,
-		ACL:   []string{"keyspace", "write", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"keyspace"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -431,9 +412,11 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "swapdb", Arity: 3,
 		Flags:     Write | Fast,
-		ACL:       []string{"keyspace", "write", "fast", "dangerous"},
+		ACL:       []string{"keyspace", "dangerous"},
 		Handler:   CmdSwapDB,
 		Propagate: propSwapDB,
+		// Redis states no tips (a cluster has only database 0); every Radish
+		// shard holds part of both databases and swaps its own.
 		AllShards: true, Merge: MergeAllOK,
 		Summary: "Swaps two Redis databases",
 		Since:   "4.0.0", Group: "server",
@@ -445,11 +428,10 @@ var keyspaceSpecs = []*Spec{
 	},
 	{
 		Name: "dbsize", Arity: 1,
-		Flags:     ReadOnly | Fast,
-		ACL:       []string{"keyspace", "read", "fast"},
-		Tips:      []string{"request_policy:all_shards", "response_policy:agg_sum"},
-		Handler:   CmdDBSize,
-		AllShards: true, Merge: MergeSum,
+		Flags:   ReadOnly | Fast,
+		ACL:     []string{"keyspace"},
+		Tips:    []string{"request_policy:all_shards", "response_policy:agg_sum"},
+		Handler: CmdDBSize,
 		Summary: "Return the number of keys in the selected database",
 		Since:   "1.0.0", Group: "server",
 		Complexity: "O(1)",
@@ -457,13 +439,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "flushdb", Arity: -1,
 		Flags:     Write,
-		ACL:       []string{"keyspace", "write", "slow", "dangerous"},
+		ACL:       []string{"keyspace", "dangerous"},
 		Tips:      []string{"request_policy:all_shards", "response_policy:all_succeeded"},
 		Handler:   CmdFlushDB,
 		Propagate: propFlush(func(p *Prop) int { return p.DBIndex }),
-		AllShards: true, Merge: MergeAllOK,
-		Summary: "Remove all keys from the current database",
-		Since:   "1.0.0", Group: "server",
+		Summary:   "Remove all keys from the current database",
+		Since:     "1.0.0", Group: "server",
 		Complexity: "O(N) where N is the number of keys in the selected database",
 		History: [][2]string{
 			{"4.0.0", "Added the `ASYNC` flushing mode modifier."},
@@ -479,13 +460,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "flushall", Arity: -1,
 		Flags:     Write,
-		ACL:       []string{"keyspace", "write", "slow", "dangerous"},
+		ACL:       []string{"keyspace", "dangerous"},
 		Tips:      []string{"request_policy:all_shards", "response_policy:all_succeeded"},
 		Handler:   CmdFlushAll,
 		Propagate: propFlush(func(*Prop) int { return -1 }),
-		AllShards: true, Merge: MergeAllOK,
-		Summary: "Remove all keys from all databases",
-		Since:   "1.0.0", Group: "server",
+		Summary:   "Remove all keys from all databases",
+		Since:     "1.0.0", Group: "server",
 		Complexity: "O(N) where N is the total number of keys in all databases",
 		History: [][2]string{
 			{"4.0.0", "Added the `ASYNC` flushing mode modifier."},
@@ -501,14 +481,12 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "object", Arity: -2,
 		Flags: 0,
-		ACL:   []string{"slow"},
 		Sub: []*Spec{
 			{
 				Name: "object|encoding", Arity: 3,
 				Flags: ReadOnly,
-				ACL:   []string{"keyspace", "read", "slow"},
-				First: 2, Last: 2, Step: 1,
-				Tips: []string{"nondeterministic_output"},
+				ACL:   []string{"keyspace"},
+				Tips:  []string{"nondeterministic_output"},
 				KeySpecs: []KeySpec{
 					{Flags: KeyRO, Index: 2, LastKey: 0, Step: 1},
 				},
@@ -523,7 +501,7 @@ var keyspaceSpecs = []*Spec{
 			{
 				Name: "object|help", Arity: 2,
 				Flags:   Loading | Stale,
-				ACL:     []string{"keyspace", "slow"},
+				ACL:     []string{"keyspace"},
 				Handler: CmdObjectHelp,
 				Summary: "Show helpful text about the different subcommands",
 				Since:   "6.2.0", Group: "generic",
@@ -532,9 +510,8 @@ var keyspaceSpecs = []*Spec{
 			{
 				Name: "object|freq", Arity: 3,
 				Flags: ReadOnly,
-				ACL:   []string{"keyspace", "read", "slow"},
-				First: 2, Last: 2, Step: 1,
-				Tips: []string{"nondeterministic_output"},
+				ACL:   []string{"keyspace"},
+				Tips:  []string{"nondeterministic_output"},
 				KeySpecs: []KeySpec{
 					{Flags: KeyRO, Index: 2, LastKey: 0, Step: 1},
 				},
@@ -549,9 +526,8 @@ var keyspaceSpecs = []*Spec{
 			{
 				Name: "object|idletime", Arity: 3,
 				Flags: ReadOnly,
-				ACL:   []string{"keyspace", "read", "slow"},
-				First: 2, Last: 2, Step: 1,
-				Tips: []string{"nondeterministic_output"},
+				ACL:   []string{"keyspace"},
+				Tips:  []string{"nondeterministic_output"},
 				KeySpecs: []KeySpec{
 					{Flags: KeyRO, Index: 2, LastKey: 0, Step: 1},
 				},
@@ -566,9 +542,8 @@ var keyspaceSpecs = []*Spec{
 			{
 				Name: "object|refcount", Arity: 3,
 				Flags: ReadOnly,
-				ACL:   []string{"keyspace", "read", "slow"},
-				First: 2, Last: 2, Step: 1,
-				Tips: []string{"nondeterministic_output"},
+				ACL:   []string{"keyspace"},
+				Tips:  []string{"nondeterministic_output"},
 				KeySpecs: []KeySpec{
 					{Flags: KeyRO, Index: 2, LastKey: 0, Step: 1},
 				},
@@ -588,9 +563,10 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "debug", Arity: -2,
 		Flags:   Admin | NoScript | Loading | Stale,
-		ACL:     []string{"admin", "slow", "dangerous"},
 		Handler: CmdDebug,
 		Route:   routeDebug,
+		// DEBUG POPULATE runs on every shard (routeDebug); Redis, one
+		// process, states no tips.
 		Merge:   MergeAllOK,
 		Summary: "A container for debugging commands",
 		Since:   "1.0.0", Group: "server",
@@ -796,35 +772,10 @@ const ScanCursorBits = 56
 // ScanCursorMask selects a cursor's shard-local part.
 const ScanCursorMask = 1<<ScanCursorBits - 1
 
-// kvParseCursor parses a SCAN cursor as Redis's parseScanCursorOrReply
-// (strtoul) does: optional sign, decimal digits; "-1" wraps; "" is 0.
-func kvParseCursor(b []byte) (uint64, bool) {
-	if len(b) == 0 {
-		return 0, true
-	}
-	neg := false
-	s := b
-	if s[0] == '+' || s[0] == '-' {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if len(s) == 0 {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(s), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
 // ParseScanCursor parses a client's SCAN cursor argument; the error is the
 // reply text. The router uses it to find the shard a cursor resumes on.
 func ParseScanCursor(b []byte) (uint64, string) {
-	v, ok := kvParseCursor(b)
+	v, ok := num.ParseUlong(b)
 	if !ok {
 		return 0, "ERR invalid cursor"
 	}
@@ -859,7 +810,7 @@ func CmdScan(c *Ctx, args [][]byte) {
 	var pattern, typeName []byte
 	for i := 2; i < len(args); i += 2 {
 		if len(args)-i < 2 {
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 		switch opt := args[i]; {
@@ -869,7 +820,7 @@ func CmdScan(c *Ctx, args [][]byte) {
 				return
 			}
 			if count < 1 {
-				c.W.Error(kvErrSyntax)
+				c.W.Error(errtext.Syntax)
 				return
 			}
 		case kvIs(opt, "match"):
@@ -880,7 +831,7 @@ func CmdScan(c *Ctx, args [][]byte) {
 		case kvIs(opt, "type"):
 			typeName = args[i+1]
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}
@@ -916,7 +867,7 @@ func CmdRandomKey(c *Ctx, args [][]byte) {
 func kvRename(c *Ctx, args [][]byte, nx bool) {
 	src, dst := args[1], args[2]
 	if !c.DB.Exists(src, c.Now) {
-		c.W.Error(kvErrNoSuchKey)
+		c.W.Error(errtext.NoSuchKey)
 		return
 	}
 	switch {
@@ -951,7 +902,7 @@ func CmdRenameNX(c *Ctx, args [][]byte) { kvRename(c, args, true) }
 // of range".
 func kvSelectDB(c *Ctx, i int) (*engine.DB, bool) {
 	if i < 0 || i >= c.Store.Databases() {
-		c.W.Error(kvErrDBRange)
+		c.W.Error(errtext.DBRange)
 		return nil, false
 	}
 	return c.Store.DB(i), true
@@ -977,13 +928,13 @@ func CmdCopy(c *Ctx, args [][]byte) {
 			dstIndex = i
 			j++
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}
 	src, newKey := args[1], args[2]
 	if dstIndex == c.DBIndex && string(src) == string(newKey) {
-		c.W.Error(kvErrSameObject)
+		c.W.Error(errtext.SameObject)
 		return
 	}
 	rec, ok := c.DB.Export(src, c.Now)
@@ -1010,7 +961,7 @@ func CmdMove(c *Ctx, args [][]byte) {
 		return
 	}
 	if i == c.DBIndex {
-		c.W.Error(kvErrSameObject)
+		c.W.Error(errtext.SameObject)
 		return
 	}
 	key := args[1]
@@ -1036,7 +987,7 @@ func CmdSwapDB(c *Ctx, args [][]byte) {
 	}
 	n := c.Store.Databases()
 	if i < 0 || i >= n || j < 0 || j >= n {
-		c.W.Error(kvErrDBRange)
+		c.W.Error(errtext.DBRange)
 		return
 	}
 	c.Store.SwapDB(i, j)
@@ -1052,7 +1003,7 @@ func kvFlushArgs(c *Ctx, args [][]byte) bool {
 	if len(args) == 1 || (len(args) == 2 && (kvIs(args[1], "sync") || kvIs(args[1], "async"))) {
 		return true
 	}
-	c.W.Error(kvErrSyntax)
+	c.W.Error(errtext.Syntax)
 	return false
 }
 
@@ -1097,7 +1048,7 @@ func kvRefCount(db *engine.DB, key []byte, now int64) (int64, bool) {
 	}
 	if enc == "int" {
 		v, _, _ := db.GetString(key, now)
-		if n, ok := kvParseInt(v); ok && n >= 0 && n < 10000 {
+		if n, ok := num.ParseInt(v); ok && n >= 0 && n < 10000 {
 			return kvSharedRefCount, true
 		}
 	}
@@ -1219,7 +1170,7 @@ func CmdDebug(c *Ctx, args [][]byte) {
 
 // kvDebugSyntax is Redis's addReplySubcommandSyntaxError.
 func kvDebugSyntax(c *Ctx, args [][]byte) {
-	c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + string(cstr(args[1], 128)) +
+	c.W.Error(errtext.UnknownSubOrArgs + string(cstr(args[1], 128)) +
 		"'. Try " + strings.ToUpper(string(args[0])) + " HELP.")
 }
 
@@ -1242,7 +1193,7 @@ func cmdDebugObject(c *Ctx, args [][]byte) {
 	key := args[2]
 	enc, ok := c.DB.Encoding(key, c.Now)
 	if !ok {
-		c.W.Error(kvErrNoSuchKey)
+		c.W.Error(errtext.NoSuchKey)
 		return
 	}
 	ref, _ := kvRefCount(c.DB, key, c.Now)
@@ -1284,7 +1235,7 @@ func kvHash(b []byte) uint64 {
 // (up to 11 characters), else a length prefix and the bytes.
 func kvRDBStringLen(v []byte) int64 {
 	if len(v) <= 11 {
-		if n, ok := kvParseInt(v); ok {
+		if n, ok := num.ParseInt(v); ok {
 			switch {
 			case n >= math.MinInt8 && n <= math.MaxInt8:
 				return 2
@@ -1319,15 +1270,15 @@ func cmdDebugPopulate(c *Ctx, args [][]byte) {
 		return
 	}
 	// getPositiveLongFromObjectOrReply: one text for both errors.
-	const notPositive = "ERR value is out of range, must be positive"
-	count, ok := kvParseInt(args[2])
+	const notPositive = errtext.NotPositive
+	count, ok := num.ParseInt(args[2])
 	if !ok || count < 0 {
 		c.W.Error(notPositive)
 		return
 	}
 	var size int64
 	if len(args) == 5 {
-		if size, ok = kvParseInt(args[4]); !ok || size < 0 {
+		if size, ok = num.ParseInt(args[4]); !ok || size < 0 {
 			c.W.Error(notPositive)
 			return
 		}

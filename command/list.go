@@ -3,6 +3,9 @@ package command
 import (
 	"math"
 	"strconv"
+
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the list family: its rows (as Redis 7.0 declares them) and
@@ -16,8 +19,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "blmove", Arity: 6,
 		Flags: Write | DenyOOM | NoScript | Blocking,
-		ACL:   []string{"write", "list", "slow", "blocking"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -44,8 +46,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "blmpop", Arity: -5,
 		Flags: Write | Blocking | MovableKeys,
-		ACL:   []string{"write", "list", "slow", "blocking"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -68,8 +69,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "blpop", Arity: -3,
 		Flags: Write | NoScript | Blocking,
-		ACL:   []string{"write", "list", "slow", "blocking"},
-		First: 1, Last: -2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: -2, Step: 1},
 		},
@@ -89,8 +89,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "brpop", Arity: -3,
 		Flags: Write | NoScript | Blocking,
-		ACL:   []string{"write", "list", "slow", "blocking"},
-		First: 1, Last: -2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: -2, Step: 1},
 		},
@@ -110,8 +109,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "brpoplpush", Arity: 4,
 		Flags: Write | DenyOOM | NoScript | Blocking,
-		ACL:   []string{"write", "list", "slow", "blocking"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -136,8 +134,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lindex", Arity: 3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -153,8 +150,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "linsert", Arity: 5,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -175,8 +171,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "llen", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -191,8 +186,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lmove", Arity: 5,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -217,8 +211,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lmpop", Arity: -4,
 		Flags: Write | MovableKeys,
-		ACL:   []string{"write", "list", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -239,8 +232,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lpop", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -259,8 +251,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lpos", Arity: -3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -279,8 +270,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lpush", Arity: -3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -299,8 +289,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lpushx", Arity: -3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -319,8 +308,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lrange", Arity: 4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -337,8 +325,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lrem", Arity: 4,
 		Flags: Write,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -355,8 +342,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "lset", Arity: 4,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -373,8 +359,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "ltrim", Arity: 4,
 		Flags: Write,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -391,8 +376,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "rpop", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -411,8 +395,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "rpoplpush", Arity: 3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "list", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -432,8 +415,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "rpush", Arity: -3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -452,8 +434,7 @@ var listSpecs = []*Spec{
 	{
 		Name: "rpushx", Arity: -3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "list", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"list"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -479,7 +460,7 @@ func lsPosition(c *Ctx, b []byte) (left, ok bool) {
 	case kvIs(b, "right"):
 		return false, true
 	}
-	c.W.Error(kvErrSyntax)
+	c.W.Error(errtext.Syntax)
 	return false, false
 }
 
@@ -487,10 +468,10 @@ func lsPosition(c *Ctx, b []byte) (left, ok bool) {
 // [lo, hi]; msg (when set) replaces both errors, else the range error
 // names the bounds.
 func lsRangeLong(c *Ctx, b []byte, lo, hi int64, msg string) (int64, bool) {
-	v, ok := kvParseInt(b)
+	v, ok := num.ParseInt(b)
 	if !ok {
 		if msg == "" {
-			msg = kvErrNotInt
+			msg = errtext.NotInt
 		}
 		c.W.Error(msg)
 		return 0, false
@@ -507,7 +488,7 @@ func lsRangeLong(c *Ctx, b []byte, lo, hi int64, msg string) (int64, bool) {
 
 // lsPositive is Redis's getPositiveLongFromObjectOrReply with no message.
 func lsPositive(c *Ctx, b []byte) (int64, bool) {
-	return lsRangeLong(c, b, 0, math.MaxInt64, "ERR value is out of range, must be positive")
+	return lsRangeLong(c, b, 0, math.MaxInt64, errtext.NotPositive)
 }
 
 func lsPush(c *Ctx, args [][]byte, left, xx bool) {
@@ -663,7 +644,7 @@ func CmdLInsert(c *Ctx, args [][]byte) {
 		before = true
 	case kvIs(args[2], "after"):
 	default:
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	n, err := c.DB.ListInsert(args[1], before, args[3], args[4], c.Now)
@@ -737,7 +718,7 @@ func CmdLPos(c *Ctx, args [][]byte) {
 			}
 			maxlen = v
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 		j++
@@ -804,13 +785,13 @@ func CmdRPopLPush(c *Ctx, args [][]byte) { lsMove(c, args[1], args[2], false, tr
 // lsMPopArgs parses LMPOP's arguments from the numkeys argument at
 // args[at]: the keys, the end and the count. ok false: replied.
 func lsMPopArgs(c *Ctx, args [][]byte, at int) (keys [][]byte, left bool, count int, ok bool) {
-	numkeys, ok := lsRangeLong(c, args[at], 1, 1<<63-1, "ERR numkeys should be greater than 0")
+	numkeys, ok := lsRangeLong(c, args[at], 1, 1<<63-1, errtext.NumKeys)
 	if !ok {
 		return nil, false, 0, false
 	}
 	where := int64(at) + numkeys + 1
 	if where >= int64(len(args)) {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
 	if left, ok = lsPosition(c, args[where]); !ok {
@@ -820,12 +801,12 @@ func lsMPopArgs(c *Ctx, args [][]byte, at int) (keys [][]byte, left bool, count 
 	for j := int(where) + 1; j < len(args); j++ {
 		if cnt == -1 && kvIs(args[j], "count") && j+1 < len(args) {
 			j++
-			if cnt, ok = lsRangeLong(c, args[j], 1, 1<<63-1, "ERR count should be greater than 0"); !ok {
+			if cnt, ok = lsRangeLong(c, args[j], 1, 1<<63-1, errtext.Count); !ok {
 				return nil, false, 0, false
 			}
 			continue
 		}
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
 	if cnt == -1 {

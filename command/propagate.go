@@ -1,9 +1,8 @@
 package command
 
 import (
-	"strconv"
-
 	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/num"
 )
 
 // Propagate functions of the rows whose propagated form is not the
@@ -142,8 +141,8 @@ func propMPop(name string) func(p *Prop) {
 		if err != nil || len(v.Elems) != 2 {
 			return
 		}
-		nk, err := strconv.Atoi(string(p.Args[2]))
-		if err != nil || 3+nk >= len(p.Args) {
+		nk, ok := num.ParseInt(p.Args[2])
+		if !ok || nk < 1 || 3+nk >= int64(len(p.Args)) {
 			return
 		}
 		p.Begin(6)
@@ -182,7 +181,7 @@ func propFlush(db func(p *Prop) int) func(p *Prop) {
 func propSwapDB(p *Prop) {
 	p.Verbatim()
 	for _, a := range p.Args[1:3] {
-		if i, err := strconv.Atoi(string(a)); err == nil {
+		if i := argDB(a); i >= 0 {
 			p.Touch.TouchDB(i)
 		}
 	}
@@ -203,7 +202,7 @@ func otherDBCopy(args [][]byte) int {
 
 // argDB reads a database index argument, -1 when it is not one.
 func argDB(b []byte) int {
-	v, ok := kvParseInt(b)
+	v, ok := num.ParseInt(b)
 	if !ok || v < 0 || v > 1<<20 {
 		return -1
 	}

@@ -4,6 +4,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/num"
 )
 
 // The server family: INFO, TIME, CONFIG, SHUTDOWN. They read process-wide
@@ -11,25 +14,25 @@ import (
 
 func init() {
 	register(
-		&Spec{Name: "info", Arity: -1, Flags: Loading | Stale, ACL: []string{"slow", "dangerous"},
+		&Spec{Name: "info", Arity: -1, Flags: Loading | Stale, ACL: []string{"dangerous"},
 			Tips:    []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 			Handler: cmdInfo, Summary: "Get information and statistics about the server", Since: "1.0.0",
 			Group: "server", Complexity: "O(1)"},
-		&Spec{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast"},
+		&Spec{Name: "time", Arity: 1, Flags: Loading | Stale | Fast,
 			Tips: []string{"nondeterministic_output"}, Handler: cmdTime, Summary: "Return the current server time",
 			Since: "2.6.0", Group: "server", Complexity: "O(1)"},
 		&Spec{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy,
-			ACL: []string{"admin", "slow", "dangerous"}, Handler: cmdShutdown,
+			Handler: cmdShutdown,
 			Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0",
 			Group: "server", Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)"},
-		&Spec{Name: "config", Arity: -2, ACL: []string{"slow"}, Summary: "A container for server configuration commands",
+		&Spec{Name: "config", Arity: -2, Summary: "A container for server configuration commands",
 			Since: "2.0.0", Group: "server", Complexity: "Depends on subcommand.",
 			Sub: []*Spec{
 				configSub("get", -3, cmdConfigGet, "Get the values of configuration parameters", nil),
 				configSub("set", -4, cmdConfigSet, "Set configuration parameters to the given values",
 					[]string{"request_policy:all_nodes", "response_policy:all_succeeded"}),
 				configSub("resetstat", 2, cmdConfigResetStat, "Reset the stats returned by INFO", nil),
-				{Name: "config|help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Handler: cmdConfigHelp,
+				{Name: "config|help", Arity: 2, Flags: Loading | Stale, Handler: cmdConfigHelp,
 					Summary: "Show helpful text about the different subcommands", Group: "server", Complexity: "O(1)"},
 			}},
 	)
@@ -37,7 +40,7 @@ func init() {
 
 func configSub(name string, arity int, h Handler, summary string, tips []string) *Spec {
 	return &Spec{Name: "config|" + name, Arity: arity, Flags: Admin | NoScript | Loading | Stale,
-		ACL: []string{"admin", "slow", "dangerous"}, Handler: h, Tips: tips, Summary: summary,
+		Handler: h, Tips: tips, Summary: summary,
 		Group: "server", Complexity: "O(N) when N is the number of configuration parameters provided"}
 }
 
@@ -67,7 +70,7 @@ func cmdShutdown(c *Ctx, args [][]byte) {
 			c.W.Error("ERR No shutdown in progress.")
 			return
 		default:
-			c.W.Error("ERR syntax error")
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}
@@ -90,7 +93,7 @@ func cmdConfigGet(c *Ctx, args [][]byte) {
 
 func cmdConfigSet(c *Ctx, args [][]byte) {
 	if len(args)%2 != 0 {
-		c.W.Error("ERR syntax error")
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	pairs := make([][2]string, 0, (len(args)-2)/2)
@@ -143,9 +146,9 @@ func cmdDebugSleep(c *Ctx, args [][]byte) {
 		kvDebugSyntax(c, args)
 		return
 	}
-	secs, err := strconv.ParseFloat(string(args[2]), 64)
-	if err != nil {
-		c.W.Error("ERR value is not a valid float")
+	secs, ok := num.ParseDouble(args[2])
+	if !ok {
+		c.W.Error(errtext.NotFloat)
 		return
 	}
 	time.Sleep(time.Duration(secs * float64(time.Second)))

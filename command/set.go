@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the set family: its rows (as Redis 7.0 declares them) and
@@ -18,8 +20,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sadd", Arity: -3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -38,8 +39,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "srem", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -58,8 +58,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sismember", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -75,8 +74,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "smismember", Arity: -3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -92,8 +90,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "scard", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -108,9 +105,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "smembers", Arity: 2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -125,9 +121,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "spop", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "set", "fast"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -147,9 +142,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "srandmember", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -168,8 +162,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "smove", Arity: 4,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "set", "fast"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRW | KeyInsert, Index: 2, LastKey: 0, Step: 1},
@@ -187,9 +180,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "sinter", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: -1, Step: 1},
 		},
@@ -204,8 +196,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sintercard", Arity: -3,
 		Flags: ReadOnly | MovableKeys,
-		ACL:   []string{"read", "set", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -222,9 +213,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "sunion", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: -1, Step: 1},
 		},
@@ -239,9 +229,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "sdiff", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"nondeterministic_output_order"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output_order"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: -1, Step: 1},
 		},
@@ -256,8 +245,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sinterstore", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, LastKey: -1, Step: 1},
@@ -274,8 +262,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sunionstore", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, LastKey: -1, Step: 1},
@@ -292,8 +279,7 @@ var setSpecs = []*Spec{
 	{
 		Name: "sdiffstore", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "set", "slow"},
-		First: 1, Last: -1, Step: 1,
+		ACL:   []string{"set"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, LastKey: -1, Step: 1},
@@ -310,9 +296,8 @@ var setSpecs = []*Spec{
 	{
 		Name: "sscan", Arity: -3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "set", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"set"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -383,7 +368,7 @@ func CmdSMembers(c *Ctx, args [][]byte) {
 // CmdSPop is SPOP key [count].
 func CmdSPop(c *Ctx, args [][]byte) {
 	if len(args) > 3 {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	if len(args) == 2 {
@@ -394,9 +379,9 @@ func CmdSPop(c *Ctx, args [][]byte) {
 		}
 		return
 	}
-	count, ok := kvParseInt(args[2])
+	count, ok := num.ParseInt(args[2])
 	if !ok || count < 0 {
-		c.W.Error("ERR value is out of range, must be positive")
+		c.W.Error(errtext.NotPositive)
 		return
 	}
 	n, err := c.DB.SCard(args[1], c.Now)
@@ -410,7 +395,7 @@ func CmdSPop(c *Ctx, args [][]byte) {
 // CmdSRandMember is SRANDMEMBER key [count].
 func CmdSRandMember(c *Ctx, args [][]byte) {
 	if len(args) > 3 {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	if len(args) == 2 {
@@ -478,9 +463,9 @@ func CmdSDiffStore(c *Ctx, args [][]byte) { stSetOpStore(c, engine.SetDiff, args
 
 // CmdSInterCard is SINTERCARD numkeys key [key ...] [LIMIT limit].
 func CmdSInterCard(c *Ctx, args [][]byte) {
-	numkeys, ok := kvParseInt(args[1])
+	numkeys, ok := num.ParseInt(args[1])
 	if !ok || numkeys < 1 {
-		c.W.Error("ERR numkeys should be greater than 0")
+		c.W.Error(errtext.NumKeys)
 		return
 	}
 	if numkeys > int64(len(args)-2) {
@@ -491,15 +476,15 @@ func CmdSInterCard(c *Ctx, args [][]byte) {
 	for j := 2 + int(numkeys); j < len(args); j++ {
 		if kvIs(args[j], "limit") && j+1 < len(args) {
 			j++
-			l, ok := kvParseInt(args[j])
+			l, ok := num.ParseInt(args[j])
 			if !ok || l < 0 {
-				c.W.Error("ERR LIMIT can't be negative")
+				c.W.Error(errtext.NegLimit)
 				return
 			}
 			limit = l
 			continue
 		}
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	n, err := c.DB.SetOpLen(engine.SetInter, args[2:2+numkeys], int(min(limit, math.MaxInt32)), c.Now)

@@ -3,7 +3,9 @@ package command
 import (
 	"math"
 	"math/big"
-	"strconv"
+
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the string family: its rows (as Redis 7.0 declares them) and
@@ -16,8 +18,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "get", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -32,8 +33,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "set", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Index: 1, LastKey: 0, Step: 1, Notes: "RW and ACCESS due to the optional `GET` argument"},
 		},
@@ -68,8 +68,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "setnx", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -85,8 +84,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "setex", Arity: 4,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -104,8 +102,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "psetex", Arity: 4,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -123,8 +120,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "getset", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -143,8 +139,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "getdel", Arity: 2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -159,8 +154,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "getex", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1, Notes: "RW and UPDATE because it changes the TTL"},
 		},
@@ -183,14 +177,12 @@ var stringSpecs = []*Spec{
 	{
 		Name: "mget", Arity: -2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "string", "fast"},
-		First: 1, Last: -1, Step: 1,
-		Tips: []string{"request_policy:multi_shard"},
+		ACL:   []string{"string"},
+		Tips:  []string{"request_policy:multi_shard"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: -1, Step: 1},
 		},
 		Handler: CmdMGet,
-		Merge:   MergeKeyOrder,
 		Summary: "Get the values of all the given keys",
 		Since:   "1.0.0", Group: "string",
 		Complexity: "O(N) where N is the number of keys to retrieve.",
@@ -201,14 +193,12 @@ var stringSpecs = []*Spec{
 	{
 		Name: "mset", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: -1, Step: 2,
-		Tips: []string{"request_policy:multi_shard", "response_policy:all_succeeded"},
+		ACL:   []string{"string"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:all_succeeded"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: -1, Step: 2},
 		},
 		Handler: CmdMSet,
-		Merge:   MergeAllOK,
 		Summary: "Set multiple keys to multiple values",
 		Since:   "1.0.1", Group: "string",
 		Complexity: "O(N) where N is the number of keys to set.",
@@ -222,9 +212,8 @@ var stringSpecs = []*Spec{
 	{
 		Name: "msetnx", Arity: -3,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: -1, Step: 2,
-		Tips: []string{"request_policy:multi_shard", "response_policy:agg_min"},
+		ACL:   []string{"string"},
+		Tips:  []string{"request_policy:multi_shard", "response_policy:agg_min"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyInsert, Index: 1, LastKey: -1, Step: 2},
 		},
@@ -242,8 +231,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "append", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyInsert, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -259,8 +247,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "strlen", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -275,8 +262,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "incr", Arity: 2,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -291,8 +277,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "decr", Arity: 2,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -307,8 +292,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "incrby", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -324,8 +308,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "decrby", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -341,8 +324,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "incrbyfloat", Arity: 3,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "string", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -359,8 +341,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "getrange", Arity: 4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -377,8 +358,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "setrange", Arity: 4,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -395,8 +375,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "substr", Arity: 4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "string", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -416,8 +395,7 @@ var stringSpecs = []*Spec{
 	{
 		Name: "lcs", Arity: -3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "string", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"string"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 1, Step: 1},
 		},
@@ -435,18 +413,6 @@ var stringSpecs = []*Spec{
 		},
 	},
 }
-
-// Error replies shared by the string and keyspace families (Redis's texts).
-const (
-	kvErrSyntax     = "ERR syntax error"
-	kvErrNotInt     = "ERR value is not an integer or out of range"
-	kvErrNotFloat   = "ERR value is not a valid float"
-	kvErrNoSuchKey  = "ERR no such key"
-	kvErrSameObject = "ERR source and destination objects are the same"
-	kvErrDBRange    = "ERR DB index is out of range"
-	kvErrTooLarge   = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
-	kvErrWrongType  = "WRONGTYPE Operation against a key holding the wrong kind of value"
-)
 
 // kvMaxBulkLen is Redis's default proto-max-bulk-len: the largest string
 // SETRANGE and APPEND may build.
@@ -475,54 +441,12 @@ func kvIs(arg []byte, lower string) bool {
 	return true
 }
 
-// kvParseInt parses b as Redis's string2ll does: an optional '-', then
-// digits without leading zeros ("0" alone is fine); no '+', no spaces, no
-// "-0", and the value must fit an int64.
-func kvParseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
-	}
-	if b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (math.MaxUint64-9)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
 // kvArgInt parses an integer argument or replies Redis's error; ok false
 // means the reply is written.
 func kvArgInt(c *Ctx, b []byte) (int64, bool) {
-	v, ok := kvParseInt(b)
+	v, ok := num.ParseInt(b)
 	if !ok {
-		c.W.Error(kvErrNotInt)
+		c.W.Error(errtext.NotInt)
 	}
 	return v, ok
 }
@@ -530,10 +454,10 @@ func kvArgInt(c *Ctx, b []byte) (int64, bool) {
 // kvArgInt32 is Redis's getIntFromObjectOrReply: an integer argument that
 // must fit a C int. msg, when set, replaces both error texts.
 func kvArgInt32(c *Ctx, b []byte, msg string) (int, bool) {
-	v, ok := kvParseInt(b)
+	v, ok := num.ParseInt(b)
 	if !ok {
 		if msg == "" {
-			msg = kvErrNotInt
+			msg = errtext.NotInt
 		}
 		c.W.Error(msg)
 		return 0, false
@@ -700,7 +624,7 @@ func CmdGet(c *Ctx, args [][]byte) {
 func CmdSet(c *Ctx, args [][]byte) {
 	flags, expire, ok := kvParseSetOptions(args, 3, false)
 	if !ok {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	kvSet(c, flags, args[1], args[2], expire, "set", false)
@@ -744,7 +668,7 @@ func CmdGetDel(c *Ctx, args [][]byte) {
 func CmdGetEx(c *Ctx, args [][]byte) {
 	flags, expire, ok := kvParseSetOptions(args, 2, true)
 	if !ok {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	key := args[1]
@@ -792,7 +716,7 @@ func CmdMGet(c *Ctx, args [][]byte) {
 // CmdMSet is MSET key value [key value ...]. Keys lose their TTL.
 func CmdMSet(c *Ctx, args [][]byte) {
 	if len(args)%2 != 1 {
-		c.W.Error("ERR wrong number of arguments for 'mset' command")
+		c.W.WrongArgs("mset")
 		return
 	}
 	for i := 1; i < len(args); i += 2 {
@@ -806,7 +730,7 @@ func CmdMSet(c *Ctx, args [][]byte) {
 // shards is the shard's gather plan.
 func CmdMSetNX(c *Ctx, args [][]byte) {
 	if len(args)%2 != 1 {
-		c.W.Error("ERR wrong number of arguments for 'msetnx' command")
+		c.W.WrongArgs("msetnx")
 		return
 	}
 	for i := 1; i < len(args); i += 2 {
@@ -829,7 +753,7 @@ func CmdAppend(c *Ctx, args [][]byte) {
 		return
 	}
 	if int64(n)+int64(len(args[2])) > kvMaxBulkLen {
-		c.W.Error(kvErrTooLarge)
+		c.W.Error(errtext.TooLarge)
 		return
 	}
 	n, err = c.DB.Append(args[1], args[2], c.Now)
@@ -895,153 +819,27 @@ func CmdIncrByFloat(c *Ctx, args [][]byte) {
 		c.W.Error(err.Error())
 		return
 	}
-	cur := new(big.Float).SetPrec(ldMantBits)
+	cur := new(big.Float)
 	if found {
-		if cur, err = parseLongDouble(v); err != nil {
-			c.W.Error(kvErrNotFloat)
+		var ok bool
+		if cur, ok = num.ParseLongDouble(v); !ok {
+			c.W.Error(errtext.NotFloat)
 			return
 		}
 	}
-	incr, err := parseLongDouble(args[2])
-	if err != nil {
-		c.W.Error(kvErrNotFloat)
+	incr, ok := num.ParseLongDouble(args[2])
+	if !ok {
+		c.W.Error(errtext.NotFloat)
 		return
 	}
-	if cur.IsInf() || incr.IsInf() {
-		c.W.Error("ERR increment would produce NaN or Infinity")
+	sum, ok := num.AddLongDouble(cur, incr)
+	if !ok {
+		c.W.Error(errtext.IncrNaN)
 		return
 	}
-	sum := new(big.Float).SetPrec(ldMantBits).SetMode(big.ToNearestEven).Add(cur, incr)
-	if sum.Sign() != 0 && sum.MantExp(nil) > ldMaxExp {
-		c.W.Error("ERR increment would produce NaN or Infinity")
-		return
-	}
-	out := formatLongDoubleHuman(sum)
+	out := num.AppendLongDouble(nil, sum)
 	c.DB.SetTextString(key, out)
 	c.W.Bulk(out)
-}
-
-// Properties of x87 extended precision, C's long double on x86-64 Linux.
-const (
-	ldMantBits = 64
-	ldMaxExp   = 16384  // finite values are < 2**ldMaxExp
-	ldMinExp   = -16444 // smaller magnitudes round to zero (2**-16445 is the least subnormal)
-	ldMaxChars = 5 * 1024
-)
-
-var errLongDouble = strconv.ErrSyntax
-
-// parseLongDouble parses b as Redis's string2ld does (strtold over the whole
-// string): decimal or hex floats, "inf"/"infinity"; not NaN, no leading
-// space, nothing trailing, and an overflow or an underflow to zero is an
-// error. The result is rounded to the long double's 64-bit mantissa.
-func parseLongDouble(b []byte) (*big.Float, error) {
-	if len(b) == 0 || len(b) >= ldMaxChars {
-		return nil, errLongDouble
-	}
-	s := string(b)
-	i := 0
-	neg := false
-	if s[0] == '+' || s[0] == '-' {
-		neg = s[0] == '-'
-		i++
-	}
-	rest := s[i:]
-	if kvIs([]byte(rest), "inf") || kvIs([]byte(rest), "infinity") {
-		return new(big.Float).SetPrec(ldMantBits).SetInf(neg), nil
-	}
-	base := 10
-	if len(rest) > 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') {
-		base = 16
-		if !validFloatSyntax(rest[2:], 16) {
-			return nil, errLongDouble
-		}
-	} else if !validFloatSyntax(rest, 10) {
-		return nil, errLongDouble
-	}
-	// Parse with ample precision, then round once to 64 bits, so the
-	// result is the correctly rounded value strtold gives (big.Float's
-	// own parse at 64 bits may round twice).
-	f := new(big.Float).SetPrec(1024).SetMode(big.ToNearestEven)
-	pb := 10
-	if base == 16 {
-		pb = 0
-	}
-	if _, _, err := f.Parse(s, pb); err != nil {
-		return nil, errLongDouble
-	}
-	f.SetPrec(ldMantBits)
-	if f.Sign() != 0 {
-		e := f.MantExp(nil)
-		if e > ldMaxExp || e < ldMinExp {
-			return nil, errLongDouble
-		}
-	}
-	return f, nil
-}
-
-// validFloatSyntax reports whether s (after sign and any "0x") is what
-// strtold consumes entirely: digits with an optional point (at least one
-// digit), then an optional exponent (e for decimal, p for hex) with digits.
-func validFloatSyntax(s string, base int) bool {
-	isDigit := func(c byte) bool {
-		if base == 16 {
-			return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-		}
-		return '0' <= c && c <= '9'
-	}
-	i, digits := 0, 0
-	for i < len(s) && isDigit(s[i]) {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && isDigit(s[i]) {
-			i++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return false
-	}
-	if i == len(s) {
-		return true
-	}
-	e := s[i]
-	if (base == 10 && e != 'e' && e != 'E') || (base == 16 && e != 'p' && e != 'P') {
-		return false
-	}
-	i++
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	if i == len(s) {
-		return false
-	}
-	for ; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// formatLongDoubleHuman is Redis's ld2string in LD_STR_HUMAN mode: "%.17Lf",
-// then trailing zeros after the point and a trailing point removed, and
-// "-0" printed as "0".
-func formatLongDoubleHuman(f *big.Float) []byte {
-	b := f.Append(nil, 'f', 17)
-	for i := len(b) - 1; i > 0 && b[i] == '0'; i-- {
-		b = b[:i]
-	}
-	if b[len(b)-1] == '.' {
-		b = b[:len(b)-1]
-	}
-	if len(b) == 2 && b[0] == '-' && b[1] == '0' {
-		b = b[1:]
-	}
-	return b
 }
 
 // kvGetRange is GETRANGE's arithmetic: the bytes of s from start to end
@@ -1115,7 +913,7 @@ func CmdSetRange(c *Ctx, args [][]byte) {
 		return
 	}
 	if off > kvMaxBulkLen-int64(len(val)) {
-		c.W.Error(kvErrTooLarge)
+		c.W.Error(errtext.TooLarge)
 		return
 	}
 	n := max(int64(len(old)), off+int64(len(val)))
@@ -1157,7 +955,7 @@ func CmdLCS(c *Ctx, args [][]byte) {
 			minMatchLen = max(v, 0)
 			j++
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}

@@ -14,54 +14,6 @@ import (
 
 func TestStringScript(t *testing.T) { runScript(t, "string.txt") }
 
-func TestParseInt(t *testing.T) {
-	for _, tc := range []struct {
-		in string
-		v  int64
-		ok bool
-	}{
-		{"0", 0, true}, {"-1", -1, true}, {"9223372036854775807", 9223372036854775807, true},
-		{"-9223372036854775808", -9223372036854775808, true}, {"9223372036854775808", 0, false},
-		{"-9223372036854775809", 0, false}, {"18446744073709551616", 0, false}, {"", 0, false},
-		{"-", 0, false}, {"-0", 0, false}, {"01", 0, false}, {"+1", 0, false}, {" 1", 0, false},
-		{"1 ", 0, false}, {"1a", 0, false}, {"99999999999999999999", 0, false},
-	} {
-		v, ok := kvParseInt([]byte(tc.in))
-		if v != tc.v || ok != tc.ok {
-			t.Errorf("kvParseInt(%q) = %d, %v; want %d, %v", tc.in, v, ok, tc.v, tc.ok)
-		}
-	}
-}
-
-// TestIncrByFloatFormat checks long double arithmetic and Redis's human
-// formatting on values whose float64 results would print differently.
-func TestIncrByFloatFormat(t *testing.T) {
-	for _, tc := range []struct{ a, b, want string }{
-		{"10.50", "0.1", "10.6"},
-		{"0.1", "0.2", "0.3"},
-		{"5.0e3", "2.0e2", "5200"},
-		{"1", "1e-20", "1"},
-		{"0", "-1e-20", "0"},
-		{"3", "0.1", "3.1"},
-		{"123456789012345678", "0.5", "123456789012345678.5"},
-		{"-0.5", "0.5", "0"},
-		{"-1.5", "1e-20", "-1.5"},
-	} {
-		a, err := parseLongDouble([]byte(tc.a))
-		if err != nil {
-			t.Fatal(tc.a, err)
-		}
-		b, err := parseLongDouble([]byte(tc.b))
-		if err != nil {
-			t.Fatal(tc.b, err)
-		}
-		a.Add(a, b)
-		if got := string(formatLongDoubleHuman(a)); got != tc.want {
-			t.Errorf("%s + %s = %s, want %s", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 // TestScanShardCursor walks one shard's keyspace with small counts and a
 // cursor whose high bits carry a shard index, as the router sends it.
 func TestScanShardCursor(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/radish-kv/radish/errtext"
 )
 
 // DocFlag is a documentation flag COMMAND DOCS prints ("deprecated", "syscmd").
@@ -102,7 +104,11 @@ const maxNameLen = 32
 // register completes each row as Redis completes its commands: ACL
 // categories implied by the flags (write -> @write, fast or else @slow, ...),
 // the legacy first/last/step from the key specs when the row left them zero,
-// and MovableKeys when the key positions depend on the arguments.
+// and MovableKeys when the key positions depend on the arguments. It also
+// derives the row's fan-out (AllShards, Merge) from its command tips (see
+// fanOut). A row states only what cannot be derived: register panics on a
+// declared ACL category its flags imply, on first/last/step equal to what
+// its key specs give, and on AllShards or Merge equal to what its tips give.
 func register(specs ...*Spec) {
 	if table.byName == nil {
 		table.byName = make(map[string]*Spec)
@@ -132,22 +138,32 @@ func complete(s *Spec, parent *Spec) {
 	} else if strings.Contains(s.Name, "|") || len(s.Name) > maxNameLen {
 		panic(fmt.Sprintf("command: bad row name %q", s.Name))
 	}
-	s.id = len(table.rows)
-	table.rows = append(table.rows, s)
-	s.acl = 0
+	var declared aclMask
 	for _, c := range s.ACL {
 		b := aclBit(c)
 		if b == 0 {
 			panic(fmt.Sprintf("command: %s: unknown ACL category %q", s.Name, c))
 		}
-		s.acl |= b
+		declared |= b
 	}
-	s.acl |= impliedACL(s.Flags, s.acl)
+	for _, c := range s.ACL {
+		if impliedACL(s.Flags, declared&^aclBit(c))&aclBit(c) != 0 {
+			panic(fmt.Sprintf("command: %s: ACL category %q is implied by the flags", s.Name, c))
+		}
+	}
+	if s.First != 0 || s.Last != 0 || s.Step != 0 {
+		if f, l, st := legacyRange(s.KeySpecs); f == s.First && l == s.Last && st == s.Step {
+			panic(fmt.Sprintf("command: %s: first/last/step are what the key specs give", s.Name))
+		}
+	} else if len(s.KeySpecs) > 0 {
+		s.First, s.Last, s.Step = legacyRange(s.KeySpecs)
+	}
+	fanOut(s, declared|impliedACL(s.Flags, declared))
+	s.id = len(table.rows)
+	table.rows = append(table.rows, s)
+	s.acl = declared | impliedACL(s.Flags, declared)
 	if legacyMovable(s) {
 		s.Flags |= MovableKeys
-	}
-	if len(s.KeySpecs) > 0 && s.First == 0 && s.Last == 0 && s.Step == 0 {
-		s.First, s.Last, s.Step = legacyRange(s.KeySpecs)
 	}
 	if len(s.Sub) > 0 {
 		s.subs = make(map[string]*Spec, len(s.Sub))
@@ -164,6 +180,72 @@ func complete(s *Spec, parent *Spec) {
 		}
 		sort.Slice(s.Sub, func(i, j int) bool { return s.Sub[i].Name < s.Sub[j].Name })
 	}
+}
+
+// fanOut derives AllShards and Merge from Redis's command tips, as a
+// cluster client reads them (Redis's "command tips" documentation):
+//
+//   - request_policy:all_shards on a keyless row in @keyspace (DBSIZE,
+//     KEYS, FLUSHALL ...): every Radish shard holds part of every
+//     database, so the command runs on all of them. The same tip on a row
+//     outside @keyspace (PING, INFO) speaks of cluster nodes; Radish is one
+//     node, and such a row runs where its connection is.
+//   - The replies of a row that runs on several shards (all shards, or
+//     request_policy:multi_shard: its keys may span them) merge by its
+//     response policy: agg_sum adds integers, all_succeeded is +OK when
+//     every part is. Without a response policy Redis's default applies: a
+//     keyed command keeps its keys' order (MGET), a keyless one
+//     concatenates the arrays (KEYS). Any other response policy (MSETNX's
+//     agg_min) is no merge: the command needs all its keys at once and runs
+//     on gathered copies (MergeNone).
+//
+// A row states AllShards or Merge only where Radish needs what the tips do
+// not say, with the reason beside it; fanOut panics when a stated value is
+// the derived one.
+func fanOut(s *Spec, acl aclMask) {
+	all := len(s.KeySpecs) == 0 && acl&aclBit("keyspace") != 0 && s.hasTip("request_policy:all_shards")
+	if s.AllShards && all {
+		panic(fmt.Sprintf("command: %s: AllShards is what the tips give", s.Name))
+	}
+	s.AllShards = s.AllShards || all
+	multi := s.hasTip("request_policy:multi_shard")
+	m := MergeNone
+	switch {
+	case !s.AllShards && !multi:
+	case s.hasTip("response_policy:agg_sum"):
+		m = MergeSum
+	case s.hasTip("response_policy:all_succeeded"):
+		m = MergeAllOK
+	case s.hasTipPrefix("response_policy:"):
+	case multi:
+		m = MergeKeyOrder
+	default:
+		m = MergeConcat
+	}
+	if s.Merge != MergeNone && s.Merge == m {
+		panic(fmt.Sprintf("command: %s: Merge is what the tips give", s.Name))
+	}
+	if s.Merge == MergeNone {
+		s.Merge = m
+	}
+}
+
+func (s *Spec) hasTip(tip string) bool {
+	for _, t := range s.Tips {
+		if t == tip {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Spec) hasTipPrefix(prefix string) bool {
+	for _, t := range s.Tips {
+		if strings.HasPrefix(t, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 func impliedACL(f Flag, m aclMask) aclMask {
@@ -387,7 +469,7 @@ func (r *Resolver) Resolve(args [][]byte) (*Spec, string) {
 // WrongArityError is the error text Redis replies when the argument count
 // does not suit s's arity.
 func WrongArityError(s *Spec) string {
-	return "ERR wrong number of arguments for '" + s.Name + "' command"
+	return errtext.WrongArgs + s.Name + errtext.WrongArgsEnd
 }
 
 // cstr returns b up to its first NUL byte and at most max bytes, as C's

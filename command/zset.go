@@ -1,11 +1,14 @@
 package command
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/num"
 )
 
 // This file is the sorted-set family: its rows (as Redis 7.0 declares
@@ -25,8 +28,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "bzmpop", Arity: -5,
 		Flags: Write | Blocking | MovableKeys,
-		ACL:   []string{"write", "sortedset", "slow", "blocking"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -49,8 +51,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "bzpopmax", Arity: -3,
 		Flags: Write | NoScript | Blocking | Fast,
-		ACL:   []string{"write", "sortedset", "fast", "blocking"},
-		First: 1, Last: -2, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: -2, Step: 1},
 		},
@@ -70,8 +71,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "bzpopmin", Arity: -3,
 		Flags: Write | NoScript | Blocking | Fast,
-		ACL:   []string{"write", "sortedset", "fast", "blocking"},
-		First: 1, Last: -2, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: -2, Step: 1},
 		},
@@ -91,8 +91,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zadd", Arity: -4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -127,8 +126,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zcard", Arity: 2,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -143,8 +141,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zcount", Arity: 4,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -161,8 +158,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zdiff", Arity: -3,
 		Flags: ReadOnly | MovableKeys,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -179,8 +175,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zdiffstore", Arity: -4,
 		Flags: Write | DenyOOM | MovableKeys,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
@@ -198,8 +193,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zincrby", Arity: 4,
 		Flags: Write | DenyOOM | Fast,
-		ACL:   []string{"write", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -216,8 +210,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zinter", Arity: -3,
 		Flags: ReadOnly | MovableKeys,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -240,8 +233,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zintercard", Arity: -3,
 		Flags: ReadOnly | MovableKeys,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -258,8 +250,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zinterstore", Arity: -4,
 		Flags: Write | DenyOOM | MovableKeys,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
@@ -283,8 +274,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zlexcount", Arity: 4,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -301,8 +291,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zmpop", Arity: -4,
 		Flags: Write | MovableKeys,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -323,8 +312,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zmscore", Arity: -3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -340,8 +328,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zpopmax", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -357,8 +344,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zpopmin", Arity: -2,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -374,9 +360,8 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrandmember", Arity: -2,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"sortedset"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -395,8 +380,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrange", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -426,8 +410,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrangebylex", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -451,8 +434,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrangebyscore", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -480,8 +462,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrangestore", Arity: -5,
 		Flags: Write | DenyOOM,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 2, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, LastKey: 0, Step: 1},
@@ -509,8 +490,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrank", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -526,8 +506,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrem", Arity: -3,
 		Flags: Write | Fast,
-		ACL:   []string{"write", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -546,8 +525,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zremrangebylex", Arity: 4,
 		Flags: Write,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -564,8 +542,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zremrangebyrank", Arity: 4,
 		Flags: Write,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -582,8 +559,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zremrangebyscore", Arity: 4,
 		Flags: Write,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyDelete, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -600,8 +576,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrevrange", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -622,8 +597,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrevrangebylex", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -647,8 +621,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrevrangebyscore", Arity: -4,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -676,8 +649,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zrevrank", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -693,9 +665,8 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zscan", Arity: -3,
 		Flags: ReadOnly,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
-		Tips: []string{"nondeterministic_output"},
+		ACL:   []string{"sortedset"},
+		Tips:  []string{"nondeterministic_output"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -713,8 +684,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zscore", Arity: 3,
 		Flags: ReadOnly | Fast,
-		ACL:   []string{"read", "sortedset", "fast"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, LastKey: 0, Step: 1},
 		},
@@ -730,8 +700,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zunion", Arity: -3,
 		Flags: ReadOnly | MovableKeys,
-		ACL:   []string{"read", "sortedset", "slow"},
-		First: 0, Last: 0, Step: 0,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyRO | KeyAccess, Index: 1, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
 		},
@@ -754,8 +723,7 @@ var zsetSpecs = []*Spec{
 	{
 		Name: "zunionstore", Arity: -4,
 		Flags: Write | DenyOOM | MovableKeys,
-		ACL:   []string{"write", "sortedset", "slow"},
-		First: 1, Last: 1, Step: 1,
+		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
 			{Flags: KeyOW | KeyUpdate, Index: 1, LastKey: 0, Step: 1},
 			{Flags: KeyRO | KeyAccess, Index: 2, KeyNum: true, NumIdx: 0, FirstKey: 1, Step: 1},
@@ -778,48 +746,18 @@ var zsetSpecs = []*Spec{
 	},
 }
 
-// zsAppendScore appends f as Redis 7.0's addReplyDouble formats it.
-func zsAppendScore(dst []byte, f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	}
-	return strconv.AppendFloat(dst, f, 'g', 17, 64)
-}
-
-// zsScore writes a score: a bulk string in RESP2, a double in RESP3.
-func zsScore(c *Ctx, f float64) {
-	var tmp [32]byte
-	t := zsAppendScore(tmp[:0], f)
-	if c.W.Proto == 3 {
-		c.W.B = append(c.W.B, ',')
-		c.W.B = append(c.W.B, t...)
-		c.W.B = append(c.W.B, '\r', '\n')
-		return
-	}
-	c.W.Bulk(t)
-}
-
-// zsParseScore is Redis's getDoubleFromObject: the whole string, no
-// leading space, no overflow or underflow to 0, not NaN.
 // zaddWarmZ is ZADD's WarmZ: the pair of ZADD key score member.
 func zaddWarmZ(args [][]byte) (float64, []byte, bool) {
 	if len(args) != 4 {
 		return 0, nil, false
 	}
-	f, ok := zsParseScore(args[2])
+	f, ok := num.ParseDouble(args[2])
 	return f, args[3], ok
-}
-
-func zsParseScore(b []byte) (float64, bool) {
-	return parseLongDoubleLike(b)
 }
 
 // zsArgScore parses a score argument or replies msg.
 func zsArgScore(c *Ctx, b []byte, msg string) (float64, bool) {
-	f, ok := zsParseScore(b)
+	f, ok := num.ParseDouble(b)
 	if !ok {
 		c.W.Error(msg)
 	}
@@ -827,20 +765,18 @@ func zsArgScore(c *Ctx, b []byte, msg string) (float64, bool) {
 }
 
 // zsParseRangeItem parses one end of a score range (zslParseRange): an
-// optional '(' then what strtod accepts, leading spaces included, the
-// empty string as 0.
+// optional '(' then what strtod accepts, leading blanks included, with
+// no range check; the empty text (strtod consumes nothing and the end
+// check passes) is 0.
 func zsParseRangeItem(b []byte) (f float64, ex, ok bool) {
 	if len(b) > 0 && b[0] == '(' {
 		ex = true
 		b = b[1:]
 	}
-	for len(b) > 0 && isCSpace(b[0]) {
-		b = b[1:]
-	}
-	if len(b) == 0 {
+	if len(bytes.TrimLeft(b, " \t\n\v\f\r")) == 0 {
 		return 0, ex, true
 	}
-	f, _, ok = parseCDouble(b)
+	f, _, ok = num.ParseStrtod(b)
 	return f, ex, ok && !math.IsNaN(f)
 }
 
@@ -865,7 +801,6 @@ func zsParseLexItem(b []byte) (engine.LexBound, bool) {
 const (
 	zsErrRange    = "ERR min or max is not a float"
 	zsErrLexRange = "ERR min or max not valid string range item"
-	zsErrFloat    = "ERR value is not a valid float"
 )
 
 // zsRangeArgs fills sp's bounds from min and max; ok false: replied.
@@ -926,7 +861,7 @@ func CmdZAdd(c *Ctx, args [][]byte) {
 scores:
 	n := len(args) - i
 	if n == 0 || n%2 != 0 {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	n /= 2
@@ -943,12 +878,12 @@ scores:
 		return
 	}
 	for j := 0; j < n; j++ {
-		if _, ok := zsArgScore(c, args[i+2*j], zsErrFloat); !ok {
+		if _, ok := zsArgScore(c, args[i+2*j], errtext.NotFloat); !ok {
 			return
 		}
 	}
 	r, err := c.DB.ZAdd(args[1], flags, n, func(j int) (float64, []byte) {
-		f, _ := zsParseScore(args[i+2*j])
+		f, _ := num.ParseDouble(args[i+2*j])
 		return f, args[i+2*j+1]
 	}, c.Now)
 	switch {
@@ -956,7 +891,7 @@ scores:
 		c.W.Error(err.Error())
 	case flags&engine.ZAddIncr != 0:
 		if r.Done {
-			zsScore(c, r.Score)
+			c.W.Double(r.Score)
 		} else {
 			c.W.Null()
 		}
@@ -969,7 +904,7 @@ scores:
 
 // CmdZIncrBy is ZINCRBY key increment member.
 func CmdZIncrBy(c *Ctx, args [][]byte) {
-	inc, ok := zsArgScore(c, args[2], zsErrFloat)
+	inc, ok := zsArgScore(c, args[2], errtext.NotFloat)
 	if !ok {
 		return
 	}
@@ -978,7 +913,7 @@ func CmdZIncrBy(c *Ctx, args [][]byte) {
 		c.W.Error(err.Error())
 		return
 	}
-	zsScore(c, r.Score)
+	c.W.Double(r.Score)
 }
 
 // CmdZRem is ZREM key member [member ...].
@@ -1029,7 +964,7 @@ func CmdZScore(c *Ctx, args [][]byte) {
 	case !ok:
 		c.W.Null()
 	default:
-		zsScore(c, f)
+		c.W.Double(f)
 	}
 }
 
@@ -1039,7 +974,7 @@ func CmdZMScore(c *Ctx, args [][]byte) {
 	c.W.Array(len(args) - 2)
 	err := c.DB.ZMScore(args[1], args[2:], c.Now, func(f float64, ok bool) {
 		if ok {
-			zsScore(c, f)
+			c.W.Double(f)
 		} else {
 			c.W.Null()
 		}
@@ -1089,7 +1024,7 @@ func (z zsElems) elem(m []byte, s float64) {
 	}
 	z.c.W.Bulk(m)
 	if z.withScores {
-		zsScore(z.c, s)
+		z.c.W.Double(s)
 	}
 }
 
@@ -1125,7 +1060,7 @@ func zsRange(c *Ctx, args [][]byte, at int, kind engine.ZRangeKind, auto, rev bo
 		case !kindSet && kvIs(a, "byscore"):
 			sp.Kind, kindSet = engine.ZByScore, true
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}
@@ -1256,7 +1191,7 @@ func zsPop(c *Ctx, keys [][]byte, max bool, count int, nested, withKey bool) boo
 				c.W.Array(2)
 			}
 			c.W.Bulk(m)
-			zsScore(c, s)
+			c.W.Double(s)
 		})
 		if err != nil {
 			c.W.Error(err.Error())
@@ -1271,7 +1206,7 @@ func zsPop(c *Ctx, keys [][]byte, max bool, count int, nested, withKey bool) boo
 
 func zsPopCmd(c *Ctx, args [][]byte, max bool) {
 	if len(args) > 3 {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	count := -1
@@ -1304,13 +1239,13 @@ func CmdZPopMax(c *Ctx, args [][]byte) { zsPopCmd(c, args, true) }
 
 // zsMPopArgs parses ZMPOP's arguments from numkeys at args[at].
 func zsMPopArgs(c *Ctx, args [][]byte, at int) (keys [][]byte, max bool, count int, ok bool) {
-	numkeys, ok := lsRangeLong(c, args[at], 1, math.MaxInt64, "ERR numkeys should be greater than 0")
+	numkeys, ok := lsRangeLong(c, args[at], 1, math.MaxInt64, errtext.NumKeys)
 	if !ok {
 		return nil, false, 0, false
 	}
 	where := int64(at) + numkeys + 1
 	if where >= int64(len(args)) {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
 	switch w := args[where]; {
@@ -1318,19 +1253,19 @@ func zsMPopArgs(c *Ctx, args [][]byte, at int) (keys [][]byte, max bool, count i
 	case kvIs(w, "max"):
 		max = true
 	default:
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
 	cnt := int64(-1)
 	for j := int(where) + 1; j < len(args); j++ {
 		if cnt == -1 && kvIs(args[j], "count") && j+1 < len(args) {
 			j++
-			if cnt, ok = lsRangeLong(c, args[j], 1, math.MaxInt64, "ERR count should be greater than 0"); !ok {
+			if cnt, ok = lsRangeLong(c, args[j], 1, math.MaxInt64, errtext.Count); !ok {
 				return nil, false, 0, false
 			}
 			continue
 		}
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
 	if cnt == -1 {
@@ -1407,13 +1342,13 @@ func CmdZRandMember(c *Ctx, args [][]byte) {
 	}
 	withScores := false
 	if len(args) > 4 || len(args) == 4 && !kvIs(args[3], "withscores") {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	if len(args) == 4 {
 		withScores = true
 		if count < -math.MaxInt64/2 || count > math.MaxInt64/2 {
-			c.W.Error("ERR value is out of range")
+			c.W.Error(errtext.OutOfRange)
 			return
 		}
 	}
@@ -1453,7 +1388,7 @@ func CmdZScan(c *Ctx, args [][]byte) {
 	var pattern []byte
 	for i := 3; i < len(args); i += 2 {
 		if len(args)-i < 2 {
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 		switch opt := args[i]; {
@@ -1463,7 +1398,7 @@ func CmdZScan(c *Ctx, args [][]byte) {
 				return
 			}
 			if count < 1 {
-				c.W.Error(kvErrSyntax)
+				c.W.Error(errtext.Syntax)
 				return
 			}
 		case kvIs(opt, "match"):
@@ -1472,7 +1407,7 @@ func CmdZScan(c *Ctx, args [][]byte) {
 				pattern = nil
 			}
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}
@@ -1484,7 +1419,7 @@ func CmdZScan(c *Ctx, args [][]byte) {
 		}
 		arena = append(arena, m...)
 		ends = append(ends, len(arena))
-		arena = zsAppendScore(arena, s)
+		arena = num.AppendDouble(arena, s)
 		ends = append(ends, len(arena))
 	})
 	if err != nil {

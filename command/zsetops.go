@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 )
 
 // ZUNION, ZINTER, ZDIFF, their STORE forms and ZINTERCARD: Redis's
@@ -87,7 +88,7 @@ func zsSetOp(c *Ctx, args [][]byte, at int, op int, dst []byte, cardOnly bool) {
 		return
 	}
 	if setnum > int64(len(args)-(at+1)) {
-		c.W.Error(kvErrSyntax)
+		c.W.Error(errtext.Syntax)
 		return
 	}
 	src := make([]zsSrc, setnum)
@@ -103,7 +104,7 @@ func zsSetOp(c *Ctx, args [][]byte, at int, op int, dst []byte, cardOnly bool) {
 		case engine.TypeSet:
 			s.card, _ = c.DB.SCard(s.key, c.Now)
 		default:
-			c.W.Error(kvErrWrongType)
+			c.W.Error(errtext.WrongType)
 			return
 		}
 	}
@@ -129,7 +130,7 @@ func zsSetOp(c *Ctx, args [][]byte, at int, op int, dst []byte, cardOnly bool) {
 			case kvIs(b, "max"):
 				agg = zsAggMax
 			default:
-				c.W.Error(kvErrSyntax)
+				c.W.Error(errtext.Syntax)
 				return
 			}
 			j += 2
@@ -137,14 +138,14 @@ func zsSetOp(c *Ctx, args [][]byte, at int, op int, dst []byte, cardOnly bool) {
 			withScores = true
 			j++
 		case cardOnly && remaining >= 2 && kvIs(a, "limit"):
-			v, ok := lsRangeLong(c, args[j+1], 0, math.MaxInt64, "ERR LIMIT can't be negative")
+			v, ok := lsRangeLong(c, args[j+1], 0, math.MaxInt64, errtext.NegLimit)
 			if !ok {
 				return
 			}
 			limit = v
 			j += 2
 		default:
-			c.W.Error(kvErrSyntax)
+			c.W.Error(errtext.Syntax)
 			return
 		}
 	}

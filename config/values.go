@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/radish-kv/radish/num"
 )
 
 // Redis's error texts for a value that does not parse or fit. They follow
@@ -24,25 +26,7 @@ const (
 
 // ParseInt parses s as Redis's string2ll does: an optional '-' then digits,
 // no blanks, no '+', no leading zeros, no "-0", no overflow.
-func ParseInt(s string) (int64, bool) {
-	if s == "0" {
-		return 0, true
-	}
-	d := s
-	if strings.HasPrefix(d, "-") {
-		d = d[1:]
-	}
-	if d == "" || d[0] < '1' || d[0] > '9' {
-		return 0, false
-	}
-	for i := 1; i < len(d); i++ {
-		if d[i] < '0' || d[i] > '9' {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	return v, err == nil
-}
+func ParseInt(s string) (int64, bool) { return num.ParseInt([]byte(s)) }
 
 // ParseMemory parses a memory value as Redis's memtoull does: leading
 // digits (none means 0) then an optional case-insensitive unit: b, k (1000),
@@ -84,11 +68,11 @@ func ParseMemory(s string) (uint64, bool) {
 }
 
 // parseFloat parses a finite number as strtod would take a whole word
-// ("0.8", ".5", "1e-1", "0x1p-1"); "nan", "inf", blanks and trailing
-// bytes are refused.
+// ("0.8", ".5", "1e-1", "0x1p-1", "0x10"); "nan", "inf", "1_0", blanks
+// and trailing bytes are refused.
 func parseFloat(s string) (float64, bool) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	f, ok := num.ParseDouble([]byte(s))
+	if !ok || math.IsInf(f, 0) {
 		return 0, false
 	}
 	return f, true

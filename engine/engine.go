@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/radish-kv/radish/engine/slab"
+	"github.com/radish-kv/radish/errtext"
 )
 
 // Type is the type of a key's value, as TYPE reports it.
@@ -32,10 +33,10 @@ func (t Type) String() string {
 
 // Errors carry Redis's full error text.
 var (
-	ErrWrongType  = errors.New("WRONGTYPE Operation against a key holding the wrong kind of value")
-	ErrNotInteger = errors.New("ERR value is not an integer or out of range")
-	ErrOverflow   = errors.New("ERR increment or decrement would overflow")
-	ErrTooLarge   = errors.New("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
+	ErrWrongType  = errors.New(errtext.WrongType)
+	ErrNotInteger = errors.New(errtext.NotInt)
+	ErrOverflow   = errors.New(errtext.Overflow)
+	ErrTooLarge   = errors.New(errtext.TooLarge)
 )
 
 // MaxValueLen is the largest string value (Redis's proto-max-bulk-len default).

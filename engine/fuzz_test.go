@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/radish-kv/radish/num"
 )
 
 // model is the reference the fuzz test holds the engine to: a map, with
@@ -250,7 +252,7 @@ func runFuzzDB(t *testing.T, data []byte) {
 					fail("INCRBY wrong type: %v", err)
 				}
 			default:
-				cur, ok := parseInt(e.val)
+				cur, ok := num.ParseInt(e.val)
 				switch {
 				case !ok:
 					if err != ErrNotInteger {

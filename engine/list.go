@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/radish-kv/radish/engine/slab"
+	"github.com/radish-kv/radish/errtext"
 )
 
 // This file is the list type: its operations on a DB (the type API, no
@@ -18,8 +19,8 @@ import (
 
 // List errors, with Redis's text.
 var (
-	ErrNoSuchKey  = errors.New("ERR no such key")
-	ErrIndexRange = errors.New("ERR index out of range")
+	ErrNoSuchKey  = errors.New(errtext.NoSuchKey)
+	ErrIndexRange = errors.New(errtext.IndexRange)
 )
 
 func init() {

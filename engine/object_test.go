@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/radish-kv/radish/num"
 )
 
 // The hash and set fuzz tests hold the engine to maps, with small limits so
@@ -210,7 +212,7 @@ func setNeedsTable(m map[string]bool) bool {
 		return true
 	}
 	for k := range m {
-		if _, ok := parseInt([]byte(k)); !ok {
+		if _, ok := num.ParseInt([]byte(k)); !ok {
 			return true
 		}
 	}

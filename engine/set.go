@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine/slab"
+	"github.com/radish-kv/radish/num"
 )
 
 // Sets. Two encodings, as in Redis 7.0:
@@ -183,7 +184,7 @@ func (db *DB) setHas(o *obj, m []byte) bool {
 	if o.enc == encHashtable {
 		return db.tabGet(o.x, m) != slab.Nil
 	}
-	v, ok := parseInt(m)
+	v, ok := num.ParseInt(m)
 	if !ok {
 		return false
 	}
@@ -207,7 +208,7 @@ func (db *DB) setConvert(o *obj) {
 // setAdd adds m; it reports whether m is new. m must not alias the set.
 func (db *DB) setAdd(o *obj, m []byte) bool {
 	if o.enc == encIntset {
-		v, isInt := parseInt(m)
+		v, isInt := num.ParseInt(m)
 		if isInt {
 			b := db.s.slab.Bytes(o.x)
 			if _, found := isSearch(b, v); found {
@@ -239,7 +240,7 @@ func (db *DB) setRem(o *obj, m []byte) bool {
 		db.setObjRoot(o, encHashtable, db.tabDel(o.x, slot))
 		return true
 	}
-	v, ok := parseInt(m)
+	v, ok := num.ParseInt(m)
 	if !ok {
 		return false
 	}

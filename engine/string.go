@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine/slab"
+	"github.com/radish-kv/radish/num"
 )
 
 // GetString returns key's string value. The slice is borrowed: valid until
@@ -135,7 +136,7 @@ func (db *DB) IncrBy(key []byte, delta int64, now int64) (int64, error) {
 		cur = l.intVal()
 	} else {
 		var ok bool
-		if cur, ok = parseInt(db.stringBytes(&l)); !ok {
+		if cur, ok = num.ParseInt(db.stringBytes(&l)); !ok {
 			return 0, ErrNotInteger
 		}
 	}

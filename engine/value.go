@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/radish-kv/radish/engine/slab"
+	"github.com/radish-kv/radish/num"
 )
 
 func (s *Store) alloc(size int) slab.Handle {
@@ -165,7 +166,7 @@ func (db *DB) newExt(b []byte, capacity int) slab.Handle {
 // stringValue builds the value SET stores for val. A long value is copied
 // into a new external block here (before any old block is freed).
 func (db *DB) stringValue(val []byte) value {
-	if i, ok := parseInt(val); ok {
+	if i, ok := num.ParseInt(val); ok {
 		return value{typ: TypeString, enc: encInt, i: i}
 	}
 	return db.textValue(val)

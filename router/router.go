@@ -53,17 +53,7 @@ type Part struct {
 // Clone returns a copy of p that shares nothing with the Splitter or the
 // client's buffers.
 func (p Part) Clone() Part {
-	n := 0
-	for _, a := range p.Args {
-		n += len(a)
-	}
-	buf := make([]byte, 0, n)
-	args := make([][]byte, len(p.Args))
-	for i, a := range p.Args {
-		buf = append(buf, a...)
-		args[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
-	}
-	return Part{Shard: p.Shard, Args: args,
+	return Part{Shard: p.Shard, Args: command.CopyArgs(p.Args),
 		Pos: append([]int(nil), p.Pos...), KeyIdx: append([]int(nil), p.KeyIdx...)}
 }
 

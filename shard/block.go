@@ -78,7 +78,7 @@ func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args []
 		s.reply(c, func(out *resp.Writer) { out.B = append(out.B, w.B...) })
 		return
 	}
-	args = copyArgs(args)
+	args = command.CopyArgs(args)
 	n := len(s.group.shards)
 	idx, _ := spec.Keys(args, nil)
 	moves := len(idx) > len(wait.Keys) // BLMOVE: the destination is not waited on

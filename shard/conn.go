@@ -3,6 +3,7 @@ package shard
 import (
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
@@ -232,7 +233,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		return
 	}
 	if !c.cl.Authed && spec.Flags&command.NoAuth == 0 {
-		s.reply(c, func(w *resp.Writer) { w.Error("NOAUTH Authentication required.") })
+		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoAuth) })
 		return
 	}
 	c.cl.LastCmd = spec.Name
@@ -272,7 +273,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 // client the shard's reply with the cursor rewritten (router.RewriteCursor).
 func (s *Shard) scan(c *conn, spec *command.Spec, args [][]byte, shard int) {
 	n := len(s.group.shards)
-	args = copyArgs(args)
+	args = command.CopyArgs(args)
 	sl := s.pend(c)
 	db, proto, from := c.cl.DB, c.cl.Proto, s.id
 	s.send(shard, func(t *Shard) {
@@ -310,14 +311,11 @@ func (s *Shard) execDiscard(c *conn, spec *command.Spec, args [][]byte) {
 // the command came from another shard; noTouch is the client's NO-TOUCH.
 func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	if s.oom(spec) {
-		w.Error(errOOM)
+		w.Error(errtext.OOM)
 		return
 	}
 	s.run1(w, cl, noTouch, db, spec, args)
 }
-
-// errOOM is Redis's reply to a write refused for lack of memory.
-const errOOM = "OOM command not allowed when used memory > 'maxmemory'."
 
 // run1 runs a handler with no memory check: for the parts of a txn, whose
 // shards all passed the check when they locked the keys, so a multi-key
@@ -341,25 +339,10 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 }
 
-// copyArgs copies args into one fresh buffer so they outlive the read buffer.
-func copyArgs(args [][]byte) [][]byte {
-	n := 0
-	for _, a := range args {
-		n += len(a)
-	}
-	buf := make([]byte, 0, n)
-	out := make([][]byte, len(args))
-	for i, a := range args {
-		buf = append(buf, a...)
-		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
-	}
-	return out
-}
-
 // hop sends a command whose keys all live on shard dst and queues its reply.
 func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
 	s.stats.hops++
-	args = copyArgs(args)
+	args = command.CopyArgs(args)
 	sl := s.pend(c)
 	db, proto, from, reply, nt := c.cl.DB, c.cl.Proto, s.id, c.cl.Reply, c.cl.NoTouch
 	if reply == command.ReplySkip {

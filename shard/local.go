@@ -2,6 +2,7 @@ package shard
 
 import (
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 )
 
@@ -42,7 +43,7 @@ func (s *Shard) Unblock(id int64, withError bool) bool {
 		var w resp.Writer
 		w.Proto = c.cl.Proto
 		if withError {
-			w.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+			w.Error(errtext.Unblocked)
 		} else {
 			command.WriteTimeout(&command.Ctx{W: &w}, b.spec)
 		}

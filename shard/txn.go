@@ -5,6 +5,7 @@ import (
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/coord"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
 )
@@ -31,7 +32,7 @@ func (s *Shard) blocked(spec *command.Spec, args [][]byte, idx []int) bool {
 
 // deferLocal queues a command of a local connection whose keys are busy.
 func (s *Shard) deferLocal(c *conn, spec *command.Spec, args [][]byte, idx []int) {
-	args = copyArgs(args)
+	args = command.CopyArgs(args)
 	sl := s.pend(c)
 	proto, db, nt := c.cl.Proto, c.cl.DB, c.cl.NoTouch
 	s.locks.Enqueue(&coord.Item{Keys: pick(args, idx, intentOf(spec)), Run: func() {
@@ -132,7 +133,7 @@ func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *t
 		db:      c.cl.DB,
 		noTouch: c.cl.NoTouch,
 	}
-	t.args = copyArgs(args)
+	t.args = command.CopyArgs(args)
 	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
 		t.parts = append(t.parts, p.Clone())
 	}
@@ -207,7 +208,7 @@ func (s *Shard) refuse(t *txn) {
 		}, func(any) {
 			if left--; left == 0 {
 				w := resp.Writer{Proto: t.proto}
-				w.Error(errOOM)
+				w.Error(errtext.OOM)
 				s.finish(t, w.B)
 			}
 		})
@@ -265,7 +266,7 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	n := len(s.group.shards)
 	s.txnSeq++
 	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: spec, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch}
-	args = copyArgs(args)
+	args = command.CopyArgs(args)
 	t.parts = make([]router.Part, n)
 	for i := range t.parts {
 		t.parts[i] = router.Part{Shard: i, Args: args}

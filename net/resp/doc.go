@@ -44,7 +44,8 @@
 //     count line's CR must be followed by LF; an inline line is found by
 //     its LF even when it contains a NUL byte (Redis's strchr stops there),
 //     but as in Redis the tokens end at the NUL.
-//   - Doubles are formatted as Redis 7.2+ does (AppendDouble).
+//   - Doubles are formatted as Redis 7.0 does ("%.17g", num.AppendDouble);
+//     integers in requests are read by num.ParseInt (Redis's string2ll).
 //
 // The parser is stateless across calls, so a command that arrives in many
 // reads is re-parsed from its start each time; the cost is one scan of its

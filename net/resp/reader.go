@@ -1,6 +1,10 @@
 package resp
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/radish-kv/radish/num"
+)
 
 // Defaults used when the corresponding Reader field is zero or negative.
 const (
@@ -131,7 +135,7 @@ func (r *Reader) multibulk(buf []byte) ([][]byte, int, error) {
 		if cr+1 >= len(buf) {
 			return r.incomplete(1)
 		}
-		v, ok := string2ll(buf[1:cr])
+		v, ok := num.ParseInt(buf[1:cr])
 		if !ok || buf[cr+1] != '\n' {
 			return nil, 0, ErrInvalidMultibulkLen
 		}
@@ -169,7 +173,7 @@ func (r *Reader) multibulk(buf []byte) ([][]byte, int, error) {
 			if rest[0] != '$' {
 				return nil, 0, errExpectedDollar(rest[0])
 			}
-			v, ok := string2ll(rest[1:cr])
+			v, ok := num.ParseInt(rest[1:cr])
 			if !ok || v < 0 || rest[cr+1] != '\n' {
 				return nil, 0, ErrInvalidBulkLen
 			}
@@ -213,50 +217,6 @@ func fastNum(buf []byte, i int) (v int64, next int, ok bool) {
 		return 0, 0, false
 	}
 	return v, i + 2, true
-}
-
-// string2ll is Redis's strict string2ll: optional '-', no '+', no leading
-// zeros, no spaces, fewer than 21 bytes, no overflow.
-func string2ll(b []byte) (int64, bool) {
-	n := len(b)
-	if n == 0 || n >= 21 {
-		return 0, false
-	}
-	if n == 1 && b[0] == '0' {
-		return 0, true
-	}
-	i, neg := 0, false
-	if b[0] == '-' {
-		neg, i = true, 1
-		if n == 1 {
-			return 0, false
-		}
-	}
-	if b[i] < '1' || b[i] > '9' {
-		return 0, false
-	}
-	v := uint64(b[i] - '0')
-	for i++; i < n; i++ {
-		d := uint64(b[i]) - '0'
-		if d > 9 || v > (1<<64-1)/10 {
-			return 0, false
-		}
-		v *= 10
-		if v > 1<<64-1-d {
-			return 0, false
-		}
-		v += d
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
 }
 
 // inline parses one line terminated by LF (an optional CR before it is

@@ -79,40 +79,12 @@ func line(b []byte) (l []byte, next int, err error) {
 	return b[1:cr], cr + 2, nil
 }
 
-// parseInt is a lenient integer: [+-]digits, no overflow.
+// parseInt is a reply's lenient integer: an optional sign and decimal
+// digits, leading zeros allowed, no overflow (what strconv.ParseInt takes
+// in base 10; the conversion does not escape, so it does not allocate).
 func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	neg := false
-	switch b[0] {
-	case '-':
-		neg = true
-		b = b[1:]
-	case '+':
-		b = b[1:]
-	}
-	if len(b) == 0 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		d := uint64(c) - '0'
-		if d > 9 || v > (1<<64-1)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-		if v > 1<<63 {
-			return 0, false
-		}
-	}
-	if neg {
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	return v, err == nil
 }
 
 func readValue(b []byte, depth int) (Value, int, error) {

@@ -175,3 +175,15 @@ func TestWriterReadBack(t *testing.T) {
 		}
 	}
 }
+
+func TestReadReplyIntAllocs(t *testing.T) {
+	b := []byte(":-9223372036854775808\r\n$5\r\nhello\r\n")
+	if a := testing.AllocsPerRun(100, func() {
+		if v, n, err := ReadReply(b); err != nil || v.Int != -1<<63 || n != 23 {
+			t.Fatal(v, n, err)
+		}
+		ReadReply(b[23:])
+	}); a != 0 {
+		t.Errorf("%v allocations per integer and bulk reply", a)
+	}
+}

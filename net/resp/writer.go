@@ -1,8 +1,10 @@
 package resp
 
 import (
-	"math"
 	"strconv"
+
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/num"
 )
 
 // Writer appends encoded replies to B. Proto is 3 for RESP3; any other
@@ -70,9 +72,11 @@ func (w *Writer) Error(s string) {
 
 // WrongArgs writes ErrWrongArgs(cmd) without allocating.
 func (w *Writer) WrongArgs(cmd string) {
-	w.B = append(w.B, "-ERR wrong number of arguments for '"...)
+	w.B = append(w.B, '-')
+	w.B = append(w.B, errtext.WrongArgs...)
 	w.appendLower(cmd)
-	w.B = append(w.B, "' command\r\n"...)
+	w.B = append(w.B, errtext.WrongArgsEnd...)
+	w.crlf()
 }
 
 func (w *Writer) appendLower(cmd string) {
@@ -232,17 +236,18 @@ func (w *Writer) Push(n int) {
 	}
 }
 
-// Double writes f formatted as AppendDouble does: RESP3 ",<text>\r\n"
-// (",inf", ",-inf", ",nan"), RESP2 a bulk string of the same text.
+// Double writes f as Redis 7.0's addReplyDouble does (num.AppendDouble's
+// "%.17g" text): RESP3 ",<text>\r\n" (",inf", ",-inf"), RESP2 a bulk
+// string of the same text.
 func (w *Writer) Double(f float64) {
 	if w.resp3() {
 		w.B = append(w.B, ',')
-		w.B = AppendDouble(w.B, f)
+		w.B = num.AppendDouble(w.B, f)
 		w.crlf()
 		return
 	}
 	var tmp [32]byte
-	t := AppendDouble(tmp[:0], f)
+	t := num.AppendDouble(tmp[:0], f)
 	w.header('$', int64(len(t)))
 	w.B = append(w.B, t...)
 	w.crlf()
@@ -300,96 +305,4 @@ func AppendCommand(dst []byte, args ...[]byte) []byte {
 		dst = append(dst, '\r', '\n')
 	}
 	return dst
-}
-
-// AppendDouble appends f the way Redis 7.2+ formats doubles in replies
-// (util.c d2string): "nan", "inf", "-inf", "0", "-0"; an integral value
-// with |f| <= 2^62 as an integer ("3"); otherwise the shortest digits that
-// round-trip, laid out like fpconv_dtoa: plain decimals for moderate
-// exponents ("0.1", "1.5", "0.000001"), else "1e+300", "1.5e-7" (no
-// exponent zero padding).
-//
-// Redis 7.0 used "%.17g" ("0.10000000000000001"); 7.2 switched to this
-// form. Redis's grisu2 is shortest in all but rare cases; where it is not,
-// the two texts differ in digits but parse to the same double.
-func AppendDouble(dst []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, "nan"...)
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(dst, "-0"...)
-		}
-		return append(dst, '0')
-	case f >= -(1<<62) && f <= 1<<62 && f == math.Trunc(f):
-		return strconv.AppendInt(dst, int64(f), 10)
-	}
-	var tmp [32]byte
-	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64) // [-]d[.ddd]e±XX
-	if e[0] == '-' {
-		dst = append(dst, '-')
-		e = e[1:]
-	}
-	var digits [24]byte
-	nd := 0
-	i := 0
-	for ; e[i] != 'e'; i++ {
-		if e[i] != '.' {
-			digits[nd] = e[i]
-			nd++
-		}
-	}
-	x := 0 // exponent of the first digit
-	for _, c := range e[i+2:] {
-		x = x*10 + int(c-'0')
-	}
-	if e[i+1] == '-' {
-		x = -x
-	}
-	return emitDigits(dst, digits[:nd], x-nd+1)
-}
-
-// emitDigits is fpconv's emit_digits: the value is digits * 10^k.
-func emitDigits(dst, digits []byte, k int) []byte {
-	nd := len(digits)
-	exp := k + nd - 1
-	if exp < 0 {
-		exp = -exp
-	}
-	if k >= 0 && exp < nd+7 {
-		dst = append(dst, digits...)
-		for ; k > 0; k-- {
-			dst = append(dst, '0')
-		}
-		return dst
-	}
-	if k < 0 && (k > -7 || exp < 4) {
-		off := nd + k
-		if off <= 0 {
-			dst = append(dst, '0', '.')
-			for ; off < 0; off++ {
-				dst = append(dst, '0')
-			}
-			return append(dst, digits...)
-		}
-		dst = append(dst, digits[:off]...)
-		dst = append(dst, '.')
-		return append(dst, digits[off:]...)
-	}
-	dst = append(dst, digits[0])
-	if nd > 1 {
-		dst = append(dst, '.')
-		dst = append(dst, digits[1:]...)
-	}
-	dst = append(dst, 'e')
-	if k+nd-1 < 0 {
-		dst = append(dst, '-')
-	} else {
-		dst = append(dst, '+')
-	}
-	return strconv.AppendInt(dst, int64(exp), 10)
 }
