@@ -133,12 +133,12 @@ func (s *Shard) waitOn(c *conn, b *blockState, fn command.BlockFunc, viaHome boo
 	for _, h := range hs {
 		wt := &waiter{id: b.id, home: home, c: c, spec: spec, fn: fn, args: args, db: db, proto: proto, keys: h.keys,
 			viaHome: viaHome}
-		s.send(h.shard, func(o *Shard) {
+		s.send(h.shard, msgPark, func(o *Shard) {
 			o.runOrDefer(args, spec, func() {
 				if len(hs) == 1 && !viaHome {
 					// One holder: try at once, as the command would run.
 					if out, served := o.tryServe(wt); served {
-						o.send(home, func(h *Shard) { h.unblock(c, b.id, out) })
+						o.send(home, msgServed, func(h *Shard) { h.unblock(c, b.id, out) })
 						return
 					}
 				}
@@ -171,7 +171,7 @@ func (s *Shard) park(wt *waiter) {
 	for _, k := range wt.keys {
 		wk := wkey{wt.db, string(k)}
 		s.waiters[wk] = append(s.waiters[wk], wt)
-		s.ready[wk] = true
+		s.markReady(wk)
 	}
 }
 
@@ -199,20 +199,29 @@ func (s *Shard) noteWrite(db int, spec *command.Spec, args [][]byte) {
 	for _, i := range idx {
 		wk := wkey{db, string(args[i])}
 		if _, ok := s.waiters[wk]; ok {
-			s.ready[wk] = true
+			s.markReady(wk)
 		}
 	}
+}
+
+// markReady queues a key whose waiters serveReady must look at.
+func (s *Shard) markReady(wk wkey) {
+	if n := len(s.ready); n > 0 && s.ready[n-1] == wk {
+		return
+	}
+	s.ready = append(s.ready, wk)
 }
 
 // serveReady serves the waiters of keys that may have received data, in
 // FIFO order per key, until a key would block again.
 func (s *Shard) serveReady() {
-	for len(s.ready) > 0 {
-		for wk := range s.ready {
-			delete(s.ready, wk)
-			s.serveKey(wk)
-		}
+	// In the order the keys became ready, so that a run is reproducible
+	// (a simulator replays it from a seed).
+	for i := 0; i < len(s.ready); i++ {
+		s.serveKey(s.ready[i])
 	}
+	clear(s.ready)
+	s.ready = s.ready[:0]
 }
 
 func (s *Shard) serveKey(wk wkey) {
@@ -261,12 +270,12 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 	lockID := uint64(s.id+1)<<48 | s.txnSeq
 	me, c, id := s.id, wt.c, wt.id
 	s.lock(lockID, wt.keys, func() {
-		s.send(wt.home, func(h *Shard) {
+		s.send(wt.home, msgClaim, func(h *Shard) {
 			ok := !c.dead && c.blocked != nil && c.blocked.id == id && !c.blocked.claimed
 			if ok {
 				c.blocked.claimed = true
 			}
-			h.send(me, func(o *Shard) {
+			h.send(me, msgClaimAnswer, func(o *Shard) {
 				wt.busy = false
 				again := true // serve the key's next waiter
 				if ok && wt.viaHome {
@@ -274,15 +283,15 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 					// says whether it was served.
 					wt.busy = true
 					again = false
-					o.send(wt.home, func(h *Shard) { h.moveAcross(c, id) })
+					o.send(wt.home, msgMove, func(h *Shard) { h.moveAcross(c, id) })
 				} else if !ok {
 					o.unpark(id, wt.db, wt.keys)
 				} else if out, served := o.tryServe(wt); served {
 					o.unpark(id, wt.db, wt.keys)
-					o.send(wt.home, func(h *Shard) { h.unblock(c, id, out) })
+					o.send(wt.home, msgServed, func(h *Shard) { h.unblock(c, id, out) })
 				} else {
 					again = false
-					o.send(wt.home, func(*Shard) {
+					o.send(wt.home, msgUnclaim, func(*Shard) {
 						if c.blocked != nil && c.blocked.id == id {
 							c.blocked.claimed = false
 						}
@@ -290,7 +299,7 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 				}
 				o.unlock(lockID, wt.keys)
 				if again {
-					o.ready[wk] = true
+					o.markReady(wk)
 				}
 			})
 		})
@@ -317,13 +326,13 @@ func (s *Shard) moveAcross(c *conn, id uint64) {
 		}
 		b.claimed = false
 		for _, h := range b.holders {
-			s.send(h.shard, func(o *Shard) {
+			s.send(h.shard, msgRetry, func(o *Shard) {
 				for _, k := range h.keys {
 					wk := wkey{t.db, string(k)}
 					for _, w := range o.waiters[wk] {
 						if w.id == id {
 							w.busy = false
-							o.ready[wk] = true
+							o.markReady(wk)
 						}
 					}
 				}
@@ -361,7 +370,7 @@ func (s *Shard) withdraw(c *conn, b *blockState) {
 	s.stats.blocked--
 	db := c.cl.DB
 	for _, h := range b.holders {
-		s.send(h.shard, func(o *Shard) { o.unpark(b.id, db, h.keys) })
+		s.send(h.shard, msgUnpark, func(o *Shard) { o.unpark(b.id, db, h.keys) })
 	}
 }
 

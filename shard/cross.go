@@ -28,7 +28,7 @@ func (s *Shard) gather(t *txn) {
 	got := make([][]entry, len(t.parts))
 	left := len(t.parts)
 	for i := range t.parts {
-		s.on(t, i, func(o *Shard) any {
+		s.on(t, i, msgGather, func(o *Shard) any {
 			var es []entry
 			// Every database: a handler may reach another one (COPY ... DB n).
 			for db := range dbs {
@@ -82,12 +82,12 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 				writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
 			}
 		}
-		s.on(t, i, func(o *Shard) any {
+		s.on(t, i, msgWriteBack, func(o *Shard) any {
 			for _, e := range writes {
 				if e.ok {
 					o.store.DB(e.db).Import(e.key, e.rec)
 					if _, ok := o.waiters[wkey{e.db, string(e.key)}]; ok {
-						o.ready[wkey{e.db, string(e.key)}] = true
+						o.markReady(wkey{e.db, string(e.key)})
 					}
 				} else {
 					o.store.DB(e.db).Delete(e.key, o.now)
@@ -113,12 +113,13 @@ func sameRecord(a, b engine.Record) bool {
 	return a.Type == b.Type && a.ExpireAt == b.ExpireAt && bytes.Equal(a.Data, b.Data)
 }
 
-// on runs fn for part i on its shard and hands the result to then on this
-// shard: every step of a txn, a gather or a fan-out is one on.
-func (s *Shard) on(t *txn, i int, fn func(o *Shard) any, then func(r any)) {
+// on runs fn for part i on its shard as a message of kind k and hands the
+// result to then on this shard (msgPartDone): every step of a txn, a
+// gather or a fan-out is one on.
+func (s *Shard) on(t *txn, i int, k msgKind, fn func(o *Shard) any, then func(r any)) {
 	home := s.id
-	s.send(t.parts[i].Shard, func(o *Shard) {
+	s.send(t.parts[i].Shard, k, func(o *Shard) {
 		r := fn(o)
-		o.send(home, func(*Shard) { then(r) })
+		o.send(home, msgPartDone, func(*Shard) { then(r) })
 	})
 }

@@ -3,16 +3,22 @@
 //
 // A Shard is one locked OS thread that owns an ioloop.Driver (its ring), an
 // engine.Store (its part of the keyspace) and the connections it accepted.
-// One loop turn: the driver submits everything queued and waits; completions
-// come back as OnData/OnOpen/OnClose calls, whose commands are parsed and run
-// at once when their keys are local, or sent to the owning shard as messages;
-// then the inbox is drained (requests from other shards, replies to ours) and
-// every message produced in the turn is handed to its shard in one batch.
+// One loop iteration: the driver submits everything queued and waits;
+// completions come back as OnData/OnOpen/OnClose calls, whose commands are
+// parsed and run at once when their keys are local, or sent to the owning
+// shard as messages; then Turn(now) drains the inbox (requests from other
+// shards, replies to ours), times out blocked clients and runs the cron;
+// then flushOutbox hands every message produced in the turn to its shard,
+// one batch per destination. Turn reads no clock: the loop passes it the
+// time, and OnOpen/OnData read the group's clock, so the tests' simulator
+// (sim_test.go) drives shards, deliveries and time from a seed.
 //
 // Nouns:
-//   - message: a closure that runs on the destination shard's goroutine. It is
-//     the only way one shard affects another; a shard never reads or writes
-//     another shard's memory.
+//   - message: a value with a kind (hop, lock, gather, park, claim ...: see
+//     msg.go) and a closure that runs on the destination shard's goroutine.
+//     It is the only way one shard affects another; a shard never writes
+//     another shard's memory, and reads only what no one changes after the
+//     message was sent (a txn's args and parts).
 //   - slot: a place in a connection's reply queue. Replies leave a connection
 //     in request order: a command whose reply is not ready (it ran elsewhere)
 //     holds back the replies behind it.

@@ -46,7 +46,7 @@ func (s *Shard) Unblock(id int64, withError bool) bool {
 		} else {
 			command.WriteTimeout(&command.Ctx{W: &w}, b.spec)
 		}
-		s.send(s.id, func(o *Shard) { o.unblock(c, b.id, w.B) })
+		s.send(s.id, msgUnblock, func(o *Shard) { o.unblock(c, b.id, w.B) })
 		return true
 	}
 	return false
@@ -56,7 +56,7 @@ func (s *Shard) Unblock(id int64, withError bool) bool {
 // in its own next turn.
 func (g *Group) ResetStats() {
 	for _, s := range g.shards {
-		s.deliver([]message{func(s *Shard) {
+		s.deliver([]message{{kind: msgStats, run: func(s *Shard) {
 			st := &s.stats
 			st.commands, st.connections, st.rejected, st.hops, st.txns = 0, 0, 0, 0, 0
 			for id := range st.calls {
@@ -66,6 +66,6 @@ func (g *Group) ResetStats() {
 				}
 			}
 			s.store.ResetStats()
-		}})
+		}}})
 	}
 }

@@ -204,10 +204,10 @@ func (s *Shard) acquire(t *txn, i int) {
 		return
 	}
 	home := s.id
-	s.send(t.parts[i].Shard, func(o *Shard) {
+	s.send(t.parts[i].Shard, msgLock, func(o *Shard) {
 		o.lock(t.id, t.keys[i], func() {
 			oom := o.oom(t.spec)
-			o.send(home, func(h *Shard) {
+			o.send(home, msgLockGranted, func(h *Shard) {
 				t.oom = t.oom || oom
 				h.acquire(t, i+1)
 			})
@@ -219,7 +219,7 @@ func (s *Shard) acquire(t *txn, i int) {
 func (s *Shard) refuse(t *txn) {
 	left := len(t.parts)
 	for i := range t.parts {
-		s.on(t, i, func(o *Shard) any {
+		s.on(t, i, msgUnlock, func(o *Shard) any {
 			o.unlock(t.id, t.keys[i])
 			return nil
 		}, func(any) {
@@ -240,7 +240,7 @@ func (s *Shard) runParts(t *txn) {
 		return
 	}
 	for i := range t.parts {
-		s.on(t, i, func(o *Shard) any {
+		s.on(t, i, msgPartRun, func(o *Shard) any {
 			w := resp.Writer{Proto: t.proto}
 			o.run1(&w, nil, t.noTouch, t.db, t.spec, t.parts[i].Args)
 			o.unlock(t.id, t.keys[i])
@@ -287,7 +287,7 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	t.sl = s.pend(c)
 	c.barrier = true
 	for i := range t.parts {
-		s.on(t, i, func(o *Shard) any {
+		s.on(t, i, msgPartRun, func(o *Shard) any {
 			return o.execTo(t.noTouch, t.proto, t.db, spec, args)
 		}, func(r any) { s.partDone(t, i, r.([]byte)) })
 	}
