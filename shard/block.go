@@ -18,7 +18,10 @@ import (
 // locks the waiter's keys there and asks home whether the client still
 // waits (it may have timed out, disconnected or been served by another
 // holder); only a granted claim pops. So every element goes to exactly one
-// client, and none is popped for a client that is gone.
+// client, and none is popped for a client that is gone. A wait that ends at
+// home (its deadline, CLIENT UNBLOCK) ends only once every holder has
+// withdrawn its waiter, behind the waiter's park: a holder that served the
+// client first wins (endWait).
 
 // blockState is a blocked connection's state on its home shard.
 type blockState struct {
@@ -355,6 +358,11 @@ func (s *Shard) unblock(c *conn, id uint64, out []byte) {
 		return
 	}
 	s.withdraw(c, b)
+	s.answer(c, b, out)
+}
+
+// answer writes a blocked command's reply and lets the connection read on.
+func (s *Shard) answer(c *conn, b *blockState, out []byte) {
 	c.barrier = false
 	s.fill(c, b.sl, out)
 	if !c.dead && !c.closing {
@@ -370,7 +378,38 @@ func (s *Shard) withdraw(c *conn, b *blockState) {
 	s.stats.blocked--
 	db := c.cl.DB
 	for _, h := range b.holders {
-		s.send(h.shard, msgUnpark, func(o *Shard) { o.unpark(b.id, db, h.keys) })
+		s.send(h.shard, msgUnpark, func(o *Shard) {
+			o.runOrDefer(b.args, b.spec, func() { o.unpark(b.id, db, h.keys) })
+		})
+	}
+}
+
+// endWait ends c's wait with out (the timeout reply, CLIENT UNBLOCK's)
+// once every holder has withdrawn its waiter. A holder may serve the
+// client on its own (the first try of a waiter with one holder pops at
+// once) while the deadline passes at home; its answer reaches home before
+// its withdrawal's, and then the client gets that answer, not out: an
+// element popped is never lost to a timeout. Meanwhile b counts as claimed:
+// no other holder's claim is granted.
+func (s *Shard) endWait(c *conn, b *blockState, out []byte) {
+	b.claimed = true
+	left := len(b.holders)
+	home, db := s.id, c.cl.DB
+	for _, h := range b.holders {
+		s.send(h.shard, msgUnpark, func(o *Shard) {
+			// Behind the waiter's park, which may be deferred behind a lock.
+			o.runOrDefer(b.args, b.spec, func() {
+				o.unpark(b.id, db, h.keys)
+				o.send(home, msgUnparked, func(*Shard) {
+					if left--; left > 0 || c.blocked != b {
+						return
+					}
+					c.blocked = nil
+					s.stats.blocked--
+					s.answer(c, b, out)
+				})
+			})
+		})
 	}
 }
 
@@ -387,7 +426,7 @@ func (s *Shard) expireBlocked() {
 		var w resp.Writer
 		w.Proto = c.cl.Proto
 		command.WriteTimeout(&command.Ctx{W: &w}, b.spec)
-		s.unblock(c, b.id, w.B)
+		s.endWait(c, b, w.B)
 	}
 }
 

@@ -46,7 +46,11 @@ func (s *Shard) Unblock(id int64, withError bool) bool {
 		} else {
 			command.WriteTimeout(&command.Ctx{W: &w}, b.spec)
 		}
-		s.send(s.id, msgUnblock, func(o *Shard) { o.unblock(c, b.id, w.B) })
+		s.send(s.id, msgUnblock, func(o *Shard) {
+			if c.blocked == b && !b.claimed {
+				o.endWait(c, b, w.B)
+			}
+		})
 		return true
 	}
 	return false

@@ -25,6 +25,7 @@ const (
 	msgPartDone                       // a part, export, write-back or unlock finished
 	msgPark                           // register a blocked client's waiter on a holder
 	msgUnpark                         // forget a waiter
+	msgUnparked                       // the waiter is forgotten: home may answer the timeout
 	msgClaim                          // a holder asks home whether its waiter's client still waits
 	msgClaimAnswer                    // home's answer
 	msgServed                         // a holder served a blocked client: home answers it

@@ -266,3 +266,64 @@ func TestBlockingMoveAcrossShards(t *testing.T) {
 	}
 	m.noneLeft()
 }
+
+// TestTimeoutAfterServed: the holder of a blocked client's only key pops
+// for it at once, and the client's deadline passes at home before the
+// answer arrives. The client gets the element, not the timeout reply (the
+// element was not lost: TestSimAgainstOneShard found seeds where it was).
+func TestTimeoutAfterServed(t *testing.T) {
+	m := newSim(t, 2, 1)
+	k := keysOn(1, 2, 1)[0]
+	c := m.dial(0)
+	if got := m.do(c, "ZADD "+k+" 1 a\r\n"); got != ":1\r\n" {
+		t.Fatalf("ZADD = %q", got)
+	}
+	m.write(c, "BZPOPMIN "+k+" 0.01\r\n")
+	m.read(c, true)
+	m.turn(0)           // home parks the client on shard 1
+	m.deliverNext(0, 1) // the park
+	m.turn(1)           // shard 1 pops at once and answers
+	m.advance(20 * time.Millisecond)
+	m.turn(0) // the deadline passes before the answer arrives
+	m.settle()
+	want := fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\na\r\n$1\r\n1\r\n", len(k), k)
+	if got := m.take(c); got != want {
+		t.Fatalf("BZPOPMIN = %q, want %q", got, want)
+	}
+	m.noneLeft()
+}
+
+// TestWithdrawBehindPark: a blocked client's waiter reaches its holder
+// while a txn holds the key, so its park waits behind the lock; the
+// client's deadline passes meanwhile. The withdrawal waits behind the park
+// (it used to overtake it and leave a waiter for a client that no longer
+// waited, which then popped an element nobody received).
+func TestWithdrawBehindPark(t *testing.T) {
+	m := newSim(t, 2, 1)
+	src, k := keysOn(0, 2, 1)[0], keysOn(1, 2, 1)[0]
+	a, b := m.dial(0), m.dial(0)
+	m.do(a, "RPUSH "+src+" e\r\n")
+	m.write(a, "LMOVE "+src+" "+k+" LEFT LEFT\r\n")
+	m.read(a, true)
+	m.turn(0)           // the txn locks src
+	m.deliverNext(0, 1) // and asks for k
+	m.turn(1)
+	m.write(b, "BLPOP "+k+" 0.01\r\n")
+	m.read(b, true)
+	m.turn(0)
+	m.deliverNext(0, 1) // the park, deferred behind the txn's lock on k
+	m.turn(1)
+	m.advance(20 * time.Millisecond)
+	m.turn(0) // the deadline passes: home withdraws the waiter
+	m.deliverNext(0, 1)
+	m.turn(1)
+	m.settle()
+	if got := m.take(a); got != "$1\r\ne\r\n" {
+		t.Fatalf("LMOVE = %q", got)
+	}
+	want := fmt.Sprintf("*2\r\n$%d\r\n%s\r\n$1\r\ne\r\n", len(k), k)
+	if got := m.take(b); got != want {
+		t.Fatalf("BLPOP = %q, want %q", got, want)
+	}
+	m.noneLeft()
+}

@@ -420,7 +420,7 @@ func (d *simDriver) Output(c ioloop.ConnID) *[]byte {
 var msgKindNames = [numMsgKinds]string{
 	msgHop: "hop", msgHopReply: "hop-reply", msgLock: "lock", msgLockGranted: "lock-granted",
 	msgPartRun: "part-run", msgGather: "gather", msgWriteBack: "write-back", msgUnlock: "unlock",
-	msgPartDone: "part-done", msgPark: "park", msgUnpark: "unpark", msgClaim: "claim",
+	msgPartDone: "part-done", msgPark: "park", msgUnpark: "unpark", msgUnparked: "unparked", msgClaim: "claim",
 	msgClaimAnswer: "claim-answer", msgServed: "served", msgUnclaim: "unclaim", msgMove: "move",
 	msgRetry: "retry", msgUnblock: "unblock", msgStats: "stats",
 }
