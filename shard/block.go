@@ -107,11 +107,15 @@ func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args []
 		args: args, idx: idx}
 	b.sl = s.pend(c)
 	c.barrier = true
-	if len(hs) > 1 {
+	if len(hs) > 1 || viaHome {
 		// Keys on several shards: the first attempt is a txn over all of
 		// them, so that they are tried in order as Redis does (the first
 		// key of another type answers WRONGTYPE, the first with data is
-		// popped). Only if it would block does the client wait.
+		// popped), and so that it is decided before the client waits:
+		// the deadline only counts from then (a BLMOVE across shards used
+		// to wait for a claim first, and could time out on a source that
+		// had data or another type). Only if it would block does the
+		// client wait.
 		t := s.newTxn(c, spec, args, idx)
 		t.sl = b.sl
 		t.blockFn = fn
