@@ -166,9 +166,9 @@ func (s *Shard) wait(now time.Time) time.Duration {
 // ours), answers blocked clients whose deadline passed, runs the messages
 // to itself, and runs the cron when its tick is due, else an expiry slice.
 // The turn's messages to other shards stay in the outbox: the loop hands
-// them over with flushOutbox, a simulator in the order it chooses. Nothing
-// in a turn reads a clock: now, and the group's clock for OnOpen and
-// OnData, are the only time a shard sees.
+// them over with flushOutbox, a simulator in the order it chooses. A
+// shard reads no clock of its own: the time it sees is now, and the
+// group's clock for OnOpen, OnData and an expiry slice's length.
 func (s *Shard) Turn(now time.Time) {
 	s.now = now.UnixMilli()
 	if c := s.group.conf.Snapshot(); c != s.conf {
