@@ -250,12 +250,35 @@ func (s *Shard) serveKey(wk wkey) {
 			s.unpark(wt.id, wt.db, wt.keys)
 			continue
 		}
+		if len(s.locks)+len(s.waiting) > 0 {
+			if keys := s.cmdKeys(wt); s.anyBusy(keys) {
+				// A txn holds one of the command's keys here (a BLMOVE's
+				// destination too), or work waits on one: serving now
+				// would change a key the txn has read and will write
+				// back. Look again after it, in arrival order.
+				s.enqueue(&deferredItem{keys: keys, run: func() { s.markReady(wk) }})
+				return
+			}
+		}
 		out, served := s.tryServe(wt)
 		if !served {
 			return
 		}
 		s.unblock(c, wt.id, out)
 	}
+}
+
+// cmdKeys returns the keys of the waiter's command that live on this
+// shard: what serving it reads and writes here.
+func (s *Shard) cmdKeys(wt *waiter) [][]byte {
+	idx, _ := wt.spec.Keys(wt.args, nil)
+	var keys [][]byte
+	for _, i := range idx {
+		if s.owns(wt.args[i]) {
+			keys = append(keys, wt.args[i])
+		}
+	}
+	return keys
 }
 
 // anyExists reports whether one of the waiter's keys here holds a value.
@@ -269,14 +292,15 @@ func (s *Shard) anyExists(wt *waiter) bool {
 	return false
 }
 
-// claim locks the waiter's keys here and asks its home shard whether the
+// claim locks the command's keys here and asks its home shard whether the
 // client still waits; granted, it serves the client, else forgets it.
 func (s *Shard) claim(wt *waiter, wk wkey) {
 	wt.busy = true
 	s.txnSeq++
 	lockID := uint64(s.id+1)<<48 | s.txnSeq
 	me, c, id := s.id, wt.c, wt.id
-	s.lock(lockID, wt.keys, func() {
+	keys := s.cmdKeys(wt)
+	s.lock(lockID, keys, func() {
 		s.send(wt.home, msgClaim, func(h *Shard) {
 			ok := !c.dead && c.blocked != nil && c.blocked.id == id && !c.blocked.claimed
 			if ok {
@@ -304,7 +328,7 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 						}
 					})
 				}
-				o.unlock(lockID, wt.keys)
+				o.unlock(lockID, keys)
 				if again {
 					o.markReady(wk)
 				}
