@@ -160,7 +160,7 @@ func (m *sim) log(format string, args ...any) {
 	if m.trace == nil {
 		return
 	}
-	if len(m.trace) > 400000 {
+	if len(m.trace) > 400 {
 		m.trace = m.trace[200:]
 	}
 	m.trace = append(m.trace, fmt.Sprintf(format, args...))
