@@ -25,10 +25,16 @@
 //   - txn: a command whose keys span shards. It locks its keys shard by
 //     shard in ascending shard order, runs its parts, then unlocks; commands
 //     on locked keys wait in the shard's deferred queue (VLL-style intents),
-//     so no client observes half of one, and no global lock exists.
+//     so no client observes half of one, and no global lock exists. A
+//     command on every shard (DBSIZE, FLUSHDB, SWAPDB ...) waits, on each
+//     shard, behind every lock and deferred command there.
 //
 // What must stay true:
 //   - a key is only ever read or written by the shard ShardOf(key) names;
 //   - per shard, commands on one key run in the order they reached the shard;
-//   - a connection's replies leave in the order its commands arrived.
+//   - a connection's replies leave in the order its commands arrived;
+//   - what a blocking command pops reaches its client: a wait ends at home
+//     (deadline, CLIENT UNBLOCK) only once every holder has withdrawn its
+//     waiter, and a waiter is served only while no txn holds a key of its
+//     command (see block.go).
 package shard

@@ -54,9 +54,11 @@ type Shard struct {
 	ready   []wkey             // keys written since their waiters were served, in order
 	keys2   []int              // scratch for key positions of a write
 
-	locks    map[string]uint64 // key -> txn holding it
-	waiting  map[string]int    // key -> deferred items that touch it
-	deferred []*deferredItem
+	locks   map[string]uint64 // key -> txn holding it
+	waiting map[string]int    // key -> deferred items that touch it
+	// waitingAll counts deferred items that touch every key.
+	waitingAll int
+	deferred   []*deferredItem
 
 	txnSeq   uint64
 	nextTick time.Time // when the cron runs next

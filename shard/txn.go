@@ -10,6 +10,10 @@ import (
 // deferred item touches. Items run in arrival order once their keys are free.
 type deferredItem struct {
 	keys [][]byte
+	// all: the item touches every key (a part of DBSIZE, FLUSHDB, SWAPDB
+	// ...): it waits for every lock and every earlier item, and every
+	// later item waits for it.
+	all bool
 	// txn is non-zero for a lock request: running it takes the locks.
 	txn uint64
 	run func()
@@ -18,7 +22,7 @@ type deferredItem struct {
 // blocked reports whether any of the keys at positions idx of args is
 // locked by a txn or wanted by a deferred item. Cheap when nothing is.
 func (s *Shard) blocked(args [][]byte, idx []int) bool {
-	if len(s.locks) == 0 && len(s.waiting) == 0 {
+	if len(s.locks) == 0 && len(s.waiting) == 0 && s.waitingAll == 0 {
 		return false
 	}
 	for _, i := range idx {
@@ -30,6 +34,9 @@ func (s *Shard) blocked(args [][]byte, idx []int) bool {
 }
 
 func (s *Shard) keyBusy(k []byte) bool {
+	if s.waitingAll > 0 {
+		return true
+	}
 	if _, ok := s.locks[string(k)]; ok {
 		return true
 	}
@@ -37,7 +44,7 @@ func (s *Shard) keyBusy(k []byte) bool {
 }
 
 func (s *Shard) anyBusy(keys [][]byte) bool {
-	if len(s.locks) == 0 && len(s.waiting) == 0 {
+	if len(s.locks) == 0 && len(s.waiting) == 0 && s.waitingAll == 0 {
 		return false
 	}
 	for _, k := range keys {
@@ -50,6 +57,9 @@ func (s *Shard) anyBusy(keys [][]byte) bool {
 
 // enqueue defers an item behind the txn locks and earlier items.
 func (s *Shard) enqueue(it *deferredItem) {
+	if it.all {
+		s.waitingAll++
+	}
 	for _, k := range it.keys {
 		s.waiting[string(k)]++
 	}
@@ -65,6 +75,16 @@ func (s *Shard) deferLocal(c *conn, spec *command.Spec, args [][]byte, idx []int
 		b := s.execTo(nt, proto, db, spec, args)
 		s.fill(c, sl, b)
 	}})
+}
+
+// runOrDeferAll runs fn, which touches every key, now unless a key is
+// locked or work waits: then after all of it.
+func (s *Shard) runOrDeferAll(fn func()) {
+	if len(s.locks) == 0 && len(s.deferred) == 0 {
+		fn()
+		return
+	}
+	s.enqueue(&deferredItem{all: true, run: fn})
 }
 
 // runOrDefer runs fn now unless the command's keys are busy.
@@ -118,8 +138,9 @@ func (s *Shard) wakeDeferred() {
 	q := s.deferred
 	s.deferred = nil
 	clear(s.waiting)
+	s.waitingAll = 0
 	for _, it := range q {
-		if s.anyBusy(it.keys) {
+		if it.all && (len(s.locks) > 0 || len(s.deferred) > 0) || s.anyBusy(it.keys) {
 			s.enqueue(it)
 			continue
 		}
@@ -286,9 +307,15 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	t.reply = make([][]byte, n)
 	t.sl = s.pend(c)
 	c.barrier = true
+	home := s.id
 	for i := range t.parts {
-		s.on(t, i, msgPartRun, func(o *Shard) any {
-			return o.execTo(t.noTouch, t.proto, t.db, spec, args)
-		}, func(r any) { s.partDone(t, i, r.([]byte)) })
+		// Behind every lock and deferred command on the shard, so that it
+		// sees (or flushes, or swaps) what was sent before it.
+		s.send(i, msgPartRun, func(o *Shard) {
+			o.runOrDeferAll(func() {
+				b := o.execTo(t.noTouch, t.proto, t.db, spec, args)
+				o.send(home, msgPartDone, func(h *Shard) { h.partDone(t, i, b) })
+			})
+		})
 	}
 }
