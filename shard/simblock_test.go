@@ -16,7 +16,8 @@ import (
 // every reply (nothing hangs), no shard keeps a lock or a waiter, and every
 // element pushed was popped by exactly one client or is still in a list:
 // claims, timeouts and withdrawals racing each other lose nothing and
-// duplicate nothing.
+// duplicate nothing, SWAPDB now and then included (the lists move between
+// databases 0 and 1).
 func TestSimBlockingConservation(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(*simSeeds)*4; seed++ {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { simConserve(t, seed, 6, 300) })
@@ -42,6 +43,9 @@ func simConserve(t *testing.T, seed uint64, clients, ops int) {
 	command := func() []string {
 		l := func() string { return lists[m.r.IntN(len(lists))] }
 		timeout := fmt.Sprintf("0.0%d", 1+m.r.IntN(5))
+		if m.r.IntN(40) == 0 {
+			return []string{"SWAPDB", "0", "1"}
+		}
 		switch m.r.IntN(6) {
 		case 0, 1:
 			args := []string{m.pick("LPUSH", "RPUSH"), l()}
@@ -146,14 +150,17 @@ func simConserve(t *testing.T, seed uint64, clients, ops int) {
 	m.settle()
 	m.noneLeft()
 	left := slices.Clone(popped)
-	for _, l := range lists {
-		out := m.do(cs[0].c, fmt.Sprintf("LRANGE %s 0 -1\r\n", l))
-		v, _, err := resp.ReadReply([]byte(out))
-		if err != nil {
-			fail("LRANGE: %v", err)
-		}
-		for _, e := range v.Elems {
-			left = append(left, string(e.Str))
+	for db := range 2 {
+		m.do(cs[0].c, fmt.Sprintf("SELECT %d\r\n", db))
+		for _, l := range lists {
+			out := m.do(cs[0].c, fmt.Sprintf("LRANGE %s 0 -1\r\n", l))
+			v, _, err := resp.ReadReply([]byte(out))
+			if err != nil {
+				fail("LRANGE: %v", err)
+			}
+			for _, e := range v.Elems {
+				left = append(left, string(e.Str))
+			}
 		}
 	}
 	slices.Sort(left)
