@@ -47,7 +47,10 @@ type Effect struct {
 	DB    int
 	Cause Cause
 	Tag   Tag
-	off   int
+	// Now is the shard's time when it happened (unix ms): a replay at
+	// that time finds the keys it touched alive or expired as they were.
+	Now int64
+	off int
 }
 
 // Effects is a shard's effect stream for one loop turn: a list of effects
@@ -58,8 +61,9 @@ type Effect struct {
 type Effects struct {
 	buf  []byte
 	list []Effect
-	// Tag is stamped on every effect appended while it is set.
+	// Tag is stamped on every effect appended while it is set, and Now.
 	Tag Tag
+	Now int64
 }
 
 // Len returns the number of effects.
@@ -83,7 +87,7 @@ func (e *Effects) Reset() {
 
 // Begin starts an effect of n arguments in db; exactly n Arg calls follow.
 func (e *Effects) Begin(db int, cause Cause, n int) {
-	e.list = append(e.list, Effect{DB: db, Cause: cause, Tag: e.Tag, off: len(e.buf)})
+	e.list = append(e.list, Effect{DB: db, Cause: cause, Tag: e.Tag, Now: e.Now, off: len(e.buf)})
 	e.buf = append(e.buf, '*')
 	e.buf = strconv.AppendInt(e.buf, int64(n), 10)
 	e.buf = append(e.buf, '\r', '\n')

@@ -24,7 +24,11 @@ type Key struct {
 type Item struct {
 	Keys []Key
 	Txn  uint64
-	Run  func()
+	// All: the item touches every key (a shard's part of DBSIZE, FLUSHDB,
+	// SWAPDB ...): it waits for every lock and every earlier item, and
+	// every later item waits for it. Keys and Txn are unused.
+	All bool
+	Run func()
 }
 
 // lock is a key's holders: one exclusive transaction, or shared ones.
@@ -44,6 +48,7 @@ type lock struct {
 type Table struct {
 	held    map[string]*lock
 	waiting map[string]int // key -> queued (or picked, not yet run) items that touch it
+	all     int            // queued (or picked, not yet run) items that touch every key
 	queue   []*Item
 
 	waking, again bool                // wake is running; an Unlock asked for another round
@@ -58,7 +63,7 @@ func NewTable() *Table {
 
 // Idle reports whether no key is held and nothing waits: then any work may
 // run at once (the fast path: one comparison).
-func (t *Table) Idle() bool { return len(t.held) == 0 && len(t.waiting) == 0 }
+func (t *Table) Idle() bool { return len(t.held) == 0 && len(t.waiting) == 0 && t.all == 0 }
 
 // Held reports whether key is held, and whether exclusively.
 func (t *Table) Held(key []byte) (held, exclusive bool) {
@@ -75,7 +80,7 @@ func (t *Table) Queued() int { return len(t.queue) }
 // free reports whether k may be used now with its intent: no conflicting
 // holder and no queued item before it on the key.
 func (t *Table) free(k Key) bool {
-	return t.waiting[string(k.Name)] == 0 && t.holdersAllow(k)
+	return t.all == 0 && t.waiting[string(k.Name)] == 0 && t.holdersAllow(k)
 }
 
 // Free reports whether work on keys may run now.
@@ -142,9 +147,22 @@ func (t *Table) Lock(txn uint64, keys []Key, granted func()) {
 	t.Enqueue(&Item{Keys: own(keys), Txn: txn, Run: granted})
 }
 
+// RunAll runs fn, which touches every key, now when nothing is held or
+// waits, else queues it behind all of that (an All item).
+func (t *Table) RunAll(fn func()) {
+	if t.Idle() {
+		fn()
+		return
+	}
+	t.Enqueue(&Item{All: true, Run: fn})
+}
+
 // Enqueue queues an item behind the holders and the earlier items. Its
 // Keys must stay valid while it waits.
 func (t *Table) Enqueue(it *Item) {
+	if it.All {
+		t.all++
+	}
 	for _, k := range it.Keys {
 		t.waiting[string(k.Name)]++
 	}
@@ -191,6 +209,9 @@ func (t *Table) wake() {
 		batch := t.pick()
 		for i, it := range batch {
 			batch[i] = nil
+			if it.All {
+				t.all--
+			}
 			for _, k := range it.Keys {
 				if t.waiting[string(k.Name)]--; t.waiting[string(k.Name)] == 0 {
 					delete(t.waiting, string(k.Name))
@@ -212,7 +233,18 @@ func (t *Table) pick() []*Item {
 	batch := t.batch[:0]
 	clear(t.seen)
 	kept := t.queue[:0]
-	for _, it := range t.queue {
+	for j, it := range t.queue {
+		if it.All {
+			// It runs alone: once nothing before it is held or waits;
+			// everything after it waits for the next round.
+			if len(kept) == 0 && len(t.held) == 0 {
+				batch = append(batch, it)
+				kept = append(kept, t.queue[j+1:]...)
+				break
+			}
+			kept = append(kept, t.queue[j:]...)
+			break
+		}
 		ok := true
 		for _, k := range it.Keys {
 			if _, behind := t.seen[string(k.Name)]; behind || !t.holdersAllow(k) {

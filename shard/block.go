@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
@@ -18,7 +19,10 @@ import (
 // locks the waiter's keys there and asks home whether the client still
 // waits (it may have timed out, disconnected or been served by another
 // holder); only a granted claim pops. So every element goes to exactly one
-// client, and none is popped for a client that is gone.
+// client, and none is popped for a client that is gone. A wait that ends at
+// home (its deadline, CLIENT UNBLOCK) ends only once every holder has
+// withdrawn its waiter, behind the waiter's park: a holder that served the
+// client first wins (endWait).
 
 // blockState is a blocked connection's state on its home shard.
 type blockState struct {
@@ -104,11 +108,15 @@ func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args []
 		args: args, idx: idx}
 	b.sl = s.pend(c)
 	c.barrier = true
-	if len(hs) > 1 {
+	if len(hs) > 1 || viaHome {
 		// Keys on several shards: the first attempt is a txn over all of
 		// them, so that they are tried in order as Redis does (the first
 		// key of another type answers WRONGTYPE, the first with data is
-		// popped). Only if it would block does the client wait.
+		// popped), and so that it is decided before the client waits:
+		// the deadline only counts from then (a BLMOVE across shards used
+		// to wait for a claim first, and could time out on a source that
+		// had data or another type). Only if it would block does the
+		// client wait.
 		t := s.newTxn(c, spec, args, idx)
 		t.sl = b.sl
 		t.blockFn = fn
@@ -133,12 +141,12 @@ func (s *Shard) waitOn(c *conn, b *blockState, fn command.BlockFunc, viaHome boo
 	for _, h := range hs {
 		wt := &waiter{id: b.id, home: home, c: c, spec: spec, fn: fn, args: args, db: db, proto: proto, keys: h.keys,
 			viaHome: viaHome}
-		s.send(h.shard, func(o *Shard) {
+		s.send(h.shard, msgPark, func(o *Shard) {
 			o.runOrDefer(args, spec, func() {
 				if len(hs) == 1 && !viaHome {
 					// One holder: try at once, as the command would run.
 					if out, served := o.tryServe(wt); served {
-						o.send(home, func(h *Shard) { h.unblock(c, b.id, out) })
+						o.send(home, msgServed, func(h *Shard) { h.unblock(c, b.id, out) })
 						return
 					}
 				}
@@ -174,7 +182,7 @@ func (s *Shard) park(wt *waiter) {
 	for _, k := range wt.keys {
 		wk := wkey{wt.db, string(k)}
 		s.waiters[wk] = append(s.waiters[wk], wt)
-		s.ready[wk] = true
+		s.markReady(wk)
 	}
 }
 
@@ -191,15 +199,24 @@ func (s *Shard) unpark(id uint64, db int, keys [][]byte) {
 	}
 }
 
+// markReady queues a key whose waiters serveReady must look at.
+func (s *Shard) markReady(wk wkey) {
+	if n := len(s.ready); n > 0 && s.ready[n-1] == wk {
+		return
+	}
+	s.ready = append(s.ready, wk)
+}
+
 // serveReady serves the waiters of keys that may have received data, in
 // FIFO order per key, until a key would block again.
 func (s *Shard) serveReady() {
-	for len(s.ready) > 0 {
-		for wk := range s.ready {
-			delete(s.ready, wk)
-			s.serveKey(wk)
-		}
+	// In the order the keys became ready, so that a run is reproducible
+	// (a simulator replays it from a seed).
+	for i := 0; i < len(s.ready); i++ {
+		s.serveKey(s.ready[i])
 	}
+	clear(s.ready)
+	s.ready = s.ready[:0]
 }
 
 func (s *Shard) serveKey(wk wkey) {
@@ -221,12 +238,35 @@ func (s *Shard) serveKey(wk wkey) {
 			s.unpark(wt.id, wt.db, wt.keys)
 			continue
 		}
+		if !s.locks.Idle() {
+			if keys := s.cmdKeys(wt); !s.locks.Free(keys) {
+				// A txn holds one of the command's keys here (a BLMOVE's
+				// destination too), or work waits on one: serving now
+				// would change a key the txn has read and will write
+				// back. Look again after it, in arrival order.
+				s.locks.Enqueue(&coord.Item{Keys: keys, Run: func() { s.markReady(wk) }})
+				return
+			}
+		}
 		out, served := s.tryServe(wt)
 		if !served {
 			return
 		}
 		s.unblock(c, wt.id, out)
 	}
+}
+
+// cmdKeys returns, with exclusive intent, the keys of the waiter's command that live on this
+// shard: what serving it reads and writes here.
+func (s *Shard) cmdKeys(wt *waiter) []coord.Key {
+	idx, _ := wt.spec.Keys(wt.args, nil)
+	var keys []coord.Key
+	for _, i := range idx {
+		if s.owns(wt.args[i]) {
+			keys = append(keys, coord.Key{Name: wt.args[i], Intent: coord.Exclusive})
+		}
+	}
+	return keys
 }
 
 // anyExists reports whether one of the waiter's keys here holds a value.
@@ -240,21 +280,21 @@ func (s *Shard) anyExists(wt *waiter) bool {
 	return false
 }
 
-// claim locks the waiter's keys here and asks its home shard whether the
+// claim locks the command's keys here and asks its home shard whether the
 // client still waits; granted, it serves the client, else forgets it.
 func (s *Shard) claim(wt *waiter, wk wkey) {
 	wt.busy = true
 	s.txnSeq++
 	lockID := uint64(s.id+1)<<48 | s.txnSeq
 	me, c, id := s.id, wt.c, wt.id
-	keys := exclusive(wt.keys)
+	keys := s.cmdKeys(wt)
 	s.lock(lockID, keys, func() {
-		s.send(wt.home, func(h *Shard) {
+		s.send(wt.home, msgClaim, func(h *Shard) {
 			ok := !c.dead && c.blocked != nil && c.blocked.id == id && !c.blocked.claimed
 			if ok {
 				c.blocked.claimed = true
 			}
-			h.send(me, func(o *Shard) {
+			h.send(me, msgClaimAnswer, func(o *Shard) {
 				wt.busy = false
 				again := true // serve the key's next waiter
 				if ok && wt.viaHome {
@@ -262,15 +302,15 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 					// says whether it was served.
 					wt.busy = true
 					again = false
-					o.send(wt.home, func(h *Shard) { h.moveAcross(c, id) })
+					o.send(wt.home, msgMove, func(h *Shard) { h.moveAcross(c, id) })
 				} else if !ok {
 					o.unpark(id, wt.db, wt.keys)
 				} else if out, served := o.tryServe(wt); served {
 					o.unpark(id, wt.db, wt.keys)
-					o.send(wt.home, func(h *Shard) { h.unblock(c, id, out) })
+					o.send(wt.home, msgServed, func(h *Shard) { h.unblock(c, id, out) })
 				} else {
 					again = false
-					o.send(wt.home, func(*Shard) {
+					o.send(wt.home, msgUnclaim, func(*Shard) {
 						if c.blocked != nil && c.blocked.id == id {
 							c.blocked.claimed = false
 						}
@@ -278,7 +318,7 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 				}
 				o.unlock(lockID, keys)
 				if again {
-					o.ready[wk] = true
+					o.markReady(wk)
 				}
 			})
 		})
@@ -305,13 +345,13 @@ func (s *Shard) moveAcross(c *conn, id uint64) {
 		}
 		b.claimed = false
 		for _, h := range b.holders {
-			s.send(h.shard, func(o *Shard) {
+			s.send(h.shard, msgRetry, func(o *Shard) {
 				for _, k := range h.keys {
 					wk := wkey{t.db, string(k)}
 					for _, w := range o.waiters[wk] {
 						if w.id == id {
 							w.busy = false
-							o.ready[wk] = true
+							o.markReady(wk)
 						}
 					}
 				}
@@ -334,6 +374,11 @@ func (s *Shard) unblock(c *conn, id uint64, out []byte) {
 		return
 	}
 	s.withdraw(c, b)
+	s.answer(c, b, out)
+}
+
+// answer writes a blocked command's reply and lets the connection read on.
+func (s *Shard) answer(c *conn, b *blockState, out []byte) {
 	c.barrier = false
 	s.fill(c, b.sl, out)
 	if !c.dead && !c.closing {
@@ -350,7 +395,38 @@ func (s *Shard) withdraw(c *conn, b *blockState) {
 	s.stats.blocked--
 	db := c.cl.DB
 	for _, h := range b.holders {
-		s.send(h.shard, func(o *Shard) { o.unpark(b.id, db, h.keys) })
+		s.send(h.shard, msgUnpark, func(o *Shard) {
+			o.runOrDefer(b.args, b.spec, func() { o.unpark(b.id, db, h.keys) })
+		})
+	}
+}
+
+// endWait ends c's wait with out (the timeout reply, CLIENT UNBLOCK's)
+// once every holder has withdrawn its waiter. A holder may serve the
+// client on its own (the first try of a waiter with one holder pops at
+// once) while the deadline passes at home; its answer reaches home before
+// its withdrawal's, and then the client gets that answer, not out: an
+// element popped is never lost to a timeout. Meanwhile b counts as claimed:
+// no other holder's claim is granted.
+func (s *Shard) endWait(c *conn, b *blockState, out []byte) {
+	b.claimed = true
+	left := len(b.holders)
+	home, db := s.id, c.cl.DB
+	for _, h := range b.holders {
+		s.send(h.shard, msgUnpark, func(o *Shard) {
+			// Behind the waiter's park, which may be deferred behind a lock.
+			o.runOrDefer(b.args, b.spec, func() {
+				o.unpark(b.id, db, h.keys)
+				o.send(home, msgUnparked, func(*Shard) {
+					if left--; left > 0 || c.blocked != b {
+						return
+					}
+					c.blocked = nil
+					s.stats.blocked--
+					s.answer(c, b, out)
+				})
+			})
+		})
 	}
 }
 
@@ -367,7 +443,7 @@ func (s *Shard) expireBlocked() {
 		var w resp.Writer
 		w.Proto = c.cl.Proto
 		command.WriteTimeout(&command.Ctx{W: &w}, b.spec)
-		s.unblock(c, b.id, w.B)
+		s.endWait(c, b, w.B)
 	}
 }
 

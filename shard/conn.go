@@ -276,9 +276,9 @@ func (s *Shard) scan(c *conn, spec *command.Spec, args [][]byte, shard int) {
 	args = command.CopyArgs(args)
 	sl := s.pend(c)
 	db, proto, from := c.cl.DB, c.cl.Proto, s.id
-	s.send(shard, func(t *Shard) {
+	s.send(shard, msgHop, func(t *Shard) {
 		b := t.execTo(true, proto, db, spec, args)
-		t.send(from, func(o *Shard) { o.fill(c, sl, router.RewriteCursor(b, shard, n, proto)) })
+		t.send(from, msgHopReply, func(o *Shard) { o.fill(c, sl, router.RewriteCursor(b, shard, n, proto)) })
 	})
 }
 
@@ -348,10 +348,10 @@ func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
 	if reply == command.ReplySkip {
 		c.cl.Reply = command.ReplyOn
 	}
-	s.send(dst, func(t *Shard) {
+	s.send(dst, msgHop, func(t *Shard) {
 		t.runOrDefer(args, spec, func() {
 			b := t.execTo(nt, proto, db, spec, args)
-			t.send(from, func(o *Shard) {
+			t.send(from, msgHopReply, func(o *Shard) {
 				if reply != command.ReplyOn {
 					b = nil
 				}

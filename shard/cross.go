@@ -36,7 +36,7 @@ func (s *Shard) gather(t *txn) {
 	}
 	for i := range t.parts {
 		keys, dbs := t.co.Parts[i].Keys, [2]int{t.db, other}
-		s.on(t, i, func(o *Shard) any {
+		s.on(t, i, msgGather, func(o *Shard) any {
 			es := make([]entry, 0, len(keys))
 			for _, db := range dbs {
 				if db < 0 {
@@ -108,7 +108,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 			}
 		}
 		tag, id, keys := t.tag(i), t.id, t.co.Parts[i].Keys
-		s.on(t, i, func(o *Shard) any {
+		s.on(t, i, msgWriteBack, func(o *Shard) any {
 			for _, e := range writes {
 				o.writeBack(e, tag)
 			}
@@ -132,12 +132,13 @@ func sameRecord(a, b engine.Record) bool {
 	return a.Type == b.Type && a.ExpireAt == b.ExpireAt && bytes.Equal(a.Data, b.Data)
 }
 
-// on runs fn for part i on its shard and hands the result to then on this
-// shard: every step of a txn, a gather or a fan-out is one on.
-func (s *Shard) on(t *txn, i int, fn func(o *Shard) any, then func(r any)) {
+// on runs fn for part i on its shard as a message of kind k and hands the
+// result to then on this shard (msgPartDone): every step of a txn, a
+// gather or a fan-out is one on.
+func (s *Shard) on(t *txn, i int, k msgKind, fn func(o *Shard) any, then func(r any)) {
 	home := s.id
-	s.send(t.parts[i].Shard, func(o *Shard) {
+	s.send(t.parts[i].Shard, k, func(o *Shard) {
 		r := fn(o)
-		o.send(home, func(*Shard) { then(r) })
+		o.send(home, msgPartDone, func(*Shard) { then(r) })
 	})
 }

@@ -3,18 +3,25 @@
 //
 // A Shard is one locked OS thread that owns an ioloop.Driver (its ring), an
 // engine.Store (its part of the keyspace) and the connections it accepted.
-// One loop turn: the driver submits everything queued and waits; completions
-// come back as OnData/OnOpen/OnClose calls, whose commands are parsed and
-// placed by the router (router.Planner: here, a hop, a txn, every shard, a
-// SCAN step); the shard only carries the placement out: it runs the command
-// at once when it is local, or sends it to the owning shards as messages;
-// then the inbox is drained (requests from other shards, replies to ours) and
-// every message produced in the turn is handed to its shard in one batch.
+// One loop iteration: the driver submits everything queued and waits;
+// completions come back as OnData/OnOpen/OnClose calls, whose commands are
+// parsed and placed by the router (router.Planner: here, a hop, a txn,
+// every shard, a SCAN step); the shard only carries the placement out: it
+// runs the command at once when it is local, or sends it to the owning
+// shards as messages; then Turn(now) drains the inbox (requests from other
+// shards, replies to ours), times out blocked clients, runs the cron and
+// hands the turn's effects to their consumer; then flushOutbox hands every
+// message produced in the turn to its shard, one batch per destination.
+// Turn reads no clock: the loop passes it the time, and OnOpen/OnData read
+// the group's clock, so the tests' simulator (sim_test.go) drives shards,
+// deliveries and time from a seed.
 //
 // Nouns:
-//   - message: a closure that runs on the destination shard's goroutine. It is
-//     the only way one shard affects another; a shard never reads or writes
-//     another shard's memory.
+//   - message: a value with a kind (hop, lock, gather, park, claim ...: see
+//     msg.go) and a closure that runs on the destination shard's goroutine.
+//     It is the only way one shard affects another; a shard never writes
+//     another shard's memory, and reads only what no one changes after the
+//     message was sent (a txn's args and parts).
 //   - slot: a place in a connection's reply queue. Replies leave a connection
 //     in request order: a command whose reply is not ready (it ran elsewhere)
 //     holds back the replies behind it.
@@ -32,7 +39,9 @@
 //     unlocks; keys it only reads are held shared. Work on locked keys
 //     waits in the shard's coord.Table queue (VLL-style intents), so no
 //     client observes half of one, and no global lock exists. Each message
-//     carries what its shard needs; only the home shard reads the txn.
+//     carries what its shard needs; only the home shard reads the txn. A
+//     command on every shard (DBSIZE, FLUSHDB, SWAPDB ...) waits, on each
+//     shard, behind every lock and waiting command there.
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,
@@ -46,4 +55,8 @@
 //   - a connection's replies leave in the order its commands arrived;
 //   - no key changes outside the mutation path, so a shard's effects,
 //     replayed in order on an empty shard, rebuild its data.
+//   - what a blocking command pops reaches its client: a wait ends at home
+//     (deadline, CLIENT UNBLOCK) only once every holder has withdrawn its
+//     waiter, and a waiter is served only while no txn holds a key of its
+//     command (see block.go).
 package shard

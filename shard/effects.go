@@ -1,8 +1,11 @@
 package shard
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/engine"
@@ -50,6 +53,7 @@ func (s *Shard) effects() *command.Effects {
 	if s.mut.sink == nil {
 		return nil
 	}
+	s.mut.fx.Now = s.now
 	return &s.mut.fx
 }
 
@@ -121,7 +125,7 @@ func (s *Shard) Touch(db int, key []byte) {
 		s.mut.versions[wk] = v + 1
 	}
 	if _, ok := s.waiters[wk]; ok {
-		s.ready[wk] = true
+		s.markReady(wk)
 	}
 }
 
@@ -133,10 +137,16 @@ func (s *Shard) TouchDB(db int) {
 			s.mut.versions[wk] = v + 1
 		}
 	}
+	// In key order, so that a seeded simulation replays the same way.
+	var ready []wkey
 	for wk := range s.waiters {
 		if db < 0 || wk.db == db {
-			s.ready[wk] = true
+			ready = append(ready, wk)
 		}
+	}
+	slices.SortFunc(ready, func(a, b wkey) int { return cmp.Or(cmp.Compare(a.db, b.db), strings.Compare(a.key, b.key)) })
+	for _, wk := range ready {
+		s.markReady(wk)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/engine"
-	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
 )
 
@@ -43,19 +42,13 @@ func record(g *Group) [][]recorded {
 	return log
 }
 
-// flush hands every shard's effects to its sink, as the end of a turn does.
-func (g *Group) flushEffects() {
-	for _, s := range g.shards {
-		s.flushEffects()
-	}
-}
-
-// replay runs shard i's effects on shard i of g, in order, as loading a
-// shard's AOF does.
+// replay runs shard i's effects on shard i of g, in order and each at its
+// time, as loading a shard's AOF does.
 func replay(t *testing.T, g *Group, log [][]recorded) {
 	for i, effects := range log {
 		s := g.shards[i]
 		for _, r := range effects {
+			s.now = r.eff.Now
 			spec, errText := s.cmds.Resolve(r.args)
 			if errText != "" {
 				t.Fatalf("effect %q: %s", r.args, errText)
@@ -245,38 +238,39 @@ func resp2(cmd string) string {
 func TestEffectsReplay(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			g := testGroup(t, 3)
+			m := newSim(t, 3, seed)
+			g := m.g
 			log := record(g)
-			gen := &writeGen{r: rand.New(rand.NewPCG(seed, 7)), now: time.Now().UnixMilli()}
-			s := g.shards[0]
-			const client = ioloop.ConnID(1)
-			s.OnOpen(client)
+			gen := &writeGen{r: rand.New(rand.NewPCG(seed, 7)), now: m.now.UnixMilli()}
+			client := m.dial(0)
 			// Blocked clients on other connections of other shards, served
 			// by the workload's pushes.
 			blockers := []string{"BLPOP l0 l{x}1 0", "BRPOP l{y}2 l1 0", "BLMOVE l{z}0 l{x}2 RIGHT LEFT 0",
 				"BZPOPMIN z0 z{y}1 0", "BLMPOP 0 2 l2 l{z}1 LEFT COUNT 2", "BZMPOP 0 1 z{x}2 MAX COUNT 3",
 				"BRPOPLPUSH l{y}0 l{y}1 0"}
+			var blocked []*simConn
 			for i, b := range blockers {
-				o := g.shards[1+i%2]
-				id := ioloop.ConnID(10 + i)
-				o.OnOpen(id)
-				send(g, o, id, resp2(b))
+				c := m.dial(1 + i%2)
+				m.do(c, resp2(b))
+				blocked = append(blocked, c)
 			}
 			for range 60 {
 				var req strings.Builder
 				for range 1 + gen.r.IntN(20) {
 					req.WriteString(resp2(gen.cmd()))
 				}
-				send(g, s, client, req.String())
-				g.flushEffects()
+				m.do(client, req.String())
+				m.advance(time.Millisecond)
 			}
-			time.Sleep(3 * time.Millisecond) // let the PX 2 keys expire
-			now := time.Now().UnixMilli() + 5
+			m.tick(5 * time.Millisecond) // the PX 2 keys expire
+			now := m.now.UnixMilli()
 			want := state(g, now)
-			g.flushEffects() // the lazy expiries state just did
-			fresh := testGroup(t, 3)
-			replay(t, fresh, log)
-			if got := state(fresh, now); got != want {
+			for _, s := range g.shards {
+				s.flushEffects() // the lazy expiries state just did
+			}
+			fresh := newSim(t, 3, seed)
+			replay(t, fresh.g, log)
+			if got := state(fresh.g, now); got != want {
 				t.Fatalf("replayed state differs:\n got:\n%s\nwant:\n%s", got, want)
 			}
 			n := 0
@@ -284,9 +278,8 @@ func TestEffectsReplay(t *testing.T) {
 				n += len(l)
 			}
 			served := 0
-			for i := range blockers {
-				o := g.shards[1+i%2]
-				served += min(len(*o.drv.(*fakeDriver).Output(ioloop.ConnID(10 + i))), 1)
+			for _, c := range blocked {
+				served += min(len(m.take(c)), 1)
 			}
 			if served < 4 {
 				t.Errorf("only %d of the blocked clients were served", served)
@@ -301,26 +294,23 @@ func TestEffectsReplay(t *testing.T) {
 // TestEffectForms checks the propagated form of the writes that are not
 // replayed as themselves, and the effects of expiry and cross-shard parts.
 func TestEffectForms(t *testing.T) {
-	g := testGroup(t, 2)
-	log := record(g)
-	s := g.shards[0]
-	s.OnOpen(1)
-	g.shards[1].OnOpen(2)
-	send(g, g.shards[1], 2, resp2("BLPOP bl 0"))
-	now := time.Now().UnixMilli()
-	for _, c := range []string{
+	m := newSim(t, 2, 1)
+	log := record(m.g)
+	c := m.dial(0)
+	m.do(m.dial(1), resp2("BLPOP bl 0"))
+	now := m.now.UnixMilli()
+	for _, cmd := range []string{
 		"SET a 1 EX 100", "SET a 2 KEEPTTL", "SETEX b 10 x", "EXPIRE b 50", "PEXPIRE b -1",
 		"SET c 1.5", "INCRBYFLOAT c 1", "GETEX c PX 5000", "GETEX c PERSIST",
 		"SADD st m", "SPOP st", "HSET h f 1", "HINCRBYFLOAT h f 0.5",
 		"SET gone 1 PX 1", "MSET " + keysOn(0, 2, 1)[0] + " 1 " + keysOn(1, 2, 1)[0] + " 2", "RPUSH bl v", "SET n 1", "SETNX n 2", "FLUSHALL",
 	} {
-		send(g, s, 1, resp2(c))
-		if c == "SET gone 1 PX 1" {
-			time.Sleep(2 * time.Millisecond)
-			send(g, s, 1, resp2("GET gone"))
+		m.do(c, resp2(cmd))
+		if cmd == "SET gone 1 PX 1" {
+			m.advance(2 * time.Millisecond)
+			m.do(c, resp2("GET gone"))
 		}
 	}
-	g.flushEffects()
 	var got []string
 	for sh, l := range log {
 		for _, r := range l {
@@ -394,10 +384,10 @@ func TestEffectForms(t *testing.T) {
 // TestVersions: a watched key's version changes exactly when the key does,
 // whichever path changed it (WATCH's foundation).
 func TestVersions(t *testing.T) {
-	g := testGroup(t, 1)
-	s := g.shards[0]
-	s.OnOpen(1)
-	send(g, s, 1, resp2("SET k 1"))
+	m := newSim(t, 1, 1)
+	s := m.g.shards[0]
+	c := m.dial(0)
+	m.do(c, resp2("SET k 1"))
 	for _, tc := range []struct {
 		cmd     string
 		changes bool
@@ -417,9 +407,9 @@ func TestVersions(t *testing.T) {
 	} {
 		v := s.watch(0, []byte("k"))
 		if tc.cmd == "GET k" && tc.changes {
-			time.Sleep(2 * time.Millisecond)
+			m.advance(2 * time.Millisecond)
 		}
-		send(g, s, 1, resp2(tc.cmd))
+		m.do(c, resp2(tc.cmd))
 		if got := s.mut.versions[wkey{0, "k"}] != v; got != tc.changes {
 			t.Errorf("%s: version changed %v, want %v", tc.cmd, got, tc.changes)
 		}
@@ -428,21 +418,20 @@ func TestVersions(t *testing.T) {
 
 // TestEvictionEffects: a key eviction chose is a DEL effect of its cause.
 func TestEvictionEffects(t *testing.T) {
-	g := testGroup(t, 1)
-	log := record(g)
-	s := g.shards[0]
-	s.OnOpen(1)
+	m := newSim(t, 1, 1)
+	log := record(m.g)
+	s := m.g.shards[0]
 	var req strings.Builder
 	for i := range 200 {
 		req.WriteString(resp2(fmt.Sprintf("SET key%d %s", i, strings.Repeat("v", 500))))
 	}
-	send(g, s, 1, req.String())
+	m.do(m.dial(0), req.String())
 	policy, _ := engine.ParsePolicy("allkeys-lru")
 	s.store.SetMaxMemory(s.store.UsedMemory()/2, policy, 5)
 	for s.store.OverBudget() {
 		s.evict()
 	}
-	g.flushEffects()
+	s.flushEffects()
 	evicted := 0
 	for _, r := range log[0] {
 		if r.eff.Cause == command.CauseEvicted {
@@ -460,19 +449,18 @@ func TestEvictionEffects(t *testing.T) {
 // TestEffectsAllocs: with a consumer, the common writes append their
 // effects without allocating (once the stream's buffers have grown).
 func TestEffectsAllocs(t *testing.T) {
-	g := testGroup(t, 1)
-	s := g.shards[0]
+	m := newSim(t, 1, 1)
+	s, d := m.g.shards[0], m.drv[0]
 	effects := 0
 	s.mut.sink = func(_ int, fx *command.Effects) { effects += fx.Len() }
-	s.OnOpen(1)
-	f := s.drv.(*fakeDriver)
+	c := m.dial(0)
 	req := []byte(resp2("SET key value") + resp2("INCR n") + resp2("LPUSH l a") + resp2("HSET h f v") +
 		resp2("SADD s m") + resp2("ZADD z 1 m") + resp2("DEL gone"))
 	run := func() {
-		f.in[1] = req
-		s.OnData(1)
+		d.in[c.id] = req
+		s.OnData(c.id)
 		s.flushEffects()
-		out := f.Output(1)
+		out := d.Output(c.id)
 		*out = (*out)[:0]
 	}
 	run()

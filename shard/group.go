@@ -51,6 +51,10 @@ type Group struct {
 	stopping  atomic.Bool
 	started   time.Time
 	stopped   chan struct{}
+	// clock is the time a shard's OnOpen, OnData and expiry slices see
+	// (time.Now; a simulator's clock in tests). The loop passes Turn its
+	// own now.
+	clock func() time.Time
 }
 
 // Start opens the listeners and starts one locked goroutine per shard.
@@ -58,7 +62,8 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 	if opts.Shards < 1 {
 		return nil, errors.New("shards must be at least 1")
 	}
-	g := &Group{opts: opts, conf: conf, log: log, started: time.Now(), stopped: make(chan struct{})}
+	g := &Group{opts: opts, conf: conf, log: log, started: time.Now(), stopped: make(chan struct{}),
+		clock: time.Now}
 	g.listenFDs = make([][]int, opts.Shards)
 	for i := range opts.Shards {
 		for _, a := range opts.Addrs {

@@ -47,7 +47,11 @@ func (s *Shard) Unblock(id int64, withError bool) bool {
 		} else {
 			command.WriteTimeout(&command.Ctx{W: &w}, b.spec)
 		}
-		s.send(s.id, func(o *Shard) { o.unblock(c, b.id, w.B) })
+		s.send(s.id, msgUnblock, func(o *Shard) {
+			if c.blocked == b && !b.claimed {
+				o.endWait(c, b, w.B)
+			}
+		})
 		return true
 	}
 	return false
@@ -57,7 +61,7 @@ func (s *Shard) Unblock(id int64, withError bool) bool {
 // in its own next turn.
 func (g *Group) ResetStats() {
 	for _, s := range g.shards {
-		s.deliver([]message{func(s *Shard) {
+		s.deliver([]message{{kind: msgStats, run: func(s *Shard) {
 			st := &s.stats
 			st.commands, st.connections, st.rejected, st.hops, st.txns = 0, 0, 0, 0, 0
 			for id := range st.calls {
@@ -67,6 +71,6 @@ func (g *Group) ResetStats() {
 				}
 			}
 			s.store.ResetStats()
-		}})
+		}}})
 	}
 }

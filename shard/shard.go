@@ -15,9 +15,6 @@ import (
 	"github.com/radish-kv/radish/router"
 )
 
-// message runs on the destination shard's goroutine.
-type message func(s *Shard)
-
 // Shard is one shard: a locked OS thread, its driver, its store and the
 // connections it accepted. Every field is owned by the shard's goroutine
 // unless it says otherwise.
@@ -55,13 +52,14 @@ type Shard struct {
 	outbox [][]message // per destination shard, flushed at the end of the turn
 
 	waiters map[wkey][]*waiter // blocked clients per key, FIFO (see block.go)
-	ready   map[wkey]bool      // keys written since their waiters were served
+	ready   []wkey             // keys written since their waiters were served, in order
 	keys2   []int              // scratch for key positions of a write
 
 	locks *coord.Table // key locks and the work waiting for them (txn.go)
 
 	txnSeq    uint64
 	idleCheck int64     // when closeIdle last looked, Unix ms
+	nextTick  time.Time // when the cron runs next
 	expireAt  time.Time // no expiry slice before this (see fastCycles)
 	// expireBudget is what is left of the cron's active-expiry work.
 	expireBudget int
@@ -86,7 +84,6 @@ func newShard(g *Group, id int) *Shard {
 		outbox:  make([][]message, g.opts.Shards),
 		locks:   coord.NewTable(),
 		waiters: make(map[wkey][]*waiter),
-		ready:   make(map[wkey]bool),
 		done:    make(chan struct{}),
 	}
 	s.stats.calls = make([]int64, len(command.Rows()))
@@ -135,44 +132,64 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 	s.applyConfig(s.group.conf.Snapshot())
 	ready <- nil
 	<-start
-	nextTick := time.Now()
+	s.nextTick = time.Now()
 	for !s.group.stopping.Load() {
-		wait := time.Until(nextTick)
-		if s.expireBudget > 0 || s.store.ExpireCapped() || s.store.OverBudget() {
-			wait = min(wait, 2*time.Millisecond)
-		}
-		if d := s.nextDeadline(); d > 0 {
-			wait = min(wait, time.Until(time.UnixMilli(d)))
-		}
-		if len(s.local) > 0 {
-			wait = 0
-		}
-		if err := drv.Poll(max(wait, 0), s); err != nil {
+		if err := drv.Poll(s.wait(time.Now()), s); err != nil {
 			s.group.log.Error("shard poll failed", errField(err), shardField(s.id))
 			break
 		}
-		s.now = time.Now().UnixMilli()
-		if c := s.group.conf.Snapshot(); c != s.conf {
-			s.applyConfig(c)
-		}
-		s.drainInbox()
-		s.expireBlocked()
-		s.runLocal()
-		if time.Now().After(nextTick) {
-			s.cron()
-			nextTick = time.Now().Add(time.Second / time.Duration(s.conf.Hz))
-		} else {
-			s.fastCycles()
-		}
-		// Hand over the effects and publish before any reply of this
-		// turn can leave (replies to other shards go out in flushOutbox,
-		// to clients in the next Poll): a client that saw a write's reply
-		// sees it in INFO, and the write's consumers have it.
-		s.flushEffects()
-		s.publishStats()
+		s.Turn(time.Now())
 		s.flushOutbox()
 	}
 	s.shutdown()
+}
+
+// wait is how long the loop may sleep in Poll at now: until the cron's
+// tick, the next blocked client's deadline, or the next slice of work in
+// progress (expiry, eviction, messages to itself).
+func (s *Shard) wait(now time.Time) time.Duration {
+	wait := s.nextTick.Sub(now)
+	if s.expireBudget > 0 || s.store.ExpireCapped() || s.store.OverBudget() {
+		wait = min(wait, 2*time.Millisecond)
+	}
+	if d := s.nextDeadline(); d > 0 {
+		wait = min(wait, time.UnixMilli(d).Sub(now))
+	}
+	if len(s.local) > 0 {
+		wait = 0
+	}
+	return max(wait, 0)
+}
+
+// Turn is one loop turn at now, run after the driver's Poll delivered the
+// turn's completions (OnOpen, OnData, OnClose): it takes a changed
+// configuration, runs the inbox (requests from other shards, replies to
+// ours), answers blocked clients whose deadline passed, runs the messages
+// to itself, and runs the cron when its tick is due, else an expiry slice.
+// The turn's messages to other shards stay in the outbox: the loop hands
+// them over with flushOutbox, a simulator in the order it chooses. A
+// shard reads no clock of its own: the time it sees is now, and the
+// group's clock for OnOpen, OnData and an expiry slice's length.
+func (s *Shard) Turn(now time.Time) {
+	s.now = now.UnixMilli()
+	if c := s.group.conf.Snapshot(); c != s.conf {
+		s.applyConfig(c)
+	}
+	s.drainInbox()
+	s.expireBlocked()
+	s.runLocal()
+	if now.After(s.nextTick) {
+		s.cron()
+		s.nextTick = now.Add(time.Second / time.Duration(s.conf.Hz))
+	} else {
+		s.fastCycles()
+	}
+	// Hand over the effects and publish before any reply of this turn
+	// can leave (replies to other shards go out in flushOutbox, to clients
+	// in the next Poll): a client that saw a write's reply sees it in INFO,
+	// and the write's consumers have it.
+	s.flushEffects()
+	s.publishStats()
 }
 
 // shutdown answers what was read, then closes every connection.
@@ -225,7 +242,8 @@ func (s *Shard) purge() {
 // fast cycle waits twice its duration), so a mass expiry takes at most
 // half of the shard's time, whatever a key costs to delete.
 func (s *Shard) fastCycles() {
-	if time.Now().Before(s.expireAt) {
+	clock := s.group.clock
+	if clock().Before(s.expireAt) {
 		s.evict()
 		return
 	}
@@ -233,7 +251,7 @@ func (s *Shard) fastCycles() {
 	// A quarter of Redis's fast cycle: deleting a key costs more here than
 	// Redis's 1 µs unit assumes, and a slice is the longest a command waits.
 	slice := engine.ExpireFastWork(e) / 4
-	start := time.Now()
+	start := clock()
 	switch {
 	case s.expireBudget > 0:
 		s.store.ActiveExpireCycle(s.now, e, min(slice, s.expireBudget))
@@ -241,10 +259,12 @@ func (s *Shard) fastCycles() {
 		if !s.store.ExpireCapped() {
 			s.expireBudget = 0
 		}
-		s.expireAt = time.Now().Add(time.Since(start))
+		end := clock()
+		s.expireAt = end.Add(end.Sub(start))
 	case s.store.ExpireCapped():
 		s.store.ActiveExpireCycle(s.now, e, slice)
-		s.expireAt = time.Now().Add(2 * time.Since(start))
+		end := clock()
+		s.expireAt = end.Add(2 * end.Sub(start))
 	}
 	s.evict()
 }
@@ -290,8 +310,10 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 	}
 }
 
-// send queues m for shard dst; it is delivered at the end of this turn.
-func (s *Shard) send(dst int, m message) {
+// send queues fn as a message of kind k for shard dst; it is delivered at
+// the end of this turn (to this shard: later in this turn).
+func (s *Shard) send(dst int, k msgKind, fn func(*Shard)) {
+	m := message{kind: k, run: fn}
 	if dst == s.id {
 		s.local = append(s.local, m)
 		return
@@ -317,8 +339,8 @@ func (s *Shard) drainInbox() {
 		s.inbox.pending.Store(false)
 		s.inbox.mu.Unlock()
 		for i, m := range q {
-			m(s)
-			q[i] = nil
+			m.run(s)
+			q[i] = message{}
 		}
 		s.spare = q[:0]
 	}
@@ -330,7 +352,7 @@ func (s *Shard) runLocal() {
 		q := s.local
 		s.local = nil
 		for _, m := range q {
-			m(s)
+			m.run(s)
 		}
 		s.drainInbox()
 		s.serveReady()
@@ -355,7 +377,7 @@ func (s *Shard) OnWake() {}
 func (s *Shard) OnOpen(id ioloop.ConnID) {
 	s.refreshConfig()
 	g := s.group
-	now := time.Now().UnixMilli()
+	now := g.clock().UnixMilli()
 	c := &conn{id: id}
 	c.cl.ID = g.clientIDs.Add(1)
 	c.cl.Proto = 2
@@ -393,7 +415,7 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 	if !ok {
 		return
 	}
-	s.now = time.Now().UnixMilli()
+	s.now = s.group.clock().UnixMilli()
 	s.refreshConfig()
 	s.serve(c)
 	s.serveReady()

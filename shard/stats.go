@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/radish-kv/radish/command"
 )
@@ -136,7 +135,8 @@ func (g *Group) Info(sections []string) string {
 			}
 		}
 	}
-	uptime := int64(time.Since(g.started).Seconds())
+	now := g.clock()
+	uptime := int64(now.Sub(g.started).Seconds())
 	if show("server", true) {
 		sep()
 		port := "0"
@@ -149,7 +149,7 @@ func (g *Group) Info(sections []string) string {
 			"go_version:%s\r\nprocess_id:%d\r\ntcp_port:%s\r\nserver_time_usec:%d\r\n"+
 			"uptime_in_seconds:%d\r\nuptime_in_days:%d\r\nhz:%d\r\nshards:%d\r\nexecutable:%s\r\n",
 			runtime.GOOS, runtime.GOARCH, g.IOKind(), runtime.Version(), os.Getpid(), port,
-			time.Now().UnixMicro(), uptime, uptime/86400, g.cfgHz(), len(g.shards), exe)
+			now.UnixMicro(), uptime, uptime/86400, g.cfgHz(), len(g.shards), exe)
 	}
 	if show("clients", true) {
 		sep()

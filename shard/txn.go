@@ -30,6 +30,12 @@ func (s *Shard) blocked(spec *command.Spec, args [][]byte, idx []int) bool {
 	return !s.locks.FreeArgs(args, idx, intentOf(spec))
 }
 
+// runOrDeferAll runs fn, which touches every key, now unless a key is
+// locked or work waits: then after all of it.
+func (s *Shard) runOrDeferAll(fn func()) {
+	s.locks.RunAll(fn)
+}
+
 // deferLocal queues a command of a local connection whose keys are busy.
 func (s *Shard) deferLocal(c *conn, spec *command.Spec, args [][]byte, idx []int) {
 	args = command.CopyArgs(args)
@@ -58,15 +64,6 @@ func pick(args [][]byte, idx []int, in coord.Intent) []coord.Key {
 		keys[i] = coord.Key{Name: args[j], Intent: in}
 	}
 	return keys
-}
-
-// exclusive returns keys, each with exclusive intent.
-func exclusive(keys [][]byte) []coord.Key {
-	out := make([]coord.Key, len(keys))
-	for i, k := range keys {
-		out[i] = coord.Key{Name: k, Intent: coord.Exclusive}
-	}
-	return out
 }
 
 // lock takes keys for txn id, or queues the request; granted runs once the
@@ -179,20 +176,20 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 		i, keys := st.Part, t.co.Parts[st.Part].Keys
 		switch st.Kind {
 		case coord.TryLock:
-			s.send(t.parts[i].Shard, func(o *Shard) {
+			s.send(t.parts[i].Shard, msgTryLock, func(o *Shard) {
 				ok := o.locks.TryLock(id, keys)
 				oom := ok && o.oom(spec)
-				o.send(home, func(h *Shard) { h.steps(t, t.co.Tried(i, ok, oom)) })
+				o.send(home, msgTried, func(h *Shard) { h.steps(t, t.co.Tried(i, ok, oom)) })
 			})
 		case coord.Lock:
-			s.send(t.parts[i].Shard, func(o *Shard) {
+			s.send(t.parts[i].Shard, msgLock, func(o *Shard) {
 				o.lock(id, keys, func() {
 					oom := o.oom(spec)
-					o.send(home, func(h *Shard) { h.steps(t, t.co.Locked(i, oom)) })
+					o.send(home, msgLockGranted, func(h *Shard) { h.steps(t, t.co.Locked(i, oom)) })
 				})
 			})
 		case coord.Unlock:
-			s.send(t.parts[i].Shard, func(o *Shard) { o.unlock(id, keys) })
+			s.send(t.parts[i].Shard, msgUnlock, func(o *Shard) { o.unlock(id, keys) })
 		}
 	}
 }
@@ -202,7 +199,7 @@ func (s *Shard) refuse(t *txn) {
 	left := len(t.parts)
 	for i := range t.parts {
 		id, keys := t.id, t.co.Parts[i].Keys
-		s.on(t, i, func(o *Shard) any {
+		s.on(t, i, msgUnlock, func(o *Shard) any {
 			o.unlock(id, keys)
 			return nil
 		}, func(any) {
@@ -225,7 +222,7 @@ func (s *Shard) runParts(t *txn) {
 	for i := range t.parts {
 		id, keys, tag, spec, args := t.id, t.co.Parts[i].Keys, t.tag(i), t.spec, t.parts[i].Args
 		proto, noTouch, db := t.proto, t.noTouch, t.db
-		s.on(t, i, func(o *Shard) any {
+		s.on(t, i, msgPartRun, func(o *Shard) any {
 			w := resp.Writer{Proto: proto}
 			o.mut.fx.Tag = tag
 			o.run1(&w, nil, noTouch, db, spec, args)
@@ -274,13 +271,18 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
 	t.reply = make([][]byte, n)
 	t.sl = s.pend(c)
 	c.barrier = true
+	home := s.id
 	for i := range t.parts {
+		// Behind every lock and deferred command on the shard, so that it
+		// sees (or flushes, or swaps) what was sent before it.
 		tag, proto, noTouch, db := t.tag(i), t.proto, t.noTouch, t.db
-		s.on(t, i, func(o *Shard) any {
-			o.mut.fx.Tag = tag
-			b := o.execTo(noTouch, proto, db, spec, args)
-			o.mut.fx.Tag = command.Tag{}
-			return b
-		}, func(r any) { s.partDone(t, i, r.([]byte)) })
+		s.send(i, msgPartRun, func(o *Shard) {
+			o.runOrDeferAll(func() {
+				o.mut.fx.Tag = tag
+				b := o.execTo(noTouch, proto, db, spec, args)
+				o.mut.fx.Tag = command.Tag{}
+				o.send(home, msgPartDone, func(h *Shard) { h.partDone(t, i, b) })
+			})
+		})
 	}
 }

@@ -1,0 +1,36 @@
+package shard
+
+import (
+	"testing"
+
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// BenchmarkHop is one GET whose key lives on the other shard, through the
+// loop's own steps: OnData, the hop flushed to the owner, the owner's turn
+// and flush, and home's turn writing the reply. -benchmem shows what a hop
+// allocates (its closures, its copied args and its reply slot).
+func BenchmarkHop(b *testing.B) {
+	m := newSim(b, 2, 1)
+	c := m.dial(0)
+	home, owner, d := m.g.shards[0], m.g.shards[1], m.drv[0]
+	var w resp.Writer
+	w.Array(2)
+	w.BulkString("GET")
+	w.BulkString(keysOn(1, 2, 1)[0])
+	req := w.B
+	b.ReportAllocs()
+	for b.Loop() {
+		d.in[c.id] = append(d.in[c.id][:0], req...)
+		home.OnData(c.id)
+		home.flushOutbox()
+		owner.Turn(m.now)
+		owner.flushOutbox()
+		home.Turn(m.now)
+		out := d.Output(c.id)
+		if len(*out) != len("$-1\r\n") {
+			b.Fatalf("reply %q", *out)
+		}
+		*out = (*out)[:0]
+	}
+}

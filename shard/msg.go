@@ -1,0 +1,40 @@
+package shard
+
+// message is what one shard hands another: a kind that names the step of
+// the protocol it carries, and the work itself, which runs on the
+// destination shard's goroutine. The kind is what a simulator (or a trace)
+// sees: it can hold, drop or reorder deliveries by kind and destination
+// without knowing the closures.
+type message struct {
+	kind msgKind
+	run  func(s *Shard)
+}
+
+// msgKind names a step of the protocols between shards.
+type msgKind uint8
+
+const (
+	msgHop         msgKind = iota + 1 // a command for the shard owning its keys (also SCAN)
+	msgHopReply                       // its reply, back to the connection's shard
+	msgTryLock                        // a txn's first round: take its keys on one shard if they are free
+	msgTried                          // whether they were taken
+	msgLock                           // a txn asks for its keys on one shard, waiting for them
+	msgLockGranted                    // the keys are held
+	msgPartRun                        // run a txn's part (or a fan-out's) and unlock
+	msgGather                         // export a txn's keys for the gather plan
+	msgWriteBack                      // write the gathered result back and unlock
+	msgUnlock                         // release a refused txn's keys
+	msgPartDone                       // a part, export, write-back or unlock finished
+	msgPark                           // register a blocked client's waiter on a holder
+	msgUnpark                         // forget a waiter
+	msgUnparked                       // the waiter is forgotten: home may answer the timeout
+	msgClaim                          // a holder asks home whether its waiter's client still waits
+	msgClaimAnswer                    // home's answer
+	msgServed                         // a holder served a blocked client: home answers it
+	msgUnclaim                        // a holder could not serve after all: the client waits on
+	msgMove                           // home runs a blocked BLMOVE across shards as a txn
+	msgRetry                          // a waiter of a BLMOVE across shards may be served again
+	msgUnblock                        // CLIENT UNBLOCK, in the shard's next turn
+	msgStats                          // CONFIG RESETSTAT
+	numMsgKinds
+)
