@@ -48,7 +48,8 @@ type mutations struct {
 	keys     []int // scratch: write-key positions
 }
 
-// effects reports whether anyone consumes effects.
+// effects returns the turn's effect stream, stamped with the shard's time,
+// or nil when nobody consumes effects (then nothing is appended).
 func (s *Shard) effects() *command.Effects {
 	if s.mut.sink == nil {
 		return nil
