@@ -1,9 +1,15 @@
 // Command radish-bench compares radish-server with redis-server and any peer
 // servers on one machine: a redis-benchmark matrix, latency under load, YCSB
-// workload A (go-ycsb), memory per key, KEYS/SCAN latency and radish's
-// scaling over shards. It writes results/<date>-<host>.json, .md and PNG
-// charts and prints the Markdown. benchmarks/run.sh builds what it needs and
-// runs it; see benchmarks/README.md for the method.
+// workload A (go-ycsb), memory per key, KEYS/SCAN latency and the scaling
+// curve over shards (radish, and valkey's io-threads) with the model's
+// prediction beside it. It writes results/<date>-<host>.json, .md and PNG
+// charts and prints the Markdown. benchmarks/run.sh and
+// benchmarks/scaling.sh build what it needs and run it; see
+// benchmarks/README.md for the method.
+//
+// `radish-bench gen CONFIG` is the scaling curve's load generator, one run
+// (see package loadgen); `radish-bench --predict --costs ...` prints the
+// model's table for 1 to 64 shards.
 package main
 
 import (
@@ -19,6 +25,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radish-kv/radish/benchmarks/internal/model"
+	"github.com/radish-kv/radish/benchmarks/internal/plan"
 	"github.com/radish-kv/radish/benchmarks/internal/report"
 	"github.com/radish-kv/radish/benchmarks/internal/server"
 )
@@ -74,8 +82,15 @@ type harness struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "gen" {
+		if err := genMain(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "radish-bench gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	cores := runtime.NumCPU()
-	clientCPUs := cpuRange(1, cores-1) // all but CPU 0
+	clientCPUs := plan.Range(1, cores-1) // all but CPU 0
 	if cores == 1 {
 		clientCPUs = "0"
 	}
@@ -92,6 +107,13 @@ func main() {
 		noRadish   = flag.Bool("no-radish", false, "leave radish out")
 		noRedis    = flag.Bool("no-redis", false, "leave redis out")
 		redraw     = flag.String("redraw", "", "only redraw the Markdown and charts of this results JSON file")
+		valkeyBin  = flag.String("valkey", "", "valkey-server binary for the scaling curve (--io-threads 1..8); none if empty")
+		maxShards  = flag.Int("max-shards", 0, "scaling: the most shards (CPUs 0..N-1; the load generator gets the rest); 0 means half the cores")
+		budget     = flag.Duration("budget", 7*time.Minute, "scaling: the time the curve may take; runs are shortened to fit (at most 2 s each)")
+		costsFlag  = flag.String("costs", "", "scaling model inputs test:pipeline:local_us:hop_us,... (benchmarks/costs.sh prints them); default: this run's 1- and 2-shard points")
+		costsFrom  = flag.String("costs-source", "", "where --costs were measured (binary, commit, machine), for the report")
+		predict    = flag.Bool("predict", false, "only print the model's prediction for 1 to 64 shards from --costs")
+		commit     = flag.String("commit", "", "the commit radish-server was built from, for the report (scaling.sh passes it)")
 	)
 	flag.IntVar(&h.runs, "runs", 3, "runs per measurement (the median and range are reported)")
 	flag.StringVar(&h.bench, "redis-benchmark", "/usr/bin/redis-benchmark", "redis-benchmark binary")
@@ -101,6 +123,21 @@ func main() {
 	flag.Var(&ps, "peer", "another server to compare, name=/path/to/binary (repeatable); started with redis-server's flags")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
+	var costs *model.Model
+	if *costsFlag != "" {
+		cs, err := model.ParseCosts(*costsFlag)
+		if err != nil {
+			log.Fatal(err)
+		}
+		costs = &model.Model{Costs: cs, Source: strings.TrimSpace("--costs " + *costsFlag + "; " + *costsFrom)}
+	}
+	if *predict {
+		if costs == nil {
+			log.Fatal("--predict needs --costs")
+		}
+		predictTable(os.Stdout, *costs)
+		return
+	}
 	if *redraw != "" {
 		if err := redrawFrom(*redraw); err != nil {
 			log.Fatal(err)
@@ -141,24 +178,38 @@ func main() {
 		specs = append(specs, server.Spec{Name: "redis", Bin: *redisBin})
 	}
 	specs = append(specs, ps...)
+	ctx := context.Background()
+	want := func(w string) bool { return strings.Contains(","+*only+",", ","+w+",") }
 	for i := range specs {
 		specs[i].CPUs = *serverCPUs
+		if !want("matrix") && !want("latency") && !want("ycsb") && !want("memory") {
+			continue // the scaling curve lists its own servers
+		}
 		args := specs[i].Args(0, "DIR")
 		args[1] = "PORT"
 		h.rep.Servers = append(h.rep.Servers, report.ServerInfo{Name: specs[i].Name, Bin: specs[i].Bin,
 			Version: server.Version(specs[i].Bin), Args: args})
 	}
-
-	ctx := context.Background()
-	want := func(w string) bool { return strings.Contains(","+*only+",", ","+w+",") }
 	if want("matrix") || want("latency") || want("ycsb") {
 		h.compare(ctx, specs, want("matrix"), want("latency"), want("ycsb"))
 	}
 	if want("memory") {
 		h.memory(ctx, specs)
 	}
-	if want("scaling") && !*noRadish {
-		h.scaling(ctx, server.Spec{Name: "radish", Bin: *radishBin, Radish: true, IO: *ioKind})
+	if want("scaling") {
+		redis := *redisBin
+		if *noRedis {
+			redis = ""
+		}
+		pl, err := plan.New(cores, *maxShards, h.runs, *valkeyBin != "", redis != "", *budget)
+		if err != nil {
+			h.problem("scaling: %v", err)
+		} else {
+			if *only == "scaling" {
+				h.rep.Pinning = fmt.Sprintf("servers on CPUs 0..N-1 (N = shards or io-threads), the load generator on CPUs %s", pl.ClientCPUs)
+			}
+			h.curve(ctx, binaries{radish: *radishBin, io: *ioKind, valkey: *valkeyBin, redis: redis, commit: *commit}, pl, costs)
+		}
 	}
 
 	if err := os.MkdirAll(*out, 0o755); err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,13 +22,7 @@ var matrixTests = []string{"set", "get", "incr", "lpush", "lpop", "sadd", "hset"
 type load struct {
 	test                        string // -t name
 	pipeline, clients, requests int
-	// procs, when set, splits requests and clients over one single-threaded
-	// redis-benchmark per CPU, run at once and summed. (redis-benchmark
-	// --threads only notices the end on its 250 ms timer, which rounds
-	// short runs' elapsed time up: 0.51 s becomes 0.75 s.)
-	procs  []string
-	text   bool // plain-text report (for p99.9) instead of --csv
-	shards int  // recorded in the result only
+	text                        bool // plain-text report (for p99.9) instead of --csv
 }
 
 // result is what one run of a load measured; latencies in ms.
@@ -103,7 +96,7 @@ func (h *harness) runBench(ctx context.Context, srvs []*server.Server, l load) [
 	res := make([]report.Bench, len(srvs))
 	for i, s := range srvs {
 		res[i] = report.Bench{Server: s.Name, Test: strings.ToUpper(l.test), Pipeline: l.pipeline,
-			Clients: l.clients, Shards: l.shards, Requests: l.requests}
+			Clients: l.clients, Requests: l.requests}
 	}
 	for run := 0; run < h.runs; run++ {
 		for i, s := range srvs {
@@ -115,7 +108,7 @@ func (h *harness) runBench(ctx context.Context, srvs []*server.Server, l load) [
 				b.Err = "server is down"
 				continue
 			}
-			r, err := h.once(ctx, s, l)
+			r, err := h.single(ctx, s, l)
 			if !s.Alive() {
 				srvs[i] = h.revive(ctx, s, fmt.Sprintf("redis-benchmark -t %s -P %d -c %d", l.test, l.pipeline, l.clients))
 				b.Err = "server crashed"
@@ -134,45 +127,9 @@ func (h *harness) runBench(ctx context.Context, srvs []*server.Server, l load) [
 	return res
 }
 
-// once runs l once against s. With l.procs it runs one redis-benchmark per
-// CPU at once and reports the sum of their throughputs and the worst of
-// their latencies.
-func (h *harness) once(ctx context.Context, s *server.Server, l load) (result, error) {
-	if len(l.procs) > 1 {
-		parts := make([]result, len(l.procs))
-		errs := make([]error, len(l.procs))
-		var wg sync.WaitGroup
-		for i, cpu := range l.procs {
-			part := l
-			part.procs = nil
-			part.requests, part.clients = l.requests/len(l.procs), max(l.clients/len(l.procs), 1)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				parts[i], errs[i] = h.single(ctx, s, part, cpu)
-			}()
-		}
-		wg.Wait()
-		var sum result
-		for i, p := range parts {
-			if errs[i] != nil {
-				return result{}, errs[i]
-			}
-			sum.rps += p.rps
-			sum.p50, sum.p99, sum.p999 = max(sum.p50, p.p50), max(sum.p99, p.p99), max(sum.p999, p.p999)
-		}
-		return sum, nil
-	}
-	cpu := ""
-	if len(l.procs) == 1 {
-		cpu = l.procs[0]
-	}
-	return h.single(ctx, s, l, cpu)
-}
-
-// single runs one redis-benchmark process pinned to cpus ("" means the
-// client CPUs) and parses its report.
-func (h *harness) single(ctx context.Context, s *server.Server, l load, cpus string) (result, error) {
+// single runs one redis-benchmark process on the client CPUs and parses
+// its report.
+func (h *harness) single(ctx context.Context, s *server.Server, l load) (result, error) {
 	args := []string{"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-t", l.test, "-n", strconv.Itoa(l.requests),
 		"-r", "1000000", "-c", strconv.Itoa(l.clients), "-P", strconv.Itoa(l.pipeline)}
 	if l.text {
@@ -180,7 +137,7 @@ func (h *harness) single(ctx context.Context, s *server.Server, l load, cpus str
 	} else {
 		args = append(args, "--csv")
 	}
-	out, err := h.tool(ctx, cpus, h.bench, args...)
+	out, err := h.tool(ctx, "", h.bench, args...)
 	if e := parse.ServerError(out); e != "" {
 		return result{}, errors.New(e)
 	}
@@ -436,53 +393,6 @@ func (h *harness) keyScan(ctx context.Context, srvs []*server.Server, n int) {
 		}
 	}
 	h.rep.Keys = append(h.rep.Keys, res...)
-}
-
-// scaling measures radish's throughput with 1, 2, 4, ... shards up to the
-// core count, each shard count pinned to that many CPUs.
-func (h *harness) scaling(ctx context.Context, spec server.Spec) {
-	cores := h.rep.Cores
-	var counts []int
-	for s := 1; s < cores; s *= 2 {
-		counts = append(counts, s)
-	}
-	counts = append(counts, cores)
-	shared := false
-	for _, n := range counts {
-		sp := spec
-		sp.Name, sp.Shards, sp.CPUs = fmt.Sprintf("radish-%d", n), n, cpuRange(0, n-1)
-		var procs []string // one load generator per client CPU, at most 16
-		for c := n; c < cores && len(procs) < 16; c++ {
-			procs = append(procs, strconv.Itoa(c))
-		}
-		if len(procs) == 0 { // no CPU left over: share all of them
-			shared = true
-			for c := 0; c < min(cores, 16); c++ {
-				procs = append(procs, strconv.Itoa(c))
-			}
-		}
-		srvs := h.startAll(ctx, []server.Spec{sp})
-		if len(srvs) == 0 {
-			continue
-		}
-		h.warmUp(ctx, srvs)
-		for _, t := range []string{"set", "get"} {
-			l := load{test: t, pipeline: 32, clients: min(50*n, 500), requests: h.sz.scaling * n,
-				procs: procs, shards: n}
-			h.rep.Scaling = append(h.rep.Scaling, h.runBench(ctx, srvs, l)...)
-		}
-		stopAll(srvs)
-	}
-	if shared {
-		h.problem("scaling: with %d shards on %d cores the load generator shares the servers' CPUs", cores, cores)
-	}
-}
-
-func cpuRange(lo, hi int) string {
-	if lo >= hi {
-		return strconv.Itoa(lo)
-	}
-	return fmt.Sprintf("%d-%d", lo, hi)
 }
 
 func near(a, b, tol float64) bool { return a >= b*(1-tol) && a <= b*(1+tol) }

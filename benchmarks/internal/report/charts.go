@@ -164,6 +164,14 @@ func (r *Report) Charts(dir, prefix string) ([]string, error) {
 			return written, err
 		}
 	}
+
+	if len(r.Curve) > 0 {
+		path := filepath.Join(dir, prefix+"-curve.png")
+		if err := r.curveChart(path); err != nil {
+			return written, err
+		}
+		written = append(written, path)
+	}
 	return written, nil
 }
 

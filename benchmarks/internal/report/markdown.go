@@ -150,6 +150,10 @@ func (r *Report) Markdown(w io.Writer) {
 		}
 	}
 
+	if len(r.Curve) > 0 {
+		r.curveMarkdown(w)
+	}
+
 	if len(r.Problems) > 0 {
 		p("\n## Problems\n\n")
 		for _, s := range r.Problems {

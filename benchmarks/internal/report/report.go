@@ -5,27 +5,33 @@ import (
 	"os"
 	"sort"
 
+	"github.com/radish-kv/radish/benchmarks/internal/model"
 	"github.com/radish-kv/radish/benchmarks/internal/parse"
 )
 
 // Report is the result of one harness run.
 type Report struct {
-	Date     string       `json:"date"`
-	Host     string       `json:"host"`
-	CPU      string       `json:"cpu"`
-	Cores    int          `json:"cores"`
-	Kernel   string       `json:"kernel"`
-	Quick    bool         `json:"quick"`
-	Runs     int          `json:"runs"`
-	Pinning  string       `json:"pinning"`
-	Servers  []ServerInfo `json:"servers"`
-	Matrix   []Bench      `json:"matrix"`
-	Latency  []Bench      `json:"latency"`
-	YCSB     []YCSB       `json:"ycsb"`
-	Memory   []Memory     `json:"memory"`
-	Keys     []KeyScan    `json:"keys"`
-	Scaling  []Bench      `json:"scaling"`
-	Problems []string     `json:"problems"`
+	Date    string       `json:"date"`
+	Host    string       `json:"host"`
+	CPU     string       `json:"cpu"`
+	Cores   int          `json:"cores"`
+	Kernel  string       `json:"kernel"`
+	Quick   bool         `json:"quick"`
+	Runs    int          `json:"runs"`
+	Pinning string       `json:"pinning"`
+	Servers []ServerInfo `json:"servers"`
+	Matrix  []Bench      `json:"matrix"`
+	Latency []Bench      `json:"latency"`
+	YCSB    []YCSB       `json:"ycsb"`
+	Memory  []Memory     `json:"memory"`
+	Keys    []KeyScan    `json:"keys"`
+	Scaling []Bench      `json:"scaling"` // redis-benchmark over shards, in records before the curve
+	Curve   []Point      `json:"curve,omitempty"`
+	// Model and Predicted: the scaling model's inputs and its predictions
+	// for the curve's radish points.
+	Model     *model.Model       `json:"model,omitempty"`
+	Predicted []model.Prediction `json:"predicted,omitempty"`
+	Problems  []string           `json:"problems"`
 }
 
 // ServerInfo says what was compared.

@@ -2,11 +2,13 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/radish-kv/radish/benchmarks/internal/model"
 	"github.com/radish-kv/radish/benchmarks/internal/parse"
 )
 
@@ -82,5 +84,52 @@ func TestChartsAndJSON(t *testing.T) {
 	}
 	if err := r.WriteJSON(filepath.Join(dir, "r.json")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func curveSample() *Report {
+	m := &model.Model{Costs: []model.Cost{{Test: "GET", Pipeline: 32, Local: 0.5, Hop: 2.4}}, Source: "test"}
+	r := &Report{CPU: "cpu", Cores: 16, Model: m}
+	for _, n := range []int{1, 2, 4} {
+		r.Curve = append(r.Curve, Point{Server: fmt.Sprintf("radish-%d", n), Kind: "radish", Threads: n, Test: "GET", Pipeline: 32,
+			Conns: 50 * n, ClientCPUs: "8-15", Seconds: 2, RPS: []float64{float64(n) * 1e6, float64(n) * 1.2e6, float64(n) * 1.1e6},
+			ServerUs: []float64{0.5 * float64(n)}, ClientUs: []float64{0.3}})
+		pr, _ := m.Predict("GET", 32, n, 0)
+		r.Predicted = append(r.Predicted, pr)
+	}
+	r.Curve = append(r.Curve, Point{Server: "valkey-1", Kind: "valkey", Threads: 1, Test: "GET", Pipeline: 32, Conns: 50, RPS: []float64{5e5}, ServerUs: []float64{1.5}, ClientUs: []float64{0.3}},
+		Point{Server: "valkey-2", Kind: "valkey", Threads: 2, Test: "GET", Pipeline: 32, Conns: 100, Err: "server crashed"})
+	return r
+}
+
+func TestCurve(t *testing.T) {
+	r := curveSample()
+	var b bytes.Buffer
+	r.Markdown(&b)
+	md := b.String()
+	for _, want := range []string{
+		"| radish | 1 | GET | 32 | 50 | 1100 (1000–1200) | 1.00x | 0.50 | 0.30 | 2000–2000 |",
+		"| radish | 4 | GET | 32 | 200 | 4400 (4000–4800) | 4.00x | 2.00 | 0.30 | 1739–1739 |",
+		"| valkey | 1 | GET | 32 | 50 | 500 | 1.00x | 1.50 | 0.30 |  |",
+		"| valkey | 2 | GET | 32 | 100 | n/a | | | |  |",
+		"- valkey-2 GET -P 32: server crashed",
+		"Model inputs (test):",
+		"| GET | 32 | 0.50 | 2.40 |",
+		"it is not a measurement",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	dir := t.TempDir()
+	files, err := r.Charts(dir, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || filepath.Base(files[0]) != "x-curve.png" {
+		t.Fatalf("charts %v", files)
+	}
+	if st, err := os.Stat(files[0]); err != nil || st.Size() < 10000 {
+		t.Errorf("chart %s: %v", files[0], err)
 	}
 }

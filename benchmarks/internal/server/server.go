@@ -19,12 +19,13 @@ import (
 
 // Spec describes a server to start.
 type Spec struct {
-	Name   string // label in the report: "radish", "redis", a peer's name
-	Bin    string // path to the binary
-	Radish bool   // pass radish's own flags (--shards, --io)
-	Shards int    // radish only
-	IO     string // radish only: "uring" or "epoll"
-	CPUs   string // taskset CPU list, e.g. "0" or "0-3"; "" means unpinned
+	Name   string   // label in the report: "radish", "redis", a peer's name
+	Bin    string   // path to the binary
+	Radish bool     // pass radish's own flags (--shards, --io)
+	Shards int      // radish only
+	IO     string   // radish only: "uring" or "epoll"
+	CPUs   string   // taskset CPU list, e.g. "0" or "0-3"; "" means unpinned
+	Extra  []string // more flags, after the others (valkey's --io-threads N)
 }
 
 // Server is a running server process.
@@ -58,7 +59,7 @@ func (s Spec) Args(port int, dir string) []string {
 	} else {
 		a = append(a, "--enable-debug-command", "local") // for DEBUG POPULATE
 	}
-	return a
+	return append(a, s.Extra...)
 }
 
 // Start launches the server under taskset in a fresh directory below parent

@@ -12,7 +12,7 @@ func TestArgs(t *testing.T) {
 	if got, want := strings.Join(r, " "), "--port 7000 --bind 127.0.0.1 --save  --appendonly no --dir /d --logfile /d/server.log --shards 2 --io epoll"; got != want {
 		t.Errorf("radish args %q\nwant %q", got, want)
 	}
-	if got := strings.Join(Spec{}.Args(1, "/d"), " "); !strings.HasSuffix(got, "--enable-debug-command local") {
+	if got := strings.Join(Spec{Extra: []string{"--io-threads", "4"}}.Args(1, "/d"), " "); !strings.HasSuffix(got, "--enable-debug-command local --io-threads 4") {
 		t.Errorf("redis args %q", got)
 	}
 }
