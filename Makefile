@@ -2,7 +2,7 @@ GO      ?= go
 BIN     := bin/radish-server
 ARGS    ?=
 
-.PHONY: build run test test-short vet fmt bench bench-quick clean
+.PHONY: build run test test-short vet fmt bench bench-quick bench-scaling clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/radish-server
@@ -27,6 +27,10 @@ bench: build
 
 bench-quick: build
 	QUICK=1 bash benchmarks/run.sh
+
+## bench-scaling: the scaling curve over shards, for a many-core machine (see benchmarks/README.md)
+bench-scaling:
+	bash benchmarks/scaling.sh
 
 clean:
 	rm -rf bin

@@ -109,7 +109,7 @@ func main() {
 		redraw     = flag.String("redraw", "", "only redraw the Markdown and charts of this results JSON file")
 		valkeyBin  = flag.String("valkey", "", "valkey-server binary for the scaling curve (--io-threads 1..8); none if empty")
 		maxShards  = flag.Int("max-shards", 0, "scaling: the most shards (CPUs 0..N-1; the load generator gets the rest); 0 means half the cores")
-		budget     = flag.Duration("budget", 7*time.Minute, "scaling: the time the curve may take; runs are shortened to fit (at most 2 s each)")
+		budget     = flag.Duration("budget", 7*time.Minute, "scaling: the time the curve may take (1m with --quick); runs are shortened to fit (at most 2 s each)")
 		costsFlag  = flag.String("costs", "", "scaling model inputs test:pipeline:local_us:hop_us,... (benchmarks/costs.sh prints them); default: this run's 1- and 2-shard points")
 		costsFrom  = flag.String("costs-source", "", "where --costs were measured (binary, commit, machine), for the report")
 		predict    = flag.Bool("predict", false, "only print the model's prediction for 1 to 64 shards from --costs")
@@ -148,6 +148,11 @@ func main() {
 	h.sz = full
 	if *quickMode {
 		h.sz = quick
+		budgetSet := false
+		flag.Visit(func(f *flag.Flag) { budgetSet = budgetSet || f.Name == "budget" })
+		if !budgetSet {
+			*budget = time.Minute
+		}
 	}
 	host, _ := os.Hostname()
 	h.rep = &report.Report{

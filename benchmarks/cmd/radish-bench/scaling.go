@@ -80,7 +80,8 @@ func (h *harness) curve(ctx context.Context, bins binaries, pl plan.Plan, costs 
 			for i, s := range srvs {
 				tg := targetOf[s.Name]
 				pts[i] = report.Point{Server: s.Name, Kind: tg.Kind, Threads: tg.Threads, Test: t.Name, SetPct: t.SetPct,
-					Pipeline: pipe, Conns: plan.Conns(tg), ServerCPUs: tg.CPUs, ClientCPUs: pl.ClientCPUs, Seconds: pl.Duration.Seconds()}
+					Pipeline: pipe, Conns: plan.Conns(tg), ServerCPUs: tg.CPUs, ClientCPUs: pl.ClientCPUs,
+					ClientCores: pl.Cores - pl.MaxShards, Seconds: pl.Duration.Seconds()}
 			}
 			for run := 0; run < pl.Runs; run++ {
 				for i, s := range srvs {
@@ -117,7 +118,7 @@ func (h *harness) curve(ctx context.Context, bins binaries, pl plan.Plan, costs 
 			h.rep.Curve = append(h.rep.Curve, pts...)
 		}
 	}
-	h.predict(pl, costs)
+	h.predict(costs)
 }
 
 // gen runs the load generator once against s on cpus and returns its
@@ -174,7 +175,7 @@ func genMain(args []string, stdout io.Writer) error {
 // radish points. Without costs it derives them from the run's radish-1 and
 // radish-2 points (both are needed for a test and depth). The client bound
 // is the load generator's CPUs over its CPU per request at that point.
-func (h *harness) predict(pl plan.Plan, costs *model.Model) {
+func (h *harness) predict(costs *model.Model) {
 	m := costs
 	if m == nil {
 		m = &model.Model{Source: "this run's radish-1 and radish-2 points"}
@@ -192,14 +193,13 @@ func (h *harness) predict(pl plan.Plan, costs *model.Model) {
 		}
 	}
 	h.rep.Model = m
-	clientCores := float64(pl.Cores - pl.MaxShards)
 	for _, c := range h.rep.Curve {
 		if c.Kind != "radish" {
 			continue
 		}
 		bound := 0.0
 		if us := report.Median(c.ClientUs); us > 0 {
-			bound = clientCores * 1e6 / us
+			bound = float64(c.ClientCores) * 1e6 / us
 		}
 		if pr, ok := m.Predict(c.Test, c.Pipeline, c.Threads, bound); ok {
 			h.rep.Predicted = append(h.rep.Predicted, pr)

@@ -20,23 +20,25 @@ import (
 // Point is one point of the scaling curve: one server configuration
 // (Kind radish with Threads shards, valkey with Threads io-threads, redis),
 // one test (GET, SET, MIX: SetPct percent SETs) at one pipeline depth, run
-// by the Go load generator on ClientCPUs; one value per run. ServerUs and
-// ClientUs are CPU µs per request of the server and of the load generator.
+// by the Go load generator on ClientCPUs (ClientCores of them); one value
+// per run. ServerUs and ClientUs are CPU µs per request of the server and
+// of the load generator.
 type Point struct {
-	Server     string    `json:"server"` // radish-4, valkey-2, redis
-	Kind       string    `json:"kind"`
-	Threads    int       `json:"threads"`
-	Test       string    `json:"test"`
-	SetPct     int       `json:"set_pct"`
-	Pipeline   int       `json:"pipeline"`
-	Conns      int       `json:"conns"`
-	ServerCPUs string    `json:"server_cpus"`
-	ClientCPUs string    `json:"client_cpus"`
-	Seconds    float64   `json:"seconds"` // length of each run
-	RPS        []float64 `json:"rps"`
-	ServerUs   []float64 `json:"server_cpu_us_per_req"`
-	ClientUs   []float64 `json:"client_cpu_us_per_req"`
-	Err        string    `json:"error,omitempty"`
+	Server      string    `json:"server"` // radish-4, valkey-2, redis
+	Kind        string    `json:"kind"`
+	Threads     int       `json:"threads"`
+	Test        string    `json:"test"`
+	SetPct      int       `json:"set_pct"`
+	Pipeline    int       `json:"pipeline"`
+	Conns       int       `json:"conns"`
+	ServerCPUs  string    `json:"server_cpus"`
+	ClientCPUs  string    `json:"client_cpus"`
+	ClientCores int       `json:"client_cores"`
+	Seconds     float64   `json:"seconds"` // length of each run
+	RPS         []float64 `json:"rps"`
+	ServerUs    []float64 `json:"server_cpu_us_per_req"`
+	ClientUs    []float64 `json:"client_cpu_us_per_req"`
+	Err         string    `json:"error,omitempty"`
 }
 
 // prediction returns the model's prediction for a radish point.
@@ -58,12 +60,12 @@ func (r *Report) curveMarkdown(w io.Writer) {
 	c0 := r.Curve[0]
 	p("\n## Scaling curve: servers on CPUs 0..N-1, the Go load generator on CPUs %s, 1M keys (DEBUG POPULATE), uniformly random, %.1f s per run\n\n",
 		c0.ClientCPUs, c0.Seconds)
-	p("Threads are radish's shards, valkey's io-threads. Server and client CPU are µs per request (utime+stime of the process). ")
+	p("Threads are radish's shards, valkey's io-threads. Server and client CPU are µs per request (utime+stime of the process); busy is the share of the server's threads' or the client's CPUs that this CPU time fills at the median throughput. ")
 	if r.Model != nil {
 		p("Predicted is the model (benchmarks/internal/model) from the costs below, min–max; it is not a measurement.")
 	}
-	p("\n\n| server | threads | test | pipeline | conns | k requests/s | vs 1 thread | server µs CPU/req | client µs CPU/req | predicted k requests/s |\n")
-	p("|---|---|---|---|---|---|---|---|---|---|\n")
+	p("\n\n| server | threads | test | pipeline | conns | k requests/s | vs 1 thread | server µs CPU/req | server busy | client µs CPU/req | client busy | predicted k requests/s |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	base := map[string]float64{}
 	for _, c := range r.Curve {
 		pred := ""
@@ -74,7 +76,7 @@ func (r *Report) curveMarkdown(w io.Writer) {
 			}
 		}
 		if c.Err != "" || len(c.RPS) == 0 {
-			p("| %s | %d | %s | %d | %d | n/a | | | | %s |\n", c.Kind, c.Threads, c.Test, c.Pipeline, c.Conns, pred)
+			p("| %s | %d | %s | %d | %d | n/a | | | | | | %s |\n", c.Kind, c.Threads, c.Test, c.Pipeline, c.Conns, pred)
 			continue
 		}
 		key := fmt.Sprintf("%s %s %d", c.Kind, c.Test, c.Pipeline)
@@ -82,8 +84,9 @@ func (r *Report) curveMarkdown(w io.Writer) {
 		if c.Threads == 1 {
 			base[key] = m
 		}
-		p("| %s | %d | %s | %d | %d | %s | %s | %s | %s | %s |\n", c.Kind, c.Threads, c.Test, c.Pipeline, c.Conns,
-			statCell(c.RPS, 1e-3, "%.0f"), ratio(m, base[key]), statCell(c.ServerUs, 1, "%.2f"), statCell(c.ClientUs, 1, "%.2f"), pred)
+		p("| %s | %d | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", c.Kind, c.Threads, c.Test, c.Pipeline, c.Conns,
+			statCell(c.RPS, 1e-3, "%.0f"), ratio(m, base[key]), statCell(c.ServerUs, 1, "%.2f"), busy(m, c.ServerUs, c.Threads),
+			statCell(c.ClientUs, 1, "%.2f"), busy(m, c.ClientUs, c.ClientCores), pred)
 	}
 	if r.Model != nil {
 		p("\nModel inputs (%s):\n\n| test | pipeline | local µs | hop µs |\n|---|---|---|---|\n", r.Model.Source)
@@ -101,6 +104,15 @@ func (r *Report) curveMarkdown(w io.Writer) {
 			p("- %s %s -P %d: %s\n", c.Server, c.Test, c.Pipeline, c.Err)
 		}
 	}
+}
+
+// busy is the share of cores that rps requests/s at the median of us µs
+// of CPU each fill, as a percentage ("" when cores is unknown).
+func busy(rps float64, us []float64, cores int) string {
+	if cores < 1 || len(us) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.0f%%", rps*Median(us)/1e6/float64(cores)*100)
 }
 
 // curveChart draws the scaling curve: one row per pipeline depth,
