@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/radish-kv/radish/benchmarks/internal/model"
+	"github.com/radish-kv/radish/benchmarks/internal/report"
 )
 
 // The README's predicted table comes from these costs (benchmarks/costs.sh,
@@ -42,5 +44,45 @@ func TestGenMainRefuses(t *testing.T) {
 	}
 	if b.Len() != 0 {
 		t.Errorf("printed %q", b.String())
+	}
+}
+
+// Without --costs the model takes its costs from the run's radish-1 and
+// radish-2 points and predicts every radish point, capped by the client.
+func TestPredictFromOwnPoints(t *testing.T) {
+	h := harness{rep: &report.Report{}}
+	for _, n := range []int{1, 2, 4} {
+		for _, test := range []string{"GET", "SET", "MIX"} {
+			for _, pipe := range []int{1, 32} {
+				us := 0.5 + 0.6*float64(n-1) // 2 shards: +0.6, a hop of 1.2
+				h.rep.Curve = append(h.rep.Curve, report.Point{Kind: "radish", Threads: n, Test: test, Pipeline: pipe,
+					ServerUs: []float64{us}, ClientUs: []float64{0.25}, ClientCores: 2})
+			}
+		}
+	}
+	h.rep.Curve = append(h.rep.Curve, report.Point{Kind: "valkey", Threads: 1, Test: "GET", Pipeline: 32, ServerUs: []float64{1}})
+	h.predict(nil)
+	m := h.rep.Model
+	if m == nil || len(m.Costs) != 4 || m.Costs[0].Test != "GET" || m.Costs[0].Pipeline != 1 || m.Costs[0].Local != 0.5 ||
+		math.Abs(m.Costs[0].Hop-1.2) > 1e-9 {
+		t.Fatalf("model %+v", m)
+	}
+	if len(h.rep.Predicted) != 18 { // 3 shard counts × 3 tests × 2 depths; not valkey
+		t.Fatalf("%d predictions", len(h.rep.Predicted))
+	}
+	for _, pr := range h.rep.Predicted {
+		if pr.RPSMax > 8e6 { // 2 client cores at 0.25 µs per request
+			t.Errorf("prediction above the client bound: %+v", pr)
+		}
+	}
+	one := h.rep.Predicted[0]
+	if one.Shards != 1 || one.RPSMax != 2e6 {
+		t.Errorf("1 shard: %+v", one)
+	}
+	// One shard only: nothing to derive costs from.
+	h = harness{rep: &report.Report{Curve: []report.Point{{Kind: "radish", Threads: 1, Test: "GET", Pipeline: 1, ServerUs: []float64{1}}}}}
+	h.predict(nil)
+	if h.rep.Model != nil || len(h.rep.Predicted) != 0 {
+		t.Errorf("predicted from one shard: %+v", h.rep)
 	}
 }
