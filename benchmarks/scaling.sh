@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The scaling curve: radish-server at 1, 2, 4, ... shards pinned to CPUs
-# 0..N-1, the Go load generator (radish-bench gen) on the other CPUs; GET,
+# The scaling curve: radish-server at 1, 2, 4, ... shards pinned to the
+# first cores, the Go load generator (radish-bench gen) on the others; GET,
 # SET and a 90/10 GET/SET mix over 1M keys at -P 1 and -P 32; the same with
 # valkey-server --io-threads 1..8 and redis-server when given. Server and
 # client CPU per request beside each point, and the model's prediction

@@ -108,7 +108,7 @@ func main() {
 		noRedis    = flag.Bool("no-redis", false, "leave redis out")
 		redraw     = flag.String("redraw", "", "only redraw the Markdown and charts of this results JSON file")
 		valkeyBin  = flag.String("valkey", "", "valkey-server binary for the scaling curve (--io-threads 1..8); none if empty")
-		maxShards  = flag.Int("max-shards", 0, "scaling: the most shards (CPUs 0..N-1; the load generator gets the rest); 0 means half the cores")
+		maxShards  = flag.Int("max-shards", 0, "scaling: the most shards (on the first cores; the load generator gets the rest); 0 means half the cores")
 		budget     = flag.Duration("budget", 7*time.Minute, "scaling: the time the curve may take (1m with --quick); runs are shortened to fit (at most 2 s each)")
 		costsFlag  = flag.String("costs", "", "scaling model inputs test:pipeline:local_us:hop_us,... (benchmarks/costs.sh prints them); default: this run's 1- and 2-shard points")
 		costsFrom  = flag.String("costs-source", "", "where --costs were measured (binary, commit, machine), for the report")
@@ -206,12 +206,13 @@ func main() {
 		if *noRedis {
 			redis = ""
 		}
-		pl, err := plan.New(cores, *maxShards, h.runs, *valkeyBin != "", redis != "", *budget)
+		pl, err := plan.New(cores, *maxShards, h.runs, *valkeyBin != "", redis != "", *budget, siblings(cores))
 		if err != nil {
 			h.problem("scaling: %v", err)
 		} else {
 			if *only == "scaling" {
-				h.rep.Pinning = fmt.Sprintf("servers on CPUs 0..N-1 (N = shards or io-threads), the load generator on CPUs %s", pl.ClientCPUs)
+				h.rep.Pinning = fmt.Sprintf("servers on the first N of CPUs %v (N = shards or io-threads; one hardware thread per core first), the load generator on CPUs %s",
+					pl.Order[:pl.MaxShards], pl.ClientCPUs)
 			}
 			h.curve(ctx, binaries{radish: *radishBin, io: *ioKind, valkey: *valkeyBin, redis: redis, commit: *commit}, pl, costs)
 		}

@@ -36,6 +36,10 @@ type binaries struct {
 func (h *harness) curve(ctx context.Context, bins binaries, pl plan.Plan, costs *model.Model) {
 	log.Printf("scaling: %d targets, runs of %v, client CPUs %s; about %v", len(pl.Targets), pl.Duration,
 		pl.ClientCPUs, pl.Estimate().Round(time.Second))
+	if shared := pl.SharedCores(); len(shared) > 0 {
+		h.problem("scaling: server and load generator CPUs are hardware threads of the same cores %v (CPU pairs): "+
+			"the server's throughput per CPU is lower than on cores of its own", shared)
+	}
 	var specs []server.Spec
 	for _, t := range pl.Targets {
 		sp := server.Spec{Name: t.Name(), CPUs: t.CPUs}
@@ -119,6 +123,23 @@ func (h *harness) curve(ctx context.Context, bins binaries, pl plan.Plan, costs 
 		}
 	}
 	h.predict(costs)
+}
+
+// siblings reads each CPU's hardware threads (the CPUs of its core) from
+// /sys/devices/system/cpu/cpuN/topology/thread_siblings_list; a CPU whose
+// list cannot be read is left out.
+func siblings(cores int) map[int][]int {
+	m := map[int][]int{}
+	for c := 0; c < cores; c++ {
+		data, err := os.ReadFile(fmt.Sprintf("/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c))
+		if err != nil {
+			continue
+		}
+		if l, err := plan.ParseList(string(data)); err == nil {
+			m[c] = l
+		}
+	}
+	return m
 }
 
 // gen runs the load generator once against s on cpus and returns its

@@ -2,7 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -38,10 +40,12 @@ func (t Target) Name() string {
 // Plan is the layout of one scaling run.
 type Plan struct {
 	Cores      int
-	MaxShards  int      // the most CPUs a server gets: CPUs 0 .. MaxShards-1
-	Targets    []Target // in the order they are alternated
-	ClientCPUs string   // the load generator's CPUs: MaxShards .. Cores-1
-	Runs       int      // runs per point
+	MaxShards  int           // the most CPUs a server gets: Order[:MaxShards]
+	Order      []int         // CPUs in the order servers take them; the load generator has Order[MaxShards:]
+	Targets    []Target      // in the order they are alternated
+	ClientCPUs string        // the load generator's CPUs as a taskset list
+	Siblings   map[int][]int // each CPU's hardware threads (the CPUs of its core); nil if unknown
+	Runs       int           // runs per point
 	Duration   time.Duration
 	Budget     time.Duration
 }
@@ -64,9 +68,11 @@ const (
 // New plans a run on cores CPUs. maxShards 0 means half the cores (at
 // least 1), so that the load generator has as many CPUs as the largest
 // server; shard counts are 1, 2, 4, ... and maxShards itself. valkey and
-// redis add their targets. Each run lasts as long as fits budget (at most
-// MaxDuration); a plan that does not fit at MinDuration is an error.
-func New(cores, maxShards, runs int, valkey, redis bool, budget time.Duration) (Plan, error) {
+// redis add their targets. siblings (nil if unknown) gives each CPU's
+// hardware threads, which decide the Order CPUs are taken in (see Order).
+// Each run lasts as long as fits budget (at most MaxDuration); a plan that
+// does not fit at MinDuration is an error.
+func New(cores, maxShards, runs int, valkey, redis bool, budget time.Duration, siblings map[int][]int) (Plan, error) {
 	if cores < 2 {
 		return Plan{}, fmt.Errorf("plan: %d core(s): the server and the load generator need at least 2", cores)
 	}
@@ -79,20 +85,21 @@ func New(cores, maxShards, runs int, valkey, redis bool, budget time.Duration) (
 	if runs < 1 {
 		return Plan{}, fmt.Errorf("plan: %d runs", runs)
 	}
-	p := Plan{Cores: cores, MaxShards: maxShards, Runs: runs, Budget: budget, ClientCPUs: Range(maxShards, cores-1)}
+	order := Order(cores, maxShards, siblings)
+	p := Plan{Cores: cores, MaxShards: maxShards, Order: order, Siblings: siblings, Runs: runs, Budget: budget, ClientCPUs: List(order[maxShards:])}
 	counts := Counts(maxShards)
 	for _, n := range counts {
-		p.Targets = append(p.Targets, Target{"radish", n, Range(0, n-1)})
+		p.Targets = append(p.Targets, Target{"radish", n, List(order[:n])})
 	}
 	if valkey {
 		for _, n := range counts {
 			if n <= MaxIOThreads {
-				p.Targets = append(p.Targets, Target{"valkey", n, Range(0, n-1)})
+				p.Targets = append(p.Targets, Target{"valkey", n, List(order[:n])})
 			}
 		}
 	}
 	if redis {
-		p.Targets = append(p.Targets, Target{"redis", 1, "0"})
+		p.Targets = append(p.Targets, Target{"redis", 1, List(order[:1])})
 	}
 	fixed := time.Duration(len(p.Targets)) * (setup + warmUp)
 	runsInAll := time.Duration(len(p.Targets) * len(Tests) * len(Pipelines) * runs)
@@ -127,10 +134,118 @@ func Counts(max int) []int {
 	return cs
 }
 
+// Order lists the CPUs 0..cores-1 in the order servers take them: the
+// server side is whole cores (the fewest that hold maxShards CPUs), first
+// one hardware thread of each of them, then the second of each, so that N
+// shards get N cores while N is at most the number of cores; the load
+// generator gets the other cores. A server-side thread past maxShards
+// goes to the load generator (SharedCores reports it). Without siblings
+// (or without SMT) the order is 0, 1, 2, ...
+func Order(cores, maxShards int, siblings map[int][]int) []int {
+	var groups [][]int // cores' CPUs, ordered by their lowest CPU
+	seen := make([]bool, cores)
+	for c := 0; c < cores; c++ {
+		if seen[c] {
+			continue
+		}
+		g := []int{c}
+		for _, s := range siblings[c] {
+			if s > c && s < cores && !seen[s] {
+				g = append(g, s)
+			}
+		}
+		sort.Ints(g)
+		for _, s := range g {
+			seen[s] = true
+		}
+		groups = append(groups, g)
+	}
+	var server [][]int
+	held := 0
+	for held < maxShards && len(server) < len(groups) {
+		server = append(server, groups[len(server)])
+		held += len(server[len(server)-1])
+	}
+	var order []int
+	for t := 0; len(order) < held; t++ {
+		for _, g := range server {
+			if t < len(g) {
+				order = append(order, g[t])
+			}
+		}
+	}
+	client := append([]int(nil), order[maxShards:]...)
+	order = order[:maxShards]
+	for _, g := range groups[len(server):] {
+		order = append(order, g...)
+	}
+	return append(order, client...)
+}
+
+// List is the taskset list of cpus, ascending, runs written lo-hi
+// ("0-3,8-11").
+func List(cpus []int) string {
+	s := append([]int(nil), cpus...)
+	sort.Ints(s)
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(Range(s[i], s[j]))
+		i = j + 1
+	}
+	return b.String()
+}
+
 // Range is the taskset list lo-hi ("3" when lo == hi).
 func Range(lo, hi int) string {
 	if lo >= hi {
 		return strconv.Itoa(lo)
 	}
 	return fmt.Sprintf("%d-%d", lo, hi)
+}
+
+// ParseList reads a Linux CPU list ("0-3,8,10-11") into CPU numbers.
+func ParseList(s string) ([]int, error) {
+	var cpus []int
+	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil, fmt.Errorf("cpu list %q: %w", s, err)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("cpu list %q: bad range %q", s, part)
+			}
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus, nil
+}
+
+// SharedCores returns the pairs (server CPU, client CPU) that are hardware
+// threads of one core.
+func (p Plan) SharedCores() [][2]int {
+	client := map[int]bool{}
+	for _, c := range p.Order[p.MaxShards:] {
+		client[c] = true
+	}
+	var pairs [][2]int
+	for _, s := range p.Order[:p.MaxShards] {
+		for _, c := range p.Siblings[s] {
+			if client[c] {
+				pairs = append(pairs, [2]int{s, c})
+			}
+		}
+	}
+	return pairs
 }

@@ -20,7 +20,7 @@ func TestNew(t *testing.T) {
 		{16, 12, false, false, []int{1, 2, 4, 8, 12}, nil, "12-15"},
 		{3, 0, false, true, []int{1}, nil, "1-2"},
 	} {
-		p, err := New(c.cores, c.max, 3, c.valkey, c.redis, 7*time.Minute)
+		p, err := New(c.cores, c.max, 3, c.valkey, c.redis, 7*time.Minute, nil)
 		if err != nil {
 			t.Errorf("%d cores: %v", c.cores, err)
 			continue
@@ -56,7 +56,7 @@ func TestNew(t *testing.T) {
 // The limit: under 8 minutes on 16 cores with radish, valkey and
 // redis, 3 runs of every point.
 func TestSixteenCoresFitEightMinutes(t *testing.T) {
-	p, err := New(16, 0, 3, true, true, 7*time.Minute)
+	p, err := New(16, 0, 3, true, true, 7*time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +73,11 @@ func TestSixteenCoresFitEightMinutes(t *testing.T) {
 
 func TestNewRefuses(t *testing.T) {
 	for _, c := range []struct{ cores, max, runs int }{{1, 0, 3}, {4, 4, 3}, {4, 5, 3}, {4, 0, 0}} {
-		if _, err := New(c.cores, c.max, c.runs, false, false, 7*time.Minute); err == nil {
+		if _, err := New(c.cores, c.max, c.runs, false, false, 7*time.Minute, nil); err == nil {
 			t.Errorf("New(%d cores, max %d, %d runs) gave no error", c.cores, c.max, c.runs)
 		}
 	}
-	if _, err := New(64, 0, 20, true, true, time.Minute); err == nil {
+	if _, err := New(64, 0, 20, true, true, time.Minute, nil); err == nil {
 		t.Error("a run that cannot fit its budget gave no error")
 	}
 }
@@ -91,5 +91,77 @@ func TestConnsAndCounts(t *testing.T) {
 	}
 	if Range(0, 0) != "0" || Range(2, 5) != "2-5" {
 		t.Error("Range")
+	}
+}
+
+func TestParseList(t *testing.T) {
+	for in, want := range map[string][]int{"0": {0}, "0-3": {0, 1, 2, 3}, "0,8": {0, 8}, "1-2,5,7-8\n": {1, 2, 5, 7, 8}} {
+		if got, err := ParseList(in); err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseList(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "a", "3-1", "1-", "1,,2"} {
+		if _, err := ParseList(bad); err == nil {
+			t.Errorf("ParseList(%q) gave no error", bad)
+		}
+	}
+}
+
+func TestOrderAndSharedCores(t *testing.T) {
+	// Siblings i and i+4 (a common VM numbering of 4 cores, 8 threads).
+	smt := map[int][]int{}
+	for i := 0; i < 4; i++ {
+		smt[i], smt[i+4] = []int{i, i + 4}, []int{i, i + 4}
+	}
+	// Siblings 2i and 2i+1.
+	adjacent := map[int][]int{}
+	for i := 0; i < 8; i += 2 {
+		adjacent[i], adjacent[i+1] = []int{i, i + 1}, []int{i, i + 1}
+	}
+	for _, c := range []struct {
+		name     string
+		max      int
+		siblings map[int][]int
+		order    []int
+		targets  []string // radish-1, -2, -4, ...
+		client   string
+		shared   int
+	}{
+		{"no SMT", 0, nil, []int{0, 1, 2, 3, 4, 5, 6, 7}, []string{"0", "0-1", "0-3"}, "4-7", 0},
+		{"i, i+4", 0, smt, []int{0, 1, 4, 5, 2, 6, 3, 7}, []string{"0", "0-1", "0-1,4-5"}, "2-3,6-7", 0},
+		{"2i, 2i+1", 0, adjacent, []int{0, 2, 1, 3, 4, 5, 6, 7}, []string{"0", "0,2", "0-3"}, "4-7", 0},
+		{"i, i+4, 3 shards", 3, smt, []int{0, 1, 4, 2, 6, 3, 7, 5}, []string{"0", "0-1", "0-1,4"}, "2-3,5-7", 1},
+	} {
+		p, err := New(8, c.max, 1, false, false, 7*time.Minute, c.siblings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var targets []string
+		for _, tg := range p.Targets {
+			targets = append(targets, tg.CPUs)
+		}
+		if !slices.Equal(p.Order, c.order) || !slices.Equal(targets, c.targets) || p.ClientCPUs != c.client {
+			t.Errorf("%s: order %v targets %v client %q; want %v %v %q", c.name, p.Order, targets, p.ClientCPUs, c.order, c.targets, c.client)
+		}
+		if got := p.SharedCores(); len(got) != c.shared {
+			t.Errorf("%s: SharedCores = %v, want %d pairs", c.name, got, c.shared)
+		}
+	}
+	// The same 8 CPUs with the plain 0..3 | 4..7 split would pair every
+	// server CPU with a client CPU.
+	plain := Plan{Cores: 8, MaxShards: 4, Order: []int{0, 1, 2, 3, 4, 5, 6, 7}, Siblings: smt}
+	if got := plain.SharedCores(); len(got) != 4 || got[0] != [2]int{0, 4} {
+		t.Errorf("SharedCores = %v", got)
+	}
+}
+
+func TestList(t *testing.T) {
+	for _, c := range []struct {
+		in   []int
+		want string
+	}{{[]int{0}, "0"}, {[]int{3, 1, 2, 0}, "0-3"}, {[]int{0, 1, 4, 5}, "0-1,4-5"}, {[]int{0, 2, 4}, "0,2,4"}} {
+		if got := List(c.in); got != c.want {
+			t.Errorf("List(%v) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -58,14 +58,14 @@ func (r *Report) prediction(p Point) (model.Prediction, bool) {
 func (r *Report) curveMarkdown(w io.Writer) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	c0 := r.Curve[0]
-	p("\n## Scaling curve: servers on CPUs 0..N-1, the Go load generator on CPUs %s, 1M keys (DEBUG POPULATE), uniformly random, %.1f s per run\n\n",
+	p("\n## Scaling curve: the Go load generator on CPUs %s, 1M keys (DEBUG POPULATE), uniformly random, %.1f s per run\n\n",
 		c0.ClientCPUs, c0.Seconds)
 	p("Threads are radish's shards, valkey's io-threads. Server and client CPU are µs per request (utime+stime of the process); busy is the share of the server's threads' or the client's CPUs that this CPU time fills at the median throughput. ")
 	if r.Model != nil {
 		p("Predicted is the model (benchmarks/internal/model) from the costs below, min–max; it is not a measurement.")
 	}
-	p("\n\n| server | threads | test | pipeline | conns | k requests/s | vs 1 thread | server µs CPU/req | server busy | client µs CPU/req | client busy | predicted k requests/s |\n")
-	p("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("\n\n| server | threads | CPUs | test | pipeline | conns | k requests/s | vs 1 thread | server µs CPU/req | server busy | client µs CPU/req | client busy | predicted k requests/s |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	base := map[string]float64{}
 	for _, c := range r.Curve {
 		pred := ""
@@ -76,7 +76,7 @@ func (r *Report) curveMarkdown(w io.Writer) {
 			}
 		}
 		if c.Err != "" || len(c.RPS) == 0 {
-			p("| %s | %d | %s | %d | %d | n/a | | | | | | %s |\n", c.Kind, c.Threads, c.Test, c.Pipeline, c.Conns, pred)
+			p("| %s | %d | %s | %s | %d | %d | n/a | | | | | | %s |\n", c.Kind, c.Threads, c.ServerCPUs, c.Test, c.Pipeline, c.Conns, pred)
 			continue
 		}
 		key := fmt.Sprintf("%s %s %d", c.Kind, c.Test, c.Pipeline)
@@ -84,7 +84,7 @@ func (r *Report) curveMarkdown(w io.Writer) {
 		if c.Threads == 1 {
 			base[key] = m
 		}
-		p("| %s | %d | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", c.Kind, c.Threads, c.Test, c.Pipeline, c.Conns,
+		p("| %s | %d | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", c.Kind, c.Threads, c.ServerCPUs, c.Test, c.Pipeline, c.Conns,
 			statCell(c.RPS, 1e-3, "%.0f"), ratio(m, base[key]), statCell(c.ServerUs, 1, "%.2f"), busy(m, c.ServerUs, c.Threads),
 			statCell(c.ClientUs, 1, "%.2f"), busy(m, c.ClientUs, c.ClientCores), pred)
 	}

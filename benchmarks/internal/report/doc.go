@@ -3,8 +3,10 @@
 // drawn with gonum.org/v1/plot.
 //
 // Nouns: a Report is one harness run on one machine; a Bench is one
-// redis-benchmark configuration on one server with one value per run; a Stat
-// is the median and range of those values.
+// redis-benchmark configuration on one server with one value per run; a
+// Point is one point of the scaling curve (server configuration, test,
+// pipeline depth; one value per run), drawn beside the model's Predicted
+// range; a Stat is the median and range of those values.
 //
 // It never runs benchmarks. Every number in a table or chart is derived from
 // the per-run values stored in the Report, so the JSON alone can redraw them.

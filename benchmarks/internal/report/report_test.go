@@ -92,7 +92,7 @@ func curveSample() *Report {
 	r := &Report{CPU: "cpu", Cores: 16, Model: m}
 	for _, n := range []int{1, 2, 4} {
 		r.Curve = append(r.Curve, Point{Server: fmt.Sprintf("radish-%d", n), Kind: "radish", Threads: n, Test: "GET", Pipeline: 32,
-			Conns: 50 * n, ClientCPUs: "8-15", ClientCores: 8, Seconds: 2, RPS: []float64{float64(n) * 1e6, float64(n) * 1.2e6, float64(n) * 1.1e6},
+			Conns: 50 * n, ServerCPUs: map[int]string{1: "0", 2: "0-1", 4: "0-3"}[n], ClientCPUs: "8-15", ClientCores: 8, Seconds: 2, RPS: []float64{float64(n) * 1e6, float64(n) * 1.2e6, float64(n) * 1.1e6},
 			ServerUs: []float64{0.5 * float64(n)}, ClientUs: []float64{0.3}})
 		pr, _ := m.Predict("GET", 32, n, 0)
 		r.Predicted = append(r.Predicted, pr)
@@ -108,10 +108,10 @@ func TestCurve(t *testing.T) {
 	r.Markdown(&b)
 	md := b.String()
 	for _, want := range []string{
-		"| radish | 1 | GET | 32 | 50 | 1100 (1000–1200) | 1.00x | 0.50 | 55% | 0.30 | 4% | 2000–2000 |",
-		"| radish | 4 | GET | 32 | 200 | 4400 (4000–4800) | 4.00x | 2.00 | 220% | 0.30 | 16% | 1739–1739 |",
-		"| valkey | 1 | GET | 32 | 50 | 500 | 1.00x | 1.50 | 75% | 0.30 |  |  |",
-		"| valkey | 2 | GET | 32 | 100 | n/a | | | | | |  |",
+		"| radish | 1 | 0 | GET | 32 | 50 | 1100 (1000–1200) | 1.00x | 0.50 | 55% | 0.30 | 4% | 2000–2000 |",
+		"| radish | 4 | 0-3 | GET | 32 | 200 | 4400 (4000–4800) | 4.00x | 2.00 | 220% | 0.30 | 16% | 1739–1739 |",
+		"| valkey | 1 |  | GET | 32 | 50 | 500 | 1.00x | 1.50 | 75% | 0.30 |  |  |",
+		"| valkey | 2 |  | GET | 32 | 100 | n/a | | | | | |  |",
 		"- valkey-2 GET -P 32: server crashed",
 		"Model inputs (test):",
 		"| GET | 32 | 0.50 | 2.40 |",
