@@ -3,8 +3,9 @@
 # first cores, the Go load generator (radish-bench gen) on the others; GET,
 # SET and a 90/10 GET/SET mix over 1M keys at -P 1 and -P 32; the same with
 # valkey-server --io-threads 1..8 and redis-server when given. Server and
-# client CPU per request beside each point, and the model's prediction
-# beside radish's. Fits 7 minutes on 16 cores (3 runs of 2 s per point).
+# client CPU per request beside each point, the model's prediction beside
+# radish's, and a perf profile of radish at its largest shard count where
+# perf is installed. Fits 7 minutes on 16 cores (3 runs of 2 s per point).
 #
 #   bash benchmarks/scaling.sh                                  # build, then run
 #   bash benchmarks/scaling.sh --valkey /opt/valkey-server --redis /usr/bin/redis-server

@@ -114,6 +114,7 @@ func main() {
 		costsFrom  = flag.String("costs-source", "", "where --costs were measured (binary, commit, machine), for the report")
 		predict    = flag.Bool("predict", false, "only print the model's prediction for 1 to 64 shards from --costs")
 		commit     = flag.String("commit", "", "the commit radish-server was built from, for the report (scaling.sh passes it)")
+		perfBin    = flag.String("perf", "perf", "scaling: perf, to profile radish at the largest shard count (skipped if not found; \"\" for none)")
 	)
 	flag.IntVar(&h.runs, "runs", 3, "runs per measurement (the median and range are reported)")
 	flag.StringVar(&h.bench, "redis-benchmark", "/usr/bin/redis-benchmark", "redis-benchmark binary")
@@ -214,7 +215,12 @@ func main() {
 				h.rep.Pinning = fmt.Sprintf("servers on the first N of CPUs %v (N = shards or io-threads; one hardware thread per core first), the load generator on CPUs %s",
 					pl.Order[:pl.MaxShards], pl.ClientCPUs)
 			}
-			h.curve(ctx, binaries{radish: *radishBin, io: *ioKind, valkey: *valkeyBin, redis: redis, commit: *commit}, pl, costs)
+			perf := *perfBin
+			if _, err := exec.LookPath(perf); perf != "" && err != nil {
+				log.Printf("no %s: no profile", perf)
+				perf = ""
+			}
+			h.curve(ctx, binaries{radish: *radishBin, io: *ioKind, valkey: *valkeyBin, redis: redis, commit: *commit, perf: perf}, pl, costs)
 		}
 	}
 

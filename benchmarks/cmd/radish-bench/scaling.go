@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,9 +26,10 @@ import (
 const curveKeys = 1_000_000
 
 // binaries are the servers the scaling curve may run ("" leaves valkey or
-// redis out); commit, if known, is radish's.
+// redis out); commit, if known, is radish's; perf, if not "", profiles
+// radish at its largest shard count.
 type binaries struct {
-	radish, io, valkey, redis, commit string
+	radish, io, valkey, redis, commit, perf string
 }
 
 // curve runs the scaling curve of pl: every target started at once on its
@@ -122,7 +126,59 @@ func (h *harness) curve(ctx context.Context, bins binaries, pl plan.Plan, costs 
 			h.rep.Curve = append(h.rep.Curve, pts...)
 		}
 	}
+	if bins.perf != "" {
+		h.profile(ctx, bins.perf, srvs, targetOf, pl)
+	}
 	h.predict(costs)
+}
+
+// profile records where radish's CPU time goes at its largest shard count:
+// perf record on the server for one more run of MIX -P 32, then perf
+// report's flat profile by symbol (radish's package paths shortened, the
+// empty source columns cut) into the report.
+func (h *harness) profile(ctx context.Context, perf string, srvs []*server.Server, targetOf map[string]plan.Target, pl plan.Plan) {
+	var s *server.Server
+	for _, c := range srvs {
+		if t := targetOf[c.Name]; t.Kind == "radish" && c.Alive() && (s == nil || t.Threads > targetOf[s.Name].Threads) {
+			s = c
+		}
+	}
+	if s == nil {
+		return
+	}
+	data := filepath.Join(h.tmp, "perf.data")
+	rec := exec.CommandContext(ctx, perf, "record", "-F", "999", "-g", "-p", strconv.Itoa(s.Pid), "-o", data,
+		"--", "sleep", strconv.FormatFloat(pl.Duration.Seconds(), 'f', 1, 64))
+	recOut := &bytes.Buffer{}
+	rec.Stdout, rec.Stderr = recOut, recOut
+	if err := rec.Start(); err != nil {
+		h.problem("perf record: %v", err)
+		return
+	}
+	cfg := loadgen.Config{Addr: s.Addr(), Conns: plan.Conns(targetOf[s.Name]), Pipeline: 32, Keys: curveKeys, SetPct: 10, Duration: pl.Duration}
+	_, _, genErr := h.gen(ctx, s, pl.ClientCPUs, cfg)
+	if err := rec.Wait(); err != nil {
+		h.problem("perf record: %v: %s", err, lastLine(recOut.Bytes()))
+		return
+	}
+	if genErr != nil {
+		h.problem("%s profile run: %v", s.Name, genErr)
+		return
+	}
+	out, err := exec.CommandContext(ctx, perf, "report", "-i", data, "--stdio", "--no-children", "-g", "none",
+		"--sort", "symbol", "--percent-limit", "0.5").Output()
+	if err != nil {
+		h.problem("perf report: %v", err)
+		return
+	}
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			lines = append(lines, strings.ReplaceAll(strings.TrimRight(l, " -"), "github.com/radish-kv/radish/", ""))
+		}
+	}
+	h.rep.Profile = &report.Profile{Server: s.Name, Test: "MIX", Pipeline: 32, Seconds: pl.Duration.Seconds(),
+		Lines: lines[:min(len(lines), 60)]}
 }
 
 // siblings reads each CPU's hardware threads (the CPUs of its core) from

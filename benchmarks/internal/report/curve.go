@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -93,6 +94,10 @@ func (r *Report) curveMarkdown(w io.Writer) {
 		for _, c := range r.Model.Costs {
 			p("| %s | %d | %.2f | %.2f |\n", c.Test, c.Pipeline, c.Local, c.Hop)
 		}
+	}
+	if pr := r.Profile; pr != nil {
+		p("\n### Where %s's CPU time goes: %s -P %d, %.1f s (perf record, perf report --no-children --sort symbol)\n\n```\n%s\n```\n",
+			pr.Server, pr.Test, pr.Pipeline, pr.Seconds, strings.Join(pr.Lines, "\n"))
 	}
 	errs := map[string]bool{}
 	for _, c := range r.Curve {

@@ -31,7 +31,18 @@ type Report struct {
 	// for the curve's radish points.
 	Model     *model.Model       `json:"model,omitempty"`
 	Predicted []model.Prediction `json:"predicted,omitempty"`
+	Profile   *Profile           `json:"profile,omitempty"`
 	Problems  []string           `json:"problems"`
+}
+
+// Profile is perf report's flat profile (by symbol, above 0.5%) of one
+// server during one run of a test.
+type Profile struct {
+	Server   string   `json:"server"`
+	Test     string   `json:"test"`
+	Pipeline int      `json:"pipeline"`
+	Seconds  float64  `json:"seconds"`
+	Lines    []string `json:"lines"`
 }
 
 // ServerInfo says what was compared.

@@ -104,6 +104,7 @@ func curveSample() *Report {
 
 func TestCurve(t *testing.T) {
 	r := curveSample()
+	r.Profile = &Profile{Server: "radish-4", Test: "MIX", Pipeline: 32, Seconds: 2, Lines: []string{"    12.50%  radish-server  [.] shard.(*Shard).Turn"}}
 	var b bytes.Buffer
 	r.Markdown(&b)
 	md := b.String()
@@ -116,6 +117,8 @@ func TestCurve(t *testing.T) {
 		"Model inputs (test):",
 		"| GET | 32 | 0.50 | 2.40 |",
 		"it is not a measurement",
+		"### Where radish-4's CPU time goes: MIX -P 32, 2.0 s",
+		"```\n    12.50%  radish-server  [.] shard.(*Shard).Turn\n```",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
