@@ -335,6 +335,12 @@ func predictTable(w io.Writer, m model.Model) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "\nk requests/s if every shard's core is busy (server µs CPU per request); min–max: hops batched per connection–as at 2 shards.")
+	fmt.Fprintf(w, "\nThe costs split into per-request and per-batch parts (µs):\n\n| test | local per request | local per batch (loop turn) | hop per request | hop per message batch |\n|---|---|---|---|---|\n")
+	for _, t := range m.Tests() {
+		if pt, ok := m.Split(t, pipes[len(pipes)-1]); ok {
+			fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %.2f |\n", t, pt.LocalReq, pt.LocalBatch, pt.HopReq, pt.HopBatch)
+		}
+	}
 }
 
 // span is "a" or "a–b" in format, scaled.

@@ -114,10 +114,19 @@ func (m Model) Predict(test string, p, n int, clientRPS float64) (Prediction, bo
 	return pr, true
 }
 
-// cpu returns the server CPU µs per request of test at pipeline p and n
-// shards: lo with hops as cheap as at 2 shards, hi with hops' per-batch
-// part spread over one connection's batch to each shard.
-func (m Model) cpu(test string, p, n int) (lo, hi float64, ok bool) {
+// Parts is a test's costs split into what is paid per request and what is
+// paid per batch, in µs: a local request costs LocalReq + LocalBatch/P at
+// pipeline depth P (LocalBatch is the loop turn's fixed cost for one
+// connection's batch); a hop adds HopReq + HopBatch/b, b being the
+// requests in each message batch to another shard.
+type Parts struct {
+	LocalReq, LocalBatch, HopReq, HopBatch float64
+}
+
+// Split returns the Parts of test, from its costs at the two measured
+// depths nearest p. With costs at one depth only, that depth must be p and
+// the batch parts are 0 (the costs are taken as they are).
+func (m Model) Split(test string, p int) (Parts, bool) {
 	var cs []Cost
 	for _, c := range m.Costs {
 		if c.Test == test {
@@ -125,16 +134,14 @@ func (m Model) cpu(test string, p, n int) (lo, hi float64, ok bool) {
 		}
 	}
 	if len(cs) == 0 {
-		return 0, 0, false
+		return Parts{}, false
 	}
 	slices.SortFunc(cs, func(a, b Cost) int { return a.Pipeline - b.Pipeline })
-	remote := float64(n-1) / float64(n)
-	if len(cs) == 1 || cs[0].Pipeline == cs[len(cs)-1].Pipeline {
+	if cs[0].Pipeline == cs[len(cs)-1].Pipeline {
 		if cs[0].Pipeline != p {
-			return 0, 0, false
+			return Parts{}, false
 		}
-		c := cs[0].Local + remote*cs[0].Hop
-		return c, c, true
+		return Parts{LocalReq: cs[0].Local, HopReq: cs[0].Hop}, true
 	}
 	// The two depths around p (or the nearest two at either end).
 	i := 1
@@ -145,13 +152,26 @@ func (m Model) cpu(test string, p, n int) (lo, hi float64, ok bool) {
 	if a.Pipeline == b.Pipeline {
 		a = cs[0]
 	}
+	var pt Parts
 	// local(P) = w + f/P through a and b.
-	lf, lw := split(1/float64(a.Pipeline), a.Local, 1/float64(b.Pipeline), b.Local)
-	local := lw + lf/float64(p)
-	// hop at 2 shards: hop(P) = w + f/b(2, P).
-	hf, hw := split(1/perShard(2, a.Pipeline), a.Hop, 1/perShard(2, b.Pipeline), b.Hop)
-	atTwo := hw + hf/perShard(2, p)
-	atN := hw + hf/perShard(n, p)
+	pt.LocalBatch, pt.LocalReq = split(1/float64(a.Pipeline), a.Local, 1/float64(b.Pipeline), b.Local)
+	// hop at 2 shards: w + f/b(2, P).
+	pt.HopBatch, pt.HopReq = split(1/perShard(2, a.Pipeline), a.Hop, 1/perShard(2, b.Pipeline), b.Hop)
+	return pt, true
+}
+
+// cpu returns the server CPU µs per request of test at pipeline p and n
+// shards: lo with hops as cheap as at 2 shards, hi with hops' per-batch
+// part spread over one connection's batch to each shard.
+func (m Model) cpu(test string, p, n int) (lo, hi float64, ok bool) {
+	pt, ok := m.Split(test, p)
+	if !ok {
+		return 0, 0, false
+	}
+	remote := float64(n-1) / float64(n)
+	local := pt.LocalReq + pt.LocalBatch/float64(p)
+	atTwo := pt.HopReq + pt.HopBatch/perShard(2, p)
+	atN := pt.HopReq + pt.HopBatch/perShard(n, p)
 	return local + remote*atTwo, local + remote*max(atN, atTwo), true
 }
 

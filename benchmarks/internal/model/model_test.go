@@ -98,6 +98,9 @@ func TestPredictTwoDepths(t *testing.T) {
 			t.Errorf("P%d: 1 shard %+v, 2 shards %+v: not the measured points", p, one, two)
 		}
 	}
+	if pt, ok := m.Split("GET", 32); !ok || !near(pt.LocalReq, 0.3) || !near(pt.LocalBatch, 6.4) || !near(pt.HopReq, 2) || !near(pt.HopBatch, 4) {
+		t.Errorf("Split = %+v, want 0.3 + 6.4/P, 2 + 4/b", pt)
+	}
 	p16, _ := m.Predict("GET", 32, 16, 0)
 	if want := local(32) + 15.0/16*hop(16, 32); !near(p16.CPUMax, want) {
 		t.Errorf("16 shards CPUMax %v, want %v", p16.CPUMax, want)
