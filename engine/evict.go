@@ -423,3 +423,27 @@ func (db *DB) Freq(key []byte, now int64) (int, bool) {
 	}
 	return int(db.s.lfuDecr(getClock(l.b))), true
 }
+
+// SetAccess sets key's access clock as RESTORE's IDLETIME and FREQ do
+// (Redis's objectSetLRUOrLFU): under an LFU policy a freq >= 0 (at most
+// 255) becomes the counter; under another policy an idle >= 0 (seconds)
+// dates the last access back; anything else is ignored. It reports
+// whether key exists.
+func (db *DB) SetAccess(key []byte, freq int, idle int64, now int64) bool {
+	_, h, l := db.peek(key, now)
+	if h == slab.Nil {
+		return false
+	}
+	s := db.s
+	switch {
+	case s.mem.policy.lfu() && freq >= 0:
+		putClock(l.b, s.lfuMinutes()<<8|uint32(freq)&255)
+	case !s.mem.policy.lfu() && idle >= 0:
+		v := int64(s.lruClock()) - idle
+		if v < 0 {
+			v += lruMax // then cut to 24 bits, as Redis's bit field does
+		}
+		putClock(l.b, uint32(v)&lruMax)
+	}
+	return true
+}

@@ -352,3 +352,28 @@ func BenchmarkEvict(b *testing.B) {
 		s.Evict(t0)
 	}
 }
+
+// TestSetAccess: RESTORE's IDLETIME dates the access back under an LRU
+// policy, FREQ sets the counter under an LFU one; each is ignored under
+// the other policy.
+func TestSetAccess(t *testing.T) {
+	s, db := newTestDB(t)
+	k := []byte("k")
+	db.SetString(k, []byte("v"), 0, false)
+	db.SetAccess(k, 9, 100, t0)
+	if idle, _ := db.IdleTime(k, t0); idle != 100 {
+		t.Errorf("idle %d, want 100", idle)
+	}
+	s.SetMaxMemory(0, AllKeysLFU, 5)
+	db.SetAccess(k, 9, 5000, t0)
+	if f, _ := db.Freq(k, t0); f != 9 {
+		t.Errorf("freq %d, want 9", f)
+	}
+	db.SetAccess(k, -1, 100, t0) // IDLETIME under LFU: ignored
+	if f, _ := db.Freq(k, t0); f != 9 {
+		t.Errorf("freq %d after IDLETIME, want 9", f)
+	}
+	if db.SetAccess([]byte("absent"), 1, 1, t0) {
+		t.Error("absent key reported")
+	}
+}
