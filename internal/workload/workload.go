@@ -19,10 +19,15 @@ var unordered = map[string]bool{
 
 // Canonical is the reply to args as a comparison needs it: as it is, or,
 // for a command whose reply lists members in no specified order (HGETALL,
-// SMEMBERS, KEYS ...), with its members sorted.
+// SMEMBERS, KEYS ...), with its members sorted; for DUMP, the payload's
+// type byte and contents.
 func Canonical(args []string, raw []byte) []byte {
-	if name := strings.ToUpper(args[0]); unordered[name] {
+	name := strings.ToUpper(args[0])
+	switch {
+	case unordered[name]:
 		return sortedReply(raw, name == "HGETALL")
+	case name == "DUMP":
+		return canonicalDump(raw)
 	}
 	return raw
 }
@@ -123,7 +128,7 @@ func (g *Gen) Next() []string {
 
 func (g *Gen) command() []string {
 	s, l, h, e, z := g.key('s'), g.key('l'), g.key('h'), g.key('e'), g.key('z')
-	switch g.r.IntN(93) {
+	switch g.r.IntN(94) {
 	case 0:
 		return []string{"SET", s, g.val()}
 	case 1:
@@ -355,6 +360,8 @@ func (g *Gen) command() []string {
 		default:
 			return append(append([]string{"BLMPOP", "0.01", strconv.Itoa(len(ks))}, ks...), g.pick("LEFT", "RIGHT"))
 		}
+	case 92:
+		return g.dumpOrRestore()
 	default:
 		return []string{"SMISMEMBER", e, g.val(), g.val(), g.val()}
 	}

@@ -23,8 +23,9 @@ func (e *Encoder) AppendDump(dst []byte, r engine.Record) []byte {
 
 // ParseDump checks a DUMP payload's version (at most MaxVersion) and
 // checksum (ErrPayload when either is wrong) and decodes its value (an
-// error matching ErrFormat, or an UnsupportedError). Bytes between the
-// value and the footer are ignored, as Redis ignores them.
+// error matching ErrFormat, or an UnsupportedError). As in Redis, the
+// value is read from the whole payload: bytes between it and the footer
+// are ignored, and a value cut short may end in the footer's bytes.
 func ParseDump(p []byte) (engine.Record, error) {
 	if len(p) < footer {
 		return engine.Record{}, ErrPayload
@@ -34,7 +35,7 @@ func ParseDump(p []byte) (engine.Record, error) {
 		CRC64(0, body) != binary.LittleEndian.Uint64(foot) {
 		return engine.Record{}, ErrPayload
 	}
-	r := NewReader(p[:len(p)-footer])
+	r := NewReader(p)
 	t, err := r.ReadByte()
 	if err != nil {
 		return engine.Record{}, err
