@@ -293,6 +293,22 @@ func TestDumpRestoreAgainstRedis(t *testing.T) {
 	if r := a.do(t, []string{"PING"})[0]; string(r) != "+PONG\r\n" {
 		t.Fatalf("after bad payloads: %q", r)
 	}
+
+	// A RESTORE that creates a list serves a client blocked on the key.
+	got := make(chan []string, 1)
+	blocker := s.client(2)
+	go func() {
+		v, _ := blocker.BLPop(ctx, 10*time.Second, "blocked").Result()
+		got <- v
+	}()
+	time.Sleep(200 * time.Millisecond)
+	list := string(bulk(t, a.do(t, []string{"DUMP", "l:small"})[0]))
+	if r := a.do(t, []string{"RESTORE", "blocked", "0", list})[0]; string(r) != "+OK\r\n" {
+		t.Fatalf("RESTORE blocked: %q", r)
+	}
+	if v := <-got; len(v) != 2 || v[0] != "blocked" || v[1] != "a" {
+		t.Errorf("BLPOP after RESTORE: %q", v)
+	}
 }
 
 // appendCRC appends a DUMP payload's checksum to body.
