@@ -45,9 +45,10 @@
 //   - Every malformed input is an error matching ErrFormat, an
 //     UnsupportedError, or (footer) ErrPayload; nothing else.
 //   - A decoded Record has neither Raw nor Text set: the engine gives the
-//     value the encoding its contents call for, as Redis does on load;
-//     empty values, duplicate members or fields and NaN scores are errors,
-//     as in Redis.
+//     value the encoding its contents call for, as Redis does on load.
+//     Empty values, duplicate members or fields, NaN scores and compact
+//     structures out of order are errors, as in Redis with
+//     sanitize-dump-payload yes (Radish always checks deeply).
 //   - An Encoder and a Reader belong to one goroutine; slices a Reader
 //     returns are valid until its next call.
 package rdb
