@@ -385,14 +385,18 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 	c.cl.LastMs = now
 	c.cl.Authed = g.RequirePass() == ""
 	c.cl.Addr, c.cl.LAddr = s.drv.Addrs(id)
-	s.conns[id] = c
 	s.stats.connections++
 	if n := g.clients.Add(1); n > int64(s.conf.MaxClients) {
+		// As Redis: a refused connection is told why and closed, and it
+		// never counts as a client (not even until its close completes).
+		g.clients.Add(-1)
 		out := s.drv.Output(id)
 		*out = append(*out, "-ERR max number of clients reached\r\n"...)
 		s.stats.rejected++
 		s.closeConn(c)
+		return
 	}
+	s.conns[id] = c
 }
 
 // OnClose implements ioloop.Handler.
