@@ -30,6 +30,9 @@ func TestHopsKeepReplyOrder(t *testing.T) {
 	if remote == 0 || m.g.shards[0].stats.hops == 0 {
 		t.Fatalf("no key hopped (remote keys %d, hops %d)", remote, m.g.shards[0].stats.hops)
 	}
+	if info, hops := m.g.Info([]string{"stats"}), m.g.shards[0].stats.hops; !strings.Contains(info, fmt.Sprintf("\r\ncross_shard_hops:%d\r\n", hops)) {
+		t.Fatalf("INFO stats does not count %d hops:\n%s", hops, info)
+	}
 	if got := m.do(c, "MGET k1 k2 nokey k3\r\nDBSIZE\r\n"); got != "*4\r\n$1\r\n1\r\n$1\r\n2\r\n$-1\r\n$1\r\n3\r\n:50\r\n" {
 		t.Fatalf("MGET/DBSIZE = %q", got)
 	}

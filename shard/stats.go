@@ -106,7 +106,7 @@ func (g *Group) Info(sections []string) string {
 			b.WriteString("\r\n")
 		}
 	}
-	var cmds, conns, rejected, mem, blocked, expired, evicted int64
+	var cmds, conns, rejected, mem, blocked, expired, evicted, hops, txns int64
 	var dirty uint64
 	var stale float64
 	dbs := g.opts.Databases
@@ -118,6 +118,8 @@ func (g *Group) Info(sections []string) string {
 		cmds += p.commands.Load()
 		conns += p.connections.Load()
 		rejected += p.rejected.Load()
+		hops += p.hops.Load()
+		txns += p.txns.Load()
 		mem += p.usedMemory.Load()
 		blocked += p.blocked.Load()
 		dirty += p.dirty.Load()
@@ -180,8 +182,9 @@ func (g *Group) Info(sections []string) string {
 	if show("stats", true) {
 		sep()
 		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\n"+
-			"rejected_connections:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nevicted_keys:%d\r\n",
-			conns, cmds, rejected, expired, stale, evicted)
+			"rejected_connections:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nevicted_keys:%d\r\n"+
+			"cross_shard_hops:%d\r\ncross_shard_txns:%d\r\n",
+			conns, cmds, rejected, expired, stale, evicted, hops, txns)
 	}
 	if show("replication", true) {
 		sep()
