@@ -299,3 +299,13 @@ func TestReadersShareLocks(t *testing.T) {
 	}
 	m.noneLeft()
 }
+
+// TestBenchTags: benchmarks/hop.sh's hash tags land where it says, {d} on
+// shard 0 of 2 and {a} on shard 1.
+func TestBenchTags(t *testing.T) {
+	for tag, want := range map[string]int{"{d}:1": 0, "{a}:1": 1} {
+		if got := router.ShardOf([]byte(tag), 2); got != want {
+			t.Errorf("%s is on shard %d of 2, hop.sh wants %d", tag, got, want)
+		}
+	}
+}
