@@ -34,6 +34,9 @@ type conn struct {
 type slot struct {
 	buf  []byte
 	done bool
+	// hop, when set, is the pooled hopMsg the slot belongs to: it goes
+	// back to the free list once the slot leaves the queue (hop.go).
+	hop *hopMsg
 }
 
 // serve parses and runs every complete command buffered for c, in order,
@@ -188,7 +191,7 @@ func (s *Shard) reply(c *conn, fn func(w *resp.Writer)) {
 	// command.
 	last := c.queue[len(c.queue)-1]
 	if !last.done {
-		last = &slot{done: true}
+		last = s.readySlot()
 		c.queue = append(c.queue, last)
 	}
 	s.w.B, s.w.Proto = last.buf, c.cl.Proto
@@ -215,6 +218,9 @@ func (s *Shard) fill(c *conn, sl *slot, b []byte) {
 		if !c.closing {
 			out := s.drv.Output(c.id)
 			*out = append(*out, c.queue[i].buf...)
+		}
+		if h := c.queue[i].hop; h != nil {
+			s.freeHop(h)
 		}
 		c.queue[i] = nil
 	}
@@ -337,28 +343,6 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	if n := s.store.Dirty() - dirty; n != 0 {
 		s.wrote(db, spec, args, w.B[start:], n)
 	}
-}
-
-// hop sends a command whose keys all live on shard dst and queues its reply.
-func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
-	s.stats.hops++
-	args = command.CopyArgs(args)
-	sl := s.pend(c)
-	db, proto, from, reply, nt := c.cl.DB, c.cl.Proto, s.id, c.cl.Reply, c.cl.NoTouch
-	if reply == command.ReplySkip {
-		c.cl.Reply = command.ReplyOn
-	}
-	s.send(dst, msgHop, func(t *Shard) {
-		t.runOrDefer(args, spec, func() {
-			b := t.execTo(nt, proto, db, spec, args)
-			t.send(from, msgHopReply, func(o *Shard) {
-				if reply != command.ReplyOn {
-					b = nil
-				}
-				o.fill(c, sl, b)
-			})
-		})
-	})
 }
 
 // execTo runs a command for another shard and returns its reply bytes.

@@ -18,10 +18,13 @@
 //
 // Nouns:
 //   - message: a value with a kind (hop, lock, gather, park, claim ...: see
-//     msg.go) and a closure that runs on the destination shard's goroutine.
+//     msg.go) and a closure that runs on the destination shard's goroutine,
+//     or, for a hop and its reply, a pooled payload (hopMsg, hop.go) that
+//     the sender fills, the owner answers in, and the reply hands back.
 //     It is the only way one shard affects another; a shard never writes
-//     another shard's memory, and reads only what no one changes after the
-//     message was sent (a txn's args and parts).
+//     another shard's memory but a hop payload it holds, and reads only what
+//     no one changes after the message was sent (a txn's args and parts, a
+//     hop's command).
 //   - slot: a place in a connection's reply queue. Replies leave a connection
 //     in request order: a command whose reply is not ready (it ran elsewhere)
 //     holds back the replies behind it.

@@ -2,12 +2,14 @@ package shard
 
 // message is what one shard hands another: a kind that names the step of
 // the protocol it carries, and the work itself, which runs on the
-// destination shard's goroutine. The kind is what a simulator (or a trace)
-// sees: it can hold, drop or reorder deliveries by kind and destination
-// without knowing the closures.
+// destination shard's goroutine: a closure, or for a hop and its reply a
+// pooled payload that needs no allocation (hop.go). The kind is what a
+// simulator (or a trace) sees: it can hold, drop or reorder deliveries by
+// kind and destination without knowing the closures.
 type message struct {
 	kind msgKind
-	run  func(s *Shard)
+	run  func(s *Shard) // nil when hop is set
+	hop  *hopMsg        // msgHop, msgHopReply of a single-shard command
 }
 
 // msgKind names a step of the protocols between shards.

@@ -28,6 +28,8 @@ type Shard struct {
 
 	reader resp.Reader
 	w      resp.Writer // scratch writer for replies that do not go straight to a connection
+	hopW   resp.Writer // the writer of hop replies, into their hopMsg (execHop)
+	hops   []*hopMsg   // free hop payloads and ready slots (hop.go)
 	ctx    command.Ctx
 	plan   router.Planner // places commands; holds the scratch for their key positions
 	cmds   command.Resolver
@@ -53,7 +55,7 @@ type Shard struct {
 
 	waiters map[wkey][]*waiter // blocked clients per key, FIFO (see block.go)
 	ready   []wkey             // keys written since their waiters were served, in order
-	keys2   []int              // scratch for key positions of a write
+	keyIdx  []int              // scratch for a hop's key positions (runHop)
 
 	locks *coord.Table // key locks and the work waiting for them (txn.go)
 
@@ -339,7 +341,7 @@ func (s *Shard) drainInbox() {
 		s.inbox.pending.Store(false)
 		s.inbox.mu.Unlock()
 		for i, m := range q {
-			m.run(s)
+			s.handle(m)
 			q[i] = message{}
 		}
 		s.spare = q[:0]
@@ -352,7 +354,7 @@ func (s *Shard) runLocal() {
 		q := s.local
 		s.local = nil
 		for _, m := range q {
-			m.run(s)
+			s.handle(m)
 		}
 		s.drainInbox()
 		s.serveReady()

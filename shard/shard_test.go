@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
 )
 
@@ -119,6 +120,48 @@ func TestLocalPathAllocs(t *testing.T) {
 	run()
 	if n := testing.AllocsPerRun(1000, run); n != 0 {
 		t.Fatalf("%.1f allocations per SET+GET", n)
+	}
+}
+
+// TestHopPathAllocs: a pipeline of SET and GET on a key of the other
+// shard, with a local GET behind each hop (its reply waits in a ready
+// slot), allocates nothing once the hop pools are warm: not the request,
+// not its reply, not the slots, not the messages.
+func TestHopPathAllocs(t *testing.T) {
+	m := newSim(t, 2, 1)
+	c := m.dial(0)
+	home, owner, d := m.g.shards[0], m.g.shards[1], m.drv[0]
+	far, near := keysOn(1, 2, 1)[0], keysOn(0, 2, 1)[0]
+	var w resp.Writer
+	for _, cmd := range [][]string{{"SET", far, "value"}, {"GET", near}, {"GET", far}, {"GET", near}} {
+		w.Array(len(cmd))
+		for _, a := range cmd {
+			w.BulkString(a)
+		}
+	}
+	req := w.B
+	want := "+OK\r\n$-1\r\n$5\r\nvalue\r\n$-1\r\n"
+	runs := 0
+	run := func() {
+		runs++
+		d.in[c.id] = req
+		home.OnData(c.id)
+		home.flushOutbox()
+		owner.Turn(m.now)
+		owner.flushOutbox()
+		home.Turn(m.now)
+		out := d.Output(c.id)
+		if string(*out) != want {
+			t.Fatalf("replies %q, want %q", *out, want)
+		}
+		*out = (*out)[:0]
+	}
+	run()
+	if n := testing.AllocsPerRun(1000, run); n != 0 {
+		t.Fatalf("%.1f allocations per pipeline of two hops and two local GETs", n)
+	}
+	if hops := home.stats.hops; hops != int64(2*runs) {
+		t.Fatalf("%d hops in %d pipelines, want 2 each", hops, runs)
 	}
 }
 

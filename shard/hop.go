@@ -1,0 +1,149 @@
+package shard
+
+import (
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/coord"
+)
+
+// A hop is a command sent to the one shard that owns its keys, and its
+// reply coming back (msgHop, msgHopReply). Once the pools are warm it
+// allocates nothing: the command and its reply travel in a hopMsg that the
+// connection's shard (home) takes from its own free list, fills and sends;
+// the owner reads the command, writes the reply into the hopMsg's slot
+// and sends the hopMsg back; home writes the reply out in order and, once
+// it has left the queue, puts the hopMsg back on its list. Between the two
+// sends only the owner touches it, and home reads none of it until the
+// reply arrives: a slot that is not done is read by nobody.
+
+// hopMsg is a hop's payload, owned by home except while the owner runs it.
+type hopMsg struct {
+	// slot is the reply's place in the connection's queue; the owner
+	// writes its buf. A pooled slot that is only a ready slot (a local
+	// reply queued behind a hop, see reply) uses nothing else.
+	slot
+	c       *conn // home's only
+	spec    *command.Spec
+	args    [][]byte // the command, pointing into argBuf
+	argBuf  []byte
+	db      int
+	proto   int
+	noTouch bool
+	reply   command.ReplyMode // the client's CLIENT REPLY when it was sent
+	home    int
+}
+
+// Limits of what the free list keeps: how many hopMsgs (more are in
+// flight only under a burst), and the largest buffer worth keeping.
+const (
+	maxFreeHops = 4096
+	maxHopBuf   = 64 << 10
+)
+
+// newHop takes a hopMsg from the free list, or makes one.
+func (s *Shard) newHop() *hopMsg {
+	if n := len(s.hops); n > 0 {
+		h := s.hops[n-1]
+		s.hops[n-1] = nil
+		s.hops = s.hops[:n-1]
+		return h
+	}
+	h := &hopMsg{}
+	h.slot.hop = h
+	return h
+}
+
+// freeHop puts h back once its slot has left the connection's queue.
+func (s *Shard) freeHop(h *hopMsg) {
+	if len(s.hops) >= maxFreeHops {
+		return
+	}
+	h.c, h.spec, h.done = nil, nil, false
+	h.buf = h.buf[:0]
+	if cap(h.buf) > maxHopBuf {
+		h.buf = nil
+	}
+	if cap(h.argBuf) > maxHopBuf {
+		h.argBuf, h.args = nil, nil
+	}
+	s.hops = append(s.hops, h)
+}
+
+// readySlot is a pooled slot, done, for replies queued behind a hop.
+func (s *Shard) readySlot() *slot {
+	h := s.newHop()
+	h.done = true
+	return &h.slot
+}
+
+// setArgs copies args into h's own buffers, each argument capped so that
+// a handler appending to one cannot write over the next.
+func (h *hopMsg) setArgs(args [][]byte) {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	if cap(h.argBuf) < n {
+		h.argBuf = make([]byte, 0, n)
+	}
+	buf, out := h.argBuf[:0], h.args[:0]
+	for _, a := range args {
+		buf = append(buf, a...)
+		out = append(out, buf[len(buf)-len(a):len(buf):len(buf)])
+	}
+	h.argBuf, h.args = buf, out
+}
+
+// hop sends a command whose keys all live on shard dst and queues its reply.
+func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
+	s.stats.hops++
+	h := s.newHop()
+	h.c, h.spec, h.home = c, spec, s.id
+	h.db, h.proto, h.noTouch, h.reply = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl.Reply
+	h.setArgs(args)
+	c.queue = append(c.queue, &h.slot)
+	if h.reply == command.ReplySkip {
+		c.cl.Reply = command.ReplyOn
+	}
+	s.outbox[dst] = append(s.outbox[dst], message{kind: msgHop, hop: h})
+}
+
+// runHop runs a hop on the shard that owns its keys, now or, when they are
+// busy, behind the work they wait for.
+func (s *Shard) runHop(h *hopMsg) {
+	idx, _ := h.spec.Keys(h.args, s.keyIdx[:0])
+	s.keyIdx = idx
+	if s.blocked(h.spec, h.args, idx) {
+		s.locks.Enqueue(&coord.Item{Keys: pick(h.args, idx, intentOf(h.spec)), Run: func() { s.execHop(h) }})
+		return
+	}
+	s.execHop(h)
+}
+
+// execHop executes h, writes its reply into h's slot and sends h home.
+func (s *Shard) execHop(h *hopMsg) {
+	w := &s.hopW
+	w.B, w.Proto = h.buf[:0], h.proto
+	s.exec(w, nil, h.noTouch, h.db, h.spec, h.args)
+	h.buf, w.B = w.B, nil
+	s.outbox[h.home] = append(s.outbox[h.home], message{kind: msgHopReply, hop: h})
+}
+
+// hopDone takes a hop's reply at home.
+func (s *Shard) hopDone(h *hopMsg) {
+	if h.reply != command.ReplyOn {
+		h.buf = h.buf[:0]
+	}
+	s.fill(h.c, &h.slot, h.buf)
+}
+
+// handle runs one message on its destination shard.
+func (s *Shard) handle(m message) {
+	switch {
+	case m.hop == nil:
+		m.run(s)
+	case m.kind == msgHop:
+		s.runHop(m.hop)
+	default:
+		s.hopDone(m.hop)
+	}
+}
