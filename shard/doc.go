@@ -24,7 +24,8 @@
 //     It is the only way one shard affects another; a shard never writes
 //     another shard's memory but a hop payload it holds, and reads only what
 //     no one changes after the message was sent (a txn's args and parts, a
-//     hop's command).
+//     hop's command). A batch of hop requests is prefetched (the engine
+//     warms their keys) before it runs, as a connection's pipeline is.
 //   - slot: a place in a connection's reply queue. Replies leave a connection
 //     in request order: a command whose reply is not ready (it ran elsewhere)
 //     holds back the replies behind it.

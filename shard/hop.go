@@ -136,6 +136,38 @@ func (s *Shard) hopDone(h *hopMsg) {
 	s.fill(h.c, &h.slot, h.buf)
 }
 
+// warmHops has the engine warm the cache for the first key of each hop
+// request among the next messages of a batch, as prefetch does for a
+// connection's pipeline. It returns how many messages it looked at (at
+// most engine.PrefetchMax requests among them) and how many walks ended on
+// a leaf (engine.DB.Prefetch). Only requests on the first one's database
+// count; a batch on one key is not worth the walk.
+func (s *Shard) warmHops(q []message) (seen, warmed int) {
+	keys := s.warmKeys[:0]
+	db := -1
+	for _, m := range q {
+		if len(keys) == cap(keys) {
+			break
+		}
+		seen++
+		h := m.hop
+		if m.kind != msgHop || h == nil || h.spec.First <= 0 || h.spec.First >= len(h.args) {
+			continue
+		}
+		if db < 0 {
+			db = h.db
+		}
+		if h.db == db {
+			keys = append(keys, h.args[h.spec.First])
+		}
+	}
+	if len(keys) > 1 && !sameKeys(keys) {
+		warmed = s.store.DB(db).Prefetch(keys)
+	}
+	clear(keys) // keep no reference into a payload
+	return seen, warmed
+}
+
 // handle runs one message on its destination shard.
 func (s *Shard) handle(m message) {
 	switch {

@@ -340,9 +340,13 @@ func (s *Shard) drainInbox() {
 		s.inbox.q = s.spare[:0]
 		s.inbox.pending.Store(false)
 		s.inbox.mu.Unlock()
-		for i, m := range q {
-			s.handle(m)
-			q[i] = message{}
+		for i := 0; i < len(q); {
+			// Warm the keys of the next hop requests, then run them.
+			n, _ := s.warmHops(q[i:])
+			for end := i + n; i < end; i++ {
+				s.handle(q[i])
+				q[i] = message{}
+			}
 		}
 		s.spare = q[:0]
 	}

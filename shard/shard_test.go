@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
 )
@@ -351,4 +352,49 @@ func TestBenchTags(t *testing.T) {
 			t.Errorf("%s is on shard %d of 2, hop.sh wants %d", tag, got, want)
 		}
 	}
+}
+
+// TestWarmHops: the owner warms the first key of each hop request of an
+// inbox batch, PrefetchMax at a time, on the first request's database,
+// and not at all for a batch on one key.
+func TestWarmHops(t *testing.T) {
+	m := newSim(t, 2, 1)
+	owner := m.g.shards[1]
+	keys := keysOn(1, 2, 40)
+	c := m.dial(0)
+	var req strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&req, "SET %s v\r\n", k)
+	}
+	m.do(c, req.String())
+	hop := func(db int, args ...string) message {
+		h := &hopMsg{db: db}
+		h.setArgs(toBytes(args))
+		h.spec, _ = owner.cmds.Resolve(h.args)
+		return message{kind: msgHop, hop: h}
+	}
+	var batch []message
+	for _, k := range keys {
+		batch = append(batch, hop(0, "GET", k))
+	}
+	if seen, warmed := owner.warmHops(batch); seen != engine.PrefetchMax || warmed != engine.PrefetchMax {
+		t.Fatalf("40 GETs: looked at %d, warmed %d; want %d, %d", seen, warmed, engine.PrefetchMax, engine.PrefetchMax)
+	}
+	mixed := []message{hop(0, "GET", keys[0]), {kind: msgUnlock, run: func(*Shard) {}}, hop(3, "GET", keys[1]),
+		hop(0, "SET", keys[2], "w"), hop(0, "PING")}
+	if seen, warmed := owner.warmHops(mixed); seen != len(mixed) || warmed != 2 {
+		t.Fatalf("mixed batch: looked at %d, warmed %d; want %d, 2", seen, warmed, len(mixed))
+	}
+	same := []message{hop(0, "GET", keys[0]), hop(0, "SET", keys[0], "w")}
+	if _, warmed := owner.warmHops(same); warmed != 0 {
+		t.Fatalf("one key: warmed %d", warmed)
+	}
+}
+
+func toBytes(args []string) [][]byte {
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		out[i] = []byte(a)
+	}
+	return out
 }
