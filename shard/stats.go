@@ -61,31 +61,42 @@ func (st *shardStats) count(spec *command.Spec) {
 func (s *Shard) publishStats() {
 	st := &s.stats
 	p := &st.pub
-	p.commands.Store(st.commands)
-	p.connections.Store(st.connections)
-	p.rejected.Store(st.rejected)
-	p.hops.Store(st.hops)
-	p.txns.Store(st.txns)
-	p.blocked.Store(st.blocked)
+	setInt(&p.commands, st.commands)
+	setInt(&p.connections, st.connections)
+	setInt(&p.rejected, st.rejected)
+	setInt(&p.hops, st.hops)
+	setInt(&p.txns, st.txns)
+	setInt(&p.blocked, st.blocked)
 	es := s.store.Stats()
-	p.expired.Store(es.ExpiredKeys)
-	p.evicted.Store(es.EvictedKeys)
-	p.stalePerc.Store(math.Float64bits(es.ExpiredStalePerc))
-	p.usedMemory.Store(s.store.UsedMemory())
-	p.dirty.Store(s.mut.dirty)
+	setInt(&p.expired, es.ExpiredKeys)
+	setInt(&p.evicted, es.EvictedKeys)
+	setUint(&p.stalePerc, math.Float64bits(es.ExpiredStalePerc))
+	setInt(&p.usedMemory, s.store.UsedMemory())
+	setUint(&p.dirty, s.mut.dirty)
 	for i := range p.keys {
 		db := s.store.DB(i)
-		if n := int64(db.Len()); p.keys[i].Load() != n {
-			p.keys[i].Store(n)
-		}
-		if n := int64(db.ExpiresLen()); p.expires[i].Load() != n {
-			p.expires[i].Store(n)
-		}
+		setInt(&p.keys[i], int64(db.Len()))
+		setInt(&p.expires[i], int64(db.ExpiresLen()))
 	}
 	for _, id := range st.dirty {
 		p.calls[id].Store(st.calls[id])
 	}
 	st.dirty = st.dirty[:0]
+}
+
+// setInt stores v in a unless a holds it already: the load is a plain
+// read, the store a fence, and most counters do not move in a turn.
+func setInt(a *atomic.Int64, v int64) {
+	if a.Load() != v {
+		a.Store(v)
+	}
+}
+
+// setUint is setInt for an atomic.Uint64.
+func setUint(a *atomic.Uint64, v uint64) {
+	if a.Load() != v {
+		a.Store(v)
+	}
 }
 
 // Info implements command.Server: INFO in Redis's format for the given
