@@ -110,6 +110,10 @@ func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
 // runHop runs a hop on the shard that owns its keys, now or, when they are
 // busy, behind the work they wait for.
 func (s *Shard) runHop(h *hopMsg) {
+	if s.locks.Idle() { // nothing locked, nothing waits: no key to look at
+		s.execHop(h)
+		return
+	}
 	idx, _ := h.spec.Keys(h.args, s.keyIdx[:0])
 	s.keyIdx = idx
 	if s.blocked(h.spec, h.args, idx) {
