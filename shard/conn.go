@@ -187,8 +187,8 @@ func (s *Shard) reply(c *conn, fn func(w *resp.Writer)) {
 		return
 	}
 	// Behind a reply still being computed: join the ready slot at the tail
-	// if there is one, so a pipeline allocates one slot per wait, not per
-	// command.
+	// if there is one, so a pipeline takes one slot per wait, not per
+	// command, from the hop pool (readySlot).
 	last := c.queue[len(c.queue)-1]
 	if !last.done {
 		last = s.readySlot()
