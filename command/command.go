@@ -152,6 +152,10 @@ type Spec struct {
 	// replay, when that is not the command itself. It may also touch keys
 	// its key specs do not name (FLUSHDB: the whole database).
 	Propagate func(p *Prop)
+	// Touches: Propagate also touches keys its key specs do not name
+	// (FLUSHDB: the whole database), so it runs even when nobody consumes
+	// effects; other Propagate functions run only when someone does.
+	Touches bool
 	// OtherDB, when set, returns the database other than the client's
 	// that the command writes its keys in (MOVE's db, COPY's DB option),
 	// or -1: the keys are touched there too, and a cross-shard run

@@ -415,6 +415,7 @@ var keyspaceSpecs = []*Spec{
 		ACL:       []string{"keyspace", "dangerous"},
 		Handler:   CmdSwapDB,
 		Propagate: propSwapDB,
+		Touches:   true,
 		// Redis states no tips (a cluster has only database 0); every Radish
 		// shard holds part of both databases and swaps its own.
 		AllShards: true, Merge: MergeAllOK,
@@ -443,6 +444,7 @@ var keyspaceSpecs = []*Spec{
 		Tips:      []string{"request_policy:all_shards", "response_policy:all_succeeded"},
 		Handler:   CmdFlushDB,
 		Propagate: propFlush(func(p *Prop) int { return p.DBIndex }),
+		Touches:   true,
 		Summary:   "Remove all keys from the current database",
 		Since:     "1.0.0", Group: "server",
 		Complexity: "O(N) where N is the number of keys in the selected database",
@@ -464,6 +466,7 @@ var keyspaceSpecs = []*Spec{
 		Tips:      []string{"request_policy:all_shards", "response_policy:all_succeeded"},
 		Handler:   CmdFlushAll,
 		Propagate: propFlush(func(*Prop) int { return -1 }),
+		Touches:   true,
 		Summary:   "Remove all keys from all databases",
 		Since:     "1.0.0", Group: "server",
 		Complexity: "O(N) where N is the total number of keys in all databases",

@@ -78,15 +78,17 @@ func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n
 		}
 	}
 	fx := s.effects()
-	if spec.Propagate == nil {
-		if fx != nil {
-			fx.Command(db, command.CauseCommand, args)
-		}
-		return
+	switch {
+	case spec.Propagate != nil && (fx != nil || spec.Touches):
+		// A row's Propagate reads what the write did (a TTL, a result):
+		// it runs only when someone consumes effects, or when it also
+		// touches keys (FLUSHDB).
+		m.prop = command.Prop{Args: args, Reply: reply, DB: s.store.DB(db), DBIndex: db, Now: s.now, FX: fx, Touch: s}
+		spec.Propagate(&m.prop)
+		m.prop = command.Prop{}
+	case spec.Propagate == nil && fx != nil:
+		fx.Command(db, command.CauseCommand, args)
 	}
-	m.prop = command.Prop{Args: args, Reply: reply, DB: s.store.DB(db), DBIndex: db, Now: s.now, FX: fx, Touch: s}
-	spec.Propagate(&m.prop)
-	m.prop = command.Prop{}
 }
 
 // vanished records that key was deleted by expiry or eviction. It runs
