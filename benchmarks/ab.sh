@@ -5,6 +5,7 @@
 #
 #   A=/tmp/radish-old B=bin/radish-server bash benchmarks/ab.sh
 #   ROUNDS=7 N=1000000 A=... B=... bash benchmarks/ab.sh
+#   TESTS="set-P32 get-P32" ROUNDS=8 A=... B=... bash benchmarks/ab.sh
 #
 # Workloads (redis-benchmark, -c 50, keys from a 1M keyspace):
 #   set/get P32, P1    one shard: the local path
@@ -21,6 +22,7 @@ SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 PORT=${PORT:-7390}
 IO=${IO:-uring}
+TESTS=${TESTS:-set-P32 get-P32 set-P1 get-P1 mset10-P1 mget10-P1 hopget-P32}
 
 command -v redis-benchmark >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-tools >/dev/null; }
 tmp=$(mktemp -d)
@@ -51,6 +53,8 @@ bench() {
     'BEGIN{printf "%s %s %s %.3f\n", nm, t, r, d/hz*1e6/n}'
 }
 
+want() { [[ " $TESTS " == *" $1 "* ]]; }
+
 results="$tmp/results"
 : >"$results"
 for round in $(seq "$ROUNDS"); do
@@ -58,17 +62,17 @@ for round in $(seq "$ROUNDS"); do
   for which in $order; do
     bin=$A; [ "$which" = B ] && bin=$B
     start "$bin" 1
-    bench "$which" set-P32 "$N" -t set -P 32 | tee -a "$results"
-    bench "$which" get-P32 "$N" -t get -P 32 | tee -a "$results"
-    bench "$which" set-P1 $((N / 4)) -t set -P 1 | tee -a "$results"
-    bench "$which" get-P1 $((N / 4)) -t get -P 1 | tee -a "$results"
+    want set-P32 && bench "$which" set-P32 "$N" -t set -P 32 | tee -a "$results"
+    want get-P32 && bench "$which" get-P32 "$N" -t get -P 32 | tee -a "$results"
+    want set-P1 && bench "$which" set-P1 $((N / 4)) -t set -P 1 | tee -a "$results"
+    want get-P1 && bench "$which" get-P1 $((N / 4)) -t get -P 1 | tee -a "$results"
     stop
     start "$bin" 2
     # shellcheck disable=SC2046
-    bench "$which" mset10-P1 $((N / 8)) MSET $(msetargs) | tee -a "$results"
+    want mset10-P1 && bench "$which" mset10-P1 $((N / 8)) MSET $(msetargs) | tee -a "$results"
     # shellcheck disable=SC2046
-    bench "$which" mget10-P1 $((N / 8)) MGET $(keys10) | tee -a "$results"
-    bench "$which" hopget-P32 "$N" -t get -P 32 | tee -a "$results"
+    want mget10-P1 && bench "$which" mget10-P1 $((N / 8)) MGET $(keys10) | tee -a "$results"
+    want hopget-P32 && bench "$which" hopget-P32 "$N" -t get -P 32 | tee -a "$results"
     stop
   done
 done
@@ -76,7 +80,7 @@ done
 echo
 echo "| test | A krps | B krps | A µs CPU/req | B µs CPU/req | B/A CPU |"
 echo "|---|---|---|---|---|---|"
-for t in set-P32 get-P32 set-P1 get-P1 mset10-P1 mget10-P1 hopget-P32; do
+for t in $TESTS; do
   med() { grep "^$1 $t " "$results" | awk -v c="$2" '{print $c}' | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
   ar=$(med A 3); br=$(med B 3); ac=$(med A 4); bc=$(med B 4)
   awk -v t="$t" -v ar="$ar" -v br="$br" -v ac="$ac" -v bc="$bc" \
