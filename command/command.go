@@ -202,6 +202,9 @@ type Ctx struct {
 	Now     int64 // unix milliseconds, read once per loop turn
 	// NowMicro is the same instant in microseconds (TIME), 0 when unknown.
 	NowMicro int64
+	// MaxBulkLen is proto-max-bulk-len: the longest string SETRANGE and
+	// APPEND may build (and LCS's working memory); 0 means Redis's default.
+	MaxBulkLen int64
 
 	// Client is the connection's state. It is set only when the command runs
 	// on the shard that owns the connection (commands with no keys, or keys

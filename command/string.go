@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
@@ -414,9 +415,14 @@ var stringSpecs = []*Spec{
 	},
 }
 
-// kvMaxBulkLen is Redis's default proto-max-bulk-len: the largest string
-// SETRANGE and APPEND may build.
-const kvMaxBulkLen = 512 << 20
+// maxBulkLen is the longest string SETRANGE and APPEND may build:
+// proto-max-bulk-len, and at most what the engine stores.
+func (c *Ctx) maxBulkLen() int64 {
+	if c.MaxBulkLen > 0 && c.MaxBulkLen < engine.MaxValueLen {
+		return c.MaxBulkLen
+	}
+	return engine.MaxValueLen
+}
 
 // kvInvalidExpire is Redis's addReplyErrorExpireTime text; cmd is the
 // command's full name in lower case.
@@ -752,7 +758,7 @@ func CmdAppend(c *Ctx, args [][]byte) {
 		c.W.Error(err.Error())
 		return
 	}
-	if int64(n)+int64(len(args[2])) > kvMaxBulkLen {
+	if int64(n)+int64(len(args[2])) > c.maxBulkLen() {
 		c.W.Error(errtext.TooLarge)
 		return
 	}
@@ -912,7 +918,7 @@ func CmdSetRange(c *Ctx, args [][]byte) {
 		c.W.Int(int64(len(old)))
 		return
 	}
-	if off > kvMaxBulkLen-int64(len(val)) {
+	if off > c.maxBulkLen()-int64(len(val)) {
 		c.W.Error(errtext.TooLarge)
 		return
 	}
@@ -964,7 +970,7 @@ func CmdLCS(c *Ctx, args [][]byte) {
 		return
 	}
 	alen, blen := len(a), len(b)
-	if uint64(alen+1)*uint64(blen+1)*4 > kvMaxBulkLen {
+	if uint64(alen+1)*uint64(blen+1)*4 > uint64(c.maxBulkLen()) {
 		c.W.Error("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
 		return
 	}

@@ -62,6 +62,30 @@ func TestConfigSetProtoMaxBulkLen(t *testing.T) {
 	}
 }
 
+// TestConfigSetProtoMaxBulkLenStrings: proto-max-bulk-len also bounds the
+// strings SETRANGE and APPEND build, with Redis's replies (as redis-server
+// 7.0.15 answers them).
+func TestConfigSetProtoMaxBulkLenStrings(t *testing.T) {
+	s := start(t, "--shards", "2")
+	s.cli("CONFIG", "SET", "proto-max-bulk-len", "1mb")
+	s.cli("SET", "a", "x")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"SETRANGE", "k", "2000000", "x"}, "ERR string exceeds maximum allowed size (proto-max-bulk-len)\n\n"}, // redis-cli ends an error with a blank line
+		{[]string{"SETRANGE", "k", "1048575", "x"}, "1048576\n"},
+		{[]string{"APPEND", "k", "x"}, "ERR string exceeds maximum allowed size (proto-max-bulk-len)\n\n"}, // redis-cli ends an error with a blank line
+		{[]string{"APPEND", "a", "yz"}, "3\n"},
+		{[]string{"CONFIG", "SET", "proto-max-bulk-len", "1048577"}, "OK\n"},
+		{[]string{"APPEND", "k", "x"}, "1048577\n"},
+	} {
+		if got := s.cli(tc.args...); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
 func TestConfigSetClientQueryBufferLimit(t *testing.T) {
 	s := start(t, "--shards", "2")
 	c := s.client(2)

@@ -298,6 +298,7 @@ func (s *Shard) oom(spec *command.Spec) bool {
 func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.conf = c
 	s.reader.MaxBulkLen = c.ProtoMaxBulkLen
+	s.ctx.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ahead.MaxBulkLen = c.ProtoMaxBulkLen
 	policy, _ := engine.ParsePolicy(c.MaxMemoryPolicy)
 	s.store.SetMaxMemory(c.MemoryBudget()/int64(len(s.group.shards)), policy, c.MaxMemorySamples)
