@@ -74,13 +74,17 @@ func (t *lzfTable) compress(dst, in []byte, max int) (out []byte, ok bool) {
 		if ref > 0 && off >= 0 && off < lzfMaxOff &&
 			in[ref] == in[ip] && in[ref+1] == in[ip+1] && in[ref+2] == in[ip+2] {
 			maxLen := min(n-ip-2, lzfMaxRef)
-			buf[op-lit-1] = byte(lit - 1) // stop run
+			// Room for the match first, as liblzf checks it: a literal run
+			// that just filled up may have left op past the end.
+			back := 0
 			if lit == 0 {
-				op--
+				back = 1
 			}
-			if op+3+1 >= max {
+			if op-back+3+1 >= max {
 				return dst, false
 			}
+			buf[op-lit-1] = byte(lit - 1) // stop run
+			op -= back
 			ln := lzfMatch(in, ref, ip, maxLen)
 			ln -= 2 // octets - 1
 			ip++
