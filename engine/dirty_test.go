@@ -170,3 +170,33 @@ func TestDirtyIgnoresNoops(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordBuilder: a record built element by element imports as the
+// value it describes and reads back with Elements in the same order.
+func TestRecordBuilder(t *testing.T) {
+	s := NewStore(1)
+	defer s.Close()
+	db := s.DB(0)
+	var b RecordBuilder
+	b.Start(TypeZSet)
+	b.Add([]byte("a"))
+	b.Score(1.5)
+	b.Add([]byte("b"))
+	b.Score(-2)
+	db.Import([]byte("z"), b.Record())
+	b.Start(TypeHash)
+	b.Add([]byte("f"))
+	b.Value([]byte("v"))
+	db.Import([]byte("h"), b.Record())
+	var got []string
+	for _, k := range []string{"z", "h"} {
+		r, ok := db.Export([]byte(k), 0)
+		if !ok {
+			t.Fatalf("%s not imported", k)
+		}
+		r.Elements(func(m, v []byte, sc float64) { got = append(got, fmt.Sprintf("%s=%s/%v", m, v, sc)) })
+	}
+	if want := "[b=/-2 a=/1.5 f=v/0]"; fmt.Sprint(got) != want {
+		t.Fatalf("got %v, want %s", got, want)
+	}
+}

@@ -288,6 +288,55 @@ type Record struct {
 	Raw, Text bool
 }
 
+// RecordBuilder writes a collection Record element by element, in the
+// layout Elements reads: the count, then each element as (uvarint length,
+// bytes), a hash field followed by its value, a sorted-set member by its
+// score. The count is written last into a gap left before the elements, so
+// nothing is copied twice. Its checks are the caller's: it adds what it is
+// given.
+type RecordBuilder struct {
+	typ  Type
+	data []byte
+	n    int
+}
+
+// recordGap is the room left for the count.
+const recordGap = binary.MaxVarintLen64
+
+// Start begins a record of type t.
+func (b *RecordBuilder) Start(t Type) {
+	b.typ, b.n = t, 0
+	b.data = make([]byte, recordGap, recordGap+64)
+}
+
+// Add appends an element: a list's or set's member, a hash's field, a
+// sorted set's member.
+func (b *RecordBuilder) Add(s []byte) {
+	b.data = appendStr(b.data, s)
+	b.n++
+}
+
+// Value appends the value of the hash field added last.
+func (b *RecordBuilder) Value(s []byte) { b.data = appendStr(b.data, s) }
+
+// Score appends the score of the sorted-set member added last.
+func (b *RecordBuilder) Score(f float64) {
+	b.data = binary.LittleEndian.AppendUint64(b.data, math.Float64bits(f))
+}
+
+// Len returns the number of elements added.
+func (b *RecordBuilder) Len() int { return b.n }
+
+// Record returns the record built; the builder must be started again.
+func (b *RecordBuilder) Record() Record {
+	var c [recordGap]byte
+	k := binary.PutUvarint(c[:], uint64(b.n))
+	copy(b.data[recordGap-k:], c[:k])
+	r := Record{Type: b.typ, Data: b.data[recordGap-k:]}
+	b.data = nil
+	return r
+}
+
 // Elements returns the number of elements of a collection record (a list's
 // or set's members, a hash's fields, a sorted set's members) and, when fn is
 // not nil, calls it for each in order: a hash field's value in val, a sorted

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"encoding/binary"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,26 +46,21 @@ func record(t engine.Type, els ...string) engine.Record {
 	if t == engine.TypeString {
 		return engine.Record{Type: t, Data: []byte(els[0])}
 	}
-	n := len(els)
-	if t == engine.TypeHash || t == engine.TypeZSet {
-		n /= 2
-	}
-	d := binary.AppendUvarint(nil, uint64(n))
+	var b engine.RecordBuilder
+	b.Start(t)
 	for i := 0; i < len(els); i++ {
-		d = binary.AppendUvarint(d, uint64(len(els[i])))
-		d = append(d, els[i]...)
+		b.Add([]byte(els[i]))
 		switch t {
 		case engine.TypeHash:
 			i++
-			d = binary.AppendUvarint(d, uint64(len(els[i])))
-			d = append(d, els[i]...)
+			b.Value([]byte(els[i]))
 		case engine.TypeZSet:
 			i++
 			s, _ := strconv.ParseFloat(els[i], 64)
-			d = binary.LittleEndian.AppendUint64(d, math.Float64bits(s))
+			b.Score(s)
 		}
 	}
-	return engine.Record{Type: t, Data: d}
+	return b.Record()
 }
 
 // dumpOrRestore is a DUMP of any key or a RESTORE into a key of the

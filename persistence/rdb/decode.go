@@ -381,27 +381,20 @@ func (r *Reader) readQuicklist(b *builder, v2 bool) error {
 	return nil
 }
 
-// builder writes a Record's Data: the elements as (uvarint length, bytes)
-// after a gap where finish puts the count, so nothing is copied twice.
+// builder writes a Record (engine.RecordBuilder) and checks what it is
+// given: no duplicate member or field, no NaN score, pairs complete.
 type builder struct {
-	typ  engine.Type
-	data []byte
-	n    int  // elements (pairs count once)
+	engine.RecordBuilder
 	odd  bool // a pair's first half was added
 	seen map[string]struct{}
 }
 
-const countGap = binary.MaxVarintLen64
-
 func (b *builder) start(t engine.Type) {
-	b.typ = t
-	b.data = make([]byte, countGap, countGap+64)
+	b.Start(t)
 }
 
 func (b *builder) add(s []byte) error {
-	b.data = binary.AppendUvarint(b.data, uint64(len(s)))
-	b.data = append(b.data, s...)
-	b.n++
+	b.Add(s)
 	return nil
 }
 
@@ -422,8 +415,7 @@ func (b *builder) addUnique(s []byte) error {
 func (b *builder) addPairs(s []byte) error {
 	if b.odd {
 		b.odd = false
-		b.data = binary.AppendUvarint(b.data, uint64(len(s)))
-		b.data = append(b.data, s...)
+		b.Value(s)
 		return nil
 	}
 	b.odd = true
@@ -449,7 +441,7 @@ func (b *builder) score(s float64) error {
 	if math.IsNaN(s) {
 		return errFormat("NaN score")
 	}
-	b.data = binary.LittleEndian.AppendUint64(b.data, math.Float64bits(s))
+	b.Score(s)
 	return nil
 }
 
@@ -457,11 +449,8 @@ func (b *builder) finish() (engine.Record, error) {
 	if b.odd {
 		return engine.Record{}, errFormat("odd number of elements")
 	}
-	if b.n == 0 {
+	if b.Len() == 0 {
 		return engine.Record{}, errFormat("empty value")
 	}
-	var c [countGap]byte
-	k := binary.PutUvarint(c[:], uint64(b.n))
-	copy(b.data[countGap-k:], c[:k])
-	return engine.Record{Type: b.typ, Data: b.data[countGap-k:]}, nil
+	return b.Record(), nil
 }

@@ -253,26 +253,21 @@ func TestListNodes(t *testing.T) {
 // record builds a Record of type t from its elements (pairs for a hash;
 // member, score text for a sorted set).
 func record(t engine.Type, els ...string) engine.Record {
-	n := len(els)
-	if t == engine.TypeHash || t == engine.TypeZSet {
-		n /= 2
-	}
-	d := binary.AppendUvarint(nil, uint64(n))
+	var b engine.RecordBuilder
+	b.Start(t)
 	for i := 0; i < len(els); i++ {
-		d = binary.AppendUvarint(d, uint64(len(els[i])))
-		d = append(d, els[i]...)
+		b.Add([]byte(els[i]))
 		switch t {
 		case engine.TypeHash:
 			i++
-			d = binary.AppendUvarint(d, uint64(len(els[i])))
-			d = append(d, els[i]...)
+			b.Value([]byte(els[i]))
 		case engine.TypeZSet:
 			i++
 			s, _ := strconv.ParseFloat(els[i], 64)
-			d = binary.LittleEndian.AppendUint64(d, math.Float64bits(s))
+			b.Score(s)
 		}
 	}
-	return engine.Record{Type: t, Data: d}
+	return b.Record()
 }
 
 // Writers of the formats Redis 7.0 no longer writes, for the tests.
