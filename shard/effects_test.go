@@ -492,14 +492,7 @@ func TestEffectsReplayDifferential(t *testing.T) {
 			for sent := 0; sent < 3000; {
 				batch := gen.Batch(48)
 				sent += len(batch)
-				var w resp.Writer
-				for _, args := range batch {
-					w.Array(len(args))
-					for _, x := range args {
-						w.BulkString(x)
-					}
-				}
-				m.write(c, string(w.B))
+				m.write(c, encodeBatch(batch))
 				m.replies(c, len(batch))
 			}
 			m.settle()

@@ -59,15 +59,9 @@ func simDiff(t *testing.T, seed uint64, shards, n int) {
 	for sent := 0; sent < n; {
 		batch := gen.Batch(48)
 		sent += len(batch)
-		var w resp.Writer
-		for _, args := range batch {
-			w.Array(len(args))
-			for _, x := range args {
-				w.BulkString(x)
-			}
-		}
-		m.write(a, string(w.B))
-		one.write(b, string(w.B))
+		req := encodeBatch(batch)
+		m.write(a, req)
+		one.write(b, req)
 		gots, wants := m.replies(a, len(batch)), one.replies(b, len(batch))
 		for i, args := range batch {
 			history = append(history, strings.Join(args, " "))
@@ -98,4 +92,16 @@ func ttlNear(args []string, got, want []byte) bool {
 	w, _, err2 := resp.ReadReply(want)
 	return err1 == nil && err2 == nil && g.Type == ':' && w.Type == ':' && g.Int > 0 && w.Int > 0 &&
 		(g.Int-w.Int == 1 || w.Int-g.Int == 1)
+}
+
+// encodeBatch writes a pipeline of commands as RESP arrays.
+func encodeBatch(batch [][]string) string {
+	var w resp.Writer
+	for _, args := range batch {
+		w.Array(len(args))
+		for _, x := range args {
+			w.BulkString(x)
+		}
+	}
+	return string(w.B)
 }
