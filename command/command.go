@@ -97,6 +97,8 @@ const (
 	MergeConcat                // arrays are concatenated (KEYS)
 	MergeAny                   // first non-null reply wins (RANDOMKEY)
 	MergeText                  // bulk strings are concatenated (CLIENT LIST)
+	MergeDigest                // per-database digests mixed into one (DEBUG DIGEST)
+	MergeXor                   // arrays of hex digests XORed element by element (DEBUG DIGEST-VALUE)
 )
 
 // Route is where a command with a Route function runs.
@@ -104,6 +106,9 @@ type Route struct {
 	All    bool // on every shard, replies merged with the row's Merge
 	Key    int  // > 0: on the shard of args[Key]
 	Cursor int  // > 0: args[Cursor] is a cross-shard SCAN cursor
+	// Merge, with All, replaces the row's Merge for this command (a
+	// subcommand of a row without a subcommand table: DEBUG DIGEST).
+	Merge Merge
 }
 
 // Handler executes one command on the shard that owns its keys and writes

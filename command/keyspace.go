@@ -1146,13 +1146,19 @@ func CmdObjectHelp(c *Ctx, args [][]byte) { kvHelp(c, args[0], objectHelp) }
 // replies kvDebugSyntax when it does not suit. Other families may add
 // entries from their init.
 var debugSubcommands = map[string]Handler{
-	"help":     cmdDebugHelp,
-	"object":   cmdDebugObject,
-	"populate": cmdDebugPopulate,
+	"digest":       cmdDebugDigest,
+	"digest-value": cmdDebugDigestValue,
+	"help":         cmdDebugHelp,
+	"object":       cmdDebugObject,
+	"populate":     cmdDebugPopulate,
 }
 
 // debugHelp documents the DEBUG subcommands implemented, in Redis's words.
 var debugHelp = []string{
+	"DIGEST",
+	"    Output a hex signature representing the current DB content.",
+	"DIGEST-VALUE <key> [<key> ...]",
+	"    Output a hex signature of the values of all the specified keys.",
 	"OBJECT <key>",
 	"    Show low level info about `key` and associated value.",
 	"POPULATE <count> [<prefix>] [<size>]",

@@ -126,11 +126,16 @@ func init() {
 }
 
 // routeDebug places DEBUG's subcommands: POPULATE creates keys on every
-// shard, OBJECT runs where its key lives, the rest where the client is.
+// shard, DIGEST and DIGEST-VALUE digest every shard's keys (digest.go),
+// OBJECT runs where its key lives, the rest where the client is.
 func routeDebug(args [][]byte) Route {
 	switch strings.ToLower(string(args[1])) {
 	case "populate":
 		return Route{All: true}
+	case "digest":
+		return Route{All: true, Merge: MergeDigest}
+	case "digest-value":
+		return Route{All: true, Merge: MergeXor}
 	case "object":
 		if len(args) == 3 {
 			return Route{Key: 2}

@@ -59,12 +59,13 @@ func TestAgainstRedis(t *testing.T) {
 	}
 }
 
-// startRedis runs redis-server on a free port without persistence.
-func startRedis(t *testing.T, bin string) string {
+// startRedis runs redis-server on a free port without persistence, with
+// extra arguments after the defaults.
+func startRedis(t *testing.T, bin string, extra ...string) string {
 	dir := t.TempDir()
 	port := freePort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
+	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, extra...)...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"encoding/hex"
 	"errors"
 	"strconv"
 
@@ -36,6 +37,10 @@ type span struct{ part, lo, hi int }
 //   - MergeText: bulk or verbatim string replies concatenated into one
 //     verbatim "txt" reply (a bulk string for RESP2), as CLIENT LIST and
 //     INFO-like commands need.
+//   - MergeDigest: arrays of one element per database, null or the hex
+//     XOR of the part's key digests, mixed into the dataset's digest
+//     (command.DatasetDigest), a status reply.
+//   - MergeXor: arrays of hex digests XORed element by element.
 //   - MergeNone: the single reply as is.
 //
 // Merge copies element bytes without re-encoding them, so RESP2 and RESP3
@@ -141,8 +146,57 @@ func (m *Merger) Merge(w *resp.Writer, kind command.Merge, parts []Part, replies
 			m.text = append(m.text, v.Str...)
 		}
 		w.Verbatim("txt", m.text)
+	case command.MergeDigest, command.MergeXor:
+		return m.digests(w, kind, replies)
 	default:
 		return ErrMerge
+	}
+	return nil
+}
+
+// digests merges DEBUG DIGEST's and DIGEST-VALUE's parts (MergeDigest,
+// MergeXor): arrays of the same length whose elements are hex digests or,
+// for MergeDigest, nulls (a database the part holds no key of).
+func (m *Merger) digests(w *resp.Writer, kind command.Merge, replies [][]byte) error {
+	n, _, ok := aggHeader(replies[0])
+	if !ok {
+		return ErrMerge
+	}
+	sums := make([]command.Digest, n)
+	present := make([]bool, n)
+	for _, r := range replies {
+		k, off, ok := aggHeader(r)
+		if !ok || k != n {
+			return ErrMerge
+		}
+		for i := range n {
+			v, size, err := resp.ReadReply(r[off:])
+			if err != nil || size == 0 {
+				return ErrMerge
+			}
+			off += size
+			if isNull(r[off-size : off]) {
+				continue
+			}
+			var d command.Digest
+			if v.Type != '+' || hex.DecodedLen(len(v.Str)) != len(d) {
+				return ErrMerge
+			}
+			if _, err := hex.Decode(d[:], v.Str); err != nil {
+				return ErrMerge
+			}
+			sums[i].Xor(&d)
+			present[i] = true
+		}
+	}
+	if kind == command.MergeDigest {
+		d := command.DatasetDigest(sums, present)
+		w.Simple(hex.EncodeToString(d[:]))
+		return nil
+	}
+	w.Array(n)
+	for i := range sums {
+		w.Simple(hex.EncodeToString(sums[i][:]))
 	}
 	return nil
 }

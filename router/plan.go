@@ -53,6 +53,9 @@ type Placement struct {
 	Kind Kind
 	// Dst is the shard that runs a Hop or a Scan.
 	Dst int
+	// Merge, for All, is how the shards' replies combine when not the
+	// row's Merge (command.Route.Merge); MergeNone: the row's.
+	Merge command.Merge
 }
 
 // Planner places commands. It reuses a scratch slice for key positions, so
@@ -122,7 +125,7 @@ func (p *Planner) route(spec *command.Spec, args [][]byte, self, n int) Placemen
 	r := spec.Route(args)
 	switch {
 	case r.All:
-		return Placement{Kind: All}
+		return Placement{Kind: All, Merge: r.Merge}
 	case r.Cursor > 0 && r.Cursor < len(args):
 		cur, errText := command.ParseScanCursor(args[r.Cursor])
 		if errText != "" {

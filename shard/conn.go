@@ -263,7 +263,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	case router.Parts:
 		s.multi(c, spec, args, s.plan.Keys())
 	case router.All:
-		s.fanOutAll(c, spec, args)
+		s.fanOutAll(c, spec, args, pl.Merge)
 	case router.Scan:
 		s.scan(c, spec, args, pl.Dst)
 	case router.ScanEnd:

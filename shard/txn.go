@@ -84,8 +84,9 @@ type txn struct {
 	c       *conn
 	sl      *slot
 	spec    *command.Spec
-	args    [][]byte // the command, copied
-	noTouch bool     // the client's NO-TOUCH
+	merge   command.Merge // how the parts' replies combine: the row's, or its Route's
+	args    [][]byte      // the command, copied
+	noTouch bool          // the client's NO-TOUCH
 	proto   int
 	db      int
 	parts   []router.Part // per shard, ascending shard order
@@ -126,6 +127,7 @@ func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *t
 		id:      uint64(s.id+1)<<48 | s.txnSeq,
 		c:       c,
 		spec:    spec,
+		merge:   spec.Merge,
 		proto:   c.cl.Proto,
 		db:      c.cl.DB,
 		noTouch: c.cl.NoTouch,
@@ -239,7 +241,7 @@ func (s *Shard) partDone(t *txn, i int, b []byte) {
 	if t.got < len(t.parts) {
 		return
 	}
-	out := router.Merge(t.spec.Merge, t.proto, t.parts, t.reply)
+	out := router.Merge(t.merge, t.proto, t.parts, t.reply)
 	s.finish(t, out)
 }
 
@@ -259,10 +261,13 @@ func (s *Shard) finish(t *txn, out []byte) {
 
 // fanOutAll runs a command on every shard (DBSIZE, KEYS, FLUSHALL) and
 // merges the replies. Like a txn it is a barrier for its connection.
-func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte) {
+func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte, merge command.Merge) {
 	n := len(s.group.shards)
 	s.txnSeq++
-	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: spec, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch}
+	if merge == command.MergeNone {
+		merge = spec.Merge
+	}
+	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: spec, merge: merge, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch}
 	args = command.CopyArgs(args)
 	t.parts = make([]router.Part, n)
 	for i := range t.parts {
