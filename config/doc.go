@@ -20,7 +20,7 @@
 //   - config text: redis.conf lines, split as Redis's sdssplitargs does;
 //     command-line options become lines after the file, as in redis-server.
 //   - refused value: one radish cannot honour yet (appendonly yes, save
-//     points, metrics-port, daemonize yes). CONFIG SET fails at once; Load
+//     points, daemonize yes). CONFIG SET fails at once; Load
 //     checks the final value once every line is read and names the line that
 //     set it, so an option after a packaged file can turn it off.
 //   - open-files limit: maxclients needs a descriptor per client besides

@@ -39,8 +39,8 @@ type Snapshot struct {
 	MaxMemoryPolicy       string
 	MaxMemorySamples      int
 
-	// AppendOnly, Save, Daemonize and MetricsPort hold only their "off"
-	// values: anything else is refused until the feature exists.
+	// AppendOnly, Save and Daemonize hold only their "off" values:
+	// anything else is refused until the feature exists.
 	AppendOnly bool        // always false
 	Save       []SavePoint // always empty: no snapshots
 	Daemonize  bool        // always false
@@ -56,7 +56,9 @@ type Snapshot struct {
 	LFUDecayTime           int
 	ActiveExpireEffort     int
 
-	MetricsPort int // always 0
+	// MetricsPort is where /metrics is served (Prometheus), on the bind
+	// addresses; 0: no metrics endpoint.
+	MetricsPort int
 
 	// cgroupMem is not a parameter: the cgroup memory limit in bytes that
 	// Load read (0: none), carried into every later Snapshot by Set.
@@ -231,12 +233,7 @@ var params = []*param{
 	{name: "lfu-log-factor", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFULogFactor }},
 	{name: "lfu-decay-time", kind: KindInt, def: "1", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFUDecayTime }},
 	{name: "active-expire-effort", kind: KindInt, def: "1", min: 1, max: 10, i: func(s *Snapshot) *int { return &s.ActiveExpireEffort }},
-	{name: "metrics-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.MetricsPort }, refuse: func(s *Snapshot) string {
-		if s.MetricsPort != 0 {
-			return "metrics-port is not supported yet: radish serves no metrics endpoint (set metrics-port 0)"
-		}
-		return ""
-	}},
+	{name: "metrics-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.MetricsPort }},
 }
 
 // byName maps every lower-case name and alias to its row.

@@ -36,7 +36,7 @@ func TestRefused(t *testing.T) {
 		{text: "save \"\"\nsave 60 1\n", err: banner(2, "save 60 1", noSave)},
 		{text: "save 60 1\n", args: []string{"--save"}},
 		{args: []string{"--save", "60 1"}, err: banner(2, `save "60 1"`, noSave)},
-		{args: []string{"--metrics-port", "9121"}, err: banner(2, `metrics-port "9121"`, "metrics-port is not supported yet: radish serves no metrics endpoint (set metrics-port 0)")},
+		{args: []string{"--metrics-port", "9121"}},
 		{args: []string{"--metrics-port", "0"}},
 		{text: "daemonize yes\n", err: banner(1, "daemonize yes", noDaemon)},
 		{text: "daemonize yes\n", args: []string{"--daemonize", "no"}},

@@ -263,7 +263,6 @@ func TestAppendOnlyRefused(t *testing.T) {
 		{[]string{conf}, 2, "appendonly yes", aof},
 		{[]string{"--appendonly", "yes"}, 4, `appendonly "yes"`, aof},
 		{[]string{"--save", "3600 1"}, 4, `save "3600 1"`, `save points are not supported yet: radish writes no snapshot (set save "")`},
-		{[]string{"--metrics-port", "9121"}, 4, `metrics-port "9121"`, "metrics-port is not supported yet: radish serves no metrics endpoint (set metrics-port 0)"},
 		{[]string{"--shards", "257"}, 4, `shards "257"`, "argument must be between 1 and 256 inclusive"},
 	} {
 		want := fmt.Sprintf("\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s\n",

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/metrics"
 	"github.com/radish-kv/radish/shard"
 )
 
@@ -72,22 +73,23 @@ func run(args []string) error {
 	if n := snap.Shards + 1; runtime.GOMAXPROCS(0) < n {
 		runtime.GOMAXPROCS(n)
 	}
-	var addrs []string
-	for _, b := range snap.BindAddrs() {
-		a := net.JoinHostPort(b.Addr, strconv.Itoa(snap.Port))
-		if b.Optional {
-			a = "-" + a
-		}
-		addrs = append(addrs, a)
-	}
 	g, err := shard.Start(shard.Options{
 		Shards:    snap.Shards,
 		IO:        snap.IO,
-		Addrs:     addrs,
+		Addrs:     listenAddrs(snap, snap.Port),
 		Databases: snap.Databases,
 	}, conf, log)
 	if err != nil {
 		return err
+	}
+	if snap.MetricsPort != 0 {
+		ms, err := metrics.Serve(listenAddrs(snap, snap.MetricsPort), metrics.Registry(g, metrics.Info{Version: config.Version, IO: g.IOKind()}))
+		if err != nil {
+			g.Stop()
+			return fmt.Errorf("metrics-port %d: %w", snap.MetricsPort, err)
+		}
+		defer ms.Close()
+		log.Info("serving metrics", zap.Strings("addrs", ms.Addrs()))
 	}
 	if snap.PidFile != "" {
 		writePidFile(snap.PidFile, log)
@@ -104,6 +106,20 @@ func run(args []string) error {
 	}
 	log.Info("radish is now ready to exit, bye bye...")
 	return nil
+}
+
+// listenAddrs is every bind address with port, "-" marking the optional
+// ones ("-::1").
+func listenAddrs(snap *config.Snapshot, port int) []string {
+	var addrs []string
+	for _, b := range snap.BindAddrs() {
+		a := net.JoinHostPort(b.Addr, strconv.Itoa(port))
+		if b.Optional {
+			a = "-" + a
+		}
+		addrs = append(addrs, a)
+	}
+	return addrs
 }
 
 // fitMaxClients lowers maxclients to what the open-files limit allows,

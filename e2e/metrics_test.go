@@ -1,0 +1,100 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMetricsEndpoint scrapes /metrics of a server with three shards
+// after a few commands (one MSET over several shards among them): the
+// shards' series are there with the values the commands imply, the Go and
+// process collectors too, and promtool (Debian's prometheus package)
+// finds nothing to lint.
+func TestMetricsEndpoint(t *testing.T) {
+	mport := freePort(t)
+	s := start(t, "--shards", "3", "--metrics-port", strconv.Itoa(mport))
+	rdb := s.client(2)
+	ctx := context.Background()
+	for i := range 30 {
+		if err := rdb.Set(ctx, "k"+strconv.Itoa(i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rdb.Expire(ctx, "k1", time.Hour)
+	rdb.Do(ctx, "SELECT", "3")
+	rdb.MSet(ctx, "a", 1, "b", 2, "c", 3, "d", 4, "e", 5, "f", 6)
+	rdb.Close()
+	url := "http://127.0.0.1:" + strconv.Itoa(mport) + "/metrics"
+	var body string
+	// The shards publish their counters at the end of a loop turn.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body = string(b)
+		if sum(t, body, `radish_command_calls_total\{cmd="set",shard="\d+"\}`) == 30 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, c := range []struct {
+		re   string
+		want float64
+	}{
+		{`radish_command_calls_total\{cmd="set",shard="\d+"\}`, 30},
+		{`radish_db_keys\{db="0",shard="\d+"\}`, 30},
+		{`radish_db_keys\{db="3",shard="\d+"\}`, 6},
+		{`radish_db_keys_expiring\{db="0",shard="\d+"\}`, 1},
+		{`radish_cross_shard_transactions_total\{shard="\d+"\}`, 1},
+		{`radish_build_info\{[^}]*\}`, 1},
+		{`radish_memory_used_bytes\{shard="2"\}`, -1},
+		{`process_resident_memory_bytes`, -1},
+		{`go_goroutines`, -1},
+	} {
+		got := sum(t, body, c.re)
+		if (c.want >= 0 && got != c.want) || (c.want < 0 && got <= 0) {
+			t.Errorf("%s: %v, want %v", c.re, got, c.want)
+		}
+	}
+	if n := strings.Count(body, "radish_commands_processed_total{"); n != 3 {
+		t.Errorf("%d series of radish_commands_processed_total, want one per shard", n)
+	}
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Fatal("promtool is needed (apt-get install prometheus):", err)
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+// sum adds the values of the series of body whose name and labels match
+// re (anchored at the start of a line); -2 when none does.
+func sum(t *testing.T, body, re string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^`+re+` (\S+)$`).FindAllStringSubmatch(body, -1)
+	if m == nil {
+		return -2
+	}
+	total := 0.0
+	for _, x := range m {
+		v, err := strconv.ParseFloat(x[1], 64)
+		if err != nil {
+			t.Fatalf("%q: %v", x[0], err)
+		}
+		total += v
+	}
+	return total
+}

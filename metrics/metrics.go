@@ -1,0 +1,190 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Shard is one shard's counters as of its last loop turn.
+type Shard struct {
+	Commands    int64 // commands executed
+	Connections int64 // open client connections
+	Rejected    int64 // connections refused (maxclients)
+	Hops        int64 // commands sent to another shard
+	Txns        int64 // cross-shard transactions coordinated
+	Blocked     int64 // clients waiting in a blocking command
+	Expired     int64 // keys deleted by expiry
+	Evicted     int64 // keys deleted by eviction
+	UsedMemory  int64 // bytes of the shard's keyspace
+	Changes     uint64
+	Keys        []int64 // per database
+	Expires     []int64 // per database: keys with a TTL
+	Calls       []int64 // per command, indexed as Source.Commands
+}
+
+// Source gives every shard's counters.
+type Source interface {
+	// Sample returns one Shard per shard, reusing dst's memory.
+	Sample(dst []Shard) []Shard
+	// Commands names the commands Shard.Calls counts, by index.
+	Commands() []string
+}
+
+// Info labels radish_build_info.
+type Info struct {
+	Version string
+	IO      string // the multiplexing API: io_uring or epoll
+}
+
+type desc struct {
+	commands, calls, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires *prometheus.Desc
+}
+
+func newDesc() desc {
+	sh := []string{"shard"}
+	d := func(name, help string, labels ...string) *prometheus.Desc {
+		return prometheus.NewDesc("radish_"+name, help, labels, nil)
+	}
+	return desc{
+		commands: d("commands_processed_total", "Commands executed by the shard.", sh...),
+		calls:    d("command_calls_total", "Calls of each command on the shard.", "shard", "cmd"),
+		conns:    d("connected_clients", "Client connections open on the shard.", sh...),
+		rejected: d("rejected_connections_total", "Connections refused because of maxclients.", sh...),
+		hops:     d("cross_shard_hops_total", "Commands the shard sent to the shard owning their key.", sh...),
+		txns:     d("cross_shard_transactions_total", "Commands over keys of several shards the shard coordinated.", sh...),
+		blocked:  d("blocked_clients", "Clients of the shard waiting in a blocking command.", sh...),
+		expired:  d("expired_keys_total", "Keys deleted because their TTL passed.", sh...),
+		evicted:  d("evicted_keys_total", "Keys deleted by the maxmemory policy.", sh...),
+		memory:   d("memory_used_bytes", "Bytes of memory the shard's keyspace uses.", sh...),
+		changes:  d("changes_total", "Changes to data (writes that changed something, expiries, evictions).", sh...),
+		keys:     d("db_keys", "Keys in each database on the shard.", "shard", "db"),
+		expires:  d("db_keys_expiring", "Keys with a TTL in each database on the shard.", "shard", "db"),
+	}
+}
+
+// collector is the prometheus.Collector over a Source.
+type collector struct {
+	src Source
+	d   desc
+}
+
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
+		c.d.blocked, c.d.expired, c.d.evicted, c.d.memory, c.d.changes, c.d.keys, c.d.expires} {
+		ch <- d
+	}
+}
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	names := c.src.Commands()
+	for i, s := range c.src.Sample(nil) {
+		sh := strconv.Itoa(i)
+		counter := func(d *prometheus.Desc, v float64, labels ...string) {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, append([]string{sh}, labels...)...)
+		}
+		gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append([]string{sh}, labels...)...)
+		}
+		counter(c.d.commands, float64(s.Commands))
+		gauge(c.d.conns, float64(s.Connections))
+		counter(c.d.rejected, float64(s.Rejected))
+		counter(c.d.hops, float64(s.Hops))
+		counter(c.d.txns, float64(s.Txns))
+		gauge(c.d.blocked, float64(s.Blocked))
+		counter(c.d.expired, float64(s.Expired))
+		counter(c.d.evicted, float64(s.Evicted))
+		gauge(c.d.memory, float64(s.UsedMemory))
+		counter(c.d.changes, float64(s.Changes))
+		for db, n := range s.Keys {
+			if n != 0 || s.Expires[db] != 0 {
+				gauge(c.d.keys, float64(n), strconv.Itoa(db))
+				gauge(c.d.expires, float64(s.Expires[db]), strconv.Itoa(db))
+			}
+		}
+		for id, n := range s.Calls {
+			if n != 0 && id < len(names) {
+				counter(c.d.calls, float64(n), names[id])
+			}
+		}
+	}
+}
+
+// Registry returns a registry with the shards' collector, the Go runtime
+// and process collectors and radish_build_info.
+func Registry(src Source, info Info) *prometheus.Registry {
+	r := prometheus.NewRegistry()
+	r.MustRegister(&collector{src: src, d: newDesc()},
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name:        "radish_build_info",
+			Help:        "Always 1; labels: the server's version, the Go version and the multiplexing API.",
+			ConstLabels: prometheus.Labels{"version": info.Version, "goversion": runtime.Version(), "io": info.IO},
+		}, func() float64 { return 1 }))
+	return r
+}
+
+// Server serves /metrics on its own listeners.
+type Server struct {
+	http *http.Server
+	lns  []net.Listener
+}
+
+// Serve listens on addrs (host:port; a leading "-" marks an address that
+// may be unavailable, as bind's "-::1") and serves reg's metrics on
+// /metrics until Close.
+func Serve(addrs []string, reg *prometheus.Registry) (*Server, error) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	s := &Server{http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	for _, a := range addrs {
+		optional := len(a) > 0 && a[0] == '-'
+		if optional {
+			a = a[1:]
+		}
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			if optional {
+				continue
+			}
+			s.Close()
+			return nil, err
+		}
+		s.lns = append(s.lns, ln)
+	}
+	if len(s.lns) == 0 {
+		return nil, errors.New("metrics: no address to listen on")
+	}
+	for _, ln := range s.lns {
+		go s.http.Serve(ln)
+	}
+	return s, nil
+}
+
+// Addrs returns the addresses listened on.
+func (s *Server) Addrs() []string {
+	out := make([]string, len(s.lns))
+	for i, ln := range s.lns {
+		out[i] = ln.Addr().String()
+	}
+	return out
+}
+
+// Close stops serving.
+func (s *Server) Close() error {
+	for _, ln := range s.lns {
+		ln.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return s.http.Shutdown(ctx)
+}

@@ -1,0 +1,49 @@
+package shard
+
+import (
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/metrics"
+)
+
+// Sample implements metrics.Source: every shard's published counters
+// (stats.go), read without stopping a shard.
+func (g *Group) Sample(dst []metrics.Shard) []metrics.Shard {
+	dst = dst[:0]
+	for _, s := range g.shards {
+		p := &s.stats.pub
+		m := metrics.Shard{
+			Commands:    p.commands.Load(),
+			Connections: p.connections.Load(),
+			Rejected:    p.rejected.Load(),
+			Hops:        p.hops.Load(),
+			Txns:        p.txns.Load(),
+			Blocked:     p.blocked.Load(),
+			Expired:     p.expired.Load(),
+			Evicted:     p.evicted.Load(),
+			UsedMemory:  p.usedMemory.Load(),
+			Changes:     p.dirty.Load(),
+			Keys:        make([]int64, len(p.keys)),
+			Expires:     make([]int64, len(p.expires)),
+			Calls:       make([]int64, len(p.calls)),
+		}
+		for i := range p.keys {
+			m.Keys[i], m.Expires[i] = p.keys[i].Load(), p.expires[i].Load()
+		}
+		for i := range p.calls {
+			m.Calls[i] = p.calls[i].Load()
+		}
+		dst = append(dst, m)
+	}
+	return dst
+}
+
+// Commands implements metrics.Source: the command rows' names, by the
+// index Sample's Calls use (Spec.ID), subcommands named "parent|sub" as their rows are.
+func (g *Group) Commands() []string {
+	rows := command.Rows()
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Name
+	}
+	return names
+}
