@@ -6,6 +6,7 @@ ARGS    ?=
 
 build:
 	$(GO) build -o $(BIN) ./cmd/radish-server
+	$(GO) build -o bin/radish-probe ./cmd/radish-probe
 
 ## run: start the server on port 6379 (pass flags with ARGS="--port 7000 --shards 4")
 run: build
