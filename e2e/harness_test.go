@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,12 +67,20 @@ func freePort(t testing.TB) int {
 // waits until it answers PING. It is stopped when the test ends.
 func start(t testing.TB, args ...string) *server {
 	t.Helper()
+	return startUnder(t, nil, args...)
+}
+
+// startUnder is start with the server's command line after wrapper (a
+// program that execs it, such as noring).
+func startUnder(t testing.TB, wrapper []string, args ...string) *server {
+	t.Helper()
 	dir := t.TempDir()
 	port := freePort(t)
 	s := &server{t: t, port: port, addr: "127.0.0.1:" + strconv.Itoa(port), log: filepath.Join(dir, "server.log")}
 	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 		"--logfile", s.log}, args...)
-	s.cmd = exec.Command(serverBin, all...)
+	argv := append(append(slices.Clone(wrapper), serverBin), all...)
+	s.cmd = exec.Command(argv[0], argv[1:]...)
 	s.cmd.Stderr = os.Stderr
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
