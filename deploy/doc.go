@@ -6,7 +6,8 @@
 // server reads from its cgroup matches them, maxmemory auto under the
 // memory limit, exec probes through radish-probe; a headless and a client
 // Service, a PodDisruptionBudget, a ServiceMonitor and the ConfigMap with
-// radish.conf).
+// radish.conf), and the Grafana dashboard (grafana/radish.json) over the
+// server's metrics.
 //
 // The package has no code, only its test, which is what must stay true:
 // every manifest decodes strictly into its Kubernetes (or Prometheus
@@ -14,5 +15,6 @@
 // names, mounts), and the StatefulSet's container command, arguments,
 // configuration and probes, run against the real binaries as the kubelet
 // would run them, start a server that its probes find live and ready and
-// that a SIGTERM stops within the grace period.
+// that a SIGTERM stops within the grace period; the dashboard decodes
+// strictly, its expressions parse and name only metrics the server exports.
 package deploy
