@@ -26,9 +26,12 @@ type Shard struct {
 	Evicted     int64 // keys deleted by eviction
 	UsedMemory  int64 // bytes of the shard's keyspace
 	Changes     uint64
-	Keys        []int64 // per database
-	Expires     []int64 // per database: keys with a TTL
-	Calls       []int64 // per command, indexed as Source.Commands
+	Keys        []int64          // per database
+	Expires     []int64          // per database: keys with a TTL
+	Calls       []int64          // per command, indexed as Source.Commands
+	Failed      []int64          // per command: calls that replied an error
+	Refused     []int64          // per command: calls refused before they ran
+	Errors      map[string]int64 // error replies by code (ERR, WRONGTYPE ...)
 }
 
 // Source gives every shard's counters.
@@ -46,7 +49,7 @@ type Info struct {
 }
 
 type desc struct {
-	commands, calls, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires *prometheus.Desc
+	commands, calls, failed, refused, errors, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires *prometheus.Desc
 }
 
 func newDesc() desc {
@@ -57,6 +60,9 @@ func newDesc() desc {
 	return desc{
 		commands: d("commands_processed_total", "Commands executed by the shard.", sh...),
 		calls:    d("command_calls_total", "Calls of each command on the shard.", "shard", "cmd"),
+		failed:   d("command_failed_calls_total", "Calls of each command that replied an error.", "shard", "cmd"),
+		refused:  d("command_rejected_calls_total", "Calls of each command refused before they ran (arity, NOAUTH, OOM).", "shard", "cmd"),
+		errors:   d("error_replies_total", "Error replies by their code (the first word: ERR, WRONGTYPE ...).", "shard", "code"),
 		conns:    d("connected_clients", "Client connections open on the shard.", sh...),
 		rejected: d("rejected_connections_total", "Connections refused because of maxclients.", sh...),
 		hops:     d("cross_shard_hops_total", "Commands the shard sent to the shard owning their key.", sh...),
@@ -78,7 +84,7 @@ type collector struct {
 }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
+	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.failed, c.d.refused, c.d.errors, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
 		c.d.blocked, c.d.expired, c.d.evicted, c.d.memory, c.d.changes, c.d.keys, c.d.expires} {
 		ch <- d
 	}
@@ -111,9 +117,21 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 		for id, n := range s.Calls {
-			if n != 0 && id < len(names) {
+			if id >= len(names) {
+				break
+			}
+			if n != 0 {
 				counter(c.d.calls, float64(n), names[id])
 			}
+			if id < len(s.Failed) && s.Failed[id] != 0 {
+				counter(c.d.failed, float64(s.Failed[id]), names[id])
+			}
+			if id < len(s.Refused) && s.Refused[id] != 0 {
+				counter(c.d.refused, float64(s.Refused[id]), names[id])
+			}
+		}
+		for code, n := range s.Errors {
+			counter(c.d.errors, float64(n), code)
 		}
 	}
 }

@@ -16,7 +16,8 @@ func (f fake) Commands() []string         { return []string{"get", "set", "confi
 
 func testSource() fake {
 	return fake{shards: []Shard{
-		{Commands: 10, Connections: 2, Keys: []int64{5, 0}, Expires: []int64{1, 0}, Calls: []int64{4, 6, 0}},
+		{Commands: 10, Connections: 2, Keys: []int64{5, 0}, Expires: []int64{1, 0}, Calls: []int64{4, 6, 0},
+			Failed: []int64{0, 1, 0}, Refused: []int64{1, 0, 0}, Errors: map[string]int64{"ERR": 1, "WRONGTYPE": 1}},
 		{Commands: 3, Hops: 1, Txns: 1, Keys: []int64{0, 0}, Expires: []int64{0, 0}, Calls: []int64{0, 2, 1}},
 	}}
 }
@@ -34,8 +35,9 @@ func TestCollectorLint(t *testing.T) {
 		t.Errorf("%s: %s", p.Metric, p.Text)
 	}
 	// 10 per-shard series each, keys and expiring keys for the one
-	// database that has any on shard 0, and the non-zero calls.
-	if n, want := testutil.CollectAndCount(c), 2*10+2+4; n != want {
+	// database that has any on shard 0, the non-zero calls, failed and
+	// refused calls, and error codes.
+	if n, want := testutil.CollectAndCount(c), 2*10+2+4+4; n != want {
 		t.Errorf("%d series, want %d", n, want)
 	}
 	if n := testutil.CollectAndCount(c, "radish_command_calls_total"); n != 4 {

@@ -235,10 +235,16 @@ func (s *Shard) fill(c *conn, sl *slot, b []byte) {
 func (s *Shard) dispatch(c *conn, args [][]byte) {
 	spec, errText := s.cmds.Resolve(args)
 	if errText != "" {
+		if spec != nil { // the wrong number of arguments
+			s.stats.refusedCall(spec, errText)
+		} else {
+			s.stats.errorReply([]byte(errText))
+		}
 		s.reply(c, func(w *resp.Writer) { w.Error(errText) })
 		return
 	}
 	if !c.cl.Authed && spec.Flags&command.NoAuth == 0 {
+		s.stats.refusedCall(spec, errtext.NoAuth)
 		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoAuth) })
 		return
 	}
@@ -317,6 +323,7 @@ func (s *Shard) execDiscard(c *conn, spec *command.Spec, args [][]byte) {
 // the command came from another shard; noTouch is the client's NO-TOUCH.
 func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	if s.oom(spec) {
+		s.stats.refusedCall(spec, errtext.OOM)
 		w.Error(errtext.OOM)
 		return
 	}
@@ -340,6 +347,9 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	spec.Handler(ctx, args)
 	ctx.Client = nil
 	ctx.W = nil
+	if len(w.B) > start && w.B[start] == '-' {
+		s.stats.failedCall(spec, w.B[start:])
+	}
 	if n := s.store.Dirty() - dirty; n != 0 {
 		s.wrote(db, spec, args, w.B[start:], n)
 	}

@@ -65,11 +65,13 @@ func (g *Group) ResetStats() {
 			st := &s.stats
 			st.commands, st.connections, st.rejected, st.hops, st.txns = 0, 0, 0, 0, 0
 			for id := range st.calls {
-				if st.calls[id] != 0 {
-					st.calls[id] = 0
+				if st.calls[id] != 0 || st.failed[id] != 0 || st.refused[id] != 0 {
+					st.calls[id], st.failed[id], st.refused[id] = 0, 0, 0
 					st.dirty = append(st.dirty, id)
 				}
 			}
+			clear(st.errs)
+			st.errsMoved = true
 			s.store.ResetStats()
 		}}})
 	}

@@ -25,12 +25,17 @@ func (g *Group) Sample(dst []metrics.Shard) []metrics.Shard {
 			Keys:        make([]int64, len(p.keys)),
 			Expires:     make([]int64, len(p.expires)),
 			Calls:       make([]int64, len(p.calls)),
+			Failed:      make([]int64, len(p.calls)),
+			Refused:     make([]int64, len(p.calls)),
+		}
+		if errs := p.errs.Load(); errs != nil {
+			m.Errors = *errs // published copies are never written again
 		}
 		for i := range p.keys {
 			m.Keys[i], m.Expires[i] = p.keys[i].Load(), p.expires[i].Load()
 		}
 		for i := range p.calls {
-			m.Calls[i] = p.calls[i].Load()
+			m.Calls[i], m.Failed[i], m.Refused[i] = p.calls[i].Load(), p.failed[i].Load(), p.refused[i].Load()
 		}
 		dst = append(dst, m)
 	}

@@ -90,6 +90,10 @@ func newShard(g *Group, id int) *Shard {
 	}
 	s.stats.calls = make([]int64, len(command.Rows()))
 	s.stats.pub.calls = make([]atomic.Int64, len(command.Rows()))
+	s.stats.failed = make([]int64, len(command.Rows()))
+	s.stats.refused = make([]int64, len(command.Rows()))
+	s.stats.pub.failed = make([]atomic.Int64, len(command.Rows()))
+	s.stats.pub.refused = make([]atomic.Int64, len(command.Rows()))
 	s.stats.pub.keys = make([]atomic.Int64, g.opts.Databases)
 	s.stats.pub.expires = make([]atomic.Int64, g.opts.Databases)
 	s.warmKeys = make([][]byte, 0, engine.PrefetchMax)

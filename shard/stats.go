@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"runtime"
@@ -23,7 +24,13 @@ type shardStats struct {
 	txns        int64
 	blocked     int64   // clients of this shard waiting in a blocking command
 	calls       []int64 // per command row (Spec.ID)
-	dirty       []int   // rows whose calls changed since the last publish
+	failed      []int64 // per row: calls whose reply was an error
+	refused     []int64 // per row: calls refused before they ran (NOAUTH, OOM)
+	dirty       []int   // rows whose counts changed since the last publish
+	// errs counts error replies by their first word (INFO errorstats);
+	// errsMoved: since the last publish.
+	errs      map[string]int64
+	errsMoved bool
 
 	pub published
 }
@@ -45,6 +52,10 @@ type published struct {
 	keys        []atomic.Int64 // per database
 	expires     []atomic.Int64
 	calls       []atomic.Int64 // per command row (Spec.ID)
+	failed      []atomic.Int64
+	refused     []atomic.Int64
+	// errs is a copy of shardStats.errs, replaced when it moved.
+	errs atomic.Pointer[map[string]int64]
 }
 
 // count records one executed command for INFO commandstats.
@@ -54,6 +65,42 @@ func (st *shardStats) count(spec *command.Spec) {
 		st.dirty = append(st.dirty, id)
 	}
 	st.calls[id]++
+}
+
+// failedCall records that spec's call, counted already, replied the error
+// reply (INFO commandstats failed_calls, errorstats).
+func (st *shardStats) failedCall(spec *command.Spec, reply []byte) {
+	st.failed[spec.ID()]++
+	st.errorReply(reply)
+}
+
+// refusedCall records that spec was refused before it ran with the error
+// reply (commandstats rejected_calls, errorstats).
+func (st *shardStats) refusedCall(spec *command.Spec, reply string) {
+	id := spec.ID()
+	st.refused[id]++
+	st.dirty = append(st.dirty, id)
+	st.errorReply([]byte(reply))
+}
+
+// errorReply counts an error reply ("-CODE message" or "CODE message") by
+// its code, as Redis's errorstats does.
+func (st *shardStats) errorReply(reply []byte) {
+	if len(reply) > 0 && reply[0] == '-' {
+		reply = reply[1:]
+	}
+	code := reply
+	for i, c := range reply {
+		if c == ' ' || c == '\r' {
+			code = reply[:i]
+			break
+		}
+	}
+	if st.errs == nil {
+		st.errs = map[string]int64{}
+	}
+	st.errs[string(code)]++
+	st.errsMoved = true
 }
 
 // publishStats copies the counters for other goroutines (INFO) at the end
@@ -80,8 +127,18 @@ func (s *Shard) publishStats() {
 	}
 	for _, id := range st.dirty {
 		p.calls[id].Store(st.calls[id])
+		p.failed[id].Store(st.failed[id])
+		p.refused[id].Store(st.refused[id])
 	}
 	st.dirty = st.dirty[:0]
+	if st.errsMoved {
+		errs := make(map[string]int64, len(st.errs))
+		for k, v := range st.errs {
+			errs[k] = v
+		}
+		p.errs.Store(&errs)
+		st.errsMoved = false
+	}
 }
 
 // setInt stores v in a unless a holds it already: the load is a plain
@@ -124,6 +181,10 @@ func (g *Group) Info(sections []string) string {
 	keys := make([]int64, dbs)
 	expires := make([]int64, dbs)
 	calls := map[string]int64{}
+	failed := map[string]int64{}
+	refused := map[string]int64{}
+	errs := map[string]int64{}
+	var errReplies int64
 	for _, s := range g.shards {
 		p := &s.stats.pub
 		cmds += p.commands.Load()
@@ -143,8 +204,17 @@ func (g *Group) Info(sections []string) string {
 		}
 		rows := command.Rows()
 		for id := range p.calls {
-			if n := p.calls[id].Load(); n > 0 {
+			n, f, r := p.calls[id].Load(), p.failed[id].Load(), p.refused[id].Load()
+			if n > 0 || r > 0 {
 				calls[rows[id].Name] += n
+				failed[rows[id].Name] += f
+				refused[rows[id].Name] += r
+			}
+		}
+		if m := p.errs.Load(); m != nil {
+			for k, v := range *m {
+				errs[k] += v
+				errReplies += v
 			}
 		}
 	}
@@ -194,8 +264,8 @@ func (g *Group) Info(sections []string) string {
 		sep()
 		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\n"+
 			"rejected_connections:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nevicted_keys:%d\r\n"+
-			"cross_shard_hops:%d\r\ncross_shard_txns:%d\r\n",
-			conns, cmds, rejected, expired, stale, evicted, hops, txns)
+			"unexpected_error_replies:0\r\ntotal_error_replies:%d\r\ncross_shard_hops:%d\r\ncross_shard_txns:%d\r\n",
+			conns, cmds, rejected, expired, stale, evicted, errReplies, hops, txns)
 	}
 	if show("replication", true) {
 		sep()
@@ -217,8 +287,15 @@ func (g *Group) Info(sections []string) string {
 		}
 		slices.Sort(names)
 		for _, k := range names {
-			fmt.Fprintf(&b, "cmdstat_%s:calls=%d,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0\r\n",
-				k, calls[k])
+			fmt.Fprintf(&b, "cmdstat_%s:calls=%d,usec=0,usec_per_call=0.00,rejected_calls=%d,failed_calls=%d\r\n",
+				k, calls[k], refused[k], failed[k])
+		}
+	}
+	if show("errorstats", false) {
+		sep()
+		b.WriteString("# Errorstats\r\n")
+		for _, k := range slices.Sorted(maps.Keys(errs)) {
+			fmt.Fprintf(&b, "errorstat_%s:count=%d\r\n", k, errs[k])
 		}
 	}
 	if show("keyspace", true) {
