@@ -239,6 +239,8 @@ type Local interface {
 	// timeout reply or (withError) the UNBLOCKED error; false if this shard
 	// has no such blocked client.
 	Unblock(id int64, withError bool) bool
+	// Unsubscribe drops every subscription of the client (RESET).
+	Unsubscribe(cl *Client)
 }
 
 // Client is one connection's state, owned by the shard that accepted it.
@@ -261,7 +263,14 @@ type Client struct {
 	// Close asks the shard to close the connection after this reply (QUIT,
 	// CLIENT KILL of oneself).
 	Close bool
+	// Subs, PSubs and SSubs count the client's subscriptions to channels,
+	// patterns and sharded channels; the shard keeps them.
+	Subs, PSubs, SSubs int
 }
+
+// Subscribed reports whether the client holds any subscription (RESP2
+// clients are then in subscribed mode).
+func (cl *Client) Subscribed() bool { return cl.Subs|cl.PSubs|cl.SSubs != 0 }
 
 // ReplyMode is CLIENT REPLY's setting.
 type ReplyMode uint8

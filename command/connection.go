@@ -86,6 +86,17 @@ func clientSub(name string, arity int, extra Flag, h Handler, summary string) *S
 }
 
 func cmdPing(c *Ctx, args [][]byte) {
+	if cl := c.Client; cl != nil && cl.Proto == 2 && cl.Subscribed() && len(args) <= 2 {
+		// Subscribed mode: ["pong", the argument or ""].
+		c.W.Array(2)
+		c.W.BulkString("pong")
+		if len(args) == 2 {
+			c.W.Bulk(args[1])
+		} else {
+			c.W.BulkString("")
+		}
+		return
+	}
 	switch len(args) {
 	case 1:
 		c.W.Simple("PONG")
@@ -223,6 +234,9 @@ func cmdReset(c *Ctx, args [][]byte) {
 	cl.NoEvict = false
 	cl.NoTouch = false
 	cl.Authed = c.Server.RequirePass() == ""
+	if c.Local != nil {
+		c.Local.Unsubscribe(cl)
+	}
 	c.W.Proto = 2
 	c.W.Simple("RESET")
 }
@@ -280,6 +294,9 @@ func cmdClientSetInfo(c *Ctx, args [][]byte) {
 // clientLine formats one client as CLIENT LIST and CLIENT INFO do.
 func clientLine(b []byte, cl *Client, now int64) []byte {
 	flags := "N"
+	if cl.Subscribed() {
+		flags = "P"
+	}
 	if cl.NoEvict {
 		flags = "e"
 	}
@@ -287,10 +304,10 @@ func clientLine(b []byte, cl *Client, now int64) []byte {
 		flags += "T"
 	}
 	return fmt.Appendf(b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d "+
-		"sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 "+
+		"sub=%d psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 "+
 		"obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s\n",
 		cl.ID, cl.Addr, cl.LAddr, cl.Name, (now-cl.CreatedMs)/1000, (now-cl.LastMs)/1000, flags, cl.DB,
-		cl.LastCmd, cl.Proto, cl.LibName, cl.LibVer)
+		cl.Subs, cl.PSubs, cl.SSubs, cl.LastCmd, cl.Proto, cl.LibName, cl.LibVer)
 }
 
 func cmdClientInfo(c *Ctx, args [][]byte) {

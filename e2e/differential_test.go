@@ -25,6 +25,9 @@ import (
 // RESP3, and requires byte-identical replies. Replies whose order Redis
 // leaves unspecified (HGETALL, SMEMBERS, KEYS ...) are compared sorted.
 // Commands whose reply depends on chance or on the clock are not sent.
+// Then Pub/Sub: several connections subscribe, publish and ask, RESP2
+// and RESP3 (pushes interleaved with replies), and each one's stream of
+// replies and messages must be the same (pubsub_test.go).
 func TestAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -56,6 +59,9 @@ func TestAgainstRedis(t *testing.T) {
 				}
 			}
 		})
+	}
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("PubSub/RESP%d", proto), func(t *testing.T) { pubsubAgainstRedis(t, s.addr, ref, proto) })
 	}
 }
 

@@ -250,6 +250,9 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	}
 	c.cl.LastCmd = spec.Name
 	c.cl.LastMs = s.now
+	if (c.subscribed() || spec.Flags&command.PubSub != 0) && s.pubsubCmd(c, spec, args) {
+		return
+	}
 	if fn := command.BlockingFunc(spec); fn != nil {
 		s.block(c, spec, fn, args)
 		return

@@ -46,6 +46,11 @@
 //     carries what its shard needs; only the home shard reads the txn. A
 //     command on every shard (DBSIZE, FLUSHDB, SWAPDB ...) waits, on each
 //     shard, behind every lock and waiting command there.
+//   - subscription: a connection's channels, patterns and sharded
+//     channels, kept by its own shard (pubsub.Registry); a publish goes to
+//     the other shards whose pubsub.Filter wants its channel as entries of
+//     one batch per destination per turn, which comes back with the
+//     receivers counted (pubsub.go explains the choice and its cost).
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

@@ -175,6 +175,10 @@ func (s *Shard) warmHops(q []message) (seen, warmed int) {
 // handle runs one message on its destination shard.
 func (s *Shard) handle(m message) {
 	switch {
+	case m.pub != nil && m.kind == msgPublish:
+		s.runPublish(m.pub)
+	case m.pub != nil:
+		s.published(m.pub)
 	case m.hop == nil:
 		m.run(s)
 	case m.kind == msgHop:

@@ -10,6 +10,7 @@ type message struct {
 	kind msgKind
 	run  func(s *Shard) // nil when hop is set
 	hop  *hopMsg        // msgHop, msgHopReply of a single-shard command
+	pub  *pubBatch      // msgPublish, msgPublished (pubsub.go)
 }
 
 // msgKind names a step of the protocols between shards.
@@ -38,5 +39,12 @@ const (
 	msgRetry                          // a waiter of a BLMOVE across shards may be served again
 	msgUnblock                        // CLIENT UNBLOCK, in the shard's next turn
 	msgStats                          // CONFIG RESETSTAT
+	msgPublish                        // a turn's publishes for the shard's subscribers (pubsub.go)
+	msgPublished                      // the batch back, with the receivers counted
+	msgSSub                           // a shard's client subscribed to a sharded channel the destination owns
+	msgSSubAck                        // the owner counted it
+	msgSUnsub                         // a shard's client left a sharded channel
+	msgPSQuery                        // a PUBSUB introspection command's part
+	msgPSAnswer                       // its answer
 	numMsgKinds
 )

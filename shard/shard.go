@@ -71,6 +71,7 @@ type Shard struct {
 	scratch *engine.Store
 
 	mut mutations // the mutation path's state (effects.go)
+	ps  pubState  // subscriptions and publishes in flight (pubsub.go)
 
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
@@ -105,6 +106,7 @@ func newShard(g *Group, id int) *Shard {
 	s.ctx.Owns = s.owns
 	s.ctx.Local = s
 	s.mut.sink = g.opts.Effects
+	s.ps.init(g.opts.Shards)
 	s.hookEngine()
 	return s
 }
@@ -420,6 +422,9 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 	c.dead = true
 	if c.blocked != nil {
 		s.withdraw(c, c.blocked)
+	}
+	if c.subscribed() {
+		s.dropSubscriptions(c)
 	}
 	s.group.clients.Add(-1)
 }

@@ -422,6 +422,8 @@ var msgKindNames = [numMsgKinds]string{
 	msgPartDone: "part-done", msgPark: "park", msgUnpark: "unpark", msgUnparked: "unparked", msgClaim: "claim",
 	msgClaimAnswer: "claim-answer", msgServed: "served", msgUnclaim: "unclaim", msgMove: "move",
 	msgRetry: "retry", msgUnblock: "unblock", msgStats: "stats",
+	msgPublish: "publish", msgPublished: "published", msgSSub: "ssub", msgSSubAck: "ssub-ack", msgSUnsub: "sunsub",
+	msgPSQuery: "pubsub-query", msgPSAnswer: "pubsub-answer",
 }
 
 // String names a message kind in a simulation's trace.

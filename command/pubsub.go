@@ -1,0 +1,154 @@
+package command
+
+// The Pub/Sub family. Its commands reach connections on every shard, so
+// no handler runs them: the shard loop does (shard/pubsub.go), reading the
+// row's PubSubOp. A row's Handler is set only for PUBSUB HELP.
+
+// PubSubOp is what a Pub/Sub row asks the shard loop to do.
+type PubSubOp uint8
+
+// Pub/Sub operations.
+const (
+	PSNone PubSubOp = iota
+	PSSubscribe
+	PSUnsubscribe
+	PSPSubscribe
+	PSPUnsubscribe
+	PSSSubscribe
+	PSSUnsubscribe
+	PSPublish
+	PSSPublish
+	PSChannels
+	PSNumSub
+	PSNumPat
+	PSShardChannels
+	PSShardNumSub
+)
+
+// pubsubOps maps the Pub/Sub rows to their operation.
+var pubsubOps = map[*Spec]PubSubOp{}
+
+// PubSubOf returns the operation of a Pub/Sub row (PSNone for any other).
+func PubSubOf(s *Spec) PubSubOp { return pubsubOps[s] }
+
+// SubscribedOK reports whether a RESP2 client in subscribed mode may run
+// s: the (un)subscribe commands, PING, QUIT and RESET, as in Redis.
+func SubscribedOK(s *Spec) bool {
+	switch op := pubsubOps[s]; {
+	case op >= PSSubscribe && op <= PSSUnsubscribe:
+		return true
+	}
+	switch s.Name {
+	case "ping", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+func init() {
+	ps := func(name string, arity int, op PubSubOp, s *Spec) *Spec {
+		s.Name, s.Arity = name, arity
+		if s.Flags == 0 {
+			s.Flags = PubSub | NoScript | Loading | Stale
+		}
+		if s.Group == "" {
+			s.Group = "pubsub"
+		}
+		pubsubOps[s] = op
+		return s
+	}
+	chans := func(flags ArgFlag) []Arg { return []Arg{{Name: "channel", Type: "string", Flags: flags}} }
+	pats := []Arg{{Name: "pattern", Type: "pattern", Flags: ArgOptional | ArgMultiple}}
+	shardChans := func(flags ArgFlag) []Arg {
+		return []Arg{{Name: "shardchannel", Type: "string", Flags: flags}}
+	}
+	notKey := func(last int) []KeySpec {
+		return []KeySpec{{Flags: KeyNotKey, Index: 1, LastKey: last, Step: 1}}
+	}
+	register(
+		ps("subscribe", -2, PSSubscribe, &Spec{Summary: "Listen for messages published to the given channels",
+			Since: "2.0.0", Complexity: "O(N) where N is the number of channels to subscribe to.",
+			Args: chans(ArgMultiple)}),
+		ps("unsubscribe", -1, PSUnsubscribe, &Spec{Summary: "Stop listening for messages posted to the given channels",
+			Since: "2.0.0", Complexity: "O(N) where N is the number of clients already subscribed to a channel.",
+			Args: chans(ArgOptional | ArgMultiple)}),
+		ps("psubscribe", -2, PSPSubscribe, &Spec{
+			Summary: "Listen for messages published to channels matching the given patterns", Since: "2.0.0",
+			Complexity: "O(N) where N is the number of patterns the client is already subscribed to.",
+			Args: []Arg{{Name: "pattern", Type: "block", Flags: ArgMultiple,
+				Args: []Arg{{Name: "pattern", Type: "pattern"}}}}}),
+		ps("punsubscribe", -1, PSPUnsubscribe, &Spec{
+			Summary: "Stop listening for messages posted to channels matching the given patterns", Since: "2.0.0",
+			Complexity: "O(N+M) where N is the number of patterns the client is already subscribed and M is " +
+				"the number of total patterns subscribed in the system (by any client).",
+			Args: pats}),
+		ps("ssubscribe", -2, PSSSubscribe, &Spec{KeySpecs: notKey(-1),
+			Summary: "Listen for messages published to the given shard channels", Since: "7.0.0",
+			Complexity: "O(N) where N is the number of shard channels to subscribe to.",
+			Args:       shardChans(ArgMultiple)}),
+		ps("sunsubscribe", -1, PSSUnsubscribe, &Spec{KeySpecs: notKey(-1),
+			Summary: "Stop listening for messages posted to the given shard channels", Since: "7.0.0",
+			Complexity: "O(N) where N is the number of clients already subscribed to a shard channel.",
+			Args:       shardChans(ArgOptional | ArgMultiple)}),
+		ps("publish", 3, PSPublish, &Spec{Flags: PubSub | Loading | Stale | Fast,
+			Summary: "Post a message to a channel", Since: "2.0.0",
+			Complexity: "O(N+M) where N is the number of clients subscribed to the receiving channel and M is " +
+				"the total number of subscribed patterns (by any client).",
+			Args: []Arg{{Name: "channel", Type: "string"}, {Name: "message", Type: "string"}}}),
+		ps("spublish", 3, PSSPublish, &Spec{Flags: PubSub | Loading | Stale | Fast, KeySpecs: notKey(0),
+			Summary: "Post a message to a shard channel", Since: "7.0.0",
+			Complexity: "O(N) where N is the number of clients subscribed to the receiving shard channel.",
+			Args:       []Arg{{Name: "shardchannel", Type: "string"}, {Name: "message", Type: "string"}}}),
+		&Spec{Name: "pubsub", Arity: -2, Summary: "A container for Pub/Sub commands", Since: "2.8.0",
+			Group: "pubsub", Complexity: "Depends on subcommand.", Sub: []*Spec{
+				ps("pubsub|channels", -2, PSChannels, &Spec{Flags: PubSub | Loading | Stale,
+					Summary: "List active channels", Since: "2.8.0",
+					Complexity: "O(N) where N is the number of active channels, and assuming constant time " +
+						"pattern matching (relatively short channels and patterns)",
+					Args: []Arg{{Name: "pattern", Type: "pattern", Flags: ArgOptional}}}),
+				{Name: "pubsub|help", Arity: 2, Flags: Loading | Stale, Handler: cmdPubSubHelp,
+					Summary: "Show helpful text about the different subcommands", Since: "6.2.0",
+					Group: "pubsub", Complexity: "O(1)"},
+				ps("pubsub|numpat", 2, PSNumPat, &Spec{Flags: PubSub | Loading | Stale,
+					Summary: "Get the count of unique patterns pattern subscriptions", Since: "2.8.0",
+					Complexity: "O(1)"}),
+				ps("pubsub|numsub", -2, PSNumSub, &Spec{Flags: PubSub | Loading | Stale,
+					Summary: "Get the count of subscribers for channels", Since: "2.8.0",
+					Complexity: "O(N) for the NUMSUB subcommand, where N is the number of requested channels",
+					Args:       chans(ArgOptional | ArgMultiple)}),
+				ps("pubsub|shardchannels", -2, PSShardChannels, &Spec{Flags: PubSub | Loading | Stale,
+					Summary: "List active shard channels", Since: "7.0.0",
+					Complexity: "O(N) where N is the number of active shard channels, and assuming constant " +
+						"time pattern matching (relatively short shard channels).",
+					Args: []Arg{{Name: "pattern", Type: "pattern", Flags: ArgOptional}}}),
+				ps("pubsub|shardnumsub", -2, PSShardNumSub, &Spec{Flags: PubSub | Loading | Stale,
+					Summary: "Get the count of subscribers for shard channels", Since: "7.0.0",
+					Complexity: "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested " +
+						"shard channels",
+					Args: shardChans(ArgOptional | ArgMultiple)}),
+			}},
+	)
+}
+
+func cmdPubSubHelp(c *Ctx, args [][]byte) {
+	lines := []string{
+		"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"CHANNELS [<pattern>]",
+		"    Return the currently active channels matching a <pattern> (default: '*').",
+		"NUMPAT",
+		"    Return number of subscriptions to patterns.",
+		"NUMSUB [<channel> ...]",
+		"    Return the number of subscribers for the specified channels, excluding",
+		"    pattern subscriptions(default: no channels).",
+		"SHARDCHANNELS [<pattern>]",
+		"    Return the currently active shard level channels matching a <pattern> (default: '*').",
+		"SHARDNUMSUB [<shardchannel> ...]",
+		"    Return the number of subscribers for the specified shard level channel(s)",
+		"HELP",
+		"    Prints this help.",
+	}
+	c.W.Array(len(lines))
+	for _, l := range lines {
+		c.W.Simple(l)
+	}
+}

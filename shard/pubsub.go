@@ -1,0 +1,586 @@
+package shard
+
+import (
+	"slices"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/pubsub"
+	"github.com/radish-kv/radish/router"
+)
+
+// Pub/Sub across shards. Each shard keeps the subscriptions of its own
+// connections (pubsub.Registry); no shard reads another's but for the
+// registry's Filter, the compact summary of which channels (by hash
+// bucket) and whether any patterns have subscribers there.
+//
+// A PUBLISH is delivered at once to the publisher's shard's subscribers;
+// for every other shard whose Filter wants the channel it becomes one
+// entry of that shard's pubBatch, the one message per destination shard
+// that carries every publish of the loop turn (a new batch starts only
+// when another message to that shard was queued after it, so a batch never
+// overtakes what was sent before it). The destination delivers each entry
+// to its subscribers, writes how many received it into the entry and
+// sends the batch back; the publisher's reply (a pooled slot in its queue)
+// is filled with the sum once every shard it was sent to answered. So the
+// count is exact, as Redis's: the clients that received the message. The
+// price is a round trip before the reply when another shard has
+// subscribers (the publisher's later commands do not wait for it), and a
+// false positive of the Filter (another channel in the same bucket, or any
+// pattern at all there) costs an entry that answers 0.
+//
+// Order: every message a connection publishes goes the same way to a
+// given subscriber (straight into its output on the same shard, or in
+// batches to its shard, which the inbox keeps in order), so each
+// subscriber gets a publisher's messages in the order they were published.
+//
+// Sharded channels live on the shard their name hashes to (the owner,
+// router.ShardOf, like a key). A connection's SSUBSCRIBE registers it in
+// its own shard's registry and adds one to the owner's count for that
+// shard (pubsub.Owned); its confirmation waits for the owner's
+// acknowledgement, so an SPUBLISH that follows it counts the subscriber.
+// An SPUBLISH runs on the owner (a batch entry when the publisher's shard
+// is not the owner), which knows its count at once and sends one entry to
+// each shard holding subscribers.
+
+// pubBatch is one turn's publishes from one shard to another, in order;
+// channels and messages lie back to back in buf. Owned by the sender but
+// while the destination runs it (between msgPublish and msgPublished).
+type pubBatch struct {
+	from int
+	buf  []byte
+	ents []pubEnt
+}
+
+// pubEnt is one publish in a batch.
+type pubEnt struct {
+	op     pubOp
+	chEnd  int // the channel is buf[previous msgEnd:chEnd]
+	msgEnd int // the message is buf[chEnd:msgEnd]
+	wait   *pubWait
+	n      int64 // receivers, written by the destination
+}
+
+type pubOp uint8
+
+const (
+	pubChannel pubOp = iota // deliver to the channel's and matching patterns' subscribers, count them
+	pubShard                // deliver to a sharded channel's subscribers here
+	pubOwner                // run an SPUBLISH on the channel's owner, count its subscribers
+)
+
+// pubWait is a publish waiting for its count from other shards.
+type pubWait struct {
+	c    *conn
+	h    *hopMsg // the reply's slot in c's queue
+	n    int64
+	left int
+}
+
+// pubState is a shard's Pub/Sub state.
+type pubState struct {
+	reg   *pubsub.Registry[*conn]
+	owned pubsub.Owned
+	open  []*pubBatch // per destination: the batch this turn's publishes join
+	free  []*pubBatch
+	waits []*pubWait
+	// frames[p] is the message being delivered as protocol 2+p sees it,
+	// built once per delivery for all its subscribers.
+	frames [2][]byte
+	built  [2]bool
+}
+
+func (ps *pubState) init(shards int) {
+	ps.reg = pubsub.NewRegistry[*conn]()
+	ps.open = make([]*pubBatch, shards)
+}
+
+// subscribed reports whether c holds any subscription.
+func (c *conn) subscribed() bool { return c.cl.Subs|c.cl.PSubs|c.cl.SSubs != 0 }
+
+// pubsubCmd runs args when it is a Pub/Sub command, or refuses it when c
+// is a RESP2 client in subscribed mode and it is not one of the commands
+// that mode allows; it reports whether it did either.
+func (s *Shard) pubsubCmd(c *conn, spec *command.Spec, args [][]byte) bool {
+	if c.cl.Proto == 2 && c.subscribed() && !command.SubscribedOK(spec) {
+		s.reply(c, func(w *resp.Writer) {
+			w.Error("ERR Can't execute '" + spec.Name + "': only (P|S)SUBSCRIBE / " +
+				"(P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+		})
+		return true
+	}
+	switch op := command.PubSubOf(spec); op {
+	case command.PSNone:
+		return false
+	case command.PSSubscribe:
+		s.subscribe(c, pubsub.Channel, "subscribe", args[1:])
+	case command.PSPSubscribe:
+		s.subscribe(c, pubsub.Pattern, "psubscribe", args[1:])
+	case command.PSSSubscribe:
+		s.ssubscribe(c, args[1:])
+	case command.PSUnsubscribe:
+		s.unsubscribe(c, pubsub.Channel, "unsubscribe", args[1:])
+	case command.PSPUnsubscribe:
+		s.unsubscribe(c, pubsub.Pattern, "punsubscribe", args[1:])
+	case command.PSSUnsubscribe:
+		s.unsubscribe(c, pubsub.Shard, "sunsubscribe", args[1:])
+	case command.PSPublish:
+		s.publish(c, args[1], args[2])
+	case command.PSSPublish:
+		s.spublish(c, args[1], args[2])
+	default:
+		s.pubsubQuery(c, op, args)
+	}
+	return true
+}
+
+// counted copies c's subscription counts into its Client (CLIENT LIST,
+// PING's subscribed-mode reply, subscribed).
+func (s *Shard) counted(c *conn) {
+	r := s.ps.reg
+	c.cl.Subs, c.cl.PSubs, c.cl.SSubs = r.Count(c, pubsub.Channel), r.Count(c, pubsub.Pattern), r.Count(c, pubsub.Shard)
+}
+
+// subscribe subscribes c to channels or patterns and confirms each.
+func (s *Shard) subscribe(c *conn, kind pubsub.Kind, verb string, names [][]byte) {
+	s.reply(c, func(w *resp.Writer) {
+		for _, name := range names {
+			_, n := s.ps.reg.Subscribe(c, kind, name)
+			w.B = pubsub.AppendSubscription(w.B, w.Proto, verb, name, false, n)
+		}
+	})
+	s.counted(c)
+}
+
+// ssubscribe subscribes c to sharded channels; the confirmations leave
+// once every owner counted the new subscriptions.
+func (s *Shard) ssubscribe(c *conn, names [][]byte) {
+	w := resp.Writer{Proto: c.cl.Proto}
+	nshards := len(s.group.shards)
+	sl := s.pend(c)
+	left, home := 0, s.id
+	for _, name := range names {
+		added, n := s.ps.reg.Subscribe(c, pubsub.Shard, name)
+		w.B = pubsub.AppendSubscription(w.B, w.Proto, "ssubscribe", name, false, n)
+		if !added {
+			continue
+		}
+		owner := router.ShardOf(name, nshards)
+		if owner == s.id {
+			s.ps.owned.Add(name, home, nshards, 1)
+			continue
+		}
+		left++
+		name := slices.Clone(name)
+		s.send(owner, msgSSub, func(o *Shard) {
+			o.ps.owned.Add(name, home, nshards, 1)
+			o.send(home, msgSSubAck, func(h *Shard) {
+				if left--; left == 0 {
+					h.fill(c, sl, w.B)
+				}
+			})
+		})
+	}
+	s.counted(c)
+	if left == 0 {
+		s.fill(c, sl, w.B)
+	}
+}
+
+// unsubscribe unsubscribes c from names, or from everything of kind when
+// names is empty, and confirms each.
+func (s *Shard) unsubscribe(c *conn, kind pubsub.Kind, verb string, names [][]byte) {
+	s.reply(c, func(w *resp.Writer) {
+		if len(names) == 0 {
+			all := s.ps.reg.Names(c, kind)
+			if len(all) == 0 {
+				n := s.ps.reg.Count(c, pubsub.Channel) + s.ps.reg.Count(c, pubsub.Pattern)
+				if kind == pubsub.Shard {
+					n = s.ps.reg.Count(c, pubsub.Shard)
+				}
+				w.B = pubsub.AppendSubscription(w.B, w.Proto, verb, nil, true, n)
+				return
+			}
+			for _, name := range slices.Clone(all) {
+				w.B = s.unsubscribe1(w.B, w.Proto, c, kind, verb, []byte(name))
+			}
+			return
+		}
+		for _, name := range names {
+			w.B = s.unsubscribe1(w.B, w.Proto, c, kind, verb, name)
+		}
+	})
+	s.counted(c)
+}
+
+// unsubscribe1 unsubscribes c from one name and appends its confirmation.
+func (s *Shard) unsubscribe1(b []byte, proto int, c *conn, kind pubsub.Kind, verb string, name []byte) []byte {
+	removed, n := s.ps.reg.Unsubscribe(c, kind, name)
+	if removed && kind == pubsub.Shard {
+		s.sunsubscribed(name)
+	}
+	return pubsub.AppendSubscription(b, proto, verb, name, false, n)
+}
+
+// sunsubscribed tells the owner of a sharded channel that a subscriber
+// here left it.
+func (s *Shard) sunsubscribed(name []byte) {
+	nshards, home := len(s.group.shards), s.id
+	owner := router.ShardOf(name, nshards)
+	if owner == s.id {
+		s.ps.owned.Add(name, home, nshards, -1)
+		return
+	}
+	name = slices.Clone(name)
+	s.send(owner, msgSUnsub, func(o *Shard) { o.ps.owned.Add(name, home, nshards, -1) })
+}
+
+// dropSubscriptions forgets every subscription of c (its connection
+// closed, or RESET).
+func (s *Shard) dropSubscriptions(c *conn) {
+	for _, name := range s.ps.reg.Drop(c) {
+		s.sunsubscribed([]byte(name))
+	}
+	s.counted(c)
+}
+
+// Unsubscribe implements command.Local: RESET drops every subscription.
+func (s *Shard) Unsubscribe(cl *command.Client) {
+	if !cl.Subscribed() {
+		return
+	}
+	for _, c := range s.conns {
+		if &c.cl == cl {
+			s.dropSubscriptions(c)
+			return
+		}
+	}
+}
+
+// publish delivers msg to channel's subscribers here and sends it to every
+// shard that may have more; the reply counts them all.
+func (s *Shard) publish(c *conn, ch, msg []byte) {
+	n := s.deliverHere(pubsub.Channel, ch, msg)
+	var wait *pubWait
+	h := pubsub.Hash(ch)
+	for q, o := range s.group.shards {
+		if q == s.id || !o.ps.reg.Filter.Wants(h) {
+			continue
+		}
+		if wait == nil {
+			wait = s.newWait(c, n)
+		}
+		wait.left++
+		s.pubEntry(q, pubChannel, ch, msg, wait)
+	}
+	if wait == nil {
+		s.replyCount(c, n)
+	}
+}
+
+// spublish runs an SPUBLISH on the channel's owner. The subscribers here
+// get the message at once, before the reply, as a PUBLISH's do; the owner
+// counts them and sends the message to the other shards.
+func (s *Shard) spublish(c *conn, ch, msg []byte) {
+	owner := router.ShardOf(ch, len(s.group.shards))
+	if owner == s.id {
+		s.replyCount(c, s.spublishOwned(ch, msg, -1))
+		return
+	}
+	s.deliverHere(pubsub.Shard, ch, msg)
+	wait := s.newWait(c, 0)
+	wait.left = 1
+	s.pubEntry(owner, pubOwner, ch, msg, wait)
+}
+
+// spublishOwned publishes on a sharded channel this shard owns: to its
+// subscribers here and to every shard that holds some but skip (the
+// publisher's, which delivered it already). It returns how many there are.
+func (s *Shard) spublishOwned(ch, msg []byte, skip int) int64 {
+	per, total := s.ps.owned.Homes(ch)
+	for home, k := range per {
+		switch {
+		case k == 0 || home == skip:
+		case home == s.id:
+			s.deliverHere(pubsub.Shard, ch, msg)
+		default:
+			s.pubEntry(home, pubShard, ch, msg, nil)
+		}
+	}
+	return int64(total)
+}
+
+// replyCount writes a publish's reply, as CLIENT REPLY allows.
+func (s *Shard) replyCount(c *conn, n int64) {
+	switch c.cl.Reply {
+	case command.ReplyOn:
+		s.reply(c, func(w *resp.Writer) { w.Int(n) })
+	case command.ReplySkip:
+		c.cl.Reply = command.ReplyOn
+	}
+}
+
+// newWait takes a pubWait from the free list and queues its reply slot.
+func (s *Shard) newWait(c *conn, n int64) *pubWait {
+	var p *pubWait
+	if k := len(s.ps.waits); k > 0 {
+		p = s.ps.waits[k-1]
+		s.ps.waits = s.ps.waits[:k-1]
+	} else {
+		p = &pubWait{}
+	}
+	p.c, p.n, p.left = c, n, 0
+	p.h = s.newHop()
+	c.queue = append(c.queue, &p.h.slot)
+	if c.cl.Reply == command.ReplySkip {
+		c.cl.Reply = command.ReplyOn
+		p.h.reply = command.ReplySkip
+	} else {
+		p.h.reply = c.cl.Reply
+	}
+	return p
+}
+
+// answered adds a shard's count to p, and fills p's slot when it was the
+// last.
+func (s *Shard) answered(p *pubWait, n int64) {
+	p.n += n
+	if p.left--; p.left > 0 {
+		return
+	}
+	h := p.h
+	h.buf = h.buf[:0]
+	if h.reply == command.ReplyOn {
+		w := resp.Writer{B: h.buf}
+		w.Int(p.n)
+		h.buf = w.B
+	}
+	s.fill(p.c, &h.slot, h.buf)
+	p.c, p.h = nil, nil
+	if len(s.ps.waits) < maxFreeHops {
+		s.ps.waits = append(s.ps.waits, p)
+	}
+}
+
+// pubEntry appends a publish to this turn's batch for shard dst.
+func (s *Shard) pubEntry(dst int, op pubOp, ch, msg []byte, wait *pubWait) {
+	b := s.ps.open[dst]
+	if q := s.outbox[dst]; b == nil || len(q) == 0 || q[len(q)-1].pub != b {
+		b = s.newBatch()
+		s.ps.open[dst] = b
+		s.outbox[dst] = append(s.outbox[dst], message{kind: msgPublish, pub: b})
+	}
+	b.buf = append(b.buf, ch...)
+	chEnd := len(b.buf)
+	b.buf = append(b.buf, msg...)
+	b.ents = append(b.ents, pubEnt{op: op, chEnd: chEnd, msgEnd: len(b.buf), wait: wait})
+}
+
+func (s *Shard) newBatch() *pubBatch {
+	if k := len(s.ps.free); k > 0 {
+		b := s.ps.free[k-1]
+		s.ps.free = s.ps.free[:k-1]
+		return b
+	}
+	return &pubBatch{from: s.id}
+}
+
+// runPublish delivers a batch from another shard and sends it back with
+// the counts.
+func (s *Shard) runPublish(b *pubBatch) {
+	start := 0
+	for i := range b.ents {
+		e := &b.ents[i]
+		ch, msg := b.buf[start:e.chEnd], b.buf[e.chEnd:e.msgEnd]
+		start = e.msgEnd
+		switch e.op {
+		case pubChannel:
+			e.n = s.deliverHere(pubsub.Channel, ch, msg)
+		case pubShard:
+			s.deliverHere(pubsub.Shard, ch, msg)
+		case pubOwner:
+			e.n = s.spublishOwned(ch, msg, b.from)
+		}
+	}
+	s.outbox[b.from] = append(s.outbox[b.from], message{kind: msgPublished, pub: b})
+}
+
+// published takes a batch back: its counts go to the publishes waiting
+// for them, and the batch to the free list.
+func (s *Shard) published(b *pubBatch) {
+	for i := range b.ents {
+		if e := &b.ents[i]; e.wait != nil {
+			s.answered(e.wait, e.n)
+		}
+	}
+	clear(b.ents)
+	b.ents, b.buf = b.ents[:0], b.buf[:0]
+	if cap(b.buf) > maxHopBuf {
+		b.buf = nil
+	}
+	if len(s.ps.free) < maxFreeHops {
+		s.ps.free = append(s.ps.free, b)
+	}
+}
+
+// deliverHere writes msg to every subscriber here of channel in kind's
+// namespace (and, for Channel, of every matching pattern) and returns how
+// many received it.
+func (s *Shard) deliverHere(kind pubsub.Kind, ch, msg []byte) int64 {
+	ps := &s.ps
+	subs := ps.reg.Subscribers(kind, ch)
+	n := int64(len(subs))
+	if len(subs) > 0 {
+		ps.built = [2]bool{}
+		for _, c := range subs {
+			p := c.cl.Proto - 2
+			if !ps.built[p] {
+				ps.frames[p] = pubsub.AppendMessage(ps.frames[p][:0], c.cl.Proto, kind, ch, msg)
+				ps.built[p] = true
+			}
+			s.push(c, ps.frames[p])
+		}
+	}
+	if kind == pubsub.Channel && ps.reg.Patterns() > 0 {
+		ps.reg.Matching(ch, func(pattern string, subs []*conn) {
+			n += int64(len(subs))
+			ps.built = [2]bool{}
+			for _, c := range subs {
+				p := c.cl.Proto - 2
+				if !ps.built[p] {
+					ps.frames[p] = pubsub.AppendPMessage(ps.frames[p][:0], c.cl.Proto, pattern, ch, msg)
+					ps.built[p] = true
+				}
+				s.push(c, ps.frames[p])
+			}
+		})
+	}
+	return n
+}
+
+// push writes a message to a subscriber, in order behind its replies.
+func (s *Shard) push(c *conn, frame []byte) {
+	if c.closing || c.dead {
+		return
+	}
+	if len(c.queue) == 0 {
+		out := s.drv.Output(c.id)
+		*out = append(*out, frame...)
+		return
+	}
+	last := c.queue[len(c.queue)-1]
+	if !last.done {
+		last = s.readySlot()
+		c.queue = append(c.queue, last)
+	}
+	last.buf = append(last.buf, frame...)
+}
+
+// pubAnswer is one shard's part of a PUBSUB introspection command.
+type pubAnswer struct {
+	names  []string
+	counts []int64
+}
+
+// pubsubQuery runs PUBSUB CHANNELS, NUMSUB, NUMPAT, SHARDCHANNELS or
+// SHARDNUMSUB on every shard and merges the answers.
+func (s *Shard) pubsubQuery(c *conn, op command.PubSubOp, args [][]byte) {
+	if (op == command.PSChannels || op == command.PSShardChannels) && len(args) > 3 {
+		s.reply(c, func(w *resp.Writer) {
+			w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try PUBSUB HELP.")
+		})
+		return
+	}
+	args = command.CopyArgs(args)
+	var pattern []byte
+	if len(args) == 3 && (op == command.PSChannels || op == command.PSShardChannels) {
+		pattern = args[2]
+	}
+	answers := make([]pubAnswer, len(s.group.shards))
+	// This shard answers now, before the client's next command changes
+	// what it holds.
+	answers[s.id] = s.pubsubPart(op, args[2:], pattern)
+	left, home, proto := len(answers)-1, s.id, c.cl.Proto
+	if left == 0 {
+		s.reply(c, func(w *resp.Writer) { w.Raw(mergePubSub(op, args[2:], answers, proto)) })
+		return
+	}
+	sl := s.pend(c)
+	for i := range answers {
+		if i == s.id {
+			continue
+		}
+		s.send(i, msgPSQuery, func(o *Shard) {
+			a := o.pubsubPart(op, args[2:], pattern)
+			o.send(home, msgPSAnswer, func(h *Shard) {
+				answers[i] = a
+				if left--; left == 0 {
+					h.fill(c, sl, mergePubSub(op, args[2:], answers, proto))
+				}
+			})
+		})
+	}
+}
+
+// pubsubPart is one shard's answer to a PUBSUB introspection command.
+func (s *Shard) pubsubPart(op command.PubSubOp, args [][]byte, pattern []byte) pubAnswer {
+	var a pubAnswer
+	switch op {
+	case command.PSChannels:
+		a.names = s.ps.reg.Channels(nil, pubsub.Channel, pattern)
+	case command.PSNumPat:
+		a.names = s.ps.reg.Channels(nil, pubsub.Pattern, nil)
+	case command.PSShardChannels:
+		a.names = s.ps.owned.Channels(nil, pattern)
+	case command.PSNumSub, command.PSShardNumSub:
+		a.counts = make([]int64, len(args))
+		for i, ch := range args {
+			if op == command.PSNumSub {
+				a.counts[i] = int64(s.ps.reg.NumSub(pubsub.Channel, ch))
+			} else {
+				_, n := s.ps.owned.Homes(ch)
+				a.counts[i] = int64(n)
+			}
+		}
+	}
+	return a
+}
+
+// mergePubSub writes the reply of a PUBSUB introspection command from
+// every shard's answer: channels and patterns subscribed on several
+// shards are counted once, subscriber counts are added.
+func mergePubSub(op command.PubSubOp, args [][]byte, answers []pubAnswer, proto int) []byte {
+	w := resp.Writer{Proto: proto}
+	switch op {
+	case command.PSNumSub, command.PSShardNumSub:
+		w.Array(2 * len(args))
+		for i, ch := range args {
+			var n int64
+			for _, a := range answers {
+				n += a.counts[i]
+			}
+			w.Bulk(ch)
+			w.Int(n)
+		}
+		return w.B
+	}
+	seen := make(map[string]struct{})
+	var names []string
+	for _, a := range answers {
+		for _, name := range a.names {
+			if _, dup := seen[name]; !dup {
+				seen[name] = struct{}{}
+				names = append(names, name)
+			}
+		}
+	}
+	if op == command.PSNumPat {
+		w.Int(int64(len(names)))
+		return w.B
+	}
+	w.Array(len(names))
+	for _, name := range names {
+		w.BulkString(name)
+	}
+	return w.B
+}
