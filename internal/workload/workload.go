@@ -128,7 +128,7 @@ func (g *Gen) Next() []string {
 
 func (g *Gen) command() []string {
 	s, l, h, e, z := g.key('s'), g.key('l'), g.key('h'), g.key('e'), g.key('z')
-	switch g.r.IntN(94) {
+	switch g.r.IntN(98) {
 	case 0:
 		return []string{"SET", s, g.val()}
 	case 1:
@@ -362,6 +362,8 @@ func (g *Gen) command() []string {
 		}
 	case 92:
 		return g.dumpOrRestore()
+	case 93, 94, 95, 96:
+		return g.bits(s)
 	default:
 		return []string{"SMISMEMBER", e, g.val(), g.val(), g.val()}
 	}
