@@ -38,5 +38,9 @@ const (
 	msgRetry                          // a waiter of a BLMOVE across shards may be served again
 	msgUnblock                        // CLIENT UNBLOCK, in the shard's next turn
 	msgStats                          // CONFIG RESETSTAT
+	msgWatch                          // WATCH registers keys on their shard and asks their versions
+	msgWatched                        // the versions, back to the connection's shard
+	msgUnwatch                        // forget watched keys
+	msgExec                           // run an EXEC whose keys all live on the destination, alone
 	numMsgKinds
 )

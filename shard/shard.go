@@ -282,11 +282,7 @@ func (s *Shard) evict() {
 // over the budget and nothing left to evict. Eviction happens here,
 // between commands, never inside one.
 func (s *Shard) oom(spec *command.Spec) bool {
-	if spec.Flags&command.DenyOOM == 0 || !s.store.OverBudget() {
-		return false
-	}
-	_, ok := s.store.Evict(s.now)
-	return !ok
+	return spec.Flags&command.DenyOOM != 0 && s.outOfMemory()
 }
 
 // applyConfig takes a new configuration snapshot into this shard: the
@@ -417,6 +413,7 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 	if c.blocked != nil {
 		s.withdraw(c, c.blocked)
 	}
+	s.unwatchAll(c)
 	s.group.clients.Add(-1)
 }
 

@@ -421,7 +421,8 @@ var msgKindNames = [numMsgKinds]string{
 	msgPartRun: "part-run", msgGather: "gather", msgWriteBack: "write-back", msgUnlock: "unlock",
 	msgPartDone: "part-done", msgPark: "park", msgUnpark: "unpark", msgUnparked: "unparked", msgClaim: "claim",
 	msgClaimAnswer: "claim-answer", msgServed: "served", msgUnclaim: "unclaim", msgMove: "move",
-	msgRetry: "retry", msgUnblock: "unblock", msgStats: "stats",
+	msgRetry: "retry", msgUnblock: "unblock", msgStats: "stats", msgWatch: "watch", msgWatched: "watched",
+	msgUnwatch: "unwatch", msgExec: "exec",
 }
 
 // String names a message kind in a simulation's trace.
