@@ -166,6 +166,13 @@ type Spec struct {
 	// or -1: the keys are touched there too, and a cross-shard run
 	// gathers them from there.
 	OtherDB func(args [][]byte) int
+	// Selects, when set, returns the database the connection's later
+	// commands run in after this one (SELECT), or -1 when the argument is
+	// not a database index: MULTI knows it as it queues them.
+	Selects func(args [][]byte) int
+	// Tx is what the row is to MULTI (transaction.go): a command to
+	// queue, or one the connection's shard runs itself (MULTI, EXEC ...).
+	Tx      TxRole
 	Handler Handler
 	Sub     []*Spec // subcommands (CONFIG GET, CLIENT LIST); Name is "config|get"
 

@@ -25,13 +25,13 @@ func init() {
 		&Spec{Name: "auth", Arity: -2, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: conn,
 			Handler: cmdAuth, Summary: "Authenticate to the server", Since: "1.0.0", Group: "connection",
 			Complexity: "O(N) where N is the number of passwords defined for the user"},
-		&Spec{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: conn, Handler: cmdSelect,
+		&Spec{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: conn, Handler: cmdSelect, Selects: selectDB,
 			Summary: "Change the selected database for the current connection", Since: "1.0.0",
 			Group: "connection", Complexity: "O(1)"},
 		&Spec{Name: "quit", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: conn,
-			Handler: cmdQuit, Summary: "Close the connection", Since: "1.0.0", Group: "connection", Complexity: "O(1)"},
+			Tx: TxQuit, Handler: cmdQuit, Summary: "Close the connection", Since: "1.0.0", Group: "connection", Complexity: "O(1)"},
 		&Spec{Name: "reset", Arity: 1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: conn,
-			Handler: cmdReset, Summary: "Reset the connection", Since: "6.2.0", Group: "connection", Complexity: "O(1)"},
+			Tx: TxReset, Handler: cmdReset, Summary: "Reset the connection", Since: "6.2.0", Group: "connection", Complexity: "O(1)"},
 		clientSpec,
 	)
 }
@@ -219,6 +219,10 @@ func cmdSelect(c *Ctx, args [][]byte) {
 	c.Client.DB = int(n)
 	c.W.Simple("OK")
 }
+
+// selectDB is the database SELECT selects, -1 when it would refuse it
+// (the shard checks the range).
+func selectDB(args [][]byte) int { return argDB(args[1]) }
 
 func cmdQuit(c *Ctx, args [][]byte) {
 	c.Client.Close = true

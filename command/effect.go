@@ -1,6 +1,7 @@
 package command
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
@@ -112,6 +113,23 @@ func appendBulk[T ~string | ~[]byte](buf []byte, b T) []byte {
 func (e *Effects) ArgInt(i int64) {
 	var b [20]byte
 	e.Arg(strconv.AppendInt(b[:0], i, 10))
+}
+
+// Wrap makes the effects from index from on, more than one, one
+// transaction, as Redis propagates an EXEC: MULTI before them and EXEC
+// after, in the first one's database, with its tag.
+func (e *Effects) Wrap(from int) {
+	first := e.list[from]
+	e.Begin(first.DB, CauseCommand, 1)
+	e.ArgString("EXEC")
+	e.list[len(e.list)-1].Tag = first.Tag
+	const multi = "*1\r\n$5\r\nMULTI\r\n"
+	e.buf = slices.Insert(e.buf, first.off, []byte(multi)...)
+	for i := from; i < len(e.list); i++ {
+		e.list[i].off += len(multi)
+	}
+	first.Cause = CauseCommand
+	e.list = slices.Insert(e.list, from, first)
 }
 
 // Command appends args as one effect.

@@ -1,21 +1,26 @@
 // Package coord is the coordination of work that spans shards: the key
 // locks each shard keeps and the protocol by which a transaction (a
-// multi-key command whose keys live on several shards; later MULTI/EXEC
-// and scripts) takes them. It is pure: no goroutines, no I/O, no clock.
+// multi-key command whose keys live on several shards, or MULTI/EXEC's
+// queue of commands; later scripts) takes them. It is pure: no goroutines, no I/O, no clock.
 // The shard loop owns one Table and carries the protocol's messages.
 //
 // Nouns:
 //   - intent: how work uses a key, Shared (reads it) or Exclusive (may
 //     write it), from the command table's key specs.
 //   - Table: one shard's locks (a key is held by one exclusive transaction
-//     or by any number of shared ones) and its queue of waiting work, in
-//     arrival order: VLL's per-shard intent queue.
+//     or by any number of shared ones; or every key by one transaction,
+//     LockAll) and its queue of waiting work, in arrival order: VLL's
+//     per-shard intent queue.
 //   - item: work waiting in a queue: a command on a held key, or a
 //     transaction's lock request.
 //   - Txn: one transaction's lock taking, a state machine the home shard
 //     drives: it returns the Steps to carry out (messages to send) and is
 //     told each answer. It sends nothing itself, so the protocol is tested
 //     here with many transactions, Tables and delivery orders (txn_test.go).
+//     It holds the transaction's commands too (Cmd: the parts each runs
+//     on), cut into Rounds: a MULTI's commands on one shard each run
+//     together, every shard its share in order; one on several shards
+//     alone.
 //
 // The protocol. A transaction's home shard (the client's) splits it into
 // per-shard parts, each with its keys and intents, and

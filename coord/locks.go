@@ -26,7 +26,8 @@ type Item struct {
 	Txn  uint64
 	// All: the item touches every key (a shard's part of DBSIZE, FLUSHDB,
 	// SWAPDB ...): it waits for every lock and every earlier item, and
-	// every later item waits for it. Keys and Txn are unused.
+	// every later item waits for it. Keys are unused; with Txn set it is
+	// LockAll's request, and running it takes every key for Txn.
 	All bool
 	Run func()
 }
@@ -49,6 +50,7 @@ type Table struct {
 	held    map[string]*lock
 	waiting map[string]int // key -> queued (or picked, not yet run) items that touch it
 	all     int            // queued (or picked, not yet run) items that touch every key
+	allBy   uint64         // the transaction that holds every key (LockAll), 0: none
 	queue   []*Item
 
 	waking, again bool                // wake is running; an Unlock asked for another round
@@ -63,7 +65,9 @@ func NewTable() *Table {
 
 // Idle reports whether no key is held and nothing waits: then any work may
 // run at once (the fast path: one comparison).
-func (t *Table) Idle() bool { return len(t.held) == 0 && len(t.waiting) == 0 && t.all == 0 }
+func (t *Table) Idle() bool {
+	return len(t.held) == 0 && len(t.waiting) == 0 && t.all == 0 && t.allBy == 0
+}
 
 // Held reports whether key is held, and whether exclusively.
 func (t *Table) Held(key []byte) (held, exclusive bool) {
@@ -145,6 +149,37 @@ func (t *Table) Lock(txn uint64, keys []Key, granted func()) {
 		return
 	}
 	t.Enqueue(&Item{Keys: own(keys), Txn: txn, Run: granted})
+}
+
+// TryLockAll takes every key for txn when nothing is held or waits, and
+// reports whether it did; it never queues.
+func (t *Table) TryLockAll(txn uint64) bool {
+	if !t.Idle() {
+		return false
+	}
+	t.allBy = txn
+	return true
+}
+
+// LockAll takes every key for txn (a transaction with a command that has
+// no fixed keys: KEYS, FLUSHALL, SCAN ...) and calls granted: at once when
+// nothing is held or waits, else once everything before it ran and
+// released. Until UnlockAll, all other work waits.
+func (t *Table) LockAll(txn uint64, granted func()) {
+	if t.TryLockAll(txn) {
+		granted()
+		return
+	}
+	t.Enqueue(&Item{All: true, Txn: txn, Run: granted})
+}
+
+// UnlockAll releases every key txn took with LockAll and runs the queued
+// items that can run now.
+func (t *Table) UnlockAll(txn uint64) {
+	if t.allBy == txn {
+		t.allBy = 0
+	}
+	t.wake()
 }
 
 // RunAll runs fn, which touches every key, now when nothing is held or
@@ -237,7 +272,10 @@ func (t *Table) pick() []*Item {
 		if it.All {
 			// It runs alone: once nothing before it is held or waits;
 			// everything after it waits for the next round.
-			if len(kept) == 0 && len(t.held) == 0 {
+			if len(kept) == 0 && len(t.held) == 0 && t.allBy == 0 {
+				if it.Txn != 0 {
+					t.allBy = it.Txn
+				}
 				batch = append(batch, it)
 				kept = append(kept, t.queue[j+1:]...)
 				break
@@ -271,6 +309,9 @@ func (t *Table) pick() []*Item {
 
 // holdersAllow reports whether k's holders let it be used with its intent.
 func (t *Table) holdersAllow(k Key) bool {
+	if t.allBy != 0 {
+		return false
+	}
 	l, ok := t.held[string(k.Name)]
 	return !ok || k.Intent == Shared && l.excl == 0
 }

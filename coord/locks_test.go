@@ -32,8 +32,8 @@ func conflict(a, b []Key) bool {
 	return false
 }
 
-// TestTableModel submits random commands and lock requests over a few keys
-// with random intents, and releases held transactions at random, with
+// TestTableModel submits random commands and lock requests (of keys, or
+// of every key: LockAll) over a few keys with random intents, and releases held transactions at random, with
 // some Run functions that submit or release more work from inside. It
 // checks that holders never conflict, that a command never runs against a
 // conflicting holder, that conflicting work runs in arrival order, and
@@ -93,6 +93,12 @@ func TestTableModel(t *testing.T) {
 			all = append(all, w)
 			if r.IntN(12) == 0 {
 				w.keys, w.all = nil, true
+				if r.IntN(2) == 0 {
+					w.txn = nextTxn
+					nextTxn++
+					tb.LockAll(w.txn, func() { check(w) })
+					return
+				}
 				tb.RunAll(func() { check(w) })
 				return
 			}
@@ -116,6 +122,10 @@ func TestTableModel(t *testing.T) {
 			id := ids[r.IntN(len(ids))]
 			h := holding[id]
 			delete(holding, id)
+			if h.all {
+				tb.UnlockAll(id)
+				return
+			}
 			tb.Unlock(id, h.keys)
 		}
 		for range 150 {

@@ -2,14 +2,19 @@ package coord
 
 import "slices"
 
-// Txn is the lock-taking part of a transaction's protocol (see the package
-// comment), as a state machine the home shard drives: it says which
-// messages to send (Steps) and is told their answers. It sends nothing
-// itself, so a test can run many of them against many Tables in any
-// delivery order.
+// Txn is one transaction: its parts (the keys it takes on each shard),
+// its commands (where each runs), and the lock-taking part of the
+// protocol (see the package comment) as a state machine the home shard
+// drives: it says which messages to send (Steps) and is told their
+// answers. It sends nothing itself, so a test can run many of them
+// against many Tables in any delivery order. A multi-key command is a Txn
+// of one command; MULTI/EXEC (and later a script) one of many.
 type Txn struct {
 	ID    uint64
 	Parts []Part // in ascending shard order
+	// Cmds are the transaction's commands in the order they run; nil for
+	// a single command, which runs on every part.
+	Cmds []Cmd
 
 	oom     bool // a shard is out of memory: the txn is refused whole
 	granted []bool
@@ -17,10 +22,45 @@ type Txn struct {
 	steps   []Step
 }
 
-// Part is one shard's share of a transaction: the keys it locks there.
+// Part is one shard's share of a transaction: the keys it locks there,
+// or all of them (a command with no fixed keys: KEYS, FLUSHALL, SCAN).
 type Part struct {
 	Shard int
 	Keys  []Key
+	All   bool // Table.LockAll instead of the keys
+}
+
+// Cmd is one command of a transaction: the parts it runs on (indexes in
+// Parts, ascending). A command with no part (PING, SELECT) needs no key
+// and runs on the home shard.
+type Cmd struct {
+	Parts []int
+}
+
+// Round is the commands Cmds[From:To], which run together: either each on
+// one part at most, every part running its share in order and the parts
+// at once, or (To == From+1) one command on several parts. Rounds run one
+// after another, so every command runs after those before it that share a
+// part with it: while the transaction holds every key, commands on
+// different parts touch different keys, so the result is that of running
+// them one by one.
+type Round struct {
+	From, To int
+}
+
+// Rounds appends the rounds of Cmds, in order, to dst.
+func (t *Txn) Rounds(dst []Round) []Round {
+	for i := 0; i < len(t.Cmds); {
+		j := i + 1
+		if len(t.Cmds[i].Parts) <= 1 {
+			for j < len(t.Cmds) && len(t.Cmds[j].Parts) <= 1 {
+				j++
+			}
+		}
+		dst = append(dst, Round{i, j})
+		i = j
+	}
+	return dst
 }
 
 // StepKind is what the home shard must do for one part.

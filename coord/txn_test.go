@@ -2,6 +2,7 @@ package coord
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -172,5 +173,27 @@ func TestTxnProtocol(t *testing.T) {
 	}
 	if totalRefused == 0 || ordered == 0 {
 		t.Fatalf("the test never refused a txn (%d) or fell back to ordered locking (%d)", totalRefused, ordered)
+	}
+}
+
+// TestRounds: commands on one part at most run together, a command on
+// several parts alone, in order.
+func TestRounds(t *testing.T) {
+	for _, tc := range []struct {
+		parts [][]int
+		want  []Round
+	}{
+		{nil, nil},
+		{[][]int{{0}, {1}, {}, {0}}, []Round{{0, 4}}},
+		{[][]int{{0, 1}}, []Round{{0, 1}}},
+		{[][]int{{0}, {0, 1}, {0, 1}, {1}, {}}, []Round{{0, 1}, {1, 2}, {2, 3}, {3, 5}}},
+	} {
+		tx := Txn{}
+		for _, p := range tc.parts {
+			tx.Cmds = append(tx.Cmds, Cmd{Parts: p})
+		}
+		if got := tx.Rounds(nil); !slices.Equal(got, tc.want) {
+			t.Errorf("Rounds(%v) = %v, want %v", tc.parts, got, tc.want)
+		}
 	}
 }

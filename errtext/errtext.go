@@ -27,6 +27,17 @@ const (
 	Unblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 )
 
+// Texts of MULTI/EXEC.
+const (
+	ExecAbort      = "EXECABORT Transaction discarded because of previous errors."
+	ExecAbortWhy   = "EXECABORT Transaction discarded because of: " // the reason follows, without its '-'
+	MultiNested    = "ERR MULTI calls can not be nested"
+	ExecNoMulti    = "ERR EXEC without MULTI"
+	DiscardNoMulti = "ERR DISCARD without MULTI"
+	WatchInMulti   = "ERR WATCH inside MULTI is not allowed"
+	NoMulti        = "ERR Command not allowed inside a transaction"
+)
+
 // WrongArgs is the arity error around a command's table name:
 // WrongArgs + "get" + WrongArgsEnd.
 const (

@@ -23,6 +23,9 @@ type conn struct {
 	barrier bool
 	// blocked is set while a blocking command waits (see block.go).
 	blocked *blockState
+	// tx is the connection's MULTI and watched keys (multi.go), nil until
+	// it first sends MULTI or WATCH.
+	tx      *multiState
 	closing bool
 	dead    bool
 	// coldSkip counts look-aheads serve skips: set when one found nothing
@@ -240,17 +243,22 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		} else {
 			s.stats.errorReply([]byte(errText))
 		}
+		c.txRefused()
 		s.reply(c, func(w *resp.Writer) { w.Error(errText) })
 		return
 	}
 	if !c.cl.Authed && spec.Flags&command.NoAuth == 0 {
 		s.stats.refusedCall(spec, errtext.NoAuth)
+		c.txRefused()
 		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoAuth) })
 		return
 	}
 	c.cl.LastCmd = spec.Name
 	c.cl.LastMs = s.now
-	if (c.subscribed() || spec.Flags&command.PubSub != 0) && s.pubsubCmd(c, spec, args) {
+	if c.tx == nil && (c.subscribed() || spec.Flags&command.PubSub != 0) && s.pubsubCmd(c, spec, args) {
+		return
+	}
+	if (c.tx != nil || spec.Tx != command.TxQueued) && s.txDispatch(c, spec, args) {
 		return
 	}
 	if fn := command.BlockingFunc(spec); fn != nil {

@@ -107,12 +107,14 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 				writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
 			}
 		}
-		tag, id, keys := t.tag(i), t.id, t.co.Parts[i].Keys
+		tag, id, keys, held := t.tag(i), t.id, t.co.Parts[i].Keys, t.in != nil
 		s.on(t, i, msgWriteBack, func(o *Shard) any {
 			for _, e := range writes {
 				o.writeBack(e, tag)
 			}
-			o.unlock(id, keys)
+			if !held {
+				o.unlock(id, keys)
+			}
 			return nil
 		}, func(any) {
 			if left--; left > 0 {

@@ -41,11 +41,18 @@ type mutations struct {
 	sink EffectSink
 	// dirty counts changes since start (INFO's rdb_changes_since_last_save).
 	dirty uint64
-	// versions holds the version of every key a client watches: bumped by
-	// each change to it. Keys nobody watches are not tracked.
-	versions map[wkey]uint64
+	// versions holds the version of every key a client watches, and how
+	// many watch it: bumped by each change to it. Keys nobody watches are
+	// not tracked.
+	versions map[wkey]version
 	prop     command.Prop
 	keys     []int // scratch: write-key positions
+}
+
+// version is a watched key's version and how many watch it.
+type version struct {
+	v uint64
+	n int
 }
 
 // effects returns the turn's effect stream, stamped with the shard's time,
@@ -125,7 +132,8 @@ func (s *Shard) writeBack(e entry, tag command.Tag) {
 func (s *Shard) Touch(db int, key []byte) {
 	wk := wkey{db, string(key)}
 	if v, ok := s.mut.versions[wk]; ok {
-		s.mut.versions[wk] = v + 1
+		v.v++
+		s.mut.versions[wk] = v
 	}
 	if _, ok := s.waiters[wk]; ok {
 		s.markReady(wk)
@@ -137,7 +145,8 @@ func (s *Shard) Touch(db int, key []byte) {
 func (s *Shard) TouchDB(db int) {
 	for wk, v := range s.mut.versions {
 		if db < 0 || wk.db == db {
-			s.mut.versions[wk] = v + 1
+			v.v++
+			s.mut.versions[wk] = v
 		}
 	}
 	// In key order, so that a seeded simulation replays the same way.
@@ -153,18 +162,48 @@ func (s *Shard) TouchDB(db int) {
 	}
 }
 
-// watch starts tracking key's version and returns it; a later version
-// differs exactly when the key changed in between (WATCH).
+// watch starts tracking key's version (once more, when others watch it)
+// and returns it; a later version differs exactly when the key changed
+// in between (WATCH). A key past its TTL is deleted first, so that its
+// expiry, which already happened, is no change.
 func (s *Shard) watch(db int, key []byte) uint64 {
 	if s.mut.versions == nil {
-		s.mut.versions = make(map[wkey]uint64)
+		s.mut.versions = make(map[wkey]version)
 	}
+	s.store.DB(db).Exists(key, s.now)
+	wk := wkey{db, string(key)}
+	v := s.mut.versions[wk]
+	v.n++
+	s.mut.versions[wk] = v
+	return v.v
+}
+
+// unwatch undoes one watch of key: it is no longer tracked once nobody
+// watches it.
+func (s *Shard) unwatch(db int, key []byte) {
 	wk := wkey{db, string(key)}
 	v, ok := s.mut.versions[wk]
-	if !ok {
-		s.mut.versions[wk] = 0
+	switch {
+	case !ok:
+	case v.n > 1:
+		v.n--
+		s.mut.versions[wk] = v
+	default:
+		delete(s.mut.versions, wk)
 	}
-	return v
+}
+
+// unchanged reports whether no key of ws changed since it was watched. A
+// key whose TTL passed since is deleted now, which changes it: a watched
+// key that expires before EXEC aborts it, as in Redis.
+func (s *Shard) unchanged(ws []watched) bool {
+	for _, w := range ws {
+		s.store.DB(w.db).Exists(w.key, s.now)
+		if v, ok := s.mut.versions[wkey{w.db, string(w.key)}]; !ok || v.v != w.v {
+			return false
+		}
+	}
+	return true
 }
 
 // flushEffects hands the turn's effects to the consumer.

@@ -412,7 +412,7 @@ func TestVersions(t *testing.T) {
 			m.advance(2 * time.Millisecond)
 		}
 		m.do(c, resp2(tc.cmd))
-		if got := s.mut.versions[wkey{0, "k"}] != v; got != tc.changes {
+		if got := s.mut.versions[wkey{0, "k"}].v != v; got != tc.changes {
 			t.Errorf("%s: version changed %v, want %v", tc.cmd, got, tc.changes)
 		}
 	}

@@ -46,5 +46,9 @@ const (
 	msgSUnsub                         // a shard's client left a sharded channel
 	msgPSQuery                        // a PUBSUB introspection command's part
 	msgPSAnswer                       // its answer
+	msgWatch                          // WATCH registers keys on their shard and asks their versions
+	msgWatched                        // the versions, back to the connection's shard
+	msgUnwatch                        // forget watched keys
+	msgExec                           // run an EXEC whose keys all live on the destination, alone
 	numMsgKinds
 )

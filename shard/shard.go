@@ -288,11 +288,7 @@ func (s *Shard) evict() {
 // over the budget and nothing left to evict. Eviction happens here,
 // between commands, never inside one.
 func (s *Shard) oom(spec *command.Spec) bool {
-	if spec.Flags&command.DenyOOM == 0 || !s.store.OverBudget() {
-		return false
-	}
-	_, ok := s.store.Evict(s.now)
-	return !ok
+	return spec.Flags&command.DenyOOM != 0 && s.outOfMemory()
 }
 
 // applyConfig takes a new configuration snapshot into this shard: the
@@ -426,6 +422,7 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 	if c.subscribed() {
 		s.dropSubscriptions(c)
 	}
+	s.unwatchAll(c)
 	s.group.clients.Add(-1)
 }
 

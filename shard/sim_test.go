@@ -423,7 +423,8 @@ var msgKindNames = [numMsgKinds]string{
 	msgClaimAnswer: "claim-answer", msgServed: "served", msgUnclaim: "unclaim", msgMove: "move",
 	msgRetry: "retry", msgUnblock: "unblock", msgStats: "stats",
 	msgPublish: "publish", msgPublished: "published", msgSSub: "ssub", msgSSubAck: "ssub-ack", msgSUnsub: "sunsub",
-	msgPSQuery: "pubsub-query", msgPSAnswer: "pubsub-answer",
+	msgPSQuery: "pubsub-query", msgPSAnswer: "pubsub-answer", msgWatch: "watch", msgWatched: "watched",
+	msgUnwatch: "unwatch", msgExec: "exec",
 }
 
 // String names a message kind in a simulation's trace.

@@ -101,10 +101,28 @@ type txn struct {
 	// when it would block, wouldBlock runs instead of any reply.
 	blockFn    command.BlockFunc
 	wouldBlock func()
+
+	// An EXEC's txn (multi.go): its commands in queue order, their rounds
+	// and replies, and the watched keys, all of them and per part. dirty:
+	// a grant found a watched key changed.
+	cmds    []txCmd
+	rounds  []coord.Round
+	res     [][]byte
+	watched []watched
+	watch   [][]watched
+	dirty   bool
+	// in, when set, is the EXEC this command runs inside: its parts are
+	// inPart of in's, whose locks cover them, so it neither takes nor
+	// releases any.
+	in     *txn
+	inPart []int
 }
 
 // tag marks the effects of part i.
 func (t *txn) tag(i int) command.Tag {
+	if t.in != nil {
+		return t.in.tag(t.inPart[i])
+	}
 	return command.Tag{Txn: t.id, Part: i, Parts: len(t.parts)}
 }
 
@@ -167,6 +185,10 @@ func (s *Shard) acquire(t *txn) { s.steps(t, t.co.Begin()) }
 func (s *Shard) steps(t *txn, steps []coord.Step) {
 	home, id, spec := s.id, t.id, t.spec
 	for _, st := range steps {
+		if st.Kind == coord.Run && t.cmds != nil {
+			s.runExec(t)
+			continue
+		}
 		if st.Kind == coord.Run {
 			s.runParts(t)
 			continue
@@ -175,41 +197,62 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 			s.refuse(t)
 			continue
 		}
-		i, keys := st.Part, t.co.Parts[st.Part].Keys
+		// An EXEC's watched keys are checked as each grant is made: from
+		// then on the txn holds them. A change seen stays seen.
+		i, p := st.Part, &t.co.Parts[st.Part]
+		var watch []watched
+		if t.watch != nil {
+			watch = t.watch[i]
+		}
 		switch st.Kind {
 		case coord.TryLock:
-			s.send(t.parts[i].Shard, msgTryLock, func(o *Shard) {
-				ok := o.locks.TryLock(id, keys)
+			s.send(p.Shard, msgTryLock, func(o *Shard) {
+				ok := o.tryLockPart(id, p)
 				oom := ok && o.oom(spec)
-				o.send(home, msgTried, func(h *Shard) { h.steps(t, t.co.Tried(i, ok, oom)) })
+				dirty := ok && !o.unchanged(watch)
+				o.send(home, msgTried, func(h *Shard) {
+					t.dirty = t.dirty || dirty
+					h.steps(t, t.co.Tried(i, ok, oom))
+				})
 			})
 		case coord.Lock:
-			s.send(t.parts[i].Shard, msgLock, func(o *Shard) {
-				o.lock(id, keys, func() {
+			s.send(p.Shard, msgLock, func(o *Shard) {
+				o.lockPart(id, p, func() {
 					oom := o.oom(spec)
-					o.send(home, msgLockGranted, func(h *Shard) { h.steps(t, t.co.Locked(i, oom)) })
+					dirty := !o.unchanged(watch)
+					o.send(home, msgLockGranted, func(h *Shard) {
+						t.dirty = t.dirty || dirty
+						h.steps(t, t.co.Locked(i, oom))
+					})
 				})
 			})
 		case coord.Unlock:
-			s.send(t.parts[i].Shard, msgUnlock, func(o *Shard) { o.unlock(id, keys) })
+			s.send(p.Shard, msgUnlock, func(o *Shard) { o.unlockPart(id, p) })
 		}
 	}
 }
 
-// refuse unlocks every part of t and answers the OOM error.
+// refuse unlocks every part of t and answers the OOM error (an EXEC's:
+// the transaction is discarded).
 func (s *Shard) refuse(t *txn) {
 	left := len(t.parts)
 	for i := range t.parts {
-		id, keys := t.id, t.co.Parts[i].Keys
+		id, p := t.id, &t.co.Parts[i]
 		s.on(t, i, msgUnlock, func(o *Shard) any {
-			o.unlock(id, keys)
+			o.unlockPart(id, p)
 			return nil
 		}, func(any) {
-			if left--; left == 0 {
-				w := resp.Writer{Proto: t.proto}
-				w.Error(errtext.OOM)
-				s.finish(t, w.B)
+			if left--; left > 0 {
+				return
 			}
+			w := resp.Writer{Proto: t.proto}
+			if t.cmds != nil {
+				w.Error(errtext.ExecAbortWhy + errtext.OOM)
+				s.doneExec(t, w.B)
+				return
+			}
+			w.Error(errtext.OOM)
+			s.finish(t, w.B)
 		})
 	}
 }
@@ -223,13 +266,15 @@ func (s *Shard) runParts(t *txn) {
 	}
 	for i := range t.parts {
 		id, keys, tag, spec, args := t.id, t.co.Parts[i].Keys, t.tag(i), t.spec, t.parts[i].Args
-		proto, noTouch, db := t.proto, t.noTouch, t.db
+		proto, noTouch, db, held := t.proto, t.noTouch, t.db, t.in != nil
 		s.on(t, i, msgPartRun, func(o *Shard) any {
 			w := resp.Writer{Proto: proto}
 			o.mut.fx.Tag = tag
 			o.run1(&w, nil, noTouch, db, spec, args)
 			o.mut.fx.Tag = command.Tag{}
-			o.unlock(id, keys)
+			if !held {
+				o.unlock(id, keys)
+			}
 			return w.B
 		}, func(r any) { s.partDone(t, i, r.([]byte)) })
 	}

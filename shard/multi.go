@@ -1,0 +1,790 @@
+package shard
+
+import (
+	"slices"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/coord"
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/router"
+)
+
+// MULTI, EXEC, DISCARD, WATCH and UNWATCH, with Redis 7.0's semantics.
+//
+// Between MULTI and EXEC a connection's commands are checked (unknown
+// command, arity, NOAUTH, no_multi, out of memory: each refusal makes EXEC
+// answer EXECABORT) and queued in the connection's multiState, whose
+// buffers are reused: queueing allocates nothing once they have grown.
+//
+// WATCH registers each key on the shard that owns it (a message when that
+// is not the connection's shard) and keeps the version it had (effects.go:
+// every change to a watched key bumps it). EXEC checks the versions on
+// the owning shards while it holds the keys: any change, the same
+// client's writes and an expiry included, makes it answer a null array.
+//
+// EXEC runs the queue as one txn. Each command is placed as dispatch
+// would place it (router.Planner); its keys, and the watched keys, are the
+// txn's parts: per shard the keys with their intents (exclusive where a
+// command may write), or the whole shard for a command with no fixed keys
+// (KEYS, DBSIZE, FLUSHALL, SCAN: coord.Table.LockAll).
+//   - No part (every command keyless: PING, SELECT) or one on this
+//     shard: the txn runs here, at once or behind the work its keys wait
+//     for, and costs no message.
+//   - One part on another shard: that shard runs it alone, in one message.
+//   - Several: coord's protocol takes every part's keys (the watched keys'
+//     check rides on each grant), then the commands run in coord.Rounds,
+//     each on its owning shard, in queue order; a command that spans shards
+//     runs as a part of this txn (its own parts, the gather plan), not as a
+//     txn of its own. The keys are released when the last round is done.
+//
+// Commands with no keys (PING, SELECT, CLIENT ...) run on the connection's
+// shard once the rest has run: their replies do not depend on the data,
+// and the database each queued command runs in is known when it is
+// queued (Spec.Selects). Blocking commands run their non-blocking form.
+//
+// Effects: the effects one shard's share of an EXEC produces in one go
+// (the whole txn on one shard; a round's share on one shard) are wrapped
+// in MULTI ... EXEC when there are several, as Redis propagates an EXEC;
+// across shards every effect carries its part's Tag.
+
+// multiState is a connection's MULTI and its watched keys. Owned by the
+// connection's shard.
+type multiState struct {
+	on    bool // between MULTI and EXEC or DISCARD
+	dirty bool // a command was refused while queued: EXEC aborts
+	db    int  // the database the next queued command runs in
+	cmds  []queued
+	buf   []byte // the queued commands' arguments, back to back
+	ends  []int  // where each argument ends in buf
+	args  [][]byte
+	// watched holds the keys WATCH registered, until EXEC, DISCARD,
+	// UNWATCH, RESET or the connection's close.
+	watched []watched
+}
+
+// queued is a command queued inside MULTI.
+type queued struct {
+	spec *command.Spec
+	db   int
+	n    int // its arguments, in ends
+}
+
+// watched is a watched key: its owner and its version then.
+type watched struct {
+	db    int
+	key   []byte
+	shard int
+	v     uint64
+}
+
+// txCmd is a command of an EXEC's txn, as placed.
+type txCmd struct {
+	spec  *command.Spec
+	args  [][]byte
+	db    int
+	kind  router.Kind
+	dst   int           // Owned, Hop, Scan: the shard that runs it
+	parts []router.Part // Parts: its share per shard
+}
+
+// inMulti reports whether c is inside MULTI.
+func (c *conn) inMulti() bool { return c.tx != nil && c.tx.on }
+
+// txDispatch runs what MULTI changes about a command: the transaction
+// rows, and queueing inside MULTI. It reports whether it answered.
+func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
+	m := c.tx
+	on := c.inMulti()
+	switch spec.Tx {
+	case command.TxMulti:
+		if on {
+			s.replyError(c, errtext.MultiNested)
+			return true
+		}
+		if m == nil {
+			m = &multiState{}
+			c.tx = m
+		}
+		m.on, m.db = true, c.cl.DB
+		s.reply(c, func(w *resp.Writer) { w.OK() })
+		return true
+	case command.TxExec:
+		if !on {
+			s.replyError(c, errtext.ExecNoMulti)
+			return true
+		}
+		s.exec1(c)
+		return true
+	case command.TxDiscard:
+		if !on {
+			s.replyError(c, errtext.DiscardNoMulti)
+			return true
+		}
+		s.discard(c)
+		s.reply(c, func(w *resp.Writer) { w.OK() })
+		return true
+	case command.TxWatch:
+		if on {
+			s.replyError(c, errtext.WatchInMulti)
+			return true
+		}
+		s.watchKeys(c, args)
+		return true
+	case command.TxUnwatch:
+		if !on {
+			s.unwatchAll(c)
+			s.reply(c, func(w *resp.Writer) { w.OK() })
+			return true
+		}
+	case command.TxReset:
+		if m != nil {
+			s.discard(c)
+		}
+		return false
+	case command.TxQuit:
+		return false
+	}
+	if !on {
+		return false
+	}
+	switch {
+	case spec.Flags&command.NoMulti != 0:
+		m.dirty = true
+		s.replyError(c, errtext.NoMulti)
+	case s.outOfMemory():
+		// Queueing may take any amount of memory: Redis refuses every
+		// command inside MULTI when over maxmemory.
+		m.dirty = true
+		s.replyError(c, errtext.OOM)
+	default:
+		m.queue(spec, args, s.group.opts.Databases)
+		s.reply(c, func(w *resp.Writer) { w.Simple("QUEUED") })
+	}
+	return true
+}
+
+// txRefused marks c's MULTI, if it is in one, as refused: a command
+// could not be queued (unknown, wrong arity, NOAUTH).
+func (c *conn) txRefused() {
+	if c.inMulti() {
+		c.tx.dirty = true
+	}
+}
+
+func (s *Shard) replyError(c *conn, text string) {
+	s.reply(c, func(w *resp.Writer) { w.Error(text) })
+}
+
+// queue appends a command to the MULTI, copied.
+func (m *multiState) queue(spec *command.Spec, args [][]byte, databases int) {
+	for _, a := range args {
+		m.buf = append(m.buf, a...)
+		m.ends = append(m.ends, len(m.buf))
+	}
+	m.cmds = append(m.cmds, queued{spec: spec, db: m.db, n: len(args)})
+	if spec.Selects != nil {
+		if db := spec.Selects(args); db >= 0 && db < databases {
+			m.db = db
+		}
+	}
+}
+
+// reset empties the queue and leaves MULTI, keeping the buffers.
+func (m *multiState) reset() {
+	m.on, m.dirty = false, false
+	clear(m.args)
+	m.cmds, m.buf, m.ends, m.args = m.cmds[:0], m.buf[:0], m.ends[:0], m.args[:0]
+}
+
+// discard ends c's MULTI (DISCARD, RESET, an aborted EXEC) and forgets
+// its watched keys.
+func (s *Shard) discard(c *conn) {
+	c.tx.reset()
+	s.unwatchAll(c)
+}
+
+// watchKeys is WATCH: each key not yet watched is registered on its
+// shard; the reply waits for the other shards' versions.
+func (s *Shard) watchKeys(c *conn, args [][]byte) {
+	m := c.tx
+	if m == nil {
+		m = &multiState{}
+		c.tx = m
+	}
+	n, db := len(s.group.shards), c.cl.DB
+	from := len(m.watched)
+	var remote []int // shards asked, in order of first key
+	for _, k := range args[1:] {
+		if slices.ContainsFunc(m.watched, func(w watched) bool { return w.db == db && string(w.key) == string(k) }) {
+			continue
+		}
+		w := watched{db: db, key: slices.Clone(k), shard: router.ShardOf(k, n)}
+		if w.shard == s.id {
+			w.v = s.watch(db, k)
+		} else if !slices.Contains(remote, w.shard) {
+			remote = append(remote, w.shard)
+		}
+		m.watched = append(m.watched, w)
+	}
+	if len(remote) == 0 {
+		s.reply(c, func(w *resp.Writer) { w.OK() })
+		return
+	}
+	sl := s.pend(c)
+	c.barrier = true
+	left, home := len(remote), s.id
+	for _, sh := range remote {
+		var idx []int
+		var keys [][]byte
+		for i := from; i < len(m.watched); i++ {
+			if m.watched[i].shard == sh {
+				idx = append(idx, i)
+				keys = append(keys, m.watched[i].key)
+			}
+		}
+		s.send(sh, msgWatch, func(o *Shard) {
+			vs := make([]uint64, len(keys))
+			for i, k := range keys {
+				vs[i] = o.watch(db, k)
+			}
+			o.send(home, msgWatched, func(h *Shard) {
+				if c.dead {
+					return // its close sent the unwatches, behind the watches
+				}
+				for i, j := range idx {
+					m.watched[j].v = vs[i]
+				}
+				if left--; left == 0 {
+					c.barrier = false
+					h.fill(c, sl, []byte("+OK\r\n"))
+					if !c.closing {
+						h.serve(c)
+					}
+				}
+			})
+		})
+	}
+}
+
+// unwatchAll forgets c's watched keys on their shards.
+func (s *Shard) unwatchAll(c *conn) {
+	if c.tx == nil {
+		return
+	}
+	s.unwatchKeys(c.tx.watched)
+	clear(c.tx.watched)
+	c.tx.watched = c.tx.watched[:0]
+}
+
+// unwatchKeys undoes the watches of ws on their shards.
+func (s *Shard) unwatchKeys(ws []watched) {
+	for i := 0; i < len(ws); i++ {
+		sh := ws[i].shard
+		if sh == s.id {
+			s.unwatch(ws[i].db, ws[i].key)
+			continue
+		}
+		if slices.ContainsFunc(ws[:i], func(w watched) bool { return w.shard == sh }) {
+			continue // sent with the first key of its shard
+		}
+		var mine []watched
+		for _, w := range ws[i:] {
+			if w.shard == sh {
+				mine = append(mine, w)
+			}
+		}
+		s.send(sh, msgUnwatch, func(o *Shard) {
+			for _, w := range mine {
+				o.unwatch(w.db, w.key)
+			}
+		})
+	}
+}
+
+// outOfMemory reports whether memory is over the budget with nothing
+// left to evict.
+func (s *Shard) outOfMemory() bool {
+	if !s.store.OverBudget() {
+		return false
+	}
+	_, ok := s.store.Evict(s.now)
+	return !ok
+}
+
+// exec1 is EXEC: it aborts a MULTI that had a refused command, else runs
+// the queue as one txn (see the comment at the top).
+func (s *Shard) exec1(c *conn) {
+	m := c.tx
+	if m.dirty {
+		s.discard(c)
+		s.replyError(c, errtext.ExecAbort)
+		return
+	}
+	t := s.newExec(c)
+	m.on = false
+	c.tx.watched = c.tx.watched[:0] // t owns them now, until finishExec
+	switch len(t.co.Parts) {
+	case 0:
+		s.execNow(t)
+	case 1:
+		p := &t.co.Parts[0]
+		if p.Shard == s.id && s.freeFor(p) {
+			s.execNow(t)
+			return
+		}
+		t.sl = s.pend(c)
+		c.barrier = true
+		if p.Shard == s.id {
+			s.whenFree(p, func() { s.doneExec(t, s.execHere(t)) })
+			return
+		}
+		s.alone(t)
+	default:
+		t.sl = s.pend(c)
+		c.barrier = true
+		s.acquire(t)
+	}
+}
+
+// execNow runs t here at once and answers.
+func (s *Shard) execNow(t *txn) {
+	out := s.execHere(t)
+	s.finishExec(t)
+	s.reply(t.c, func(w *resp.Writer) { w.B = append(w.B, out...) })
+}
+
+// newExec makes the txn of c's queued commands: each placed, its keys and
+// the watched keys gathered per shard with their intents.
+func (s *Shard) newExec(c *conn) *txn {
+	m := c.tx
+	n := len(s.group.shards)
+	s.stats.txns++
+	s.txnSeq++
+	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: execSpec, proto: c.cl.Proto,
+		db: c.cl.DB, noTouch: c.cl.NoTouch}
+	// The arguments, each capped so that a handler appending to one cannot
+	// write over the next.
+	start := 0
+	for _, e := range m.ends {
+		m.args = append(m.args, m.buf[start:e:e])
+		start = e
+	}
+	b := &partsBuilder{byShard: make([]int, n)}
+	for i := range b.byShard {
+		b.byShard[i] = -1
+	}
+	a := 0
+	t.cmds = make([]txCmd, len(m.cmds))
+	t.co.Cmds = make([]coord.Cmd, len(m.cmds))
+	for i, q := range m.cmds {
+		tc := &t.cmds[i]
+		tc.spec, tc.db, tc.args = q.spec, q.db, m.args[a:a+q.n:a+q.n]
+		a += q.n
+		if q.spec.Flags&command.DenyOOM != 0 && t.spec == execSpec {
+			t.spec = q.spec // EXEC is refused whole when out of memory
+		}
+		pl := s.plan.Plan(q.spec, tc.args, s.id, n)
+		tc.kind, tc.dst = pl.Kind, pl.Dst
+		var ps []int
+		switch pl.Kind {
+		case router.Owned:
+			tc.dst = s.id
+			ps = b.keys(s.id, pick(tc.args, s.plan.Keys(), intentOf(q.spec)))
+		case router.Hop:
+			idx, _ := q.spec.Keys(tc.args, nil)
+			ps = b.keys(pl.Dst, pick(tc.args, idx, intentOf(q.spec)))
+		case router.Parts:
+			for _, p := range s.split.Split(q.spec, tc.args, s.plan.Keys(), n) {
+				p = p.Clone()
+				tc.parts = append(tc.parts, p)
+				ps = append(ps, b.keys(p.Shard, partKeys(q.spec, p))...)
+			}
+		case router.All:
+			for sh := range n {
+				ps = append(ps, b.all(sh)...)
+			}
+		case router.Scan:
+			ps = b.all(pl.Dst)
+		}
+		t.co.Cmds[i].Parts = ps
+	}
+	for _, w := range m.watched {
+		b.keys(w.shard, []coord.Key{{Name: w.key, Intent: coord.Shared}})
+	}
+	t.watched = slices.Clone(m.watched)
+	// Parts in ascending shard order, as coord's protocol takes them.
+	order := make([]int, len(b.parts)) // old index -> new
+	var sorted []coord.Part
+	for sh := range n {
+		if j := b.byShard[sh]; j >= 0 {
+			order[j] = len(sorted)
+			sorted = append(sorted, b.parts[j])
+		}
+	}
+	t.co.ID, t.co.Parts = t.id, sorted
+	for i := range t.co.Cmds {
+		ps := t.co.Cmds[i].Parts
+		for k, j := range ps {
+			ps[k] = order[j]
+		}
+		slices.Sort(ps)
+		t.co.Cmds[i].Parts = slices.Compact(ps)
+	}
+	t.parts = make([]router.Part, len(sorted))
+	t.watch = make([][]watched, len(sorted))
+	for i, p := range sorted {
+		t.parts[i] = router.Part{Shard: p.Shard}
+		for _, w := range t.watched {
+			if w.shard == p.Shard {
+				t.watch[i] = append(t.watch[i], w)
+			}
+		}
+	}
+	t.res = make([][]byte, len(t.cmds))
+	return t
+}
+
+// execSpec is EXEC's row, the txn's spec while no queued command may grow
+// memory.
+var execSpec = command.Lookup([]byte("exec"))
+
+// partsBuilder gathers an EXEC's keys per shard.
+type partsBuilder struct {
+	parts   []coord.Part
+	byShard []int // shard -> index in parts, -1: none
+}
+
+// part returns the index of shard's part, made if needed.
+func (b *partsBuilder) part(shard int) int {
+	if j := b.byShard[shard]; j >= 0 {
+		return j
+	}
+	b.byShard[shard] = len(b.parts)
+	b.parts = append(b.parts, coord.Part{Shard: shard})
+	return len(b.parts) - 1
+}
+
+// keys adds keys to shard's part, once each, exclusive if any use is,
+// and returns the part's index.
+func (b *partsBuilder) keys(shard int, keys []coord.Key) []int {
+	j := b.part(shard)
+	p := &b.parts[j]
+	for _, k := range keys {
+		i := slices.IndexFunc(p.Keys, func(h coord.Key) bool { return string(h.Name) == string(k.Name) })
+		switch {
+		case i < 0:
+			p.Keys = append(p.Keys, k)
+		case k.Intent == coord.Exclusive:
+			p.Keys[i].Intent = coord.Exclusive
+		}
+	}
+	return []int{j}
+}
+
+// all makes shard's part hold every key there.
+func (b *partsBuilder) all(shard int) []int {
+	j := b.part(shard)
+	b.parts[j].All = true
+	return []int{j}
+}
+
+// freeFor reports whether p's keys may be used at once.
+func (s *Shard) freeFor(p *coord.Part) bool {
+	if p.All {
+		return s.locks.Idle()
+	}
+	return s.locks.Free(p.Keys)
+}
+
+// whenFree runs fn once p's keys are free: at once, or behind the work
+// they wait for.
+func (s *Shard) whenFree(p *coord.Part, fn func()) {
+	switch {
+	case s.freeFor(p):
+		fn()
+	case p.All:
+		s.locks.RunAll(fn)
+	default:
+		s.locks.Enqueue(&coord.Item{Keys: p.Keys, Run: fn})
+	}
+}
+
+// execHere runs all of t on this shard, the connection's, whose keys are
+// free: the watched keys' check, the memory check, then every command in
+// order. It returns EXEC's reply.
+func (s *Shard) execHere(t *txn) []byte {
+	if len(t.watch) > 0 && !s.unchanged(t.watch[0]) {
+		return nullArray(t.proto)
+	}
+	if s.oom(t.spec) {
+		return []byte("-" + errtext.ExecAbortWhy + errtext.OOM + "\r\n")
+	}
+	c := t.c
+	w := resp.Writer{Proto: t.proto}
+	w.Array(len(t.cmds))
+	mark := s.fxMark()
+	for i := range t.cmds {
+		tc := &t.cmds[i]
+		if tc.kind == router.Local || tc.kind == router.ScanEnd {
+			s.runHome(&w, c, tc)
+			continue
+		}
+		s.run1(&w, nil, t.noTouch, tc.db, tc.spec, tc.args)
+	}
+	s.fxWrap(mark, command.Tag{})
+	return w.B
+}
+
+// runHome runs a command with no keys on the connection's shard.
+func (s *Shard) runHome(w *resp.Writer, c *conn, tc *txCmd) {
+	if tc.kind == router.ScanEnd {
+		w.Array(2)
+		w.BulkString("0")
+		w.Array(0)
+		return
+	}
+	s.run1(w, &c.cl, c.cl.NoTouch, c.cl.DB, tc.spec, tc.args)
+}
+
+func nullArray(proto int) []byte {
+	w := resp.Writer{Proto: proto}
+	w.NullArray()
+	return w.B
+}
+
+// fxMark is where the effects of what runs next begin, -1 when nobody
+// consumes effects.
+func (s *Shard) fxMark() int {
+	if s.mut.sink == nil {
+		return -1
+	}
+	return s.mut.fx.Len()
+}
+
+// fxWrap wraps the effects since mark in MULTI ... EXEC when there are
+// several, as Redis propagates a transaction.
+func (s *Shard) fxWrap(mark int, tag command.Tag) {
+	if mark >= 0 && s.mut.fx.Len()-mark > 1 {
+		s.mut.fx.Tag = tag
+		s.mut.fx.Wrap(mark)
+		s.mut.fx.Tag = command.Tag{}
+	}
+}
+
+// alone runs t, whose keys all live on one other shard, there: one
+// message, no lock protocol.
+func (s *Shard) alone(t *txn) {
+	p, watch := &t.co.Parts[0], t.watch[0]
+	idx := make([]int, 0, len(t.cmds))
+	for i := range t.cmds {
+		if len(t.co.Cmds[i].Parts) > 0 {
+			idx = append(idx, i)
+		}
+	}
+	home := s.id
+	s.send(p.Shard, msgExec, func(o *Shard) {
+		o.whenFree(p, func() {
+			var r execRun
+			switch {
+			case !o.unchanged(watch):
+				r.dirty = true
+			case o.oom(t.spec):
+				r.oom = true
+			default:
+				r.replies = o.runCmds(t, idx, command.Tag{})
+			}
+			o.send(home, msgPartDone, func(h *Shard) { h.aloneDone(t, idx, r) })
+		})
+	})
+}
+
+// execRun is what a shard answers for its share of an EXEC run alone.
+type execRun struct {
+	dirty, oom bool
+	replies    [][]byte
+}
+
+// aloneDone takes the answer of a txn run alone on another shard.
+func (s *Shard) aloneDone(t *txn, idx []int, r execRun) {
+	switch {
+	case r.dirty:
+		s.doneExec(t, nullArray(t.proto))
+	case r.oom:
+		s.doneExec(t, []byte("-"+errtext.ExecAbortWhy+errtext.OOM+"\r\n"))
+	default:
+		for k, i := range idx {
+			t.res[i] = r.replies[k]
+		}
+		s.doneExec(t, s.assemble(t))
+	}
+}
+
+// runCmds runs the commands idx of t, on this shard whose keys t holds
+// (or which are free), and returns their replies.
+func (s *Shard) runCmds(t *txn, idx []int, tag command.Tag) [][]byte {
+	out := make([][]byte, len(idx))
+	mark := s.fxMark()
+	s.mut.fx.Tag = tag
+	n := len(s.group.shards)
+	for k, i := range idx {
+		tc := &t.cmds[i]
+		w := resp.Writer{Proto: t.proto}
+		s.run1(&w, nil, t.noTouch, tc.db, tc.spec, tc.args)
+		if tc.kind == router.Scan {
+			w.B = router.RewriteCursor(w.B, tc.dst, n, t.proto)
+		}
+		out[k] = w.B
+	}
+	s.mut.fx.Tag = command.Tag{}
+	s.fxWrap(mark, tag)
+	return out
+}
+
+// assemble writes EXEC's reply: every command's, those with no keys run
+// here now.
+func (s *Shard) assemble(t *txn) []byte {
+	w := resp.Writer{Proto: t.proto}
+	w.Array(len(t.cmds))
+	for i := range t.cmds {
+		tc := &t.cmds[i]
+		if tc.kind == router.Local || tc.kind == router.ScanEnd {
+			s.runHome(&w, t.c, tc)
+			continue
+		}
+		w.B = append(w.B, t.res[i]...)
+	}
+	return w.B
+}
+
+// doneExec answers an EXEC that waited and lets the connection read on.
+func (s *Shard) doneExec(t *txn, out []byte) {
+	s.finishExec(t)
+	c := t.c
+	c.barrier = false
+	s.fill(c, t.sl, out)
+	if !c.dead && !c.closing {
+		s.serve(c)
+	}
+}
+
+// finishExec forgets the EXEC's queue and its watched keys.
+func (s *Shard) finishExec(t *txn) {
+	s.unwatchKeys(t.watched)
+	t.c.tx.reset()
+}
+
+// runExec runs the txn of an EXEC whose keys it holds on several shards:
+// a null array if a watched key changed, else the rounds.
+func (s *Shard) runExec(t *txn) {
+	if t.dirty {
+		s.releaseExec(t)
+		s.doneExec(t, nullArray(t.proto))
+		return
+	}
+	t.rounds = t.co.Rounds(nil)
+	s.round(t, 0)
+}
+
+// round runs round r of t, then the next; after the last, it releases the
+// keys and answers.
+func (s *Shard) round(t *txn, r int) {
+	if r == len(t.rounds) {
+		s.releaseExec(t)
+		s.doneExec(t, s.assemble(t))
+		return
+	}
+	rd := t.rounds[r]
+	if len(t.co.Cmds[rd.From].Parts) > 1 {
+		s.spanning(t, rd.From, func() { s.round(t, r+1) })
+		return
+	}
+	left := 0
+	for pi := range t.co.Parts {
+		var idx []int
+		for i := rd.From; i < rd.To; i++ {
+			if ps := t.co.Cmds[i].Parts; len(ps) == 1 && ps[0] == pi {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		left++
+		tag := t.tag(pi)
+		s.on(t, pi, msgPartRun, func(o *Shard) any { return o.runCmds(t, idx, tag) }, func(res any) {
+			for k, i := range idx {
+				t.res[i] = res.([][]byte)[k]
+			}
+			if left--; left == 0 {
+				s.round(t, r+1)
+			}
+		})
+	}
+	if left == 0 {
+		s.round(t, r+1)
+	}
+}
+
+// spanning runs command i of t, whose keys span shards (or which runs on
+// every shard), as a part of t: a txn of its own parts that t's locks
+// already cover, so it takes and releases nothing.
+func (s *Shard) spanning(t *txn, i int, then func()) {
+	tc := &t.cmds[i]
+	sub := &txn{id: t.id, c: t.c, spec: tc.spec, args: tc.args, proto: t.proto, db: tc.db, noTouch: t.noTouch,
+		in: t, parts: tc.parts}
+	if tc.kind == router.All {
+		sub.parts = make([]router.Part, len(s.group.shards))
+		for sh := range sub.parts {
+			sub.parts[sh] = router.Part{Shard: sh, Args: tc.args}
+		}
+	}
+	sub.co.ID = t.id
+	sub.co.Parts = make([]coord.Part, len(sub.parts))
+	sub.inPart = make([]int, len(sub.parts))
+	for k, p := range sub.parts {
+		sub.co.Parts[k] = coord.Part{Shard: p.Shard, Keys: partKeys(tc.spec, p)}
+		sub.inPart[k] = slices.IndexFunc(t.co.Parts, func(q coord.Part) bool { return q.Shard == p.Shard })
+	}
+	sub.reply = make([][]byte, len(sub.parts))
+	sub.done = func(out []byte) {
+		t.res[i] = out
+		then()
+	}
+	s.runParts(sub)
+}
+
+// releaseExec releases every part t holds.
+func (s *Shard) releaseExec(t *txn) {
+	for i := range t.co.Parts {
+		id, p := t.id, &t.co.Parts[i]
+		s.send(p.Shard, msgUnlock, func(o *Shard) { o.unlockPart(id, p) })
+	}
+}
+
+// tryLockPart takes p's keys (or the whole shard) for txn id when they
+// are free now.
+func (s *Shard) tryLockPart(id uint64, p *coord.Part) bool {
+	if p.All {
+		return s.locks.TryLockAll(id)
+	}
+	return s.locks.TryLock(id, p.Keys)
+}
+
+// lockPart takes p's keys (or the whole shard) for txn id, waiting.
+func (s *Shard) lockPart(id uint64, p *coord.Part, granted func()) {
+	if p.All {
+		s.locks.LockAll(id, granted)
+		return
+	}
+	s.lock(id, p.Keys, granted)
+}
+
+// unlockPart releases what lockPart took.
+func (s *Shard) unlockPart(id uint64, p *coord.Part) {
+	if p.All {
+		s.locks.UnlockAll(id)
+		return
+	}
+	s.unlock(id, p.Keys)
+}
