@@ -62,7 +62,7 @@ var foreign = func() map[string]foreignDirective {
 		lazyfree-lazy-eviction lazyfree-lazy-expire lazyfree-lazy-server-del
 		lazyfree-lazy-user-del lazyfree-lazy-user-flush list-compress-depth
 		list-max-ziplist-entries list-max-ziplist-value
-		loading-process-events-interval-bytes locale-collate log-format log-timestamp-format
+		loading-process-events-interval-bytes locale-collate log-timestamp-format
 		lua-replicate-commands lua-time-limit masterauth masteruser
 		max-new-connections-per-cycle max-new-tls-connections-per-cycle maxmemory-clients
 		maxmemory-eviction-tenacity min-replicas-max-lag min-replicas-to-write

@@ -14,18 +14,21 @@ import (
 // returned by Config.Snapshot is never modified: read it freely from any
 // goroutine; never write to it or to its slices.
 type Snapshot struct {
-	Port         int
-	Bind         []string // as configured: "-addr" means optional (skip if unavailable); see BindAddrs
-	Shards       int
-	IO           string // "auto", "uring" or "epoll"
-	MaxClients   int
-	RequirePass  string
-	Databases    int
-	Dir          string // absolute path
-	LogFile      string // "" = stderr
-	LogLevel     string // "debug", "verbose", "notice", "warning"
-	Timeout      int    // seconds idle before closing a client; 0 = never
-	TCPKeepalive int    // seconds; 0 = off
+	Port        int
+	Bind        []string // as configured: "-addr" means optional (skip if unavailable); see BindAddrs
+	Shards      int
+	IO          string // "auto", "uring" or "epoll"
+	MaxClients  int
+	RequirePass string
+	Databases   int
+	Dir         string // absolute path
+	LogFile     string // "" = stderr
+	LogLevel    string // "debug", "verbose", "notice", "warning"
+	// LogFormat is "json" (one JSON object per line) or "console" (text);
+	// Valkey's "legacy" and "logfmt" are read as console.
+	LogFormat    string
+	Timeout      int // seconds idle before closing a client; 0 = never
+	TCPKeepalive int // seconds; 0 = off
 
 	ProtoMaxBulkLen        int64
 	ClientQueryBufferLimit int64
@@ -188,6 +191,7 @@ var params = []*param{
 	{name: "databases", kind: KindInt, def: "16", mode: Immutable, min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.Databases }},
 	{name: "dir", kind: KindSpecial, defFn: cwd, mode: Protected, parse: parseDir, format: func(s *Snapshot) string { return s.Dir }},
 	{name: "logfile", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.LogFile }},
+	{name: "log-format", kind: KindEnum, def: "json", mode: Immutable, enum: []string{"json", "console", "legacy", "logfmt"}, s: func(s *Snapshot) *string { return &s.LogFormat }},
 	{name: "loglevel", kind: KindEnum, def: "notice", enum: []string{"debug", "verbose", "notice", "warning"}, s: func(s *Snapshot) *string { return &s.LogLevel }},
 	{name: "timeout", kind: KindInt, def: "0", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.Timeout }},
 	{name: "tcp-keepalive", kind: KindInt, def: "300", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TCPKeepalive }},

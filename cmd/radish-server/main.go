@@ -47,7 +47,7 @@ func run(args []string) error {
 	}
 	snap := conf.Snapshot()
 	level := zap.NewAtomicLevelAt(zapLevel(snap.LogLevel))
-	log, err := newLogger(snap.LogFile, level)
+	log, err := newLogger(snap.LogFile, snap.LogFormat, level)
 	if err != nil {
 		return err
 	}
@@ -155,12 +155,17 @@ func removePidFile(path string, log *zap.Logger) {
 	}
 }
 
-// newLogger builds a zap logger at level, writing JSON to logfile, or to
-// stderr when logfile is empty.
-func newLogger(logfile string, level zap.AtomicLevel) (*zap.Logger, error) {
+// newLogger builds a zap logger at level, writing to logfile, or to stderr
+// when logfile is empty: one JSON object per line, or text lines when
+// format is not "json" (log-format).
+func newLogger(logfile, format string, level zap.AtomicLevel) (*zap.Logger, error) {
 	cfg := zap.NewProductionConfig()
 	cfg.Level = level
 	cfg.Sampling = nil
+	if format != "json" {
+		cfg.Encoding = "console"
+		cfg.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	}
 	if logfile != "" {
 		cfg.OutputPaths = []string{logfile}
 		cfg.ErrorOutputPaths = []string{logfile}
