@@ -297,15 +297,22 @@ func cmdClientSetInfo(c *Ctx, args [][]byte) {
 
 // clientLine formats one client as CLIENT LIST and CLIENT INFO do.
 func clientLine(b []byte, cl *Client, now int64) []byte {
-	flags := "N"
+	// Redis's letters, in its order, for the states radish has.
+	flags := ""
 	if cl.Subscribed() {
-		flags = "P"
+		flags += "P"
+	}
+	if strings.HasPrefix(cl.LAddr, "/") {
+		flags += "U" // a Unix-domain socket's path
 	}
 	if cl.NoEvict {
-		flags = "e"
+		flags += "e"
 	}
 	if cl.NoTouch {
 		flags += "T"
+	}
+	if flags == "" {
+		flags = "N"
 	}
 	return fmt.Appendf(b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d "+
 		"sub=%d psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 "+

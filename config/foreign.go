@@ -87,7 +87,7 @@ var foreign = func() map[string]foreignDirective {
 		tls-client-cert-file tls-client-key-file tls-client-key-file-pass tls-cluster
 		tls-dh-params-file tls-key-file tls-key-file-pass tls-prefer-server-ciphers
 		tls-protocols tls-replication tls-session-cache-size tls-session-cache-timeout
-		tls-session-caching tracking-table-max-keys unixsocketgroup unixsocketperm
+		tls-session-caching tracking-table-max-keys unixsocketgroup
 		use-exit-on-panic watchdog-period`) {
 		m[n] = foreignDirective{}
 	}
@@ -97,7 +97,6 @@ var foreign = func() map[string]foreignDirective {
 		"cluster-enabled":        {only("no"), "cluster mode is not supported: radish shards the keyspace itself (set cluster-enabled no)"},
 		"tls-port":               {only("0"), "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
 		"rdma-port":              {only("0"), "RDMA is not supported: radish listens on plain TCP only (set rdma-port 0)"},
-		"unixsocket":             {only(""), "unix sockets are not supported yet: radish listens on TCP only (remove unixsocket)"},
 		"aclfile":                {only(""), "ACL users are not supported yet: use requirepass (remove aclfile)"},
 		"user":                   {never, "ACL users are not supported yet: use requirepass (remove user)"},
 		"notify-keyspace-events": {only(""), `keyspace notifications are not supported yet (set notify-keyspace-events "")`},

@@ -48,6 +48,10 @@ type Snapshot struct {
 	Save       []SavePoint // always empty: no snapshots
 	Daemonize  bool        // always false
 	PidFile    string
+	// UnixSocket is the path of a Unix-domain listener ("": none);
+	// UnixSocketPerm its file's permission bits (0: as the umask leaves them).
+	UnixSocket     string
+	UnixSocketPerm int
 
 	HashMaxListpackEntries int64
 	HashMaxListpackValue   int64
@@ -226,6 +230,10 @@ var params = []*param{
 			return "daemonize yes is not supported: run radish-server in the foreground under a supervisor (systemd, docker)"
 		}
 		return ""
+	}},
+	{name: "unixsocket", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.UnixSocket }},
+	{name: "unixsocketperm", kind: KindSpecial, def: "0", mode: Immutable, parse: parseUnixPerm, format: func(s *Snapshot) string {
+		return strconv.FormatInt(int64(s.UnixSocketPerm), 8)
 	}},
 	{name: "pidfile", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.PidFile }},
 	{name: "hash-max-listpack-entries", aliases: []string{"hash-max-ziplist-entries"}, kind: KindInt, def: "512", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HashMaxListpackEntries }},
@@ -424,6 +432,19 @@ func parseSave(s *Snapshot, args []string, ld *loadState) string {
 		ld.saveLoaded = true
 	}
 	s.Save = pts
+	return ""
+}
+
+// parseUnixPerm reads unixsocketperm in octal, as Redis does.
+func parseUnixPerm(s *Snapshot, args []string, _ *loadState) string {
+	v, err := strconv.ParseInt(args[0], 8, 64)
+	switch {
+	case err != nil && errors.Is(err, strconv.ErrRange), err == nil && (v < 0 || v > 0o777):
+		return "argument must be between 0 and 777 inclusive"
+	case err != nil:
+		return "argument couldn't be parsed into an integer"
+	}
+	s.UnixSocketPerm = int(v)
 	return ""
 }
 

@@ -84,14 +84,14 @@ func TestSaveLines(t *testing.T) {
 func TestForeign(t *testing.T) {
 	dir := t.TempDir()
 	f := writeFile(t, dir, "c.conf", "appendfsync everysec\nlazyfree-lazy-expire no\nAPPENDFSYNC always\n"+
-		"replicaof no one\ncluster-enabled no\nnotify-keyspace-events \"\"\nunixsocket \"\"\ntls-port 0\n"+
+		"replicaof no one\ncluster-enabled no\nnotify-keyspace-events \"\"\ntls-port 0\n"+
 		"client-output-buffer-limit normal 0 0 0\nextended-redis-compatibility no\n")
 	c, err := load([]string{f}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"appendfsync", "lazyfree-lazy-expire", "replicaof", "cluster-enabled", "notify-keyspace-events",
-		"unixsocket", "tls-port", "client-output-buffer-limit", "extended-redis-compatibility"}
+		"tls-port", "client-output-buffer-limit", "extended-redis-compatibility"}
 	if !reflect.DeepEqual(c.Ignored(), want) {
 		t.Errorf("Ignored = %q, want %q", c.Ignored(), want)
 	}
@@ -103,7 +103,6 @@ func TestForeign(t *testing.T) {
 		{"slaveof 10.0.0.1 6379", "replication is not supported yet: radish cannot be a replica (remove slaveof)"},
 		{"cluster-enabled yes", "cluster mode is not supported: radish shards the keyspace itself (set cluster-enabled no)"},
 		{"tls-port 6380", "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
-		{"unixsocket /run/redis.sock", "unix sockets are not supported yet: radish listens on TCP only (remove unixsocket)"},
 		{"aclfile /etc/redis/users.acl", "ACL users are not supported yet: use requirepass (remove aclfile)"},
 		{"user default on nopass ~* +@all", "ACL users are not supported yet: use requirepass (remove user)"},
 		{"notify-keyspace-events KEA", `keyspace notifications are not supported yet (set notify-keyspace-events "")`},

@@ -31,17 +31,10 @@ func TestMetricsEndpoint(t *testing.T) {
 	rdb.Do(ctx, "SELECT", "3")
 	rdb.MSet(ctx, "a", 1, "b", 2, "c", 3, "d", 4, "e", 5, "f", 6)
 	rdb.Close()
-	url := "http://127.0.0.1:" + strconv.Itoa(mport) + "/metrics"
 	var body string
 	// The shards publish their counters at the end of a loop turn.
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		resp, err := http.Get(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		body = string(b)
+		body = scrape(t, mport)
 		if sum(t, body, `radish_command_calls_total\{cmd="set",shard="\d+"\}`) == 30 || time.Now().After(deadline) {
 			break
 		}
@@ -78,6 +71,21 @@ func TestMetricsEndpoint(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
+}
+
+// scrape returns what the metrics endpoint on port serves.
+func scrape(t *testing.T, port int) string {
+	t.Helper()
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // sum adds the values of the series of body whose name and labels match

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"os"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -18,9 +19,14 @@ import (
 // Options are what the shards need to start and cannot change after;
 // every other setting comes from the Config, and CONFIG SET changes it.
 type Options struct {
-	Shards    int
-	IO        string   // "auto", "uring" or "epoll"
-	Addrs     []string // host:port to listen on; an address prefixed with '-' is optional
+	Shards int
+	IO     string   // "auto", "uring" or "epoll"
+	Addrs  []string // host:port to listen on; an address prefixed with '-' is optional
+	// Unix, when set, is the path of a Unix-domain listener every shard
+	// accepts on (one socket: each connection goes to one shard), with
+	// UnixPerm as its file's permission bits (0: the umask's).
+	Unix      string
+	UnixPerm  os.FileMode
 	Databases int
 	// Effects, when set, consumes every shard's effects (effects.go).
 	Effects EffectSink
@@ -44,7 +50,8 @@ type Group struct {
 	// listenFDs[i] are the listening sockets of shard i (one per address,
 	// SO_REUSEPORT: the kernel spreads connections over the shards).
 	listenFDs [][]int
-	ioKind    atomic.Value // string: the driver in use
+	unix      *unixListener // unixsocket's (unix.go), or nil
+	ioKind    atomic.Value  // string: the driver in use
 
 	clientIDs atomic.Int64
 	clients   atomic.Int64
@@ -104,6 +111,14 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 		}
 	}
 	close(start)
+	if opts.Unix != "" {
+		u, err := listenUnix(g, opts.Unix, opts.UnixPerm)
+		if err != nil {
+			g.Stop()
+			return nil, err
+		}
+		g.unix = u
+	}
 	log.Info("shards started", zap.Int("shards", opts.Shards), zap.String("io", g.IOKind()))
 	return g, nil
 }
@@ -167,6 +182,9 @@ func (g *Group) Stop() {
 	if g.stopping.Swap(true) {
 		<-g.stopped
 		return
+	}
+	if g.unix != nil {
+		g.unix.close() // accepts no more, before the shards stop
 	}
 	for _, s := range g.shards {
 		if s != nil && s.drv != nil {

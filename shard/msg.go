@@ -50,5 +50,6 @@ const (
 	msgWatched                        // the versions, back to the connection's shard
 	msgUnwatch                        // forget watched keys
 	msgExec                           // run an EXEC whose keys all live on the destination, alone
+	msgAdopt                          // a connection accepted on the Unix socket, for the shard (unix.go)
 	numMsgKinds
 )

@@ -391,6 +391,7 @@ func (d *simDriver) poll(h ioloop.Handler) {
 }
 
 func (d *simDriver) Listen(int) error               { return nil }
+func (d *simDriver) Adopt(int) error                { return ioloop.ErrClosed } // the simulator has no sockets
 func (d *simDriver) Input(c ioloop.ConnID) []byte   { return d.in[c] }
 func (d *simDriver) Consume(c ioloop.ConnID, n int) { d.in[c] = d.in[c][n:] }
 func (d *simDriver) Pending(ioloop.ConnID) int      { return 0 }
@@ -424,7 +425,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgRetry: "retry", msgUnblock: "unblock", msgStats: "stats",
 	msgPublish: "publish", msgPublished: "published", msgSSub: "ssub", msgSSubAck: "ssub-ack", msgSUnsub: "sunsub",
 	msgPSQuery: "pubsub-query", msgPSAnswer: "pubsub-answer", msgWatch: "watch", msgWatched: "watched",
-	msgUnwatch: "unwatch", msgExec: "exec",
+	msgUnwatch: "unwatch", msgExec: "exec", msgAdopt: "adopt",
 }
 
 // String names a message kind in a simulation's trace.

@@ -77,6 +77,8 @@ func run(args []string) error {
 		Shards:    snap.Shards,
 		IO:        snap.IO,
 		Addrs:     listenAddrs(snap, snap.Port),
+		Unix:      snap.UnixSocket,
+		UnixPerm:  os.FileMode(snap.UnixSocketPerm),
 		Databases: snap.Databases,
 	}, conf, log)
 	if err != nil {

@@ -40,6 +40,8 @@ type Epoll struct {
 	opts   Options
 	events []unix.EpollEvent
 	ev     unix.EpollEvent
+	// adopted are sockets handed over by Adopt, opened at the next Poll.
+	adopted []int
 
 	conns []*econn
 	free  []uint32
@@ -212,6 +214,10 @@ func (d *Epoll) Poll(timeout time.Duration, h Handler) error {
 	d.inPoll = true
 	d.h = h
 	d.dispatched = 0
+	for _, fd := range d.adopted {
+		d.open(fd)
+	}
+	d.adopted = d.adopted[:0]
 
 	d.flush()
 	timeout = d.rearmListeners(timeout)
@@ -452,31 +458,44 @@ func (d *Epoll) accept(i int) {
 				return
 			}
 		}
-		fd := int(r)
-		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-		setKeepAlive(fd, d.opts.KeepAlive)
-		var slot uint32
-		var c *econn
-		if n := len(d.free); n > 0 {
-			slot = d.free[n-1]
-			d.free = d.free[:n-1]
-			c = d.conns[slot]
-		} else {
-			slot = uint32(len(d.conns))
-			c = &econn{gen: 1}
-			d.conns = append(d.conns, c)
-		}
-		d.ev = unix.EpollEvent{Events: epollConnEvents, Fd: int32(slot), Pad: int32(c.gen)}
-		if err := unix.EpollCtl(d.epfd, unix.EPOLL_CTL_ADD, fd, &d.ev); err != nil {
-			unix.Close(fd)
-			d.free = append(d.free, slot)
-			continue
-		}
-		c.fd = fd
-		c.state = stOpen
-		d.dispatched++
-		d.h.OnOpen(makeConnID(slot, c.gen))
+		d.open(int(r))
 	}
+}
+
+// Adopt implements Driver.
+func (d *Epoll) Adopt(fd int) error {
+	if d.closed {
+		return ErrClosed
+	}
+	d.adopted = append(d.adopted, fd)
+	return nil
+}
+
+// open makes a connection of an accepted socket and tells the handler.
+func (d *Epoll) open(fd int) {
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	setKeepAlive(fd, d.opts.KeepAlive)
+	var slot uint32
+	var c *econn
+	if n := len(d.free); n > 0 {
+		slot = d.free[n-1]
+		d.free = d.free[:n-1]
+		c = d.conns[slot]
+	} else {
+		slot = uint32(len(d.conns))
+		c = &econn{gen: 1}
+		d.conns = append(d.conns, c)
+	}
+	d.ev = unix.EpollEvent{Events: epollConnEvents, Fd: int32(slot), Pad: int32(c.gen)}
+	if err := unix.EpollCtl(d.epfd, unix.EPOLL_CTL_ADD, fd, &d.ev); err != nil {
+		unix.Close(fd)
+		d.free = append(d.free, slot)
+		return
+	}
+	c.fd = fd
+	c.state = stOpen
+	d.dispatched++
+	d.h.OnOpen(makeConnID(slot, c.gen))
 }
 
 // Shutdown implements Driver.
@@ -490,6 +509,10 @@ func (d *Epoll) Shutdown() error {
 	d.closed = true
 	d.inPoll = true
 	defer func() { d.inPoll = false }()
+	for _, fd := range d.adopted {
+		unix.Close(fd)
+	}
+	d.adopted = nil
 	for i := range d.lns {
 		if d.lns[i].armed {
 			unix.EpollCtl(d.epfd, unix.EPOLL_CTL_DEL, d.lns[i].fd, nil)

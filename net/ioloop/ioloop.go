@@ -43,6 +43,11 @@ type Driver interface {
 	// ListenTCP). The driver does not take ownership: the caller closes fd
 	// after Shutdown.
 	Listen(fd int) error
+	// Adopt takes an accepted, non-blocking socket (one a goroutine of the
+	// caller accepted) as a connection of this driver: OnOpen follows
+	// during the next Poll, as for a socket the driver accepted. The
+	// driver owns fd from then on.
+	Adopt(fd int) error
 	// Input returns all received, unconsumed bytes of c (nil for a stale or
 	// closing c). The slice is borrowed: valid until Consume(c, ...) or the
 	// next Poll, whichever comes first. Appending to it never overwrites
@@ -104,6 +109,9 @@ func sockAddrs(fd int) (peer, local string) {
 	}
 	if sa, err := unix.Getsockname(fd); err == nil {
 		local = fmtSockaddr(sa)
+		if _, ok := sa.(*unix.SockaddrUnix); ok {
+			peer = local // a client's end has no name
+		}
 	}
 	return peer, local
 }
@@ -114,6 +122,10 @@ func fmtSockaddr(sa unix.Sockaddr) string {
 		return net.JoinHostPort(net.IP(a.Addr[:]).String(), strconv.Itoa(a.Port))
 	case *unix.SockaddrInet6:
 		return net.JoinHostPort(net.IP(a.Addr[:]).String(), strconv.Itoa(a.Port))
+	case *unix.SockaddrUnix:
+		// Redis names both ends of a Unix-socket connection by the
+		// listening socket's path, port 0.
+		return a.Name + ":0"
 	}
 	return ""
 }

@@ -80,6 +80,7 @@ type Uring struct {
 	inPoll     bool
 	closed     bool
 	dispatched int
+	adopted    []int // sockets handed over by Adopt, opened at the next Poll
 	multishot  bool
 	inflight   int // requests in flight that reference memory (recv, send, wake read)
 	discard    []byte
@@ -276,6 +277,10 @@ func (d *Uring) Poll(timeout time.Duration, h Handler) error {
 	d.inPoll = true
 	d.h = h
 	d.dispatched = 0
+	for _, fd := range d.adopted {
+		d.open(fd)
+	}
+	d.adopted = d.adopted[:0]
 
 	d.flush()
 	if !d.wakeArmed {
@@ -613,6 +618,20 @@ func (d *Uring) accepted(idx uint32, res int32, fl uint32) {
 		unix.Close(fd)
 		return
 	}
+	d.open(fd)
+}
+
+// Adopt implements Driver.
+func (d *Uring) Adopt(fd int) error {
+	if d.closed {
+		return ErrClosed
+	}
+	d.adopted = append(d.adopted, fd)
+	return nil
+}
+
+// open makes a connection of an accepted socket and tells the handler.
+func (d *Uring) open(fd int) {
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	setKeepAlive(fd, d.opts.KeepAlive)
 	var slot uint32
@@ -644,6 +663,10 @@ func (d *Uring) Shutdown() error {
 	d.closed = true
 	d.inPoll = true
 	defer func() { d.inPoll = false }()
+	for _, fd := range d.adopted {
+		unix.Close(fd)
+	}
+	d.adopted = nil
 	for i := range d.lns {
 		ln := &d.lns[i]
 		ln.closed = true
