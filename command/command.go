@@ -104,6 +104,9 @@ type Route struct {
 	All    bool // on every shard, replies merged with the row's Merge
 	Key    int  // > 0: on the shard of args[Key]
 	Cursor int  // > 0: args[Cursor] is a cross-shard SCAN cursor
+	// Persist: the shard's persistence runs it (SAVE): it spans every
+	// shard and its reply waits for them.
+	Persist bool
 }
 
 // Handler executes one command on the shard that owns its keys and writes
@@ -285,4 +288,9 @@ type Server interface {
 	ResetStats()
 	// Shutdown stops the server after the current loop turns.
 	Shutdown()
+	// LastSave is the unix time of the last successful save (LASTSAVE).
+	LastSave() int64
+	// BgSave starts a background save (BGSAVE; schedule: BGSAVE
+	// SCHEDULE) and returns its status reply, or Redis's error text.
+	BgSave(schedule bool) (status, errText string)
 }

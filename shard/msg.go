@@ -38,5 +38,7 @@ const (
 	msgRetry                          // a waiter of a BLMOVE across shards may be served again
 	msgUnblock                        // CLIENT UNBLOCK, in the shard's next turn
 	msgStats                          // CONFIG RESETSTAT
+	msgSave                           // write the shard's snapshot file (SAVE, BGSAVE)
+	msgSaved                          // a SAVE is over: its client is answered
 	numMsgKinds
 )

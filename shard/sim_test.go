@@ -422,6 +422,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgPartDone: "part-done", msgPark: "park", msgUnpark: "unpark", msgUnparked: "unparked", msgClaim: "claim",
 	msgClaimAnswer: "claim-answer", msgServed: "served", msgUnclaim: "unclaim", msgMove: "move",
 	msgRetry: "retry", msgUnblock: "unblock", msgStats: "stats",
+	msgSave: "save", msgSaved: "saved",
 }
 
 // String names a message kind in a simulation's trace.
