@@ -109,6 +109,9 @@ type Route struct {
 	// Merge, with All, replaces the row's Merge for this command (a
 	// subcommand of a row without a subcommand table: DEBUG DIGEST).
 	Merge Merge
+	// Persist: the shard's persistence runs it (SAVE): it spans every
+	// shard and its reply waits for them.
+	Persist bool
 }
 
 // Handler executes one command on the shard that owns its keys and writes
@@ -306,4 +309,9 @@ type Server interface {
 	ResetStats()
 	// Shutdown stops the server after the current loop turns.
 	Shutdown()
+	// LastSave is the unix time of the last successful save (LASTSAVE).
+	LastSave() int64
+	// BgSave starts a background save (BGSAVE; schedule: BGSAVE
+	// SCHEDULE) and returns its status reply, or Redis's error text.
+	BgSave(schedule bool) (status, errText string)
 }

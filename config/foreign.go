@@ -53,7 +53,7 @@ var foreign = func() map[string]foreignDirective {
 		cluster-slave-no-failover cluster-slave-validity-factor cluster-slot-stats-enabled
 		commandlog-execution-slower-than commandlog-large-reply-max-len
 		commandlog-large-request-max-len commandlog-reply-larger-than
-		commandlog-request-larger-than commandlog-slow-execution-max-len crash-log-enabled crash-memcheck-enabled dbfilename debug-assert-enabled disable-thp
+		commandlog-request-larger-than commandlog-slow-execution-max-len crash-log-enabled crash-memcheck-enabled debug-assert-enabled disable-thp
 		dual-channel-replication-enabled dynamic-hz enable-debug-assert enable-debug-command
 		enable-module-command enable-protected-configs events-per-io-thread
 		extended-redis-compatibility hide-user-data-from-log hll-sparse-max-bytes ignore-warnings
@@ -69,8 +69,8 @@ var foreign = func() map[string]foreignDirective {
 		min-slaves-max-lag min-slaves-to-write no-appendfsync-on-rewrite oom-score-adj
 		oom-score-adj-values prefetch-batch-max-size primaryauth primaryuser
 		proc-title-template propagation-error-behavior protected-mode rdb-del-sync-files
-		rdb-key-save-delay rdb-save-incremental-fsync rdb-version-check rdbchecksum
-		rdbcompression rdma-bind rdma-completion-vector rdma-rx-size repl-backlog-size
+		rdb-key-save-delay rdb-save-incremental-fsync rdb-version-check
+		rdma-bind rdma-completion-vector rdma-rx-size repl-backlog-size
 		repl-backlog-ttl repl-disable-tcp-nodelay repl-diskless-load repl-diskless-sync
 		repl-diskless-sync-delay repl-diskless-sync-max-replicas repl-ping-replica-period
 		repl-ping-slave-period repl-timeout replica-announce-ip replica-announce-port
@@ -81,7 +81,7 @@ var foreign = func() map[string]foreignDirective {
 		shutdown-on-sigterm shutdown-timeout slave-announce-ip slave-announce-port
 		slave-ignore-maxmemory slave-lazy-flush slave-priority slave-read-only
 		slave-serve-stale-data slowlog-log-slower-than slowlog-max-len socket-mark-id
-		stop-writes-on-bgsave-error stream-node-max-bytes stream-node-max-entries
+		stream-node-max-bytes stream-node-max-entries
 		syslog-facility syslog-ident tcp-backlog tcp-keepalive-probes tls-auth-clients
 		tls-ca-cert-dir tls-ca-cert-file tls-cert-file tls-ciphers tls-ciphersuites
 		tls-client-cert-file tls-client-key-file tls-client-key-file-pass tls-cluster

@@ -53,6 +53,11 @@ type Snapshot struct {
 	UnixSocket     string
 	UnixSocketPerm int
 
+	DBFilename              string // the snapshot's manifest (or a plain RDB file), in Dir
+	RDBCompression          bool
+	RDBChecksum             bool
+	StopWritesOnBgsaveError bool
+
 	HashMaxListpackEntries int64
 	HashMaxListpackValue   int64
 	SetMaxIntsetEntries    int64
@@ -225,6 +230,15 @@ var params = []*param{
 		}
 		return ""
 	}},
+	{name: "dbfilename", kind: KindString, def: "dump.rdb", mode: Protected, s: func(s *Snapshot) *string { return &s.DBFilename }, check: func(s *Snapshot) string {
+		if s.DBFilename == "" || strings.ContainsRune(s.DBFilename, '/') {
+			return "dbfilename can't be a path, just a filename"
+		}
+		return ""
+	}},
+	{name: "rdbcompression", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.RDBCompression }},
+	{name: "rdbchecksum", kind: KindBool, def: "yes", mode: Immutable, b: func(s *Snapshot) *bool { return &s.RDBChecksum }},
+	{name: "stop-writes-on-bgsave-error", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.StopWritesOnBgsaveError }},
 	{name: "daemonize", kind: KindBool, def: "no", mode: Immutable, b: func(s *Snapshot) *bool { return &s.Daemonize }, refuse: func(s *Snapshot) string {
 		if s.Daemonize {
 			return "daemonize yes is not supported: run radish-server in the foreground under a supervisor (systemd, docker)"

@@ -393,6 +393,28 @@ func (db *DB) Export(key []byte, now int64) (Record, bool) {
 	return r, true
 }
 
+// ExportAppend is Export without touching key (a snapshot must not change
+// access clocks) and without allocating: the value is appended to dst, and
+// the Record's Data is the appended part.
+func (db *DB) ExportAppend(dst, key []byte, now int64) (Record, []byte, bool) {
+	_, h, l := db.peek(key, now)
+	if h == slab.Nil {
+		return Record{}, dst, false
+	}
+	r := Record{Type: leafTyp(l.flags), ExpireAt: l.expireAt()}
+	start := len(dst)
+	if r.Type != TypeString {
+		x, _ := l.extRef()
+		dst = objTypes[r.Type].export(db, l.enc(), x, dst)
+		r.Raw = l.enc() == encHashtable || l.enc() == encSkiplist
+	} else {
+		dst = append(dst, db.stringBytes(&l)...)
+		r.Raw, r.Text = l.enc() == encRaw, l.enc() == encEmbstr
+	}
+	r.Data = dst[start:]
+	return r, dst, true
+}
+
 // Import stores r under key, replacing any value. r.Data is copied.
 func (db *DB) Import(key []byte, r Record) {
 	db.s.dirty++

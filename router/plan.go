@@ -35,9 +35,12 @@ const (
 	// cursor from a server with more shards): the scan is over, and the
 	// reply is cursor 0 with no keys.
 	ScanEnd
+	// Persist: the shard's persistence runs the command (SAVE): on every
+	// shard, with a reply that waits for them all.
+	Persist
 )
 
-var kindNames = [...]string{"local", "owned", "hop", "parts", "all", "scan", "scan-end"}
+var kindNames = [...]string{"local", "owned", "hop", "parts", "all", "scan", "scan-end", "persist"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -70,7 +73,7 @@ type Planner struct {
 // reads only the row's data, never its name:
 //   - AllShards rows run everywhere (All);
 //   - a Route function places the rest of the rows no key spec can place
-//     (SCAN's cursor, DEBUG POPULATE);
+//     (SCAN's cursor, DEBUG POPULATE, SAVE);
 //   - with one shard everything else is Local;
 //   - keys from the key specs: all on self, Owned; all on one other shard,
 //     Hop; spread over shards, Parts, unless the command is malformed
@@ -126,6 +129,8 @@ func (p *Planner) route(spec *command.Spec, args [][]byte, self, n int) Placemen
 	switch {
 	case r.All:
 		return Placement{Kind: All, Merge: r.Merge}
+	case r.Persist:
+		return Placement{Kind: Persist}
 	case r.Cursor > 0 && r.Cursor < len(args):
 		cur, errText := command.ParseScanCursor(args[r.Cursor])
 		if errText != "" {

@@ -283,6 +283,8 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.fanOutAll(c, spec, args, pl.Merge)
 	case router.Scan:
 		s.scan(c, spec, args, pl.Dst)
+	case router.Persist:
+		s.save(c)
 	case router.ScanEnd:
 		s.reply(c, func(w *resp.Writer) {
 			w.Array(2)

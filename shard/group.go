@@ -14,6 +14,7 @@ import (
 
 	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/net/ioloop"
+	"github.com/radish-kv/radish/persistence/snapshot"
 )
 
 // Options are what the shards need to start and cannot change after;
@@ -62,6 +63,9 @@ type Group struct {
 	// (time.Now; a simulator's clock in tests). The loop passes Turn its
 	// own now.
 	clock func() time.Time
+
+	persist persist          // snapshots (snapshot.go)
+	src     *snapshot.Source // what the shards load at start, nil when nothing
 }
 
 // Start opens the listeners and starts one locked goroutine per shard.
@@ -100,17 +104,42 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 	for i := range g.shards {
 		g.shards[i] = newShard(g, i)
 	}
+	g.persist.base = make([]atomic.Uint64, opts.Shards)
+	g.persist.lastSave.Store(g.started.Unix())
+	g.persist.lastBg.Store(-1)
+	src, err := openSnapshot(conf.Snapshot())
+	if err != nil {
+		g.closeListeners()
+		return nil, err
+	}
+	g.src = src
+	// The shards start (and load) in parallel; none serves before every
+	// one is ready.
 	start := make(chan struct{})
-	for _, s := range g.shards {
-		ready := make(chan error, 1)
-		go s.run(ready, start)
-		if err := <-ready; err != nil {
-			close(start)
-			g.Stop()
-			return nil, err
+	readies := make([]chan error, len(g.shards))
+	for i, s := range g.shards {
+		readies[i] = make(chan error, 1)
+		go s.run(readies[i], start)
+	}
+	for _, r := range readies {
+		if e := <-r; e != nil && err == nil {
+			err = e
 		}
 	}
+	if src != nil {
+		src.Close()
+		g.src = nil
+	}
+	if err != nil {
+		close(start)
+		g.Stop()
+		return nil, err
+	}
 	close(start)
+	if src != nil {
+		log.Info("DB loaded from disk", zap.Int64("keys", g.persist.loaded), zap.Int64("expired", g.persist.expired),
+			zap.Duration("took", time.Since(g.started)))
+	}
 	if opts.Unix != "" {
 		u, err := listenUnix(g, opts.Unix, opts.UnixPerm)
 		if err != nil {

@@ -51,5 +51,7 @@ const (
 	msgUnwatch                        // forget watched keys
 	msgExec                           // run an EXEC whose keys all live on the destination, alone
 	msgAdopt                          // a connection accepted on the Unix socket, for the shard (unix.go)
+	msgSave                           // write the shard's snapshot file (SAVE, BGSAVE)
+	msgSaved                          // a SAVE is over: its client is answered
 	numMsgKinds
 )

@@ -138,6 +138,15 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 		}
 	}
 	s.applyConfig(s.group.conf.Snapshot())
+	if src := s.group.src; src != nil {
+		st, err := s.load(src)
+		if err != nil {
+			ready <- err
+			drv.Shutdown()
+			return
+		}
+		s.group.persist.addLoaded(st)
+	}
 	ready <- nil
 	<-start
 	s.nextTick = time.Now()

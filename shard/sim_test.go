@@ -426,6 +426,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgPublish: "publish", msgPublished: "published", msgSSub: "ssub", msgSSubAck: "ssub-ack", msgSUnsub: "sunsub",
 	msgPSQuery: "pubsub-query", msgPSAnswer: "pubsub-answer", msgWatch: "watch", msgWatched: "watched",
 	msgUnwatch: "unwatch", msgExec: "exec", msgAdopt: "adopt",
+	msgSave: "save", msgSaved: "saved",
 }
 
 // String names a message kind in a simulation's trace.

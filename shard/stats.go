@@ -253,12 +253,9 @@ func (g *Group) Info(sections []string) string {
 			mem, human(mem), rss, human(rss), maxmem, policy, ratio)
 	}
 	if show("persistence", true) {
-		// Nothing is saved yet (persistence is not built): the changes
-		// count from the start, as Redis counts them from its last save.
 		sep()
-		fmt.Fprintf(&b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:%d\r\n"+
-			"rdb_bgsave_in_progress:0\r\nrdb_last_save_time:%d\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\n",
-			dirty, g.started.Unix())
+		fmt.Fprintf(&b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\n%saof_enabled:0\r\naof_rewrite_in_progress:0\r\n",
+			g.persistenceInfo(dirty))
 	}
 	if show("stats", true) {
 		sep()

@@ -40,6 +40,10 @@ func (r *Reader) ReadByte() (byte, error) {
 	return c, nil
 }
 
+// ReadFull reads n bytes (an expiry, a header); the slice aliases the
+// input.
+func (r *Reader) ReadFull(n int) ([]byte, error) { return r.take(n) }
+
 func (r *Reader) take(n int) ([]byte, error) {
 	if n < 0 || n > r.remaining() {
 		return nil, errTruncated

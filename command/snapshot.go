@@ -1,0 +1,50 @@
+package command
+
+import (
+	"github.com/radish-kv/radish/errtext"
+)
+
+// The snapshot commands: SAVE, BGSAVE, LASTSAVE. The shards' persistence
+// does the work (shard/snapshot.go): SAVE is placed there by its Route, as
+// its reply waits for every shard; BGSAVE and LASTSAVE answer at once
+// through Ctx.Server.
+
+func init() {
+	register(
+		&Spec{Name: "save", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti,
+			Route:   func([][]byte) Route { return Route{Persist: true} },
+			Summary: "Synchronously save the dataset to disk", Since: "1.0.0", Group: "server",
+			Complexity: "O(N) where N is the total number of keys in all databases"},
+		&Spec{Name: "bgsave", Arity: -1, Flags: Admin | NoScript | NoAsyncLoading,
+			Handler: cmdBgSave,
+			Summary: "Asynchronously save the dataset to disk", Since: "1.0.0", Group: "server",
+			Complexity: "O(1)",
+			History:    [][2]string{{"3.2.2", "Added the `SCHEDULE` option."}},
+			Args: []Arg{
+				{Name: "schedule", Type: "pure-token", Token: "SCHEDULE", Since: "3.2.2", Flags: ArgOptional},
+			}},
+		&Spec{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"admin", "dangerous"},
+			Tips:    []string{"nondeterministic_output"},
+			Handler: func(c *Ctx, args [][]byte) { c.W.Int(c.Server.LastSave()) },
+			Summary: "Get the UNIX time stamp of the last successful save to disk", Since: "1.0.0",
+			Group: "server", Complexity: "O(1)"},
+	)
+}
+
+// cmdBgSave is BGSAVE [SCHEDULE].
+func cmdBgSave(c *Ctx, args [][]byte) {
+	schedule := false
+	switch {
+	case len(args) == 2 && kvIs(args[1], "schedule"):
+		schedule = true
+	case len(args) > 1:
+		c.W.Error(errtext.Syntax)
+		return
+	}
+	status, errText := c.Server.BgSave(schedule)
+	if errText != "" {
+		c.W.Error(errText)
+		return
+	}
+	c.W.Simple(status)
+}

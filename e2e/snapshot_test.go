@@ -1,0 +1,244 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// snapshotData is what the snapshot tests store: dumpKeys' every type and
+// encoding in database 0, and in databases 3 and 15 a few keys, with
+// TTLs. It returns the keys per database.
+func snapshotData(t *testing.T, d *diffConn) map[int][]string {
+	t.Helper()
+	cmds, keys, _ := dumpKeys()
+	do := func(c ...string) {
+		if r := d.do(t, c)[0]; r[0] == '-' {
+			t.Fatalf("%.60q: %q", c, r)
+		}
+	}
+	for _, c := range cmds {
+		do(c...)
+	}
+	do("PEXPIRE", "h:big", "3600000")
+	do("PEXPIRE", "s:3", "7200000")
+	all := map[int][]string{0: keys}
+	for _, db := range []int{3, 15} {
+		do("SELECT", strconv.Itoa(db))
+		for i := range 20 {
+			k := fmt.Sprintf("db%d:%d", db, i)
+			do("SET", k, strings.Repeat("v", i*5))
+			all[db] = append(all[db], k)
+		}
+		do("RPUSH", "shared-name", "in", strconv.Itoa(db))
+		do("PEXPIRE", "shared-name", "5000000")
+		do("HSET", "gone", "f", "v")
+		do("PEXPIRE", "gone", "1") // expired by the time anything loads
+		all[db] = append(all[db], "shared-name")
+	}
+	time.Sleep(5 * time.Millisecond)
+	for _, db := range []int{3, 15} {
+		// Reclaim the expired key, so that DBSIZE counts what a load keeps.
+		do("SELECT", strconv.Itoa(db))
+		do("EXISTS", "gone")
+	}
+	do("SELECT", "0")
+	return all
+}
+
+// model reads what every key holds: contents, encoding and absolute
+// expiry, per database.
+func model(t *testing.T, d *diffConn, keys map[int][]string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for db, ks := range keys {
+		d.do(t, []string{"SELECT", strconv.Itoa(db)})
+		for _, k := range ks {
+			enc := d.do(t, []string{"OBJECT", "ENCODING", k})[0]
+			exp := d.do(t, []string{"PEXPIRETIME", k})[0]
+			m[fmt.Sprintf("%d/%s", db, k)] = fmt.Sprintf("%s %q %q", content(t, d, k), enc, exp)
+		}
+		d.do(t, []string{"SELECT", "0"})
+	}
+	return m
+}
+
+func compareModels(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	n := 0
+	for k, v := range want {
+		if got[k] != v {
+			if n++; n <= 5 {
+				t.Errorf("%s: %s = %.200q, want %.200q", what, k, got[k], v)
+			}
+		}
+	}
+}
+
+// dbsize is DBSIZE of database db.
+func dbsize(t *testing.T, d *diffConn, db int) string {
+	d.do(t, []string{"SELECT", strconv.Itoa(db)})
+	r := d.do(t, []string{"DBSIZE"})[0]
+	d.do(t, []string{"SELECT", "0"})
+	return string(r)
+}
+
+func (s *server) kill() {
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+}
+
+// TestSnapshotRestart: SAVE on 3 shards, kill -9, and the data loads into
+// 1 shard; saved there, into 5; saved there, into 2: every key with its
+// contents, encoding and expiry, every database, expired keys dropped.
+func TestSnapshotRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, "--shards", "3", "--dir", dir)
+	d := dialDiff(t, s.addr, 2)
+	keys := snapshotData(t, d)
+	want := model(t, d, keys)
+	sizes := []string{dbsize(t, d, 0), dbsize(t, d, 3), dbsize(t, d, 15)}
+	for _, shards := range []string{"1", "5", "2"} {
+		if r := d.do(t, []string{"SAVE"})[0]; string(r) != "+OK\r\n" {
+			t.Fatalf("SAVE: %q", r)
+		}
+		if info := string(d.big(t, []string{"INFO", "persistence"})); !strings.Contains(info, "rdb_changes_since_last_save:0\r\n") ||
+			!strings.Contains(info, "rdb_saves:1\r\n") {
+			t.Errorf("INFO after SAVE:\n%s", info)
+		}
+		s.kill()
+		s = start(t, "--shards", shards, "--dir", dir)
+		d = dialDiff(t, s.addr, 2)
+		compareModels(t, shards+" shards", model(t, d, keys), want)
+		if got := []string{dbsize(t, d, 0), dbsize(t, d, 3), dbsize(t, d, 15)}; fmt.Sprint(got) != fmt.Sprint(sizes) {
+			t.Errorf("%s shards: DBSIZE %q, want %q", shards, got, sizes)
+		}
+		info := string(d.big(t, []string{"INFO", "persistence"}))
+		if !strings.Contains(info, fmt.Sprintf("rdb_last_load_keys_loaded:%d\r\n", len(want))) {
+			t.Errorf("%s shards: INFO after the load (%d keys):\n%s", shards, len(want), info)
+		}
+	}
+	// One generation's files and the manifest, nothing else of the snapshot.
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "dump.rdb") {
+			names = append(names, e.Name())
+		}
+	}
+	if fmt.Sprint(names) != "[dump.rdb dump.rdb.3.0.rdb dump.rdb.3.1.rdb dump.rdb.3.2.rdb dump.rdb.3.3.rdb dump.rdb.3.4.rdb]" {
+		t.Errorf("dir holds %v", names)
+	}
+}
+
+// TestSnapshotCorrupt: a snapshot file with a flipped byte, or cut short,
+// keeps the server from starting, with a message naming the file and the
+// offset.
+func TestSnapshotCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, "--shards", "2", "--dir", dir)
+	d := dialDiff(t, s.addr, 2)
+	snapshotData(t, d)
+	if r := d.do(t, []string{"SAVE"})[0]; string(r) != "+OK\r\n" {
+		t.Fatalf("SAVE: %q", r)
+	}
+	s.stop()
+	file := filepath.Join(dir, "dump.rdb.1.1.rdb")
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := bytes.Clone(orig)
+	flipped[len(flipped)/2] ^= 0x55
+	for what, b := range map[string][]byte{"flipped": flipped, "truncated": orig[:len(orig)-20]} {
+		os.WriteFile(file, b, 0o644)
+		if what == "truncated" {
+			// The manifest's size would say it first: make it agree.
+			m, _ := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+			m = bytes.Replace(m, []byte(fmt.Sprintf(" %d\n", len(orig))), []byte(fmt.Sprintf(" %d\n", len(b))), 1)
+			os.WriteFile(filepath.Join(dir, "dump.rdb"), m, 0o644)
+		}
+		out, err := exec.Command(serverBin, "--port", strconv.Itoa(freePort(t)), "--bind", "127.0.0.1",
+			"--dir", dir, "--shards", "3").CombinedOutput()
+		if err == nil {
+			t.Fatalf("%s: the server started", what)
+		}
+		if !strings.Contains(string(out), file) || !strings.Contains(string(out), "offset") {
+			t.Errorf("%s: the message names no file and offset: %s", what, out)
+		}
+	}
+}
+
+// startRedisIn runs redis-server on dir/dbfilename, without save points.
+func startRedisIn(t *testing.T, dir, dbfilename string) (string, *exec.Cmd) {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed (apt-get install redis-server):", err)
+	}
+	port := freePort(t)
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir, "--dbfilename", dbfilename, "--logfile", filepath.Join(dir, "redis.log"))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return addr, cmd
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+			t.Fatalf("redis-server did not start:\n%s", log)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSnapshotRedisInterop: a dump.rdb that redis-server wrote (every
+// type and encoding) loads into radish with the same contents, encodings
+// and expiries; the file of a 1-shard radish snapshot loads into
+// redis-server the same way.
+func TestSnapshotRedisInterop(t *testing.T) {
+	rdir := t.TempDir()
+	raddr, rcmd := startRedisIn(t, rdir, "dump.rdb")
+	r := dialDiff(t, raddr, 2)
+	keys := snapshotData(t, r)
+	want := model(t, r, keys)
+	if got := r.do(t, []string{"SAVE"})[0]; string(got) != "+OK\r\n" {
+		t.Fatalf("redis SAVE: %q", got)
+	}
+	rcmd.Process.Kill()
+	rcmd.Wait()
+
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(rdir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "dump.rdb"), b, 0o644)
+	s := start(t, "--shards", "3", "--dir", dir)
+	d := dialDiff(t, s.addr, 2)
+	compareModels(t, "redis's dump.rdb in radish", model(t, d, keys), want)
+	s.stop()
+
+	s = start(t, "--shards", "1", "--dir", dir)
+	d = dialDiff(t, s.addr, 2)
+	if r := d.do(t, []string{"SAVE"})[0]; string(r) != "+OK\r\n" {
+		t.Fatalf("SAVE: %q", r)
+	}
+	s.stop()
+	raddr, _ = startRedisIn(t, dir, "dump.rdb.1.0.rdb")
+	compareModels(t, "radish's shard file in redis", model(t, dialDiff(t, raddr, 2), keys), want)
+}

@@ -1,0 +1,15 @@
+// Package persistence is the parent of what keeps Radish's data on disk;
+// it holds no code of its own.
+//
+//   - rdb: the one encoding of a key's value in Redis's RDB format and back
+//     (DUMP/RESTORE payloads, and every file below).
+//   - snapshot: one RDB file per shard plus a manifest (SAVE, BGSAVE, the
+//     save points, the load at start-up); its Writer also writes the AOF's
+//     base file.
+//   - aof: each shard's append-only file of effects.
+//
+// Every shard writes and loads its own part, on its own thread, with no
+// global lock and no fork; a file is renamed into place only once it is
+// complete and durable, and the file naming the others (a manifest) goes
+// last, so a crash at any point leaves the previous state loadable.
+package persistence

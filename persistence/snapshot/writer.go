@@ -1,0 +1,296 @@
+package snapshot
+
+import (
+	"encoding/binary"
+	"io"
+	"strconv"
+
+	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/persistence/rdb"
+)
+
+// RDB file opcodes (rdb.h RDB_OPCODE_*).
+const (
+	opSlotInfo  = 244
+	opFunction2 = 245
+	opFunction  = 246
+	opModuleAux = 247
+	opIdle      = 248
+	opFreq      = 249
+	opAux       = 250
+	opResizeDB  = 251
+	opExpireMs  = 252
+	opExpireSec = 253
+	opSelectDB  = 254
+	opEOF       = 255
+)
+
+const (
+	redisVer = "7.0.15" // the redis-ver aux field, as INFO's redis_version
+	flushAt  = 64 << 10 // the buffer goes to out once it holds this much
+	// batchBytes bounds the key names one step copies before it writes
+	// their values.
+	batchBytes = 64 << 10
+)
+
+// Options are what a Writer writes besides the keys.
+type Options struct {
+	// Compress is rdbcompression: strings over 20 bytes are stored LZF
+	// compressed when that makes them shorter.
+	Compress bool
+	// Checksum is rdbchecksum: the file ends with the CRC64 of everything
+	// before it, else with 8 zero bytes (a loader then checks nothing).
+	Checksum bool
+	// Time is the ctime aux field, unix milliseconds.
+	Time int64
+	// AOFBase is the aof-base aux field: the file is an AOF's base.
+	AOFBase bool
+	// Access is the access information written before each key, as Redis
+	// does under an LRU or LFU maxmemory policy: AccessLRU writes the idle
+	// time (RDB_OPCODE_IDLE), AccessLFU the counter (RDB_OPCODE_FREQ).
+	Access Access
+}
+
+// Access is which access clock a file carries (Options.Access).
+type Access uint8
+
+// Access kinds.
+const (
+	AccessNone Access = iota
+	AccessLRU
+	AccessLFU
+)
+
+// Writer writes one shard's store as an RDB file of version 10, laid out
+// as Redis 7.0 writes one: the magic and aux fields, then each database
+// that holds keys (SELECTDB, RESIZEDB, its keys in key order), then EOF
+// and the checksum. It writes at once (WriteAll) or in bounded steps
+// (Step), between which the store may be used and changed.
+//
+// A Writer belongs to the goroutine that owns the store; it calls out from
+// that goroutine, with chunks of about 64 KiB.
+type Writer struct {
+	store *engine.Store
+	out   io.Writer
+	opt   Options
+	enc   *rdb.Encoder
+
+	buf     []byte
+	crc     uint64 // of everything handed to out
+	written int64
+	keys    int64
+	err     error
+
+	begun, done bool
+	db          int    // the database the walk is in
+	inDB        bool   // the walk wrote db's SELECTDB and RESIZEDB
+	sel         int    // the database the stream last selected (-1: none)
+	last        []byte // the last key the walk reached in db (hasLast)
+	hasLast     bool
+
+	batch []byte // a step's key names, back to back
+	ends  []int  // where each ends in batch
+	val   []byte // scratch: an exported value
+}
+
+// NewWriter returns a Writer of store's keyspace to out, in the encodings
+// store.Limits call for.
+func NewWriter(store *engine.Store, out io.Writer, opt Options) *Writer {
+	enc := rdb.NewEncoder(store.Limits)
+	enc.Compress = opt.Compress
+	return &Writer{store: store, out: out, opt: opt, enc: enc, sel: -1}
+}
+
+// Written is the number of bytes handed to out so far: once the file is
+// complete, its size.
+func (w *Writer) Written() int64 { return w.written }
+
+// Keys is the number of keys written so far.
+func (w *Writer) Keys() int64 { return w.keys }
+
+// WriteAll writes the whole file at now: every key, except those whose
+// TTL passed by now (any load after now would drop them).
+func (w *Writer) WriteAll(now int64) error {
+	for {
+		done, err := w.Step(now, 4096)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// Step writes about n more keys at now, in key order, and reports whether
+// the file is complete (its end and checksum handed to out). A key whose
+// TTL passed by now is left out. The first error out returns ends the
+// file: Step returns it from then on.
+//
+// Between steps the store may change: a key the walk has not reached yet
+// is written with the value it has when the walk reaches it.
+func (w *Writer) Step(now int64, n int) (done bool, err error) {
+	if w.err != nil || w.done {
+		return w.done, w.err
+	}
+	if !w.begun {
+		w.header()
+		w.begun = true
+	}
+	for n > 0 && w.db < w.store.Databases() {
+		db := w.store.DB(w.db)
+		if db.Len() == 0 {
+			w.nextDB()
+			continue
+		}
+		if !w.inDB {
+			w.selectDB(w.db)
+			w.buf = append(w.buf, opResizeDB)
+			w.buf = rdb.AppendLen(w.buf, uint64(db.Len()))
+			w.buf = rdb.AppendLen(w.buf, uint64(db.ExpiresLen()))
+			w.inDB = true
+		}
+		more := w.collect(db, now, n)
+		from := 0
+		for _, end := range w.ends {
+			w.writeKey(db, w.db, w.batch[from:end], now)
+			from = end
+		}
+		n -= max(len(w.ends), 1)
+		if len(w.ends) > 0 {
+			w.last = append(w.last[:0], w.batch[prevEnd(w.ends):from]...)
+			w.hasLast = true
+		}
+		if !more {
+			w.nextDB()
+		}
+		if len(w.buf) >= flushAt && w.flush() != nil {
+			return false, w.err
+		}
+	}
+	if w.db < w.store.Databases() {
+		return false, nil
+	}
+	w.buf = append(w.buf, opEOF)
+	w.crc = rdb.CRC64(w.crc, w.buf)
+	sum := uint64(0)
+	if w.opt.Checksum {
+		sum = w.crc
+	}
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, sum)
+	w.done = true
+	w.write()
+	return true, w.err
+}
+
+// prevEnd is where the last key of ends starts.
+func prevEnd(ends []int) int {
+	if len(ends) < 2 {
+		return 0
+	}
+	return ends[len(ends)-2]
+}
+
+// collect copies the names of up to n keys of db after the walk's last
+// one into the batch; it reports whether keys may remain after them.
+func (w *Writer) collect(db *engine.DB, now int64, n int) (more bool) {
+	w.batch, w.ends = w.batch[:0], w.ends[:0]
+	var from []byte
+	if w.hasLast {
+		from = w.last
+	}
+	db.Ascend(from, nil, now, func(key []byte) bool {
+		if w.hasLast && string(key) == string(w.last) {
+			return true // Ascend starts at from itself
+		}
+		if len(w.ends) == n || len(w.batch) >= batchBytes && len(w.ends) > 0 {
+			more = true
+			return false
+		}
+		w.batch = append(w.batch, key...)
+		w.ends = append(w.ends, len(w.batch))
+		return true
+	})
+	return more
+}
+
+func (w *Writer) nextDB() {
+	w.db++
+	w.inDB, w.hasLast = false, false
+	w.last = w.last[:0]
+}
+
+func (w *Writer) selectDB(i int) {
+	if w.sel == i {
+		return
+	}
+	w.buf = append(w.buf, opSelectDB)
+	w.buf = rdb.AppendLen(w.buf, uint64(i))
+	w.sel = i
+}
+
+// header writes the magic and Redis 7.0's aux fields.
+func (w *Writer) header() {
+	w.buf = append(w.buf, "REDIS00"+strconv.Itoa(rdb.Version)...)
+	w.aux("redis-ver", redisVer)
+	w.aux("redis-bits", "64")
+	w.aux("ctime", strconv.FormatInt(w.opt.Time/1000, 10))
+	w.aux("used-mem", strconv.FormatInt(w.store.UsedMemory(), 10))
+	aof := "0"
+	if w.opt.AOFBase {
+		aof = "1"
+	}
+	w.aux("aof-base", aof)
+}
+
+func (w *Writer) aux(k, v string) {
+	w.buf = append(w.buf, opAux)
+	w.buf = w.enc.AppendString(w.buf, []byte(k))
+	w.buf = w.enc.AppendString(w.buf, []byte(v))
+}
+
+// writeKey writes key of database dbi with its expiry and access clock,
+// if it is live at now.
+func (w *Writer) writeKey(db *engine.DB, dbi int, key []byte, now int64) {
+	rec, val, ok := db.ExportAppend(w.val[:0], key, now)
+	w.val = val
+	if !ok {
+		return
+	}
+	w.selectDB(dbi)
+	if rec.ExpireAt != 0 {
+		w.buf = append(w.buf, opExpireMs)
+		w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(rec.ExpireAt))
+	}
+	switch w.opt.Access {
+	case AccessLRU:
+		idle, _ := db.IdleTime(key, now)
+		w.buf = rdb.AppendLen(append(w.buf, opIdle), uint64(idle))
+	case AccessLFU:
+		freq, _ := db.Freq(key, now)
+		w.buf = append(w.buf, opFreq, byte(freq))
+	}
+	w.buf = append(w.buf, w.enc.Type(rec))
+	w.buf = w.enc.AppendString(w.buf, key)
+	w.buf = w.enc.AppendObject(w.buf, rec)
+	w.keys++
+}
+
+// flush hands the buffer to out, counting it into the checksum.
+func (w *Writer) flush() error {
+	w.crc = rdb.CRC64(w.crc, w.buf)
+	return w.write()
+}
+
+func (w *Writer) write() error {
+	if len(w.buf) == 0 {
+		return w.err
+	}
+	k, err := w.out.Write(w.buf)
+	w.written += int64(k)
+	if err == nil && k < len(w.buf) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		w.err = err
+	}
+	w.buf = w.buf[:0]
+	return w.err
+}

@@ -1,0 +1,269 @@
+package shard
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/persistence/snapshot"
+)
+
+// Snapshots (persistence/snapshot): a save writes one RDB file per shard,
+// each shard its own, on its own goroutine; the shard that completes the
+// last one puts the manifest in place. A start-up loads the files on
+// every shard's thread in parallel, each keeping the keys it owns.
+
+// persist is the group's snapshot state. mu orders saves; the atomics are
+// what INFO and LASTSAVE read.
+type persist struct {
+	mu  sync.Mutex
+	run *saveRun // the save in progress, nil when none
+
+	lastSave atomic.Int64 // unix seconds of the last successful save
+	lastErr  atomic.Bool  // the last background save failed (rdb_last_bgsave_status)
+	lastBg   atomic.Int64 // seconds the last background save took, -1 before one
+	bgStart  atomic.Int64 // unix ms the background save in progress began, 0 when none
+	saves    atomic.Int64 // successful saves since start (rdb_saves)
+	// base[i] is shard i's change count at the point its last successful
+	// save wrote: rdb_changes_since_last_save is the sum of what each
+	// counted since.
+	base []atomic.Uint64
+
+	loaded, expired int64 // what the start-up load stored and dropped (under mu, then read-only)
+}
+
+func (p *persist) addLoaded(st snapshot.LoadStats) {
+	p.mu.Lock()
+	p.loaded += st.Loaded
+	p.expired += st.Expired
+	p.mu.Unlock()
+}
+
+// saveRun is one save: its files, and what each shard reported.
+type saveRun struct {
+	bg    bool // BGSAVE
+	sv    *snapshot.Save
+	start time.Time
+	left  int
+	sizes []int64
+	dirty []uint64
+	err   error
+	// done runs once the save is over (manifest in place, or failed), on
+	// the goroutine of the shard that finished last.
+	done func(err error)
+}
+
+const errSaveInProgress = "ERR Background save already in progress"
+
+// beginSave starts a save of every shard's file, or says why not.
+func (g *Group) beginSave(bg bool, done func(err error)) (*saveRun, string) {
+	p := &g.persist
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.run != nil {
+		return nil, errSaveInProgress
+	}
+	c := g.conf.Snapshot()
+	sv, err := snapshot.BeginSave(c.Dir, c.DBFilename, len(g.shards))
+	if err != nil {
+		g.log.Warn("cannot start a save", zap.Error(err))
+		return nil, "ERR"
+	}
+	n := len(g.shards)
+	r := &saveRun{bg: bg, sv: sv, start: time.Now(), left: n, sizes: make([]int64, n), dirty: make([]uint64, n), done: done}
+	p.run = r
+	if bg {
+		p.bgStart.Store(r.start.UnixMilli())
+	}
+	return r, ""
+}
+
+// partSaved records shard's file of r: its size, the shard's change
+// count at the point it wrote, or its error. The last one commits.
+func (g *Group) partSaved(r *saveRun, shard int, size int64, dirty uint64, err error) {
+	p := &g.persist
+	p.mu.Lock()
+	r.sizes[shard], r.dirty[shard] = size, dirty
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("shard %d: %w", shard, err)
+	}
+	r.left--
+	if r.left > 0 {
+		p.mu.Unlock()
+		return
+	}
+	if r.err == nil {
+		r.err = r.sv.Commit(r.sizes)
+	}
+	if r.err != nil {
+		r.sv.Abort()
+		g.log.Warn("save failed", zap.Error(r.err))
+	} else {
+		p.lastSave.Store(r.start.Unix())
+		p.saves.Add(1)
+		for i, d := range r.dirty {
+			p.base[i].Store(d)
+		}
+		g.log.Info("DB saved on disk", zap.Uint64("generation", r.sv.Generation()),
+			zap.Duration("took", time.Since(r.start)))
+	}
+	if r.bg {
+		p.lastErr.Store(r.err != nil)
+		p.lastBg.Store(int64(time.Since(r.start).Seconds()))
+		p.bgStart.Store(0)
+	}
+	p.run = nil
+	p.mu.Unlock()
+	r.done(r.err)
+}
+
+// save runs SAVE for client c: every shard writes its file in its next
+// turn, behind every lock and waiting command there (as FLUSHALL runs),
+// and c's reply waits for the manifest.
+func (s *Shard) save(c *conn) {
+	home := s.id
+	sl := s.pend(c)
+	c.barrier = true
+	r, errText := s.group.beginSave(false, func(err error) {
+		s.group.shards[home].deliver([]message{{kind: msgSaved, run: func(h *Shard) {
+			h.saveReplied(c, sl, err)
+		}}})
+	})
+	if errText != "" {
+		s.saveReplied(c, sl, errText)
+		return
+	}
+	for i := range s.group.shards {
+		s.send(i, msgSave, func(o *Shard) {
+			o.runOrDeferAll(func() { o.saveShard(r) })
+		})
+	}
+}
+
+// saveReplied answers a SAVE: +OK, or -ERR (Redis says no more).
+func (s *Shard) saveReplied(c *conn, sl *slot, err any) {
+	w := resp.Writer{Proto: c.cl.Proto}
+	switch e := err.(type) {
+	case nil:
+		w.OK()
+	case string:
+		w.Error(e)
+	default:
+		w.Error("ERR")
+	}
+	c.barrier = false
+	s.fill(c, sl, w.B)
+	if !c.dead && !c.closing {
+		s.serve(c)
+	}
+}
+
+// saveShard writes this shard's file of r at once.
+func (s *Shard) saveShard(r *saveRun) {
+	var size int64
+	f, err := r.sv.Create(s.id)
+	if err == nil {
+		w := snapshot.NewWriter(s.store, f, s.writeOptions())
+		err = w.WriteAll(s.now)
+		size = w.Written()
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		} else {
+			err = r.sv.Close(s.id, f)
+		}
+	}
+	s.group.partSaved(r, s.id, size, s.mut.dirty, err)
+}
+
+// writeOptions are the snapshot writer's settings from the configuration.
+func (s *Shard) writeOptions() snapshot.Options {
+	o := snapshot.Options{Compress: s.conf.RDBCompression, Checksum: s.conf.RDBChecksum, Time: s.now}
+	switch p := s.conf.MaxMemoryPolicy; {
+	case strings.HasSuffix(p, "-lru"):
+		o.Access = snapshot.AccessLRU
+	case strings.HasSuffix(p, "-lfu"):
+		o.Access = snapshot.AccessLFU
+	}
+	return o
+}
+
+// LastSave implements command.Server.
+func (g *Group) LastSave() int64 { return g.persist.lastSave.Load() }
+
+// BgSave implements command.Server: every shard writes its file in its
+// next turn, behind every lock and waiting command there. SCHEDULE asks
+// Redis to wait for another child process (an AOF rewrite); with none
+// running it starts at once, as here.
+func (g *Group) BgSave(schedule bool) (string, string) {
+	r, errText := g.beginSave(true, func(error) {})
+	if errText != "" {
+		return "", errText
+	}
+	for _, s := range g.shards {
+		s.deliver([]message{{kind: msgSave, run: func(o *Shard) {
+			o.runOrDeferAll(func() { o.saveShard(r) })
+		}}})
+	}
+	return "Background saving started", ""
+}
+
+// openSnapshot maps what the configuration's dir and dbfilename name, for
+// the shards to load at start.
+func openSnapshot(c *config.Snapshot) (*snapshot.Source, error) {
+	src, err := snapshot.Open(c.Dir, c.DBFilename)
+	if err != nil {
+		return nil, fmt.Errorf("loading the snapshot: %w", err)
+	}
+	return src, nil
+}
+
+// load stores this shard's keys of src, before the loop serves: every
+// file when the shard counts differ (or src is a plain RDB file), else
+// only its own. Each file's checksum is checked by one shard.
+func (s *Shard) load(src *snapshot.Source) (snapshot.LoadStats, error) {
+	n := len(s.group.shards)
+	var total snapshot.LoadStats
+	now := time.Now().UnixMilli()
+	for j, im := range src.Images {
+		if src.Manifest != nil && len(src.Images) == n && j != s.id {
+			continue
+		}
+		st, err := snapshot.LoadRDB(im.Data, im.Name, snapshot.LoadOptions{
+			Store: s.store, Owns: s.owns, Now: now, Verify: j%n == s.id && s.conf.RDBChecksum,
+		})
+		total.Loaded += st.Loaded
+		total.Expired += st.Expired
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// persistenceInfo is INFO's rdb_ lines.
+func (g *Group) persistenceInfo(dirty uint64) string {
+	p := &g.persist
+	for i := range p.base {
+		dirty -= p.base[i].Load()
+	}
+	status := "ok"
+	if p.lastErr.Load() {
+		status = "err"
+	}
+	inProgress, current := 0, int64(-1)
+	if t := p.bgStart.Load(); t != 0 {
+		inProgress, current = 1, (g.clock().UnixMilli()-t)/1000
+	}
+	return fmt.Sprintf("rdb_changes_since_last_save:%d\r\nrdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%d\r\n"+
+		"rdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%d\r\nrdb_current_bgsave_time_sec:%d\r\n"+
+		"rdb_saves:%d\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:%d\r\nrdb_last_load_keys_loaded:%d\r\n",
+		dirty, inProgress, p.lastSave.Load(), status, p.lastBg.Load(), current, p.saves.Load(), p.expired, p.loaded)
+}
