@@ -34,10 +34,12 @@ func span(start, end, n int64, unitBits int64) (from, to int64, ok bool) {
 }
 
 // TestBitmapModel runs random SETBIT, GETBIT, BITCOUNT, BITPOS and BITOP
-// on a few keys and checks each reply against []bool models.
+// on a few keys and checks each reply against []bool models (and, with
+// -redis, against redis-server).
 func TestBitmapModel(t *testing.T) {
 	env := newScriptEnv()
 	defer env.store.Close()
+	real := dialReal(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	keys := []string{"a", "b", "c"}
 	model := map[string]bitModel{}
@@ -166,6 +168,11 @@ func TestBitmapModel(t *testing.T) {
 			model[k] = res
 		}
 		got := string(env.run(words(args...)))
+		if real != nil {
+			if rg := string(real.do(t, words(args...))); rg != got {
+				t.Fatalf("step %d: %v: radish %q, redis %q", step, args, got, rg)
+			}
+		}
 		if got != want+"\r\n" {
 			t.Fatalf("step %d: %v: got %q, want %q (model %v)", step, args, got, want, fmt.Sprint(m))
 		}

@@ -130,8 +130,10 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	sc.FlushAll()
 }
 
+// sameRecord reports whether a write left a key as it was, encoding
+// included (BITOP storing "1" over the integer 1 leaves a raw string).
 func sameRecord(a, b engine.Record) bool {
-	return a.Type == b.Type && a.ExpireAt == b.ExpireAt && bytes.Equal(a.Data, b.Data)
+	return a.Type == b.Type && a.ExpireAt == b.ExpireAt && a.Raw == b.Raw && a.Text == b.Text && bytes.Equal(a.Data, b.Data)
 }
 
 // on runs fn for part i on its shard as a message of kind k and hands the
