@@ -3,15 +3,20 @@ package metrics
 import (
 	"context"
 	"errors"
+	"maps"
+	"math"
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/protobuf/proto"
 )
 
 // Shard is one shard's counters as of its last loop turn.
@@ -32,6 +37,45 @@ type Shard struct {
 	Failed      []int64          // per command: calls that replied an error
 	Refused     []int64          // per command: calls refused before they ran
 	Errors      map[string]int64 // error replies by code (ERR, WRONGTYPE ...)
+	Latency     []Histogram      // per command: sampled call durations
+}
+
+// Histogram is a command's sampled durations on one shard: Buckets[k]
+// counts durations in (2^(k-1), 2^k] seconds (Prometheus's native schema
+// 0), Count and Sum (seconds) the timed calls.
+type Histogram struct {
+	Count   uint64
+	Sum     float64
+	Buckets map[int]uint64
+}
+
+// Add merges o into h.
+func (h *Histogram) Add(o Histogram) {
+	h.Count += o.Count
+	h.Sum += o.Sum
+	for k, n := range o.Buckets {
+		if h.Buckets == nil {
+			h.Buckets = map[int]uint64{}
+		}
+		h.Buckets[k] += n
+	}
+}
+
+// Percentile is the upper bound in seconds of the bucket that holds the
+// p-th percentile (0 < p <= 100) of h's durations; 0 when h is empty.
+func (h Histogram) Percentile(p float64) float64 {
+	if h.Count == 0 {
+		return 0
+	}
+	keys := slices.Sorted(maps.Keys(h.Buckets))
+	rank := uint64(math.Ceil(p / 100 * float64(h.Count)))
+	var seen uint64
+	for _, k := range keys {
+		if seen += h.Buckets[k]; seen >= rank {
+			return math.Ldexp(1, k)
+		}
+	}
+	return math.Ldexp(1, keys[len(keys)-1])
 }
 
 // Source gives every shard's counters.
@@ -49,7 +93,7 @@ type Info struct {
 }
 
 type desc struct {
-	commands, calls, failed, refused, errors, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires *prometheus.Desc
+	commands, calls, failed, refused, errors, latency, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires *prometheus.Desc
 }
 
 func newDesc() desc {
@@ -63,6 +107,8 @@ func newDesc() desc {
 		failed:   d("command_failed_calls_total", "Calls of each command that replied an error.", "shard", "cmd"),
 		refused:  d("command_rejected_calls_total", "Calls of each command refused before they ran (arity, NOAUTH, OOM).", "shard", "cmd"),
 		errors:   d("error_replies_total", "Error replies by their code (the first word: ERR, WRONGTYPE ...).", "shard", "code"),
+		latency: d("command_duration_seconds", "Time a command's handler took, for one call in 16 (sampled).",
+			"shard", "cmd"),
 		conns:    d("connected_clients", "Client connections open on the shard.", sh...),
 		rejected: d("rejected_connections_total", "Connections refused because of maxclients.", sh...),
 		hops:     d("cross_shard_hops_total", "Commands the shard sent to the shard owning their key.", sh...),
@@ -79,12 +125,13 @@ func newDesc() desc {
 
 // collector is the prometheus.Collector over a Source.
 type collector struct {
-	src Source
-	d   desc
+	src     Source
+	d       desc
+	started time.Time // the histograms' created timestamp
 }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.failed, c.d.refused, c.d.errors, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
+	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.failed, c.d.refused, c.d.errors, c.d.latency, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
 		c.d.blocked, c.d.expired, c.d.evicted, c.d.memory, c.d.changes, c.d.keys, c.d.expires} {
 		ch <- d
 	}
@@ -133,14 +180,62 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		for code, n := range s.Errors {
 			counter(c.d.errors, float64(n), code)
 		}
+		for id, h := range s.Latency {
+			if h.Count != 0 && id < len(names) {
+				ch <- c.histogram(h, sh, names[id])
+			}
+		}
 	}
+}
+
+// Classic buckets of the duration histograms: every other power of two of
+// a second from 2^-24 (60 ns: a GET's handler takes about that) to 2^2,
+// so that each is a sum of native buckets.
+const (
+	classicMinExp = -24
+	classicMaxExp = 2
+)
+
+// histogram is a duration histogram both ways: native buckets (schema 0)
+// and classic cumulative ones.
+func (c *collector) histogram(h Histogram, labels ...string) prometheus.Metric {
+	pos := make(map[int]int64, len(h.Buckets))
+	for k, n := range h.Buckets {
+		pos[k] = int64(n)
+	}
+	m := prometheus.MustNewConstNativeHistogram(c.d.latency, h.Count, h.Sum, pos, nil, 0, 0, 0, c.started, labels...)
+	var classic []*dto.Bucket
+	for le := classicMinExp; le <= classicMaxExp; le += 2 {
+		var n uint64
+		for k, v := range h.Buckets {
+			if k <= le {
+				n += v
+			}
+		}
+		classic = append(classic, &dto.Bucket{CumulativeCount: proto.Uint64(n), UpperBound: proto.Float64(math.Ldexp(1, le))})
+	}
+	return withClassic{m, classic}
+}
+
+// withClassic adds classic buckets to a native histogram.
+type withClassic struct {
+	prometheus.Metric
+	buckets []*dto.Bucket
+}
+
+func (w withClassic) Write(out *dto.Metric) error {
+	if err := w.Metric.Write(out); err != nil {
+		return err
+	}
+	out.Histogram.Bucket = w.buckets
+	return nil
 }
 
 // Registry returns a registry with the shards' collector, the Go runtime
 // and process collectors and radish_build_info.
 func Registry(src Source, info Info) *prometheus.Registry {
 	r := prometheus.NewRegistry()
-	r.MustRegister(&collector{src: src, d: newDesc()},
+	r.MustRegister(&collector{src: src, d: newDesc(), started: time.Now()},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -17,7 +17,8 @@ func (f fake) Commands() []string         { return []string{"get", "set", "confi
 func testSource() fake {
 	return fake{shards: []Shard{
 		{Commands: 10, Connections: 2, Keys: []int64{5, 0}, Expires: []int64{1, 0}, Calls: []int64{4, 6, 0},
-			Failed: []int64{0, 1, 0}, Refused: []int64{1, 0, 0}, Errors: map[string]int64{"ERR": 1, "WRONGTYPE": 1}},
+			Failed: []int64{0, 1, 0}, Refused: []int64{1, 0, 0}, Errors: map[string]int64{"ERR": 1, "WRONGTYPE": 1},
+			Latency: []Histogram{{Count: 3, Sum: 3e-6, Buckets: map[int]uint64{-20: 2, -19: 1}}, {}, {}}},
 		{Commands: 3, Hops: 1, Txns: 1, Keys: []int64{0, 0}, Expires: []int64{0, 0}, Calls: []int64{0, 2, 1}},
 	}}
 }
@@ -36,8 +37,8 @@ func TestCollectorLint(t *testing.T) {
 	}
 	// 10 per-shard series each, keys and expiring keys for the one
 	// database that has any on shard 0, the non-zero calls, failed and
-	// refused calls, and error codes.
-	if n, want := testutil.CollectAndCount(c), 2*10+2+4+4; n != want {
+	// refused calls, error codes, and the one histogram.
+	if n, want := testutil.CollectAndCount(c), 2*10+2+4+4+1; n != want {
 		t.Errorf("%d series, want %d", n, want)
 	}
 	if n := testutil.CollectAndCount(c, "radish_command_calls_total"); n != 4 {
@@ -67,9 +68,29 @@ func TestServe(t *testing.T) {
 		`radish_command_calls_total{cmd="config|get",shard="1"} 1`,
 		`radish_db_keys{db="0",shard="0"} 5`,
 		"go_goroutines ", "process_resident_memory_bytes ",
+		// 2^-20 s holds the two durations of bucket -20, 2^-18 the third.
+		`radish_command_duration_seconds_bucket{cmd="get",shard="0",le="9.5367431640625e-07"} 2`,
+		`radish_command_duration_seconds_bucket{cmd="get",shard="0",le="3.814697265625e-06"} 3`,
+		`radish_command_duration_seconds_count{cmd="get",shard="0"} 3`,
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("no %q in\n%s", want, b)
 		}
+	}
+}
+
+// TestPercentile: the upper bound of the bucket holding the rank.
+func TestPercentile(t *testing.T) {
+	h := Histogram{Count: 100, Buckets: map[int]uint64{-20: 50, -19: 49, -10: 1}}
+	for _, c := range []struct{ p, want float64 }{{50, 0x1p-20}, {51, 0x1p-19}, {99, 0x1p-19}, {99.9, 0x1p-10}, {100, 0x1p-10}} {
+		if got := h.Percentile(c.p); got != c.want {
+			t.Errorf("p%v = %v, want %v", c.p, got, c.want)
+		}
+	}
+	var m Histogram
+	m.Add(h)
+	m.Add(Histogram{Count: 1, Sum: 1, Buckets: map[int]uint64{0: 1}})
+	if m.Count != 101 || m.Buckets[-20] != 50 || m.Buckets[0] != 1 || (Histogram{}).Percentile(50) != 0 {
+		t.Errorf("Add: %+v", m)
 	}
 }

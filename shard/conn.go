@@ -7,6 +7,7 @@ import (
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
+	"time"
 )
 
 // conn is one client connection, owned by the shard that accepted it.
@@ -357,7 +358,14 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	ctx.DB = s.store.DB(db)
 	ctx.Client = cl
 	dirty, start := s.store.Dirty(), len(w.B)
-	spec.Handler(ctx, args)
+	if s.stats.untimed--; s.stats.untimed > 0 {
+		spec.Handler(ctx, args)
+	} else {
+		s.stats.untimed = latencyEvery
+		t0 := time.Now()
+		spec.Handler(ctx, args)
+		s.stats.observe(spec, time.Since(t0))
+	}
 	ctx.Client = nil
 	ctx.W = nil
 	if len(w.B) > start && w.B[start] == '-' {

@@ -72,6 +72,9 @@ func (g *Group) ResetStats() {
 			}
 			clear(st.errs)
 			st.errsMoved = true
+			for i := range st.lat {
+				st.lat[i].reset()
+			}
 			s.store.ResetStats()
 		}}})
 	}

@@ -27,6 +27,10 @@ func (g *Group) Sample(dst []metrics.Shard) []metrics.Shard {
 			Calls:       make([]int64, len(p.calls)),
 			Failed:      make([]int64, len(p.calls)),
 			Refused:     make([]int64, len(p.calls)),
+			Latency:     make([]metrics.Histogram, len(s.stats.lat)),
+		}
+		for i := range s.stats.lat {
+			m.Latency[i] = s.stats.lat[i].read()
 		}
 		if errs := p.errs.Load(); errs != nil {
 			m.Errors = *errs // published copies are never written again

@@ -91,6 +91,7 @@ func newShard(g *Group, id int) *Shard {
 	}
 	s.stats.calls = make([]int64, len(command.Rows()))
 	s.stats.pub.calls = make([]atomic.Int64, len(command.Rows()))
+	s.stats.lat = make([]latency, len(command.Rows()))
 	s.stats.failed = make([]int64, len(command.Rows()))
 	s.stats.refused = make([]int64, len(command.Rows()))
 	s.stats.pub.failed = make([]atomic.Int64, len(command.Rows()))

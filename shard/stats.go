@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/metrics"
 )
 
 // shardStats are counters the shard's goroutine bumps; published copies are
@@ -31,6 +32,10 @@ type shardStats struct {
 	// errsMoved: since the last publish.
 	errs      map[string]int64
 	errsMoved bool
+	// untimed counts down the calls until the next timed one; lat holds
+	// the timed calls' durations per row (latency.go).
+	untimed int
+	lat     []latency
 
 	pub published
 }
@@ -184,6 +189,7 @@ func (g *Group) Info(sections []string) string {
 	failed := map[string]int64{}
 	refused := map[string]int64{}
 	errs := map[string]int64{}
+	lat := map[string]metrics.Histogram{}
 	var errReplies int64
 	for _, s := range g.shards {
 		p := &s.stats.pub
@@ -209,6 +215,11 @@ func (g *Group) Info(sections []string) string {
 				calls[rows[id].Name] += n
 				failed[rows[id].Name] += f
 				refused[rows[id].Name] += r
+			}
+			if h := s.stats.lat[id].read(); h.Count > 0 {
+				m := lat[rows[id].Name]
+				m.Add(h)
+				lat[rows[id].Name] = m
 			}
 		}
 		if m := p.errs.Load(); m != nil {
@@ -284,8 +295,27 @@ func (g *Group) Info(sections []string) string {
 		}
 		slices.Sort(names)
 		for _, k := range names {
-			fmt.Fprintf(&b, "cmdstat_%s:calls=%d,usec=0,usec_per_call=0.00,rejected_calls=%d,failed_calls=%d\r\n",
-				k, calls[k], refused[k], failed[k])
+			// The sampled time of one call in latencyEvery, scaled to all.
+			h := lat[k]
+			usec := int64(0)
+			if h.Count > 0 {
+				usec = int64(h.Sum * 1e6 * float64(calls[k]) / float64(h.Count))
+			}
+			perCall := 0.0
+			if calls[k] > 0 {
+				perCall = float64(usec) / float64(calls[k])
+			}
+			fmt.Fprintf(&b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
+				k, calls[k], usec, perCall, refused[k], failed[k])
+		}
+	}
+	if show("latencystats", false) {
+		sep()
+		b.WriteString("# Latencystats\r\n")
+		for _, k := range slices.Sorted(maps.Keys(lat)) {
+			h := lat[k]
+			fmt.Fprintf(&b, "latency_percentiles_usec_%s:p50=%.3f,p99=%.3f,p99.9=%.3f\r\n",
+				k, h.Percentile(50)*1e6, h.Percentile(99)*1e6, h.Percentile(99.9)*1e6)
 		}
 	}
 	if show("errorstats", false) {
