@@ -43,7 +43,7 @@ var foreign = func() map[string]foreignDirective {
 		appenddirname appendfilename appendfsync auto-aof-rewrite-min-size
 		auto-aof-rewrite-percentage availability-zone bgsave-cpulist bgsave_cpulist
 		bind-source-addr bio-cpulist bio_cpulist busy-reply-threshold client-default-resp
-		client-output-buffer-limit cluster-allow-pubsubshard-when-down cluster-allow-reads-when-down
+		cluster-allow-pubsubshard-when-down cluster-allow-reads-when-down
 		cluster-allow-replica-migration cluster-announce-bus-port cluster-announce-client-ipv4
 		cluster-announce-client-ipv6 cluster-announce-hostname cluster-announce-human-nodename
 		cluster-announce-ip cluster-announce-port cluster-announce-tls-port cluster-blacklist-ttl

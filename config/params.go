@@ -32,7 +32,9 @@ type Snapshot struct {
 
 	ProtoMaxBulkLen        int64
 	ClientQueryBufferLimit int64
-	Hz                     int // clamped to 1..500 as Redis does
+	// OutputLimits is client-output-buffer-limit, per class.
+	OutputLimits [NumClasses]OutputLimit
+	Hz           int // clamped to 1..500 as Redis does
 
 	// MaxMemory is maxmemory in bytes: 0 = no limit, and 0 when
 	// MaxMemoryAuto. Use MemoryBudget for the limit to enforce.
@@ -90,6 +92,24 @@ func (s *Snapshot) MemoryBudget() int64 {
 	}
 	return max(int64(float64(s.cgroupMem)*s.MaxMemoryAutoFraction), 1)
 }
+
+// OutputLimit is one class's client-output-buffer-limit: a client whose
+// pending output reaches Hard bytes, or stays at or above Soft bytes for
+// more than SoftSeconds, is disconnected. 0 disables a limit.
+type OutputLimit struct {
+	Hard, Soft, SoftSeconds int64
+}
+
+// Client classes of client-output-buffer-limit, in the order CONFIG GET
+// prints them.
+const (
+	ClassNormal  = iota
+	ClassReplica // "slave" or "replica"
+	ClassPubSub  // a client subscribed to a channel or pattern
+	NumClasses
+)
+
+var classNames = [NumClasses]string{"normal", "slave", "pubsub"}
 
 // SavePoint is one "save <seconds> <changes>" rule.
 type SavePoint struct {
@@ -206,6 +226,8 @@ var params = []*param{
 	{name: "tcp-keepalive", kind: KindInt, def: "300", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TCPKeepalive }},
 	{name: "proto-max-bulk-len", kind: KindMemory, def: "512mb", min: 1024 * 1024, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ProtoMaxBulkLen }},
 	{name: "client-query-buffer-limit", kind: KindMemory, def: "1gb", min: 1024 * 1024, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ClientQueryBufferLimit }},
+	{name: "client-output-buffer-limit", kind: KindSpecial, def: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
+		multiArg: true, parse: parseOutputLimits, format: formatOutputLimits},
 	{name: "hz", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.Hz }, fix: func(s *Snapshot) { s.Hz = min(max(s.Hz, 1), 500) }},
 	{name: "maxmemory", kind: KindSpecial, def: "0", parse: parseMaxMemory, format: formatMaxMemory},
 	{name: "maxmemory-policy", kind: KindEnum, def: "noeviction", enum: []string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}, s: func(s *Snapshot) *string { return &s.MaxMemoryPolicy }},
@@ -419,6 +441,54 @@ func formatMaxMemory(s *Snapshot) string {
 		return "auto"
 	}
 	return strconv.FormatInt(s.MaxMemory, 10)
+}
+
+// parseOutputLimits takes "<class> <hard> <soft> <soft seconds>" for one
+// or more classes, as Redis does: the classes named change, the others
+// keep their limits; nothing changes when any group is wrong.
+func parseOutputLimits(s *Snapshot, args []string, _ *loadState) string {
+	if len(args) == 0 || len(args)%4 != 0 {
+		return "Wrong number of arguments in buffer limit configuration."
+	}
+	limits := s.OutputLimits
+	for j := 0; j < len(args); j += 4 {
+		class := -1
+		switch strings.ToLower(args[j]) {
+		case "normal":
+			class = ClassNormal
+		case "slave", "replica":
+			class = ClassReplica
+		case "pubsub":
+			class = ClassPubSub
+		}
+		if class < 0 {
+			return "Invalid client class specified in buffer limit configuration."
+		}
+		hard, ok1 := ParseMemory(args[j+1])
+		soft, ok2 := ParseMemory(args[j+2])
+		secs, ok3 := strtoll(args[j+3])
+		if !ok1 || !ok2 || !ok3 || hard > math.MaxInt64 || soft > math.MaxInt64 || secs < 0 {
+			return "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+		}
+		limits[class] = OutputLimit{Hard: int64(hard), Soft: int64(soft), SoftSeconds: secs}
+	}
+	s.OutputLimits = limits
+	return ""
+}
+
+func formatOutputLimits(s *Snapshot) string {
+	var b []byte
+	for i, l := range s.OutputLimits {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, classNames[i]...)
+		for _, v := range []int64{l.Hard, l.Soft, l.SoftSeconds} {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, v, 10)
+		}
+	}
+	return string(b)
 }
 
 func parseSave(s *Snapshot, args []string, ld *loadState) string {

@@ -91,7 +91,7 @@ func TestForeign(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"appendfsync", "lazyfree-lazy-expire", "replicaof", "cluster-enabled", "notify-keyspace-events",
-		"tls-port", "client-output-buffer-limit", "extended-redis-compatibility"}
+		"tls-port", "extended-redis-compatibility"}
 	if !reflect.DeepEqual(c.Ignored(), want) {
 		t.Errorf("Ignored = %q, want %q", c.Ignored(), want)
 	}
@@ -145,7 +145,7 @@ func TestStockRedisConf(t *testing.T) {
 		t.Errorf("snapshot %+v", s)
 	}
 	ign := strings.Join(c.Ignored(), " ")
-	for _, n := range []string{"protected-mode", "tcp-backlog", "appendfsync", "client-output-buffer-limit", "jemalloc-bg-thread", "notify-keyspace-events"} {
+	for _, n := range []string{"protected-mode", "tcp-backlog", "appendfsync", "jemalloc-bg-thread", "notify-keyspace-events"} {
 		if !strings.Contains(" "+ign+" ", " "+n+" ") {
 			t.Errorf("Ignored lacks %s: %s", n, ign)
 		}

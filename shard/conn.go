@@ -32,6 +32,9 @@ type conn struct {
 	// coldSkip counts look-aheads serve skips: set when one found nothing
 	// to warm (every command on one key, which the first one warms).
 	coldSkip int
+	// softSince is when the pending output passed the soft limit (unix
+	// ms), 0 while it is below (outlimit.go).
+	softSince int64
 }
 
 // slot is a reply in a connection's queue.
@@ -50,7 +53,7 @@ func (s *Shard) serve(c *conn) {
 	for !c.barrier && !c.closing && !c.dead && !c.cl.Close {
 		in := s.drv.Input(c.id)
 		if len(in) == 0 {
-			return
+			break
 		}
 		if warm == 0 && len(in) >= prefetchMinInput {
 			if c.coldSkip > 0 {
@@ -79,6 +82,7 @@ func (s *Shard) serve(c *conn) {
 		}
 		s.drv.Consume(c.id, n)
 	}
+	s.checkOutput(c)
 	s.closeIfDone(c)
 }
 
@@ -229,6 +233,7 @@ func (s *Shard) fill(c *conn, sl *slot, b []byte) {
 		c.queue[i] = nil
 	}
 	c.queue = c.queue[:copy(c.queue, c.queue[i:])]
+	s.checkOutput(c)
 	s.closeIfDone(c)
 }
 

@@ -56,7 +56,8 @@
 //     read from the Config's Snapshot, which a shard takes at start and,
 //     when it changed, at the next loop turn (applyConfig): a CONFIG SET
 //     applies from then on, with no lock on the command path. tcp-keepalive
-//     is read at each accept; timeout is checked by the cron (closeIdle).
+//     is read at each accept; timeout is checked by the cron (closeIdle);
+//     client-output-buffer-limit where output grows (outlimit.go).
 //
 // What must stay true:
 //   - a key is only ever read or written by the shard ShardOf(key) names;

@@ -466,6 +466,7 @@ func (s *Shard) push(c *conn, frame []byte) {
 	if len(c.queue) == 0 {
 		out := s.drv.Output(c.id)
 		*out = append(*out, frame...)
+		s.checkOutput(c)
 		return
 	}
 	last := c.queue[len(c.queue)-1]

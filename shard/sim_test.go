@@ -401,6 +401,10 @@ func (d *simDriver) Close(c ioloop.ConnID) {
 		d.closing = append(d.closing, c)
 	}
 }
+func (d *simDriver) Abort(c ioloop.ConnID) {
+	*d.Output(c) = (*d.Output(c))[:0]
+	d.Close(c)
+}
 func (d *simDriver) Poll(time.Duration, ioloop.Handler) error { return nil }
 func (d *simDriver) Wake()                                    {}
 func (d *simDriver) Shutdown() error                          { return nil }

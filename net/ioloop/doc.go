@@ -32,5 +32,5 @@
 //   - OnClose is called exactly once per OnOpen, and after it the ConnID is
 //     dead.
 //   - Bytes appended to Output leave in order; Close sends them before the
-//     socket is closed.
+//     socket is closed, Abort drops them (an output buffer limit).
 package ioloop

@@ -193,6 +193,23 @@ func (d *Epoll) Close(c ConnID) {
 	d.markDirty(c.slot(), cn)
 }
 
+// Abort implements Driver.
+func (d *Epoll) Abort(c ConnID) {
+	cn := d.conn(c)
+	if cn == nil || cn.state != stOpen {
+		return
+	}
+	cn.closeReq = true
+	if cn.closeErr == io.EOF {
+		cn.closeErr = nil
+	}
+	cn.out, cn.sendOff, cn.blocked = cn.out[:0], 0, false
+	if cap(cn.out) > d.opts.KeepOutput {
+		cn.out = nil
+	}
+	d.markDirty(c.slot(), cn)
+}
+
 // Wake implements Driver.
 func (d *Epoll) Wake() {
 	if d.wakeReq.Swap(1) != 0 {

@@ -68,6 +68,11 @@ type Driver interface {
 	// during a later Poll (never from inside Close). No more OnData is
 	// delivered for c after Close.
 	Close(c ConnID)
+	// Abort closes c without sending its pending output (a client over
+	// its output buffer limit): what was queued is dropped, a send in
+	// flight is cancelled. OnClose follows during a later Poll, as for
+	// Close; Abort after Close still drops the output.
+	Abort(c ConnID)
 	// Poll submits everything queued, waits for at least one event or the
 	// timeout (timeout < 0: no limit; 0: do not block) and dispatches the
 	// events to h. It returns nil on timeout.

@@ -442,6 +442,35 @@ func TestServerCloseFlushes(t *testing.T) {
 	})
 }
 
+// TestAbortDrops: Abort closes a connection whose send stalled on a
+// reader that does not read, without sending what was queued: the client
+// gets at most what the kernel had taken, then the end; OnClose follows.
+func TestAbortDrops(t *testing.T) {
+	eachDriver(t, func(t *testing.T, nd func(Options) (Driver, error)) {
+		s := startServer(t, nd, Options{})
+		c := s.dial()
+		defer c.Close()
+		id := <-s.ids
+		const n = 64 << 20
+		c.Write([]byte("BIG " + strconv.Itoa(n) + "\n"))
+		time.Sleep(50 * time.Millisecond) // let the send stall on a full socket
+		s.do(func(d Driver) {
+			if d.Pending(id) == 0 {
+				t.Error("nothing pending before Abort")
+			}
+			d.Abort(id)
+			if d.Pending(id) != 0 {
+				t.Error("output pending after Abort")
+			}
+		})
+		all, _ := io.ReadAll(c) // EOF or a reset: both end it
+		if len(all) >= n {
+			t.Fatalf("got all %d bytes after Abort", len(all))
+		}
+		s.waitClosed(1)
+	})
+}
+
 func TestShutdownClosesConns(t *testing.T) {
 	eachDriver(t, func(t *testing.T, nd func(Options) (Driver, error)) {
 		s := startServer(t, nd, Options{})

@@ -46,6 +46,7 @@ type uconn struct {
 	sendArmed bool // a send of out[cur^1][sendOff:] is in flight
 	sending   bool // out[cur^1] holds bytes being sent (maybe between sends after a short one)
 	closeReq  bool // Close called: flush, then close
+	abort     bool // Abort called: close without flushing
 	eof       bool // peer closed its side: flush, then close
 	queued    bool // on the dirty list
 	cur       uint8
@@ -206,7 +207,7 @@ func (d *Uring) Output(c ConnID) *[]byte {
 // Pending implements Driver.
 func (d *Uring) Pending(c ConnID) int {
 	cn := d.conn(c)
-	if cn == nil {
+	if cn == nil || cn.abort {
 		return 0
 	}
 	n := len(cn.out[cn.cur])
@@ -226,6 +227,20 @@ func (d *Uring) Close(c ConnID) {
 	if cn.closeErr == io.EOF {
 		cn.closeErr = nil
 	}
+	d.markDirty(c.slot(), cn)
+}
+
+// Abort implements Driver.
+func (d *Uring) Abort(c ConnID) {
+	cn := d.conn(c)
+	if cn == nil || cn.state != stOpen {
+		return
+	}
+	cn.closeReq, cn.abort = true, true
+	if cn.closeErr == io.EOF {
+		cn.closeErr = nil
+	}
+	cn.out[cn.cur] = cn.out[cn.cur][:0]
 	d.markDirty(c.slot(), cn)
 }
 
@@ -330,6 +345,10 @@ func (d *Uring) flush() {
 func (d *Uring) service(slot uint32, c *uconn) {
 	switch c.state {
 	case stOpen:
+		if c.abort {
+			d.startClose(slot, c)
+			return
+		}
 		if !c.sendArmed {
 			if !c.sending && len(c.out[c.cur]) > 0 {
 				c.cur ^= 1
@@ -429,6 +448,7 @@ func (d *Uring) finishClose(slot uint32, c *uconn) {
 	c.state = stFree
 	c.fd = -1
 	c.closeReq, c.eof, c.sending, c.closeErr, c.sendOff, c.cur = false, false, false, nil, 0, 0
+	c.abort = false
 	c.in.reset(&d.pool, d.opts.InputSize)
 	for i := range c.out {
 		c.out[i] = c.out[i][:0]
