@@ -3,10 +3,16 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os/exec"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // multiScripts are MULTI/EXEC/WATCH scenarios, one step a line: "1 cmd"
@@ -193,4 +199,148 @@ func TestMultiAgainstRedis(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestMultiAtomicUnderLoad: on 4 shards, clients move amounts between
+// accounts on different shards with MULTI/EXEC while others read every
+// account with MULTI/EXEC and with MGET: every read sums to the total.
+// Meanwhile clients increment one counter with WATCH, GET, MULTI, SET,
+// EXEC: the counter ends at the number of EXECs that ran.
+func TestMultiAtomicUnderLoad(t *testing.T) {
+	s := start(t, "--shards", "4")
+	const accounts, start0 = 16, 100
+	keys := make([]string, accounts)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("acct:%d", i)
+	}
+	admin := s.client(2)
+	for _, k := range keys {
+		if err := admin.Set(ctx, k, start0, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(who string, vals []any) {
+		sum := 0
+		for _, v := range vals {
+			n, err := strconv.Atoi(fmt.Sprint(v))
+			if err != nil {
+				t.Errorf("%s: value %v", who, v)
+				return
+			}
+			sum += n
+		}
+		if sum != accounts*start0 {
+			t.Errorf("%s saw a sum of %d: %v", who, sum, vals)
+		}
+	}
+	var stop atomic.Bool
+	var readers, writers sync.WaitGroup
+	var reads atomic.Int64
+	for i := range 4 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			c := s.client(1 + i%2*2)
+			for !stop.Load() && !t.Failed() {
+				if i%2 == 0 {
+					vals, err := c.MGet(ctx, keys...).Result()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					check("MGET", vals)
+				} else {
+					var gets []*redis.StringCmd
+					_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+						for _, k := range keys {
+							gets = append(gets, p.Get(ctx, k))
+						}
+						return nil
+					})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					vals := make([]any, len(gets))
+					for j, g := range gets {
+						vals[j] = g.Val()
+					}
+					check("MULTI/EXEC", vals)
+				}
+				reads.Add(1)
+			}
+		}()
+	}
+	for w := range 6 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			c := s.client(2)
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for range 300 {
+				a, b := r.IntN(accounts), r.IntN(accounts-1)
+				if b >= a {
+					b++
+				}
+				amount := r.IntN(20)
+				_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+					p.DecrBy(ctx, keys[a], int64(amount))
+					p.IncrBy(ctx, keys[b], int64(amount))
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	var wins atomic.Int64
+	for w := range 6 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			c := s.client(2)
+			for range 100 {
+				err := c.Watch(ctx, func(tx *redis.Tx) error {
+					n, err := tx.Get(ctx, "counter").Int()
+					if err != nil && err != redis.Nil {
+						return err
+					}
+					_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+						p.Set(ctx, "counter", n+1, 0)
+						return nil
+					})
+					return err
+				}, "counter")
+				switch err {
+				case nil:
+					wins.Add(1)
+				case redis.TxFailedErr:
+				default:
+					t.Errorf("watch %d: %v", w, err)
+					return
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	stop.Store(true)
+	readers.Wait()
+	if reads.Load() == 0 {
+		t.Fatal("no reads happened")
+	}
+	vals, err := admin.MGet(ctx, keys...).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the end", vals)
+	n, err := admin.Get(ctx, "counter").Int()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(n) != wins.Load() || n == 0 {
+		t.Fatalf("counter %d after %d successful EXECs", n, wins.Load())
+	}
+	t.Logf("%d reads, %d of 600 optimistic increments won", reads.Load(), wins.Load())
 }
