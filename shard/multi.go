@@ -72,10 +72,11 @@ type queued struct {
 
 // watched is a watched key: its owner and its version then.
 type watched struct {
-	db    int
-	key   []byte
-	shard int
-	v     uint64
+	db      int
+	key     []byte
+	shard   int
+	v       uint64
+	pending bool // its shard has not answered yet
 }
 
 // txCmd is a command of an EXEC's txn, as placed.
@@ -205,7 +206,9 @@ func (s *Shard) discard(c *conn) {
 }
 
 // watchKeys is WATCH: each key not yet watched is registered on its
-// shard; the reply waits for the other shards' versions.
+// shard, behind the work queued there on it (an earlier command of the
+// client's may wait for a txn's key: its write happens before the WATCH,
+// as in Redis); the reply waits for the other shards' versions.
 func (s *Shard) watchKeys(c *conn, args [][]byte) {
 	m := c.tx
 	if m == nil {
@@ -214,54 +217,62 @@ func (s *Shard) watchKeys(c *conn, args [][]byte) {
 	}
 	n, db := len(s.group.shards), c.cl.DB
 	from := len(m.watched)
-	var remote []int // shards asked, in order of first key
+	var asked []int // shards asked, in order of first key
 	for _, k := range args[1:] {
 		if slices.ContainsFunc(m.watched, func(w watched) bool { return w.db == db && string(w.key) == string(k) }) {
 			continue
 		}
 		w := watched{db: db, key: slices.Clone(k), shard: router.ShardOf(k, n)}
-		if w.shard == s.id {
+		if w.shard == s.id && s.locks.FreeArgs([][]byte{k}, []int{0}, coord.Shared) {
 			w.v = s.watch(db, k)
-		} else if !slices.Contains(remote, w.shard) {
-			remote = append(remote, w.shard)
+		} else {
+			w.pending = true
+			if !slices.Contains(asked, w.shard) {
+				asked = append(asked, w.shard)
+			}
 		}
 		m.watched = append(m.watched, w)
 	}
-	if len(remote) == 0 {
+	if len(asked) == 0 {
 		s.reply(c, func(w *resp.Writer) { w.OK() })
 		return
 	}
 	sl := s.pend(c)
 	c.barrier = true
-	left, home := len(remote), s.id
-	for _, sh := range remote {
+	left, home := len(asked), s.id
+	for _, sh := range asked {
 		var idx []int
-		var keys [][]byte
+		p := &coord.Part{Shard: sh}
 		for i := from; i < len(m.watched); i++ {
-			if m.watched[i].shard == sh {
+			if w := &m.watched[i]; w.pending && w.shard == sh {
 				idx = append(idx, i)
-				keys = append(keys, m.watched[i].key)
+				p.Keys = append(p.Keys, coord.Key{Name: w.key, Intent: coord.Shared})
 			}
 		}
 		s.send(sh, msgWatch, func(o *Shard) {
-			vs := make([]uint64, len(keys))
-			for i, k := range keys {
-				vs[i] = o.watch(db, k)
-			}
-			o.send(home, msgWatched, func(h *Shard) {
-				if c.dead {
-					return // its close sent the unwatches, behind the watches
+			o.whenFree(p, func() {
+				vs := make([]uint64, len(p.Keys))
+				for i, k := range p.Keys {
+					vs[i] = o.watch(db, k.Name)
 				}
-				for i, j := range idx {
-					m.watched[j].v = vs[i]
-				}
-				if left--; left == 0 {
-					c.barrier = false
-					h.fill(c, sl, []byte("+OK\r\n"))
-					if !c.closing {
-						h.serve(c)
+				o.send(home, msgWatched, func(h *Shard) {
+					var ws []watched
+					for i, j := range idx {
+						m.watched[j].v, m.watched[j].pending = vs[i], false
+						ws = append(ws, m.watched[j])
 					}
-				}
+					if c.dead {
+						h.unwatchKeys(ws) // its close skipped them
+						return
+					}
+					if left--; left == 0 {
+						c.barrier = false
+						h.fill(c, sl, []byte("+OK\r\n"))
+						if !c.closing {
+							h.serve(c)
+						}
+					}
+				})
 			})
 		})
 	}
@@ -277,20 +288,24 @@ func (s *Shard) unwatchAll(c *conn) {
 	c.tx.watched = c.tx.watched[:0]
 }
 
-// unwatchKeys undoes the watches of ws on their shards.
+// unwatchKeys undoes the watches of ws on their shards, but of those
+// still pending (their answer undoes them: see watchKeys).
 func (s *Shard) unwatchKeys(ws []watched) {
 	for i := 0; i < len(ws); i++ {
 		sh := ws[i].shard
+		if ws[i].pending {
+			continue
+		}
 		if sh == s.id {
 			s.unwatch(ws[i].db, ws[i].key)
 			continue
 		}
-		if slices.ContainsFunc(ws[:i], func(w watched) bool { return w.shard == sh }) {
+		if slices.ContainsFunc(ws[:i], func(w watched) bool { return w.shard == sh && !w.pending }) {
 			continue // sent with the first key of its shard
 		}
 		var mine []watched
 		for _, w := range ws[i:] {
-			if w.shard == sh {
+			if w.shard == sh && !w.pending {
 				mine = append(mine, w)
 			}
 		}
@@ -413,13 +428,27 @@ func (s *Shard) newExec(c *conn) *txn {
 		b.keys(w.shard, []coord.Key{{Name: w.key, Intent: coord.Shared}})
 	}
 	t.watched = slices.Clone(m.watched)
-	// Parts in ascending shard order, as coord's protocol takes them.
+	// Parts in ascending shard order, as coord's protocol takes them,
+	// with their own copy of the key names: the last unlock reaches a
+	// shard after the connection queues its next MULTI in its buffers.
 	order := make([]int, len(b.parts)) // old index -> new
 	var sorted []coord.Part
+	size := 0
+	for _, p := range b.parts {
+		for _, k := range p.Keys {
+			size += len(k.Name)
+		}
+	}
+	names := make([]byte, 0, size)
 	for sh := range n {
 		if j := b.byShard[sh]; j >= 0 {
 			order[j] = len(sorted)
-			sorted = append(sorted, b.parts[j])
+			p := b.parts[j]
+			for i, k := range p.Keys {
+				names = append(names, k.Name...)
+				p.Keys[i].Name = names[len(names)-len(k.Name) : len(names) : len(names)]
+			}
+			sorted = append(sorted, p)
 		}
 	}
 	t.co.ID, t.co.Parts = t.id, sorted
@@ -731,8 +760,8 @@ func (s *Shard) round(t *txn, r int) {
 // already cover, so it takes and releases nothing.
 func (s *Shard) spanning(t *txn, i int, then func()) {
 	tc := &t.cmds[i]
-	sub := &txn{id: t.id, c: t.c, spec: tc.spec, args: tc.args, proto: t.proto, db: tc.db, noTouch: t.noTouch,
-		in: t, parts: tc.parts}
+	sub := &txn{id: t.id, c: t.c, spec: tc.spec, merge: tc.spec.Merge, args: tc.args, proto: t.proto, db: tc.db,
+		noTouch: t.noTouch, in: t, parts: tc.parts}
 	if tc.kind == router.All {
 		sub.parts = make([]router.Part, len(s.group.shards))
 		for sh := range sub.parts {

@@ -61,11 +61,59 @@ type Gen struct{ r *rand.Rand }
 // New returns a generator drawing from r.
 func New(r *rand.Rand) *Gen { return &Gen{r: r} }
 
-// Batch returns a pipeline of 1 to max commands.
+// Batch returns a pipeline of 1 to max commands, and sometimes a
+// transaction block beyond them (see multi).
 func (g *Gen) Batch(max int) [][]string {
-	batch := make([][]string, 1+g.r.IntN(max))
-	for i := range batch {
-		batch[i] = g.Next()
+	n := 1 + g.r.IntN(max)
+	batch := make([][]string, 0, n)
+	for len(batch) < n {
+		if g.r.IntN(24) == 0 {
+			batch = g.multi(batch)
+			continue
+		}
+		batch = append(batch, g.Next())
+	}
+	return batch
+}
+
+// inMulti names the commands a transaction block does not queue: their
+// replies, inside EXEC's, would need Canonical or ttlNear.
+var inMulti = map[string]bool{"DUMP": true, "TTL": true, "PTTL": true}
+
+// multi appends a transaction block to batch: WATCH of a few keys
+// (sometimes), a write by the same client that may touch one of them,
+// MULTI, a few commands (with wrong arities and unknown commands, which
+// abort EXEC; nested MULTI and WATCH, which do not), then EXEC or DISCARD;
+// and sometimes EXEC or DISCARD without MULTI.
+func (g *Gen) multi(batch [][]string) [][]string {
+	if g.r.IntN(2) == 0 {
+		w := []string{"WATCH"}
+		for range 1 + g.r.IntN(3) {
+			w = append(w, g.key("slhez"[g.r.IntN(5)]))
+		}
+		batch = append(batch, w)
+		if g.r.IntN(3) == 0 {
+			batch = append(batch, []string{"SET", g.pick(w[1:]...), g.val()})
+		}
+	}
+	batch = append(batch, []string{"MULTI"})
+	for range g.r.IntN(6) {
+		switch g.r.IntN(30) {
+		case 0:
+			batch = append(batch, []string{g.pick("MULTI", "WATCH")})
+		case 1:
+			batch = append(batch, []string{"NOSUCHCMD", g.val()})
+		default:
+			args := g.Next()
+			for inMulti[args[0]] || unordered[args[0]] {
+				args = g.Next()
+			}
+			batch = append(batch, args)
+		}
+	}
+	batch = append(batch, []string{g.pick("EXEC", "EXEC", "EXEC", "DISCARD")})
+	if g.r.IntN(10) == 0 {
+		batch = append(batch, []string{g.pick("EXEC", "DISCARD")})
 	}
 	return batch
 }
