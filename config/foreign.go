@@ -68,7 +68,7 @@ var foreign = func() map[string]foreignDirective {
 		maxmemory-eviction-tenacity min-replicas-max-lag min-replicas-to-write
 		min-slaves-max-lag min-slaves-to-write no-appendfsync-on-rewrite oom-score-adj
 		oom-score-adj-values prefetch-batch-max-size primaryauth primaryuser
-		proc-title-template propagation-error-behavior protected-mode rdb-del-sync-files
+		proc-title-template propagation-error-behavior rdb-del-sync-files
 		rdb-key-save-delay rdb-save-incremental-fsync rdb-version-check
 		rdma-bind rdma-completion-vector rdma-rx-size repl-backlog-size
 		repl-backlog-ttl repl-disable-tcp-nodelay repl-diskless-load repl-diskless-sync

@@ -14,16 +14,19 @@ import (
 // returned by Config.Snapshot is never modified: read it freely from any
 // goroutine; never write to it or to its slices.
 type Snapshot struct {
-	Port        int
-	Bind        []string // as configured: "-addr" means optional (skip if unavailable); see BindAddrs
-	Shards      int
-	IO          string // "auto", "uring" or "epoll"
-	MaxClients  int
-	RequirePass string
-	Databases   int
-	Dir         string // absolute path
-	LogFile     string // "" = stderr
-	LogLevel    string // "debug", "verbose", "notice", "warning"
+	Port       int
+	Bind       []string // as configured: "-addr" means optional (skip if unavailable); see BindAddrs
+	Shards     int
+	IO         string // "auto", "uring" or "epoll"
+	MaxClients int
+	// ProtectedMode: with no password, only loopback and Unix-socket
+	// clients are served (the others are told -DENIED and closed).
+	ProtectedMode bool
+	RequirePass   string
+	Databases     int
+	Dir           string // absolute path
+	LogFile       string // "" = stderr
+	LogLevel      string // "debug", "verbose", "notice", "warning"
 	// LogFormat is "json" (one JSON object per line) or "console" (text);
 	// Valkey's "legacy" and "logfmt" are read as console.
 	LogFormat    string
@@ -216,6 +219,7 @@ var params = []*param{
 	{name: "shards", kind: KindInt, defFn: func() string { return strconv.Itoa(DefaultShards()) }, mode: Immutable, min: 1, max: MaxShards, i: func(s *Snapshot) *int { return &s.Shards }},
 	{name: "io", kind: KindEnum, def: "auto", mode: Immutable, enum: []string{"auto", "uring", "epoll"}, s: func(s *Snapshot) *string { return &s.IO }},
 	{name: "maxclients", kind: KindInt, def: "10000", min: 1, max: math.MaxUint32, i: func(s *Snapshot) *int { return &s.MaxClients }},
+	{name: "protected-mode", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.ProtectedMode }},
 	{name: "requirepass", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.RequirePass }},
 	{name: "databases", kind: KindInt, def: "16", mode: Immutable, min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.Databases }},
 	{name: "dir", kind: KindSpecial, defFn: cwd, mode: Protected, parse: parseDir, format: func(s *Snapshot) string { return s.Dir }},

@@ -141,11 +141,11 @@ func TestStockRedisConf(t *testing.T) {
 	}
 	s := c.Snapshot()
 	if s.Port != 6379 || strings.Join(s.Bind, " ") != "127.0.0.1 -::1" || s.TCPKeepalive != 300 || s.Timeout != 0 ||
-		s.Databases != 16 || s.AppendOnly || len(s.Save) != 0 || s.Hz != 10 || s.ListMaxListpackSize != -2 {
+		s.Databases != 16 || s.AppendOnly || len(s.Save) != 0 || s.Hz != 10 || s.ListMaxListpackSize != -2 || !s.ProtectedMode {
 		t.Errorf("snapshot %+v", s)
 	}
 	ign := strings.Join(c.Ignored(), " ")
-	for _, n := range []string{"protected-mode", "tcp-backlog", "appendfsync", "jemalloc-bg-thread", "notify-keyspace-events"} {
+	for _, n := range []string{"lazyfree-lazy-eviction", "tcp-backlog", "appendfsync", "jemalloc-bg-thread", "notify-keyspace-events"} {
 		if !strings.Contains(" "+ign+" ", " "+n+" ") {
 			t.Errorf("Ignored lacks %s: %s", n, ign)
 		}

@@ -198,6 +198,9 @@ func TestManifestsAgree(t *testing.T) {
 	if cpu := r.Limits[corev1.ResourceCPU]; cpu.MilliValue()%1000 != 0 {
 		t.Errorf("CPU limit %s: want whole CPUs, one shard each", cpu.String())
 	}
+	if directive("bind") != "127.0.0.1" && directive("protected-mode") != "no" && directive("requirepass") == "" {
+		t.Error("bound beyond loopback with no password, protected mode would refuse the pod network's clients")
+	}
 	if directive("maxmemory") != "auto" {
 		t.Error("maxmemory should be auto: a fraction of the memory limit")
 	}

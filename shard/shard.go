@@ -1,7 +1,9 @@
 package shard
 
 import (
+	"net"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
@@ -415,7 +418,30 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 		s.closeConn(c)
 		return
 	}
+	if s.conf.ProtectedMode && g.RequirePass() == "" && !isLocal(c.cl.Addr) {
+		// No password and a client from another host: as Redis, it is
+		// told why and closed.
+		g.clients.Add(-1)
+		out := s.drv.Output(id)
+		*out = append(append(append(*out, '-'), errtext.Denied...), "\r\n"...)
+		s.closeConn(c)
+		return
+	}
 	s.conns[id] = c
+}
+
+// isLocal reports whether a client's address (ip:port, or a Unix socket's
+// path and port 0) is on this host's loopback interface or a Unix socket.
+func isLocal(addr string) bool {
+	if strings.HasPrefix(addr, "/") {
+		return true
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // OnClose implements ioloop.Handler.
