@@ -75,3 +75,48 @@ func TestPFSelfTest(t *testing.T) {
 		t.Fatalf("PFSELFTEST: %q", got)
 	}
 }
+
+// TestHLLRegistersModel adds random elements one at a time, under several
+// hll-sparse-max-bytes, and checks after each that the registers the value
+// encodes (sparse or dense) are a reference model's (register = max
+// pattern length of the elements hashed to it), that a sparse value stays
+// within the limit, and that the estimate is the model's.
+func TestHLLRegistersModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, maxBytes := range []int{0, 40, 300, 3000, 1 << 20} {
+		var model [hllRegisters]uint8
+		s := hllNew(nil)
+		for i := range 6000 {
+			ele := []byte(strconv.Itoa(r.IntN(1 << 30)))
+			idx, count := hllPatLen(ele)
+			changed := count > model[idx]
+			model[idx] = max(model[idx], count)
+			var res int
+			s, res = hllAdd(s, ele, maxBytes)
+			if want := 0; changed && res != 1 || !changed && res != want {
+				t.Fatalf("max %d, add %d: result %d, register changed %v", maxBytes, i, res, changed)
+			}
+			var got [hllRegisters]uint8
+			if s[4] == hllSparse {
+				if len(s) > max(maxBytes, 18) {
+					t.Fatalf("max %d, add %d: sparse of %d bytes", maxBytes, i, len(s))
+				}
+				if !hllSparseRegs(s[hllHdrSize:], &got, false) {
+					t.Fatalf("max %d, add %d: sparse opcodes do not cover the registers", maxBytes, i)
+				}
+			} else {
+				for j := range got {
+					got[j] = denseGet(s[hllHdrSize:], j)
+				}
+			}
+			if got != model {
+				t.Fatalf("max %d, add %d: registers differ from the model", maxBytes, i)
+			}
+			if i%500 == 0 {
+				if n, ok := hllCount(s); !ok || n != hllCountRegs(&model) {
+					t.Fatalf("max %d, add %d: count %d %v, model %d", maxBytes, i, n, ok, hllCountRegs(&model))
+				}
+			}
+		}
+	}
+}
