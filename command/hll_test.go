@@ -93,7 +93,7 @@ func TestHLLRegistersModel(t *testing.T) {
 			model[idx] = max(model[idx], count)
 			var res int
 			s, res = hllAdd(s, ele, maxBytes)
-			if want := 0; changed && res != 1 || !changed && res != want {
+			if (res == 1) != changed || res < 0 {
 				t.Fatalf("max %d, add %d: result %d, register changed %v", maxBytes, i, res, changed)
 			}
 			var got [hllRegisters]uint8
