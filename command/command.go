@@ -147,7 +147,8 @@ type Spec struct {
 	// Route, when set, decides from the arguments where a command runs,
 	// for commands whose placement no key spec can say (SCAN's cursor names
 	// a shard; DEBUG POPULATE runs everywhere, DEBUG OBJECT where its key
-	// is). It is part of the row, like Redis's getkeys procedures.
+	// is). It is part of the row, like Redis's getkeys procedures. A zero
+	// Route leaves the placement to the key specs.
 	Route func(args [][]byte) Route
 	// WarmZ, when set, returns the score and member the command will add
 	// to the sorted set at its first key (ZADD key score member), so that a
@@ -234,6 +235,9 @@ type Ctx struct {
 	Owns func(key []byte) bool
 	// Local is the executing shard's own connections.
 	Local Local
+	// Scratch is a buffer a handler may use during its call (a sparse
+	// HyperLogLog is rebuilt here); it keeps its capacity between calls.
+	Scratch []byte
 }
 
 // Local gives a handler the connections of the shard it runs on. Commands

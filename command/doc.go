@@ -21,5 +21,7 @@
 // Handlers run on the shard that owns the command's keys, get a Ctx with that
 // shard's engine.Store, and write exactly one reply with resp.Writer. They do
 // no I/O and never block. Families live in one file each (string.go,
-// keyspace.go, server.go, ...) with their rows beside their handlers.
+// keyspace.go, server.go, bitmap.go, hll.go, ...) with their rows beside
+// their handlers. A HyperLogLog is a string to the engine: its
+// representation, Redis's byte for byte, is hllcore.go's.
 package command

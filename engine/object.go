@@ -50,6 +50,9 @@ type Limits struct {
 	ZSetMaxListpackValue   int // zset-max-listpack-value (64)
 	ListMaxListpackSize    int // list-max-listpack-size (-2)
 	ListCompressDepth      int // list-compress-depth (0)
+	// HLLSparseMaxBytes (hll-sparse-max-bytes, 3000) is read by the
+	// HyperLogLog commands, whose values are strings to the engine.
+	HLLSparseMaxBytes int
 }
 
 // DefaultLimits returns Redis 7.0's defaults.
@@ -59,6 +62,7 @@ func DefaultLimits() Limits {
 		SetMaxIntsetEntries:    512,
 		ZSetMaxListpackEntries: 128, ZSetMaxListpackValue: 64,
 		ListMaxListpackSize: -2,
+		HLLSparseMaxBytes:   3000,
 	}
 }
 

@@ -73,7 +73,8 @@ type Planner struct {
 // reads only the row's data, never its name:
 //   - AllShards rows run everywhere (All);
 //   - a Route function places the rest of the rows no key spec can place
-//     (SCAN's cursor, DEBUG POPULATE, SAVE);
+//     (SCAN's cursor, DEBUG POPULATE, SAVE, PFMERGE of destkey alone); a
+//     zero Route leaves the command to the rules below;
 //   - with one shard everything else is Local;
 //   - keys from the key specs: all on self, Owned; all on one other shard,
 //     Hop; spread over shards, Parts, unless the command is malformed
@@ -101,7 +102,10 @@ func (p *Planner) plan(spec *command.Spec, args [][]byte, self, n int) Placement
 		return Placement{Kind: All}
 	}
 	if spec.Route != nil {
-		return p.route(spec, args, self, n)
+		// A Route that says nothing leaves the placement to the key specs.
+		if r := spec.Route(args); r != (command.Route{}) {
+			return p.route(r, args, self, n)
+		}
 	}
 	keys, ok := spec.Keys(args, p.keys[:0])
 	if !ok || len(keys) == 0 {
@@ -123,9 +127,8 @@ func (p *Planner) plan(spec *command.Spec, args [][]byte, self, n int) Placement
 	return Placement{Kind: Owned}
 }
 
-// route places a command whose row has a Route function.
-func (p *Planner) route(spec *command.Spec, args [][]byte, self, n int) Placement {
-	r := spec.Route(args)
+// route places a command as its row's Route function said: r.
+func (p *Planner) route(r command.Route, args [][]byte, self, n int) Placement {
 	switch {
 	case r.All:
 		return Placement{Kind: All, Merge: r.Merge}

@@ -218,3 +218,24 @@ func TestRewriteCursor(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanZeroRoute: a row whose Route says nothing for these arguments
+// (PFMERGE with sources) is placed by its key specs; PFMERGE destkey alone
+// goes where destkey is.
+func TestPlanZeroRoute(t *testing.T) {
+	const n = 4
+	on := keysOn(n, 2)
+	var p Planner
+	args := bs("pfmerge " + on[2][0])
+	if got := plan(&p, row(t, args), args, 0, n); got != "hop 2" {
+		t.Errorf("%s: %q, want hop 2", args, got)
+	}
+	args = bs(fmt.Sprintf("pfmerge %s %s", on[1][0], on[1][1]))
+	if got := plan(&p, row(t, args), args, 1, n); got != "owned [1 2]" {
+		t.Errorf("%s: %q, want owned [1 2]", args, got)
+	}
+	args = bs(fmt.Sprintf("pfmerge %s %s", on[1][0], on[3][0]))
+	if got := plan(&p, row(t, args), args, 1, n); got != "parts [1 2]" {
+		t.Errorf("%s: %q, want parts [1 2]", args, got)
+	}
+}

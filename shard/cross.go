@@ -64,6 +64,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	}
 	sc := s.scratch
 	sc.FlushAll()
+	sc.Limits = s.store.Limits // the encodings a write there picks are the shard's
 	for _, es := range got {
 		for _, e := range es {
 			if e.ok {

@@ -325,6 +325,7 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 		ZSetMaxListpackEntries: int(c.ZSetMaxListpackEntries),
 		ZSetMaxListpackValue:   int(c.ZSetMaxListpackValue),
 		ListMaxListpackSize:    c.ListMaxListpackSize,
+		HLLSparseMaxBytes:      int(c.HLLSparseMaxBytes),
 	}
 }
 

@@ -176,7 +176,7 @@ func (g *Gen) Next() []string {
 
 func (g *Gen) command() []string {
 	s, l, h, e, z := g.key('s'), g.key('l'), g.key('h'), g.key('e'), g.key('z')
-	switch g.r.IntN(98) {
+	switch g.r.IntN(100) {
 	case 0:
 		return []string{"SET", s, g.val()}
 	case 1:
@@ -412,6 +412,8 @@ func (g *Gen) command() []string {
 		return g.dumpOrRestore()
 	case 93, 94, 95, 96:
 		return g.bits(s)
+	case 97, 98:
+		return g.hll(s)
 	default:
 		return []string{"SMISMEMBER", e, g.val(), g.val(), g.val()}
 	}
