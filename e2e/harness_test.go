@@ -66,12 +66,18 @@ func freePort(t testing.TB) int {
 // waits until it answers PING. It is stopped when the test ends.
 func start(t testing.TB, args ...string) *server {
 	t.Helper()
+	return startBin(t, serverBin, args...)
+}
+
+// startBin is start with another build of radish-server.
+func startBin(t testing.TB, bin string, args ...string) *server {
+	t.Helper()
 	dir := t.TempDir()
 	port := freePort(t)
 	s := &server{t: t, port: port, addr: "127.0.0.1:" + strconv.Itoa(port), log: filepath.Join(dir, "server.log")}
 	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 		"--logfile", s.log}, args...)
-	s.cmd = exec.Command(serverBin, all...)
+	s.cmd = exec.Command(bin, all...)
 	s.cmd.Stderr = os.Stderr
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

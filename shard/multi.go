@@ -344,7 +344,7 @@ func (s *Shard) exec1(c *conn) {
 		s.execNow(t)
 	case 1:
 		p := &t.co.Parts[0]
-		if p.Shard == s.id && s.freeFor(p) {
+		if p.Shard == s.id && (!txnLocks || s.freeFor(p)) {
 			s.execNow(t)
 			return
 		}
@@ -358,6 +358,10 @@ func (s *Shard) exec1(c *conn) {
 	default:
 		t.sl = s.pend(c)
 		c.barrier = true
+		if !txnLocks {
+			s.runExec(t)
+			return
+		}
 		s.acquire(t)
 	}
 }
@@ -530,7 +534,7 @@ func (s *Shard) freeFor(p *coord.Part) bool {
 // they wait for.
 func (s *Shard) whenFree(p *coord.Part, fn func()) {
 	switch {
-	case s.freeFor(p):
+	case !txnLocks || s.freeFor(p):
 		fn()
 	case p.All:
 		s.locks.RunAll(fn)
@@ -785,6 +789,9 @@ func (s *Shard) spanning(t *txn, i int, then func()) {
 
 // releaseExec releases every part t holds.
 func (s *Shard) releaseExec(t *txn) {
+	if !txnLocks {
+		return
+	}
 	for i := range t.co.Parts {
 		id, p := t.id, &t.co.Parts[i]
 		s.send(p.Shard, msgUnlock, func(o *Shard) { o.unlockPart(id, p) })
