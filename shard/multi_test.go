@@ -1,0 +1,139 @@
+package shard
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/radish-kv/radish/command"
+)
+
+// deliveries returns the deliveries a trace records.
+func deliveries(trace []string) []string {
+	var out []string
+	for _, l := range trace {
+		if strings.HasPrefix(l, "deliver") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestExecMessages: a transaction whose keys (watched ones included) all
+// live on the connection's shard costs no message; one whose keys live on
+// one other shard costs one there and its answer.
+func TestExecMessages(t *testing.T) {
+	m := newSim(t, 4, 1)
+	c := m.dial(0)
+	a, b := keysOn(0, 4, 2), keysOn(2, 4, 2)
+	block := func(k []string) string {
+		return resp2("WATCH "+k[0]) + resp2("MULTI") + resp2("SET "+k[0]+" 1") + resp2("INCR "+k[1]) +
+			resp2("PING") + resp2("MGET "+k[0]+" "+k[1]) + resp2("EXEC")
+	}
+	const want = "+OK\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n" +
+		"*4\r\n+OK\r\n:1\r\n+PONG\r\n*2\r\n$1\r\n1\r\n$1\r\n1\r\n"
+	m.trace = []string{}
+	if got := m.do(c, block(a)); got != want {
+		t.Fatalf("on the connection's shard: %q", got)
+	}
+	if d := deliveries(m.trace); len(d) != 0 {
+		t.Fatalf("on the connection's shard: %v", d)
+	}
+	m.trace = []string{}
+	if got := m.do(c, block(b)); got != want {
+		t.Fatalf("on another shard: %q", got)
+	}
+	// WATCH's round trip, the EXEC's, and the unwatch.
+	if d := deliveries(m.trace); strings.Join(d, "|") !=
+		"deliver 0->2 watch|deliver 2->0 watched|deliver 0->2 exec|deliver 2->0 part-done|deliver 0->2 unwatch" {
+		t.Fatalf("on another shard: %v", d)
+	}
+}
+
+// TestExecEffects: an EXEC's effects on a shard are wrapped in MULTI and
+// EXEC when there are several, and tagged with their part across shards.
+func TestExecEffects(t *testing.T) {
+	m := newSim(t, 4, 1)
+	log := record(m.g)
+	c := m.dial(0)
+	a, b := keysOn(1, 4, 2), keysOn(3, 4, 2)
+	m.do(c, resp2("MULTI")+resp2("SET "+a[0]+" 1")+resp2("INCR "+a[1])+resp2("EXEC"))
+	m.do(c, resp2("MULTI")+resp2("SET "+a[0]+" 2")+resp2("SET "+b[0]+" 1")+resp2("INCR "+b[1])+resp2("GET "+a[1])+
+		resp2("EXEC"))
+	m.settle()
+	for _, s := range m.g.shards {
+		s.flushEffects()
+	}
+	show := func(sh int) string {
+		var out []string
+		for _, r := range log[sh] {
+			out = append(out, fmt.Sprintf("%s %d/%d", bytesJoin(r.args), r.eff.Tag.Part, r.eff.Tag.Parts))
+		}
+		return strings.Join(out, "\n")
+	}
+	want1 := fmt.Sprintf("MULTI 0/0\nSET %s 1 0/0\nINCR %s 0/0\nEXEC 0/0\nSET %s 2 0/2", a[0], a[1], a[0])
+	if got := show(1); got != want1 {
+		t.Errorf("shard 1's effects:\n%s\nwant\n%s", got, want1)
+	}
+	want3 := fmt.Sprintf("MULTI 1/2\nSET %s 1 1/2\nINCR %s 1/2\nEXEC 1/2", b[0], b[1])
+	if got := show(3); got != want3 {
+		t.Errorf("shard 3's effects:\n%s\nwant\n%s", got, want3)
+	}
+	if log[1][4].eff.Tag.Txn == 0 || log[1][4].eff.Tag.Txn != log[3][0].eff.Tag.Txn {
+		t.Errorf("the parts' tags name different txns: %v, %v", log[1][4].eff.Tag, log[3][0].eff.Tag)
+	}
+}
+
+func bytesJoin(args [][]byte) string {
+	var s []string
+	for _, a := range args {
+		s = append(s, string(a))
+	}
+	return strings.Join(s, " ")
+}
+
+// TestQueueAllocates: once its buffers have grown, queueing a command
+// inside MULTI allocates nothing.
+func TestQueueAllocates(t *testing.T) {
+	spec := command.Lookup([]byte("set"))
+	args := [][]byte{[]byte("SET"), []byte("key"), []byte("value")}
+	var m multiState
+	for range 100 {
+		m.queue(spec, args, 16)
+	}
+	m.reset()
+	if n := testing.AllocsPerRun(100, func() {
+		for range 100 {
+			m.queue(spec, args, 16)
+		}
+		m.reset()
+	}); n != 0 {
+		t.Fatalf("%v allocations per 100 queued commands", n)
+	}
+}
+
+// TestUnwatchForgets: every watch is undone, on every shard, by EXEC,
+// DISCARD, UNWATCH and the connection's close.
+func TestUnwatchForgets(t *testing.T) {
+	m := newSim(t, 3, 2)
+	keys := "a b c d e f g h"
+	for _, end := range []string{"EXEC", "DISCARD", "UNWATCH", "close"} {
+		c := m.dial(1)
+		req := resp2("WATCH " + keys)
+		if end == "EXEC" || end == "DISCARD" {
+			req += resp2("MULTI") + resp2("GET a") + resp2(end)
+		} else if end == "UNWATCH" {
+			req += resp2(end)
+		}
+		m.do(c, req)
+		if end == "close" {
+			m.hangup(c)
+			m.settle()
+		}
+		for _, s := range m.g.shards {
+			if len(s.mut.versions) != 0 {
+				t.Errorf("after %s shard %d still tracks %v", end, s.id, s.mut.versions)
+			}
+		}
+	}
+}
