@@ -2,10 +2,12 @@ package shard
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/net/resp"
 )
 
 // deliveries returns the deliveries a trace records.
@@ -134,6 +136,107 @@ func TestUnwatchForgets(t *testing.T) {
 			if len(s.mut.versions) != 0 {
 				t.Errorf("after %s shard %d still tracks %v", end, s.id, s.mut.versions)
 			}
+		}
+	}
+}
+
+// TestSimExecAtomic drives clients on every shard through the simulator
+// from seeds, deliveries and turns in seed-chosen orders: MULTI/EXEC
+// transfers between accounts on different shards, MGET and MULTI/EXEC
+// readers, and WATCH-guarded increments of one counter (some of them
+// aborted by the others). Every read sums to the total, the counter ends
+// at the number of EXECs that ran, and no lock is left.
+func TestSimExecAtomic(t *testing.T) {
+	const shards, accounts, each = 4, 8, 100
+	for seed := range uint64(40) {
+		m := newSim(t, shards, seed)
+		m.jitter = true
+		var keys []string
+		for sh := range shards {
+			keys = append(keys, keysOn(sh, shards, accounts/shards)...)
+		}
+		setup := m.dial(0)
+		for _, k := range keys {
+			m.do(setup, resp2(fmt.Sprintf("SET %s %d", k, each)))
+		}
+		sum := func(who string, v resp.Value) {
+			total := 0
+			for _, e := range v.Elems {
+				n, err := strconv.Atoi(string(e.Str))
+				if err != nil {
+					t.Fatalf("seed %d: %s read %q", seed, who, e.Str)
+				}
+				total += n
+			}
+			if total != accounts*each {
+				t.Fatalf("seed %d: %s saw a sum of %d", seed, who, total)
+			}
+		}
+		var movers, readers, counters []*simConn
+		for i := range shards {
+			movers = append(movers, m.dial(i))
+			readers = append(readers, m.dial((i+1)%shards))
+			counters = append(counters, m.dial((i+2)%shards))
+		}
+		wins, seen, aborted := 0, make([]int, len(counters)), 0
+		for round := range 30 {
+			for i, c := range movers {
+				a, b := (round+i)%accounts, (round+3*i+1)%accounts
+				if a == b {
+					b = (b + 1) % accounts
+				}
+				m.write(c, resp2("MULTI")+resp2("DECRBY "+keys[a]+" 7")+resp2("INCRBY "+keys[b]+" 7")+resp2("EXEC"))
+			}
+			for i, c := range readers {
+				if i%2 == 0 {
+					m.write(c, resp2("MGET "+strings.Join(keys, " ")))
+					continue
+				}
+				req := resp2("MULTI")
+				for _, k := range keys {
+					req += resp2("GET " + k)
+				}
+				m.write(c, req+resp2("EXEC"))
+			}
+			for _, c := range counters {
+				m.write(c, resp2("WATCH counter")+resp2("GET counter"))
+			}
+			for i, c := range counters {
+				v, _, _ := resp.ReadReply(m.replies(c, 2)[1])
+				seen[i], _ = strconv.Atoi(string(v.Str))
+				m.write(c, resp2("MULTI")+resp2(fmt.Sprintf("SET counter %d", seen[i]+1))+resp2("EXEC"))
+			}
+			for _, c := range movers {
+				if r := m.replies(c, 4); !strings.HasPrefix(string(r[3]), "*2\r\n:") {
+					t.Fatalf("seed %d: transfer answered %q", seed, r)
+				}
+			}
+			for i, c := range readers {
+				if i%2 == 0 {
+					v, _, _ := resp.ReadReply(m.replies(c, 1)[0])
+					sum("MGET", v)
+					continue
+				}
+				r := m.replies(c, 2+len(keys))
+				v, _, _ := resp.ReadReply(r[len(r)-1])
+				sum("MULTI/EXEC", v)
+			}
+			for _, c := range counters {
+				if r := m.replies(c, 3); string(r[2]) != "*-1\r\n" {
+					wins++
+				} else {
+					aborted++
+				}
+			}
+		}
+		if aborted == 0 {
+			t.Fatalf("seed %d: no WATCH aborted an EXEC", seed)
+		}
+		m.settle()
+		m.noneLeft()
+		got := m.do(setup, resp2("GET counter"))
+		if want := fmt.Sprintf("$%d\r\n%d\r\n", len(strconv.Itoa(wins)), wins); got != want {
+			t.Fatalf("seed %d: counter %q after %d EXECs ran", seed, got, wins)
 		}
 	}
 }
