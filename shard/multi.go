@@ -615,17 +615,17 @@ func (s *Shard) alone(t *txn) {
 			idx = append(idx, i)
 		}
 	}
-	home := s.id
+	home, spec, run := s.id, t.spec, t.runOf(idx, command.Tag{})
 	s.send(p.Shard, msgExec, func(o *Shard) {
 		o.whenFree(p, func() {
 			var r execRun
 			switch {
 			case !o.unchanged(watch):
 				r.dirty = true
-			case o.oom(t.spec):
+			case o.oom(spec):
 				r.oom = true
 			default:
-				r.replies = o.runCmds(t, idx, command.Tag{})
+				r.replies = o.runCmds(run)
 			}
 			o.send(home, msgPartDone, func(h *Shard) { h.aloneDone(t, idx, r) })
 		})
@@ -653,24 +653,41 @@ func (s *Shard) aloneDone(t *txn, idx []int, r execRun) {
 	}
 }
 
-// runCmds runs the commands idx of t, on this shard whose keys t holds
-// (or which are free), and returns their replies.
-func (s *Shard) runCmds(t *txn, idx []int, tag command.Tag) [][]byte {
-	out := make([][]byte, len(idx))
-	mark := s.fxMark()
-	s.mut.fx.Tag = tag
-	n := len(s.group.shards)
+// cmdRun is what a shard needs to run some of an EXEC's commands: the
+// message's contents (the shard reads nothing else of the txn).
+type cmdRun struct {
+	cmds    []*txCmd
+	proto   int
+	noTouch bool
+	tag     command.Tag
+}
+
+// runOf is the cmdRun of t's commands idx, tagged tag.
+func (t *txn) runOf(idx []int, tag command.Tag) cmdRun {
+	r := cmdRun{cmds: make([]*txCmd, len(idx)), proto: t.proto, noTouch: t.noTouch, tag: tag}
 	for k, i := range idx {
-		tc := &t.cmds[i]
-		w := resp.Writer{Proto: t.proto}
-		s.run1(&w, nil, t.noTouch, tc.db, tc.spec, tc.args)
+		r.cmds[k] = &t.cmds[i]
+	}
+	return r
+}
+
+// runCmds runs r's commands on this shard, whose keys their txn holds (or
+// which are free), and returns their replies.
+func (s *Shard) runCmds(r cmdRun) [][]byte {
+	out := make([][]byte, len(r.cmds))
+	mark := s.fxMark()
+	s.mut.fx.Tag = r.tag
+	n := len(s.group.shards)
+	for k, tc := range r.cmds {
+		w := resp.Writer{Proto: r.proto}
+		s.run1(&w, nil, r.noTouch, tc.db, tc.spec, tc.args)
 		if tc.kind == router.Scan {
-			w.B = router.RewriteCursor(w.B, tc.dst, n, t.proto)
+			w.B = router.RewriteCursor(w.B, tc.dst, n, r.proto)
 		}
 		out[k] = w.B
 	}
 	s.mut.fx.Tag = command.Tag{}
-	s.fxWrap(mark, tag)
+	s.fxWrap(mark, r.tag)
 	return out
 }
 
@@ -744,8 +761,8 @@ func (s *Shard) round(t *txn, r int) {
 			continue
 		}
 		left++
-		tag := t.tag(pi)
-		s.on(t, pi, msgPartRun, func(o *Shard) any { return o.runCmds(t, idx, tag) }, func(res any) {
+		run := t.runOf(idx, t.tag(pi))
+		s.on(t, pi, msgPartRun, func(o *Shard) any { return o.runCmds(run) }, func(res any) {
 			for k, i := range idx {
 				t.res[i] = res.([][]byte)[k]
 			}
