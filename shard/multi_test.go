@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/net/resp"
 )
 
@@ -94,23 +93,29 @@ func bytesJoin(args [][]byte) string {
 	return strings.Join(s, " ")
 }
 
-// TestQueueAllocates: once its buffers have grown, queueing a command
-// inside MULTI allocates nothing.
+// TestQueueAllocates: once the connection's buffers have grown, a
+// command queued inside MULTI (parse, checks, copy, +QUEUED) allocates
+// nothing.
 func TestQueueAllocates(t *testing.T) {
-	spec := command.Lookup([]byte("set"))
-	args := [][]byte{[]byte("SET"), []byte("key"), []byte("value")}
-	var m multiState
-	for range 100 {
-		m.queue(spec, args, 16)
+	m := newSim(t, 2, 1)
+	c := m.dial(0)
+	s, d := m.g.shards[0], m.drv[0]
+	m.do(c, resp2("MULTI"))
+	req := []byte(resp2("SET key value") + resp2("INCR counter"))
+	run := func() {
+		d.in[c.id] = req
+		s.OnData(c.id)
+		out := d.Output(c.id)
+		*out = (*out)[:0]
 	}
-	m.reset()
-	if n := testing.AllocsPerRun(100, func() {
-		for range 100 {
-			m.queue(spec, args, 16)
-		}
-		m.reset()
-	}); n != 0 {
-		t.Fatalf("%v allocations per 100 queued commands", n)
+	for range 150 {
+		run()
+	}
+	tx := s.conns[c.id].tx
+	tx.reset() // empty, with the buffers as they grew
+	tx.on = true
+	if n := testing.AllocsPerRun(100, run); n != 0 {
+		t.Fatalf("%v allocations per 2 queued commands", n)
 	}
 }
 
