@@ -563,10 +563,22 @@ func (s *Shard) execHere(t *txn) []byte {
 			s.runHome(&w, c, tc)
 			continue
 		}
-		s.run1(&w, nil, t.noTouch, tc.db, tc.spec, tc.args)
+		s.runKeyed(&w, tc, t.noTouch)
 	}
 	s.fxWrap(mark, command.Tag{})
 	return w.B
+}
+
+// runKeyed runs a command with keys (or a SCAN step) on this shard, whose
+// keys its txn holds, and writes its reply to w.
+func (s *Shard) runKeyed(w *resp.Writer, tc *txCmd, noTouch bool) {
+	if tc.kind != router.Scan {
+		s.run1(w, nil, noTouch, tc.db, tc.spec, tc.args)
+		return
+	}
+	step := resp.Writer{Proto: w.Proto}
+	s.run1(&step, nil, noTouch, tc.db, tc.spec, tc.args)
+	w.B = append(w.B, router.RewriteCursor(step.B, tc.dst, len(s.group.shards), w.Proto)...)
 }
 
 // runHome runs a command with no keys on the connection's shard.
@@ -677,13 +689,9 @@ func (s *Shard) runCmds(r cmdRun) [][]byte {
 	out := make([][]byte, len(r.cmds))
 	mark := s.fxMark()
 	s.mut.fx.Tag = r.tag
-	n := len(s.group.shards)
 	for k, tc := range r.cmds {
 		w := resp.Writer{Proto: r.proto}
-		s.run1(&w, nil, r.noTouch, tc.db, tc.spec, tc.args)
-		if tc.kind == router.Scan {
-			w.B = router.RewriteCursor(w.B, tc.dst, n, r.proto)
-		}
+		s.runKeyed(&w, tc, r.noTouch)
 		out[k] = w.B
 	}
 	s.mut.fx.Tag = command.Tag{}

@@ -245,3 +245,22 @@ func TestSimExecAtomic(t *testing.T) {
 		}
 	}
 }
+
+// TestScanInMulti: a SCAN step inside MULTI answers what it answers
+// outside, its cursor naming the next shard, on the connection's shard
+// and on another.
+func TestScanInMulti(t *testing.T) {
+	m := newSim(t, 4, 1)
+	c := m.dial(0)
+	for i := range 40 {
+		m.do(c, resp2(fmt.Sprintf("SET key%d v", i)))
+	}
+	for _, cursor := range []string{"0", "4", "2", "3"} {
+		step := resp2("SCAN " + cursor + " COUNT 100")
+		want := m.do(c, step)
+		got := m.do(c, resp2("MULTI")+step+resp2("EXEC"))
+		if got != "+OK\r\n+QUEUED\r\n*1\r\n"+want {
+			t.Errorf("SCAN %s inside MULTI: %q, outside %q", cursor, got, want)
+		}
+	}
+}
