@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/resp"
 )
 
@@ -262,5 +263,58 @@ func TestScanInMulti(t *testing.T) {
 		if got != "+OK\r\n+QUEUED\r\n*1\r\n"+want {
 			t.Errorf("SCAN %s inside MULTI: %q, outside %q", cursor, got, want)
 		}
+	}
+}
+
+// TestExecOutOfMemory: under maxmemory with noeviction, a command queued
+// inside MULTI is refused (-OOM) and EXEC aborts; a queue that may grow
+// memory is refused whole at EXEC when a shard it writes is out of
+// memory, on the connection's shard, on another, and across shards; one
+// that only reads runs.
+func TestExecOutOfMemory(t *testing.T) {
+	const abortOOM = "-EXECABORT Transaction discarded because of: OOM command not allowed when used memory > 'maxmemory'.\r\n"
+	noEviction, _ := engine.ParsePolicy("noeviction")
+	full := func(m *sim, sh int) {
+		s := m.g.shards[sh]
+		s.store.SetMaxMemory(1, noEviction, 5)
+	}
+	for _, tc := range []struct {
+		name  string
+		shard []int // the keys' shards, the first one out of memory
+	}{{"here", []int{0}}, {"another shard", []int{2}}, {"across shards", []int{1, 3}}} {
+		m := newSim(t, 4, 1)
+		c := m.dial(0)
+		var keys []string
+		for _, sh := range tc.shard {
+			keys = append(keys, keysOn(sh, 4, 1)[0])
+		}
+		m.do(c, resp2("SET "+keys[0]+" v"))
+		queue := resp2("MULTI")
+		for _, k := range keys {
+			queue += resp2("SET " + k + " 1")
+		}
+		if got := m.do(c, queue); !strings.HasSuffix(got, "+QUEUED\r\n") {
+			t.Fatalf("%s: queueing: %q", tc.name, got)
+		}
+		full(m, tc.shard[0])
+		if got := m.do(c, resp2("EXEC")); got != abortOOM {
+			t.Errorf("%s: EXEC answered %q", tc.name, got)
+		}
+		m.noneLeft()
+		if tc.shard[0] == 0 {
+			continue // then queueing itself is refused: below
+		}
+		if got := m.do(c, resp2("MULTI")+resp2("GET "+keys[0])+resp2("EXEC")); got != "+OK\r\n+QUEUED\r\n*1\r\n$1\r\nv\r\n" {
+			t.Errorf("%s: a read-only EXEC answered %q", tc.name, got)
+		}
+	}
+	m := newSim(t, 1, 1)
+	c := m.dial(0)
+	m.do(c, resp2("SET k v"))
+	full(m, 0)
+	const want = "+OK\r\n-OOM command not allowed when used memory > 'maxmemory'.\r\n" +
+		"-EXECABORT Transaction discarded because of previous errors.\r\n"
+	if got := m.do(c, resp2("MULTI")+resp2("GET k")+resp2("EXEC")); got != want {
+		t.Errorf("queued under OOM: %q", got)
 	}
 }
