@@ -3,6 +3,7 @@ module github.com/radish-kv/radish
 go 1.26.8
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/iceber/iouring-go v0.0.0-20230403020409-002cfd2e2a90
 	github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring v0.95.2

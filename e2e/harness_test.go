@@ -67,19 +67,25 @@ func freePort(t testing.TB) int {
 // waits until it answers PING. It is stopped when the test ends.
 func start(t testing.TB, args ...string) *server {
 	t.Helper()
-	return startUnder(t, nil, args...)
+	return startUnder(t, nil, serverBin, args...)
 }
 
-// startUnder is start with the server's command line after wrapper (a
+// startBin is start with another build of radish-server.
+func startBin(t testing.TB, bin string, args ...string) *server {
+	t.Helper()
+	return startUnder(t, nil, bin, args...)
+}
+
+// startUnder is start with the server bin's command line after wrapper (a
 // program that execs it, such as noring).
-func startUnder(t testing.TB, wrapper []string, args ...string) *server {
+func startUnder(t testing.TB, wrapper []string, bin string, args ...string) *server {
 	t.Helper()
 	dir := t.TempDir()
 	port := freePort(t)
 	s := &server{t: t, port: port, addr: "127.0.0.1:" + strconv.Itoa(port), log: filepath.Join(dir, "server.log")}
 	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 		"--logfile", s.log}, args...)
-	argv := append(append(slices.Clone(wrapper), serverBin), all...)
+	argv := append(append(slices.Clone(wrapper), bin), all...)
 	s.cmd = exec.Command(argv[0], argv[1:]...)
 	s.cmd.Stderr = os.Stderr
 	if err := s.cmd.Start(); err != nil {

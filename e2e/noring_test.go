@@ -21,7 +21,7 @@ func TestIOUringBlocked(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", noring, "./noring").CombinedOutput(); err != nil {
 		t.Fatalf("building noring: %v\n%s", err, out)
 	}
-	s := startUnder(t, []string{noring}, "--io", "auto", "--shards", "2")
+	s := startUnder(t, []string{noring}, serverBin, "--io", "auto", "--shards", "2")
 	if info := s.cli("INFO", "server"); !strings.Contains(info, "multiplexing_api:epoll") {
 		t.Fatalf("INFO server under seccomp:\n%s", info)
 	}

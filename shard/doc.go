@@ -37,7 +37,7 @@
 //   - effect: a write in the form it must be replayed (command.Effects),
 //     handed in order to Options.Effects at the end of the turn, before
 //     any reply of the turn leaves.
-//   - txn: a command whose keys span shards. It takes its keys on every
+//   - txn: a command whose keys span shards, or an EXEC (multi.go). It takes its keys on every
 //     shard with coord's protocol (one parallel try round; if a shard
 //     refuses, shard by shard in ascending order), runs its parts, then
 //     unlocks; keys it only reads are held shared. Work on locked keys
@@ -51,6 +51,13 @@
 //     the other shards whose pubsub.Filter wants its channel as entries of
 //     one batch per destination per turn, which comes back with the
 //     receivers counted (pubsub.go explains the choice and its cost).
+//   - MULTI: a connection's queued commands and watched keys (multiState).
+//     WATCH registers each key's version on its shard; EXEC runs the queue
+//     as one txn over every key of its commands and the watched keys
+//     (checked as the locks are granted), one shard alone when they all
+//     live there (no message when it is the connection's), else in
+//     coord.Rounds while every key is held. Its effects on a shard are
+//     wrapped in MULTI ... EXEC.
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

@@ -344,7 +344,7 @@ func (s *Shard) exec1(c *conn) {
 		s.execNow(t)
 	case 1:
 		p := &t.co.Parts[0]
-		if p.Shard == s.id && s.freeFor(p) {
+		if p.Shard == s.id && (!txnLocks || s.freeFor(p)) {
 			s.execNow(t)
 			return
 		}
@@ -358,6 +358,10 @@ func (s *Shard) exec1(c *conn) {
 	default:
 		t.sl = s.pend(c)
 		c.barrier = true
+		if !txnLocks {
+			s.runExec(t)
+			return
+		}
 		s.acquire(t)
 	}
 }
@@ -530,7 +534,7 @@ func (s *Shard) freeFor(p *coord.Part) bool {
 // they wait for.
 func (s *Shard) whenFree(p *coord.Part, fn func()) {
 	switch {
-	case s.freeFor(p):
+	case !txnLocks || s.freeFor(p):
 		fn()
 	case p.All:
 		s.locks.RunAll(fn)
@@ -559,10 +563,22 @@ func (s *Shard) execHere(t *txn) []byte {
 			s.runHome(&w, c, tc)
 			continue
 		}
-		s.run1(&w, nil, t.noTouch, tc.db, tc.spec, tc.args)
+		s.runKeyed(&w, tc, t.noTouch)
 	}
 	s.fxWrap(mark, command.Tag{})
 	return w.B
+}
+
+// runKeyed runs a command with keys (or a SCAN step) on this shard, whose
+// keys its txn holds, and writes its reply to w.
+func (s *Shard) runKeyed(w *resp.Writer, tc *txCmd, noTouch bool) {
+	if tc.kind != router.Scan {
+		s.run1(w, nil, noTouch, tc.db, tc.spec, tc.args)
+		return
+	}
+	step := resp.Writer{Proto: w.Proto}
+	s.run1(&step, nil, noTouch, tc.db, tc.spec, tc.args)
+	w.B = append(w.B, router.RewriteCursor(step.B, tc.dst, len(s.group.shards), w.Proto)...)
 }
 
 // runHome runs a command with no keys on the connection's shard.
@@ -611,17 +627,17 @@ func (s *Shard) alone(t *txn) {
 			idx = append(idx, i)
 		}
 	}
-	home := s.id
+	home, spec, run := s.id, t.spec, t.runOf(idx, command.Tag{})
 	s.send(p.Shard, msgExec, func(o *Shard) {
 		o.whenFree(p, func() {
 			var r execRun
 			switch {
 			case !o.unchanged(watch):
 				r.dirty = true
-			case o.oom(t.spec):
+			case o.oom(spec):
 				r.oom = true
 			default:
-				r.replies = o.runCmds(t, idx, command.Tag{})
+				r.replies = o.runCmds(run)
 			}
 			o.send(home, msgPartDone, func(h *Shard) { h.aloneDone(t, idx, r) })
 		})
@@ -649,24 +665,37 @@ func (s *Shard) aloneDone(t *txn, idx []int, r execRun) {
 	}
 }
 
-// runCmds runs the commands idx of t, on this shard whose keys t holds
-// (or which are free), and returns their replies.
-func (s *Shard) runCmds(t *txn, idx []int, tag command.Tag) [][]byte {
-	out := make([][]byte, len(idx))
-	mark := s.fxMark()
-	s.mut.fx.Tag = tag
-	n := len(s.group.shards)
+// cmdRun is what a shard needs to run some of an EXEC's commands: the
+// message's contents (the shard reads nothing else of the txn).
+type cmdRun struct {
+	cmds    []*txCmd
+	proto   int
+	noTouch bool
+	tag     command.Tag
+}
+
+// runOf is the cmdRun of t's commands idx, tagged tag.
+func (t *txn) runOf(idx []int, tag command.Tag) cmdRun {
+	r := cmdRun{cmds: make([]*txCmd, len(idx)), proto: t.proto, noTouch: t.noTouch, tag: tag}
 	for k, i := range idx {
-		tc := &t.cmds[i]
-		w := resp.Writer{Proto: t.proto}
-		s.run1(&w, nil, t.noTouch, tc.db, tc.spec, tc.args)
-		if tc.kind == router.Scan {
-			w.B = router.RewriteCursor(w.B, tc.dst, n, t.proto)
-		}
+		r.cmds[k] = &t.cmds[i]
+	}
+	return r
+}
+
+// runCmds runs r's commands on this shard, whose keys their txn holds (or
+// which are free), and returns their replies.
+func (s *Shard) runCmds(r cmdRun) [][]byte {
+	out := make([][]byte, len(r.cmds))
+	mark := s.fxMark()
+	s.mut.fx.Tag = r.tag
+	for k, tc := range r.cmds {
+		w := resp.Writer{Proto: r.proto}
+		s.runKeyed(&w, tc, r.noTouch)
 		out[k] = w.B
 	}
 	s.mut.fx.Tag = command.Tag{}
-	s.fxWrap(mark, tag)
+	s.fxWrap(mark, r.tag)
 	return out
 }
 
@@ -740,8 +769,8 @@ func (s *Shard) round(t *txn, r int) {
 			continue
 		}
 		left++
-		tag := t.tag(pi)
-		s.on(t, pi, msgPartRun, func(o *Shard) any { return o.runCmds(t, idx, tag) }, func(res any) {
+		run := t.runOf(idx, t.tag(pi))
+		s.on(t, pi, msgPartRun, func(o *Shard) any { return o.runCmds(run) }, func(res any) {
 			for k, i := range idx {
 				t.res[i] = res.([][]byte)[k]
 			}
@@ -785,6 +814,9 @@ func (s *Shard) spanning(t *txn, i int, then func()) {
 
 // releaseExec releases every part t holds.
 func (s *Shard) releaseExec(t *txn) {
+	if !txnLocks {
+		return
+	}
 	for i := range t.co.Parts {
 		id, p := t.id, &t.co.Parts[i]
 		s.send(p.Shard, msgUnlock, func(o *Shard) { o.unlockPart(id, p) })
