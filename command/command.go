@@ -104,8 +104,8 @@ type Route struct {
 	All    bool // on every shard, replies merged with the row's Merge
 	Key    int  // > 0: on the shard of args[Key]
 	Cursor int  // > 0: args[Cursor] is a cross-shard SCAN cursor
-	// Persist: the shard's persistence runs it (SAVE): it spans every
-	// shard and its reply waits for them.
+	// Persist: the shard's persistence runs it (SAVE, BGSAVE): it spans
+	// every shard and its reply waits for them.
 	Persist bool
 }
 
