@@ -109,8 +109,8 @@ type Route struct {
 	// Merge, with All, replaces the row's Merge for this command (a
 	// subcommand of a row without a subcommand table: DEBUG DIGEST).
 	Merge Merge
-	// Persist: the shard's persistence runs it (SAVE): it spans every
-	// shard and its reply waits for them.
+	// Persist: the shard's persistence runs it (SAVE, BGSAVE): it spans
+	// every shard and its reply waits for them.
 	Persist bool
 }
 

@@ -5,9 +5,10 @@ import (
 )
 
 // The snapshot commands: SAVE, BGSAVE, LASTSAVE. The shards' persistence
-// does the work (shard/snapshot.go): SAVE is placed there by its Route, as
-// its reply waits for every shard; BGSAVE and LASTSAVE answer at once
-// through Ctx.Server.
+// does the work (shard/snapshot.go): SAVE and BGSAVE are placed there by
+// their Route, as their replies wait for every shard; BGSAVE's handler,
+// for where a command runs without placement (a transaction), and
+// LASTSAVE answer at once through Ctx.Server.
 
 func init() {
 	register(
@@ -16,6 +17,7 @@ func init() {
 			Summary: "Synchronously save the dataset to disk", Since: "1.0.0", Group: "server",
 			Complexity: "O(N) where N is the total number of keys in all databases"},
 		&Spec{Name: "bgsave", Arity: -1, Flags: Admin | NoScript | NoAsyncLoading,
+			Route:   func([][]byte) Route { return Route{Persist: true} },
 			Handler: cmdBgSave,
 			Summary: "Asynchronously save the dataset to disk", Since: "1.0.0", Group: "server",
 			Complexity: "O(1)",

@@ -80,6 +80,11 @@ type Store struct {
 	// not call the Store.
 	OnExpire func(db int, key []byte)
 	OnEvict  func(db int, key []byte)
+	// BeforeEvict, when set, is called before eviction takes a key out
+	// of its tree, with the Store whole: the hook may read the Store with
+	// the calls that change nothing (ExportAppend), but change nothing
+	// (a snapshot in progress writes the key's value first).
+	BeforeEvict func(db int, key []byte)
 
 	exp expiry // expire.go: expiry wheel and counters
 	mem budget // evict.go: maxmemory, policy, eviction pool, access clock

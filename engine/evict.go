@@ -277,10 +277,19 @@ func (s *Store) evictScore(l *leaf) uint64 {
 	}
 }
 
-// evictLeaf deletes the live leaf h, counting it and calling OnEvict before
-// the block is freed. It reports whether a database held h.
+// evictLeaf deletes the live leaf h, counting it, calling BeforeEvict
+// while it is still in its tree and OnEvict before the block is freed. It
+// reports whether a database held h.
 func (s *Store) evictLeaf(h slab.Handle) bool {
 	k := s.leafAt(h).key
+	if s.BeforeEvict != nil {
+		for i, db := range s.dbs {
+			if _, lh := db.lookup(k); lh == h {
+				s.BeforeEvict(i, s.hookKey(k))
+				break
+			}
+		}
+	}
 	db := s.unlinkLeaf(h, k)
 	if db == nil {
 		return false

@@ -393,15 +393,21 @@ func (db *DB) Export(key []byte, now int64) (Record, bool) {
 	return r, true
 }
 
-// ExportAppend is Export without touching key (a snapshot must not change
-// access clocks) and without allocating: the value is appended to dst, and
-// the Record's Data is the appended part.
-func (db *DB) ExportAppend(dst, key []byte, now int64) (Record, []byte, bool) {
-	_, h, l := db.peek(key, now)
+// ExportAppend is Export for a snapshot: it changes nothing (no access
+// clock is touched, an expired key is reported absent but not deleted), so
+// it may run inside BeforeEvict, and allocates nothing: the value is
+// appended to dst, and the Record's Data is the appended part. idle (LRU
+// seconds) and freq (the LFU counter) read the key's access clock.
+func (db *DB) ExportAppend(dst, key []byte, now int64) (r Record, idle int64, freq int, out []byte, ok bool) {
+	_, h := db.lookup(key)
 	if h == slab.Nil {
-		return Record{}, dst, false
+		return Record{}, 0, 0, dst, false
 	}
-	r := Record{Type: leafTyp(l.flags), ExpireAt: l.expireAt()}
+	l := db.readLeaf(h)
+	if l.expired(now) {
+		return Record{}, 0, 0, dst, false
+	}
+	r = Record{Type: leafTyp(l.flags), ExpireAt: l.expireAt()}
 	start := len(dst)
 	if r.Type != TypeString {
 		x, _ := l.extRef()
@@ -412,7 +418,8 @@ func (db *DB) ExportAppend(dst, key []byte, now int64) (Record, []byte, bool) {
 		r.Raw, r.Text = l.enc() == encRaw, l.enc() == encEmbstr
 	}
 	r.Data = dst[start:]
-	return r, dst, true
+	clock := getClock(l.b)
+	return r, int64(db.s.idleMs(clock) / 1000), int(db.s.lfuDecr(clock)), dst, true
 }
 
 // Import stores r under key, replacing any value. r.Data is copied.

@@ -35,8 +35,8 @@ const (
 	// cursor from a server with more shards): the scan is over, and the
 	// reply is cursor 0 with no keys.
 	ScanEnd
-	// Persist: the shard's persistence runs the command (SAVE): on every
-	// shard, with a reply that waits for them all.
+	// Persist: the shard's persistence runs the command (SAVE, BGSAVE): on
+	// every shard, with a reply that waits for them all.
 	Persist
 )
 

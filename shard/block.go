@@ -166,6 +166,9 @@ func (s *Shard) tryServe(wt *waiter) ([]byte, bool) {
 		Server: s.group, Owns: s.owns, Local: s}
 	s.stats.commands++
 	s.stats.count(wt.spec)
+	if s.snap != nil {
+		s.snapBefore(wt.db, wt.spec, wt.args)
+	}
 	dirty := s.store.Dirty()
 	if wt.fn(&ctx, wt.args, &wait) {
 		return nil, false

@@ -290,7 +290,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	case router.Scan:
 		s.scan(c, spec, args, pl.Dst)
 	case router.Persist:
-		s.save(c)
+		s.persistCmd(c, spec, args)
 	case router.ScanEnd:
 		s.reply(c, func(w *resp.Writer) {
 			w.Array(2)
@@ -362,6 +362,9 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	ctx.DBIndex = db
 	ctx.DB = s.store.DB(db)
 	ctx.Client = cl
+	if s.snap != nil {
+		s.snapBefore(db, spec, args)
+	}
 	dirty, start := s.store.Dirty(), len(w.B)
 	if s.stats.untimed--; s.stats.untimed > 0 {
 		spec.Handler(ctx, args)

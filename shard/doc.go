@@ -58,6 +58,14 @@
 //     live there (no message when it is the connection's), else in
 //     coord.Rounds while every key is held. Its effects on a shard are
 //     wrapped in MULTI ... EXEC.
+//   - snapshot (snapshot.go): SAVE writes every shard's RDB file in its
+//     turn, in parallel; BGSAVE steps a snapshot.Writer a slice per loop
+//     turn, its file written by a goroutine of its own, and while it runs
+//     every change to a key (run1, a blocked client served, writeBack,
+//     eviction) first hands the key's old value to the Writer, so the
+//     file is the shard at BGSAVE's start; the shard finishing last puts
+//     the manifest in place. At start every shard loads (mmap) on its own
+//     thread, in parallel, before any serves.
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

@@ -114,6 +114,9 @@ func (s *Shard) vanished(db int, key []byte, cause command.Cause) {
 // this shard (or deletes the key), tagged as part of transaction tag.
 func (s *Shard) writeBack(e entry, tag command.Tag) {
 	db := s.store.DB(e.db)
+	if s.snap != nil {
+		s.snap.w.Before(e.db, e.key, s.now)
+	}
 	if e.ok {
 		db.Import(e.key, e.rec)
 	} else {

@@ -104,9 +104,7 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 	for i := range g.shards {
 		g.shards[i] = newShard(g, i)
 	}
-	g.persist.base = make([]atomic.Uint64, opts.Shards)
-	g.persist.lastSave.Store(g.started.Unix())
-	g.persist.lastBg.Store(-1)
+	g.persist.init(opts.Shards, g.started)
 	src, err := openSnapshot(conf.Snapshot())
 	if err != nil {
 		g.closeListeners()

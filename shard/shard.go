@@ -73,8 +73,9 @@ type Shard struct {
 	// gather), and where blocking commands are dry-run.
 	scratch *engine.Store
 
-	mut mutations // the mutation path's state (effects.go)
-	ps  pubState  // subscriptions and publishes in flight (pubsub.go)
+	mut  mutations // the mutation path's state (effects.go)
+	ps   pubState  // subscriptions and publishes in flight (pubsub.go)
+	snap *bgSave   // this shard's part of a background save in progress, nil when none (snapshot.go)
 
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
@@ -176,8 +177,11 @@ func (s *Shard) wait(now time.Time) time.Duration {
 	if d := s.nextDeadline(); d > 0 {
 		wait = min(wait, time.UnixMilli(d).Sub(now))
 	}
-	if len(s.local) > 0 {
+	if len(s.local) > 0 || s.snap != nil && !s.snap.out.busy() {
 		wait = 0
+	}
+	if s.snap != nil {
+		wait = min(wait, time.Millisecond) // the file's writer drains
 	}
 	return max(wait, 0)
 }
@@ -199,6 +203,9 @@ func (s *Shard) Turn(now time.Time) {
 	s.drainInbox()
 	s.expireBlocked()
 	s.runLocal()
+	if s.snap != nil {
+		s.snapStep()
+	}
 	if now.After(s.nextTick) {
 		s.cron()
 		s.nextTick = now.Add(time.Second / time.Duration(s.conf.Hz))
@@ -215,6 +222,9 @@ func (s *Shard) Turn(now time.Time) {
 
 // shutdown answers what was read, then closes every connection.
 func (s *Shard) shutdown() {
+	if s.snap != nil {
+		s.snapEnd(errShutdown)
+	}
 	for id := range s.conns {
 		s.drv.Close(id)
 	}

@@ -61,6 +61,7 @@ func newSim(t testing.TB, shards int, seed uint64) *sim {
 		clock: func() time.Time { return m.now },
 	}
 	m.g = g
+	g.persist.init(shards, simEpoch)
 	g.shards = make([]*Shard, shards)
 	m.queue = make([][][][]message, shards)
 	for i := range g.shards {

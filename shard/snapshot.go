@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -10,7 +11,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/persistence/snapshot"
 )
@@ -37,6 +40,12 @@ type persist struct {
 	base []atomic.Uint64
 
 	loaded, expired int64 // what the start-up load stored and dropped (under mu, then read-only)
+}
+
+func (p *persist) init(shards int, started time.Time) {
+	p.base = make([]atomic.Uint64, shards)
+	p.lastSave.Store(started.Unix())
+	p.lastBg.Store(-1)
 }
 
 func (p *persist) addLoaded(st snapshot.LoadStats) {
@@ -124,39 +133,74 @@ func (g *Group) partSaved(r *saveRun, shard int, size int64, dirty uint64, err e
 	r.done(r.err)
 }
 
-// save runs SAVE for client c: every shard writes its file in its next
-// turn, behind every lock and waiting command there (as FLUSHALL runs),
-// and c's reply waits for the manifest.
-func (s *Shard) save(c *conn) {
-	home := s.id
-	sl := s.pend(c)
-	c.barrier = true
-	r, errText := s.group.beginSave(false, func(err error) {
-		s.group.shards[home].deliver([]message{{kind: msgSaved, run: func(h *Shard) {
-			h.saveReplied(c, sl, err)
-		}}})
-	})
-	if errText != "" {
-		s.saveReplied(c, sl, errText)
+// persistCmd runs SAVE or BGSAVE [SCHEDULE] for client c (the router
+// places them here). SAVE: every shard writes its file in its next turn,
+// behind every lock and waiting command there (as FLUSHALL runs), and c's
+// reply waits for the manifest. BGSAVE: every shard starts its part there
+// (startBgSave), and c's reply waits until all have, so that a write sent
+// after the reply is not in the file, as with Redis's fork.
+func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
+	bg := spec.Name == "bgsave"
+	if bg && (len(args) > 2 || len(args) == 2 && !strings.EqualFold(string(args[1]), "schedule")) {
+		s.saveReplied(c, nil, errtext.Syntax)
 		return
 	}
+	home := s.id
+	var sl *slot // set before anything can call done
+	done := func(error) {}
+	if !bg {
+		done = func(err error) {
+			s.group.shards[home].deliver([]message{{kind: msgSaved, run: func(h *Shard) {
+				h.saveReplied(c, sl, err)
+			}}})
+		}
+	}
+	r, errText := s.group.beginSave(bg, done)
+	if errText != "" {
+		s.saveReplied(c, nil, errText)
+		return
+	}
+	sl = s.pend(c)
+	c.barrier = true
+	started := 0
 	for i := range s.group.shards {
 		s.send(i, msgSave, func(o *Shard) {
-			o.runOrDeferAll(func() { o.saveShard(r) })
+			o.runOrDeferAll(func() {
+				if !bg {
+					o.saveShard(r)
+					return
+				}
+				o.startBgSave(r)
+				o.send(home, msgSaved, func(h *Shard) {
+					if started++; started == len(h.group.shards) {
+						h.saveReplied(c, sl, "Background saving started")
+					}
+				})
+			})
 		})
 	}
 }
 
-// saveReplied answers a SAVE: +OK, or -ERR (Redis says no more).
-func (s *Shard) saveReplied(c *conn, sl *slot, err any) {
+// saveReplied answers a SAVE or BGSAVE in slot sl (nil: in order now):
+// nil is +OK, an error -ERR (Redis says no more), a string starting with
+// ERR that error, another string a status.
+func (s *Shard) saveReplied(c *conn, sl *slot, reply any) {
 	w := resp.Writer{Proto: c.cl.Proto}
-	switch e := err.(type) {
+	switch e := reply.(type) {
 	case nil:
 		w.OK()
 	case string:
-		w.Error(e)
+		if strings.HasPrefix(e, "ERR") {
+			w.Error(e)
+		} else {
+			w.Simple(e)
+		}
 	default:
 		w.Error("ERR")
+	}
+	if sl == nil {
+		s.reply(c, func(rw *resp.Writer) { rw.B = append(rw.B, w.B...) })
+		return
 	}
 	c.barrier = false
 	s.fill(c, sl, w.B)
@@ -198,10 +242,11 @@ func (s *Shard) writeOptions() snapshot.Options {
 // LastSave implements command.Server.
 func (g *Group) LastSave() int64 { return g.persist.lastSave.Load() }
 
-// BgSave implements command.Server: every shard writes its file in its
-// next turn, behind every lock and waiting command there. SCHEDULE asks
-// Redis to wait for another child process (an AOF rewrite); with none
-// running it starts at once, as here.
+// BgSave implements command.Server, for a BGSAVE its handler runs (inside
+// a transaction): every shard starts its part in its next turn, behind
+// every lock and waiting command there (startBgSave), and the reply does
+// not wait for them. SCHEDULE asks Redis to wait for another child
+// process (an AOF rewrite); with none running it starts at once, as here.
 func (g *Group) BgSave(schedule bool) (string, string) {
 	r, errText := g.beginSave(true, func(error) {})
 	if errText != "" {
@@ -209,10 +254,175 @@ func (g *Group) BgSave(schedule bool) (string, string) {
 	}
 	for _, s := range g.shards {
 		s.deliver([]message{{kind: msgSave, run: func(o *Shard) {
-			o.runOrDeferAll(func() { o.saveShard(r) })
+			o.runOrDeferAll(func() { o.startBgSave(r) })
 		}}})
 	}
 	return "Background saving started", ""
+}
+
+// bgSave is a shard's part of a background save in progress: a Writer of
+// its store stepped once a loop turn (snapStep), whose file is written by
+// a goroutine of its own (fileWriter). While it runs, every change to a
+// key is preceded by Writer.Before (snapBefore, writeBack, BeforeEvict),
+// so the file is the shard's keyspace when the save started.
+type bgSave struct {
+	run   *saveRun
+	w     *snapshot.Writer
+	out   *fileWriter
+	dirty uint64 // the change count at the start
+}
+
+// snapStepKeys is how many keys a loop turn writes.
+const snapStepKeys = 256
+
+// startBgSave starts this shard's part of r: the point in time of its file.
+func (s *Shard) startBgSave(r *saveRun) {
+	f, err := r.sv.Create(s.id)
+	if err != nil {
+		s.group.partSaved(r, s.id, 0, s.mut.dirty, err)
+		return
+	}
+	b := &bgSave{run: r, out: newFileWriter(f), dirty: s.mut.dirty}
+	b.w = snapshot.NewWriter(s.store, b.out, s.writeOptions())
+	s.snap = b
+	s.store.BeforeEvict = func(db int, key []byte) { b.w.Before(db, key, s.now) }
+}
+
+// snapStep writes the next keys of the save in progress, unless the file's
+// writer is behind: the loop never waits for the disk.
+func (s *Shard) snapStep() {
+	if s.snap.out.busy() {
+		return
+	}
+	done, err := s.snap.w.Step(s.now, snapStepKeys)
+	if done || err != nil {
+		s.snapEnd(err)
+	}
+}
+
+// snapFinish writes the rest of the save in progress at once: before a
+// command that may change every key (FLUSHALL, SWAPDB, DEBUG).
+func (s *Shard) snapFinish() {
+	err := s.snap.w.WriteAll(s.now)
+	s.snapEnd(err)
+}
+
+// snapEnd ends this shard's part: its writer goroutine makes the file
+// durable (or removes it after err) and reports to the group.
+func (s *Shard) snapEnd(err error) {
+	b := s.snap
+	s.snap = nil
+	s.store.BeforeEvict = nil
+	g, id := s.group, s.id
+	b.out.close(err, func(f *os.File, err error) {
+		if err == nil {
+			err = b.run.sv.Close(id, f)
+		} else {
+			f.Close()
+			os.Remove(f.Name())
+		}
+		g.partSaved(b.run, id, b.w.Written(), b.dirty, err)
+	})
+}
+
+// snapBefore runs ahead of a command while a background save runs: the
+// keys it may write are written to the file first (in their database and,
+// for MOVE and COPY ... DB, the other), or, for a command that may change
+// any key (FLUSHDB, FLUSHALL, SWAPDB: Touches; DEBUG; a write whose keys
+// cannot be told), the save is finished first.
+func (s *Shard) snapBefore(db int, spec *command.Spec, args [][]byte) {
+	idx, ok := spec.WriteKeys(args, s.mut.keys[:0])
+	s.mut.keys = idx
+	if spec.Touches || !ok || len(idx) == 0 && (spec.Flags&command.Write != 0 ||
+		spec.Route != nil && spec.Flags&command.ReadOnly == 0) {
+		s.snapFinish()
+		return
+	}
+	other := -1
+	if spec.OtherDB != nil {
+		other = spec.OtherDB(args)
+	}
+	for _, i := range idx {
+		s.snap.w.Before(db, args[i], s.now)
+		if other >= 0 && other < s.store.Databases() {
+			s.snap.w.Before(other, args[i], s.now)
+		}
+	}
+}
+
+// fileWriter writes a save's file on a goroutine of its own, so that the
+// shard's loop never waits for the disk: Write copies into a buffer and
+// queues it. busy says the queue is half full (the shard then skips a
+// step); Write blocks only when a turn's changes filled the whole queue.
+type fileWriter struct {
+	f      *os.File
+	q      chan []byte
+	free   chan []byte
+	failed atomic.Bool
+	err    error // the first write error; read after the goroutine ended
+	end    chan endMsg
+}
+
+type endMsg struct {
+	err  error
+	then func(f *os.File, err error)
+}
+
+const fileQueue = 32 // buffers of about 64 KiB in flight
+
+func newFileWriter(f *os.File) *fileWriter {
+	fw := &fileWriter{f: f, q: make(chan []byte, fileQueue), free: make(chan []byte, fileQueue), end: make(chan endMsg, 1)}
+	go fw.loop()
+	return fw
+}
+
+func (fw *fileWriter) busy() bool { return len(fw.q) >= fileQueue/2 }
+
+// Write implements io.Writer: p is copied and queued.
+func (fw *fileWriter) Write(p []byte) (int, error) {
+	if fw.failed.Load() {
+		return 0, errWriteFailed
+	}
+	var b []byte
+	select {
+	case b = <-fw.free:
+	default:
+	}
+	fw.q <- append(b[:0], p...)
+	return len(p), nil
+}
+
+var (
+	errWriteFailed = errors.New("writing the snapshot file failed")
+	errShutdown    = errors.New("the server shut down during the save")
+)
+
+// close ends the queue; once the goroutine wrote it all it calls then
+// with the file and the first error (err, else a write error).
+func (fw *fileWriter) close(err error, then func(f *os.File, err error)) {
+	fw.end <- endMsg{err: err, then: then}
+	close(fw.q)
+}
+
+func (fw *fileWriter) loop() {
+	for b := range fw.q {
+		if fw.err == nil {
+			if _, err := fw.f.Write(b); err != nil {
+				fw.err = err
+				fw.failed.Store(true)
+			}
+		}
+		select {
+		case fw.free <- b:
+		default:
+		}
+	}
+	e := <-fw.end
+	err := e.err
+	if err == nil {
+		err = fw.err
+	}
+	e.then(fw.f, err)
 }
 
 // openSnapshot maps what the configuration's dir and dbfilename name, for

@@ -13,6 +13,15 @@
 //     (zero with rdbchecksum no). WriteAll writes it at once; Step writes
 //     a bounded number of keys per call, so a shard can write between
 //     loop turns. The AOF's base file is a Writer's stream with AOFBase.
+//   - Before: while a Writer steps, the caller calls Before ahead of every
+//     change to a key (a command's write keys, a cross-shard write-back,
+//     an eviction through engine.Store.BeforeEvict); a key the walk has
+//     not reached yet is written then, with its old value (an absent key
+//     is only remembered), and the walk skips it. So the file is the
+//     keyspace at the first step (BGSAVE without fork and without a copy)
+//     at the cost of remembering the names of the keys changed ahead of
+//     the walk. A key whose TTL passes during the save may be left out:
+//     any load after that drops it anyway.
 //   - LoadRDB: one file image into a store: the keys its Owns accepts
 //     (the router's hash, so a snapshot of N shards loads into M), minus
 //     those whose TTL passed. Versions 1 to 12 are read (rdb.MaxVersion).
@@ -64,7 +73,8 @@
 // offset, and the caller (the server) refuses to start. It touches no
 // file but <dbfilename> and those of its naming (above). The Writer and
 // the loader read and change only the store they are given, on the
-// caller's goroutine.
+// caller's goroutine; the Writer changes nothing in it (no access clock,
+// no lazy expiry).
 //
 // # What must stay true
 //

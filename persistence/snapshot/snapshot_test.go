@@ -353,3 +353,121 @@ func diff(got, want map[string]string) string {
 	}
 	return b.String()
 }
+
+// TestPointInTime writes a file in small steps while the store changes
+// between them (overwrites, deletes, expiries, new keys, collection
+// changes, in every database), each change preceded by Before as a shard
+// does during BGSAVE: the file holds the keyspace as it was at the start.
+func TestPointInTime(t *testing.T) {
+	for seed := range 5 {
+		src := engine.NewStore(16)
+		populate(t, src)
+		want := contents(src, testNow)
+		var names [][2]any // (db, key) of every key at the start, and some new ones
+		for k := range want {
+			i := strings.IndexByte(k, '/')
+			db, _ := strconv.Atoi(k[:i])
+			key, _ := strconv.Unquote(k[i+1:])
+			names = append(names, [2]any{db, key})
+		}
+		slices.SortFunc(names, func(a, b [2]any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+		for i := range 20 {
+			names = append(names, [2]any{[]int{0, 1, 9, 4}[i%4], fmt.Sprintf("new%d", i)})
+		}
+		var b bytes.Buffer
+		w := NewWriter(src, &b, Options{Checksum: true, Compress: true})
+		r := uint64(seed*7919 + 1)
+		rnd := func(n int) int {
+			r ^= r << 13
+			r ^= r >> 7
+			r ^= r << 17
+			return int(r % uint64(n))
+		}
+		for step := 0; ; step++ {
+			done, err := w.Step(testNow, 1+rnd(4))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done {
+				break
+			}
+			for range 1 + rnd(6) {
+				nk := names[rnd(len(names))]
+				dbi, key := nk[0].(int), []byte(nk[1].(string))
+				w.Before(dbi, key, testNow)
+				db := src.DB(dbi)
+				switch rnd(8) {
+				case 0:
+					db.SetString(key, []byte("overwritten"), 0, false)
+				case 1:
+					db.Delete(key, testNow)
+				case 2:
+					db.SetExpiry(key, testNow+1, testNow) // gone before any load
+				case 3:
+					db.SetExpiry(key, testNow+999_999, testNow)
+				case 4:
+					db.SAdd(key, bs("added", strconv.Itoa(step)), testNow)
+				case 5:
+					db.ListPush(key, bs("pushed"), rnd(2) == 0, false, testNow)
+				case 6:
+					db.HSet(key, bs("f1", "changed", "new", "x"), testNow)
+				default:
+					db.ZAdd(key, 0, 1, func(int) (float64, []byte) { return float64(step), []byte("zm") }, testNow)
+				}
+			}
+		}
+		dst := engine.NewStore(16)
+		if _, err := LoadRDB(b.Bytes(), "f", LoadOptions{Store: dst, Now: testNow, Verify: true}); err != nil {
+			t.Fatal(err)
+		}
+		if got := contents(dst, testNow); !mapsEqual(got, want) {
+			t.Errorf("seed %d: the file is not the keyspace at the start:\n%s", seed, diff(got, want))
+		}
+		if w.Early() != 0 {
+			t.Errorf("seed %d: %d keys still held for the walk", seed, w.Early())
+		}
+		src.Close()
+		dst.Close()
+	}
+}
+
+// TestPointInTimeEviction: keys evicted while the file is written in steps
+// are in it, through engine.Store.BeforeEvict.
+func TestPointInTimeEviction(t *testing.T) {
+	for _, policy := range []engine.Policy{engine.AllKeysRandom, engine.AllKeysLRU, engine.VolatileTTL} {
+		src := engine.NewStore(16)
+		populate(t, src)
+		for i := range 3000 {
+			src.DB(2).SetString([]byte("filler"+strconv.Itoa(i)), bytes.Repeat([]byte("f"), 100), testNow+int64(i)*1000+5000, false)
+		}
+		want := contents(src, testNow)
+		var b bytes.Buffer
+		w := NewWriter(src, &b, Options{Checksum: true})
+		src.BeforeEvict = func(db int, key []byte) { w.Before(db, key, testNow) }
+		src.SetMaxMemory(src.UsedMemory()/2, policy, 5)
+		evicted := 0
+		for {
+			done, err := w.Step(testNow, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done {
+				break
+			}
+			n, _ := src.Evict(testNow)
+			evicted += n
+		}
+		if evicted == 0 {
+			t.Fatalf("%v: nothing evicted", policy)
+		}
+		dst := engine.NewStore(16)
+		if _, err := LoadRDB(b.Bytes(), "f", LoadOptions{Store: dst, Now: testNow, Verify: true}); err != nil {
+			t.Fatal(err)
+		}
+		if got := contents(dst, testNow); !mapsEqual(got, want) {
+			t.Errorf("%v: %d evicted; the file is not the keyspace at the start:\n%s", policy, evicted, diff(got, want))
+		}
+		src.Close()
+		dst.Close()
+	}
+}

@@ -91,6 +91,8 @@ type Writer struct {
 	batch []byte // a step's key names, back to back
 	ends  []int  // where each ends in batch
 	val   []byte // scratch: an exported value
+	// early[db] holds the keys Before wrote that the walk has not reached.
+	early []map[string]struct{}
 }
 
 // NewWriter returns a Writer of store's keyspace to out, in the encodings
@@ -125,7 +127,8 @@ func (w *Writer) WriteAll(now int64) error {
 // file: Step returns it from then on.
 //
 // Between steps the store may change: a key the walk has not reached yet
-// is written with the value it has when the walk reaches it.
+// is written with the value it has when the walk reaches it, unless
+// Before wrote it first.
 func (w *Writer) Step(now int64, n int) (done bool, err error) {
 	if w.err != nil || w.done {
 		return w.done, w.err
@@ -148,9 +151,18 @@ func (w *Writer) Step(now int64, n int) (done bool, err error) {
 			w.inDB = true
 		}
 		more := w.collect(db, now, n)
+		var early map[string]struct{}
+		if w.early != nil {
+			early = w.early[w.db]
+		}
 		from := 0
 		for _, end := range w.ends {
-			w.writeKey(db, w.db, w.batch[from:end], now)
+			key := w.batch[from:end]
+			if _, ok := early[string(key)]; ok {
+				delete(early, string(key)) // Before wrote it
+			} else {
+				w.writeKey(db, w.db, key, now)
+			}
 			from = end
 		}
 		n -= max(len(w.ends), 1)
@@ -212,6 +224,9 @@ func (w *Writer) collect(db *engine.DB, now int64, n int) (more bool) {
 }
 
 func (w *Writer) nextDB() {
+	if w.early != nil {
+		w.early[w.db] = nil // keys Before wrote that the walk did not meet (deleted since)
+	}
 	w.db++
 	w.inDB, w.hasLast = false, false
 	w.last = w.last[:0]
@@ -246,10 +261,65 @@ func (w *Writer) aux(k, v string) {
 	w.buf = w.enc.AppendString(w.buf, []byte(v))
 }
 
+// Before writes key of database dbi as it is now, unless the walk has
+// reached it or Before wrote it already; the walk then skips it. Called
+// ahead of every change to the store between the steps (and of every key
+// a command is about to write), it makes the file the keyspace as it was
+// when the Writer started, whatever changes follow: a key changed before
+// the walk reaches it is written with its old value, one created is
+// skipped (it did not exist), one deleted is written. It changes nothing
+// in the store, so it may run inside engine.Store.BeforeEvict.
+func (w *Writer) Before(dbi int, key []byte, now int64) {
+	if w.done || w.err != nil || w.reached(dbi, key) {
+		return
+	}
+	if w.early == nil {
+		w.early = make([]map[string]struct{}, w.store.Databases())
+	}
+	m := w.early[dbi]
+	if m == nil {
+		m = make(map[string]struct{})
+		w.early[dbi] = m
+	}
+	if _, ok := m[string(key)]; ok {
+		return
+	}
+	m[string(key)] = struct{}{}
+	if !w.begun {
+		w.header()
+		w.begun = true
+	}
+	w.writeKey(w.store.DB(dbi), dbi, key, now)
+	if len(w.buf) >= flushAt {
+		w.flush()
+	}
+}
+
+// reached reports whether the walk has written (or passed) key of dbi.
+func (w *Writer) reached(dbi int, key []byte) bool {
+	switch {
+	case dbi != w.db:
+		return dbi < w.db
+	case !w.hasLast:
+		return false
+	}
+	return string(key) <= string(w.last)
+}
+
+// Early is the number of keys Before wrote ahead of the walk that it has
+// not passed yet (the memory a point-in-time file costs).
+func (w *Writer) Early() int {
+	n := 0
+	for _, m := range w.early {
+		n += len(m)
+	}
+	return n
+}
+
 // writeKey writes key of database dbi with its expiry and access clock,
 // if it is live at now.
 func (w *Writer) writeKey(db *engine.DB, dbi int, key []byte, now int64) {
-	rec, val, ok := db.ExportAppend(w.val[:0], key, now)
+	rec, idle, freq, val, ok := db.ExportAppend(w.val[:0], key, now)
 	w.val = val
 	if !ok {
 		return
@@ -261,10 +331,8 @@ func (w *Writer) writeKey(db *engine.DB, dbi int, key []byte, now int64) {
 	}
 	switch w.opt.Access {
 	case AccessLRU:
-		idle, _ := db.IdleTime(key, now)
 		w.buf = rdb.AppendLen(append(w.buf, opIdle), uint64(idle))
 	case AccessLFU:
-		freq, _ := db.Freq(key, now)
 		w.buf = append(w.buf, opFreq, byte(freq))
 	}
 	w.buf = append(w.buf, w.enc.Type(rec))

@@ -1,0 +1,179 @@
+package shard
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/internal/workload"
+	"github.com/radish-kv/radish/persistence/snapshot"
+)
+
+// keyspace is every live key of the stores at now, canonically: database,
+// key, type, expiry, elements (sets and hashes sorted).
+func keyspace(now int64, stores ...*engine.Store) map[string]string {
+	out := map[string]string{}
+	for _, s := range stores {
+		for i := range s.Databases() {
+			db := s.DB(i)
+			var keys [][]byte
+			db.Keys([]byte("*"), now, func(k []byte) bool {
+				keys = append(keys, append([]byte(nil), k...))
+				return true
+			})
+			for _, k := range keys {
+				r, _, _, _, ok := db.ExportAppend(nil, k, now)
+				if !ok {
+					continue
+				}
+				var el []string
+				r.Elements(func(m, v []byte, score float64) {
+					el = append(el, fmt.Sprintf("%q=%q/%v", m, v, score))
+				})
+				if r.Type == engine.TypeSet || r.Type == engine.TypeHash {
+					slices.Sort(el)
+				}
+				v := fmt.Sprintf("%v exp=%d %q %s", r.Type, r.ExpireAt, r.Data, strings.Join(el, ","))
+				if r.Type != engine.TypeString {
+					v = fmt.Sprintf("%v exp=%d %s", r.Type, r.ExpireAt, strings.Join(el, ","))
+				}
+				out[fmt.Sprintf("%d/%q", i, k)] = v
+			}
+		}
+	}
+	return out
+}
+
+// liveAt drops the keys of a keyspace whose expiry is not after now.
+func liveAt(ks map[string]string, now int64) map[string]string {
+	out := map[string]string{}
+	for k, v := range ks {
+		var exp int64
+		fmt.Sscanf(v[strings.Index(v, "exp="):], "exp=%d", &exp)
+		if exp == 0 || exp > now {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// TestSimBgSave starts a BGSAVE on three simulated shards holding the
+// differential stream's keys and DEBUG POPULATE's, then runs more of the
+// stream (overwrites, deletes, expiries, new keys, collection changes,
+// MOVE, SWAPDB, FLUSHDB, blocking pops) while the shards write their files
+// a slice per turn: the files hold the keyspace of the moment BGSAVE
+// started.
+func TestSimBgSave(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { simBgSave(t, seed) })
+	}
+}
+
+func simBgSave(t *testing.T, seed uint64) {
+	dir := t.TempDir()
+	m := newSim(t, 3, seed)
+	conf, err := config.Load([]string{"--dir", dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.g.conf = conf
+	for _, s := range m.g.shards {
+		s.applyConfig(conf.Snapshot())
+	}
+	c := m.dial(0)
+	gen := workload.New(rand.New(rand.NewPCG(seed, 1)))
+	run := func(n int) {
+		for sent := 0; sent < n; {
+			batch := gen.Batch(32)
+			sent += len(batch)
+			m.write(c, encodeBatch(batch))
+			m.replies(c, len(batch))
+		}
+	}
+	run(1500)
+	if got := m.do(c, "DEBUG POPULATE 12000 p 20\r\n"); got != "+OK\r\n" {
+		t.Fatalf("DEBUG POPULATE: %q", got)
+	}
+	var stores []*engine.Store
+	for _, s := range m.g.shards {
+		stores = append(stores, s.store)
+	}
+	want := keyspace(m.now.UnixMilli(), stores...)
+	if got := m.do(c, "BGSAVE\r\n"); got != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", got)
+	}
+	if got := m.do(c, "BGSAVE\r\n"); got != "-ERR Background save already in progress\r\n" {
+		t.Fatalf("BGSAVE during BGSAVE: %q", got)
+	}
+	during := 0
+	for sent := 0; sent < 1500; sent += 32 {
+		for _, s := range m.g.shards {
+			if s.snap != nil {
+				during++
+			}
+		}
+		batch := gen.Batch(32)
+		m.write(c, encodeBatch(batch))
+		m.replies(c, len(batch))
+	}
+	if during == 0 {
+		t.Fatal("the save was over before the writes began")
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		for i, s := range m.g.shards {
+			if s.snap != nil {
+				m.turn(i)
+			}
+		}
+		m.g.persist.mu.Lock()
+		done := m.g.persist.run == nil
+		m.g.persist.mu.Unlock()
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the save did not finish")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if m.g.persist.lastErr.Load() {
+		t.Fatal("the save failed")
+	}
+	now := m.now.UnixMilli()
+	src, err := snapshot.Open(dir, "dump.rdb")
+	if err != nil || src == nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer src.Close()
+	loaded := engine.NewStore(16)
+	defer loaded.Close()
+	for _, im := range src.Images {
+		if _, err := snapshot.LoadRDB(im.Data, im.Name, snapshot.LoadOptions{Store: loaded, Now: now, Verify: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, want := keyspace(now, loaded), liveAt(want, now)
+	n := 0
+	for k, v := range want {
+		if got[k] != v {
+			if n++; n <= 5 {
+				t.Errorf("%s = %.200q, want %.200q", k, got[k], v)
+			}
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			if n++; n <= 10 {
+				t.Errorf("%s is in the file and was not there at the start", k)
+			}
+		}
+	}
+	if n > 0 {
+		t.Errorf("%d keys differ (of %d)", n, len(want))
+	}
+}
