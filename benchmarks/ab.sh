@@ -7,6 +7,12 @@
 #   ROUNDS=7 N=1000000 A=... B=... bash benchmarks/ab.sh
 #   TESTS="set-P32 get-P32" ROUNDS=8 A=... B=... bash benchmarks/ab.sh
 #
+# A_ARGS and B_ARGS add flags to each side's server; SCRAPE_B=PORT makes a
+# Prometheus-like scraper fetch http://127.0.0.1:PORT/metrics every second
+# while B runs (B_ARGS="--metrics-port PORT"): the cost of being scraped,
+#   A=bin/radish-server B=bin/radish-server B_ARGS="--metrics-port 9390" \
+#     SCRAPE_B=9390 TESTS="set-P32 get-P32 set-P1 get-P1" bash benchmarks/ab.sh
+#
 # Workloads (redis-benchmark, -c 50, keys from a 1M keyspace):
 #   set/get P32, P1    one shard: the local path
 #   mset10/mget10 P1   two shards: MSET/MGET of 10 random keys, so nearly
@@ -29,14 +35,25 @@ tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 hz=$(getconf CLK_TCK)
 
-# start BIN SHARDS: starts a server on $PORT, sets $pid.
+# start BIN SHARDS [ARGS...]: starts a server on $PORT, sets $pid.
 start() {
-  taskset -c "$SERVER_CPU" "$1" --port "$PORT" --shards "$2" --io "$IO" --dir "$tmp" --logfile "$tmp/log" &
+  local bin=$1 shards=$2; shift 2
+  # shellcheck disable=SC2068
+  taskset -c "$SERVER_CPU" "$bin" --port "$PORT" --shards "$shards" --io "$IO" --dir "$tmp" --logfile "$tmp/log" $@ &
   pid=$!
   for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && return; sleep 0.05; done
-  echo "server $1 did not start" >&2; exit 1
+  echo "server $bin did not start" >&2; exit 1
 }
-stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
+scraper=
+# scrape PORT: fetches the metrics every second in the background.
+scrape() {
+  (while true; do taskset -c "$CLIENT_CPU" curl -s -o /dev/null "http://127.0.0.1:$1/metrics"; sleep 1; done) &
+  scraper=$!
+}
+stop() {
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  if [ -n "$scraper" ]; then kill "$scraper"; wait "$scraper" 2>/dev/null || true; scraper=; fi
+}
 
 keys10() { local s=""; for _ in $(seq 10); do s+=" k:__rand_int__"; done; echo "$s"; }
 msetargs() { local s=""; for _ in $(seq 10); do s+=" k:__rand_int__ v"; done; echo "$s"; }
@@ -60,14 +77,19 @@ results="$tmp/results"
 for round in $(seq "$ROUNDS"); do
   if (( round % 2 )); then order="A B"; else order="B A"; fi
   for which in $order; do
-    bin=$A; [ "$which" = B ] && bin=$B
-    start "$bin" 1
+    bin=$A args=${A_ARGS:-} scrapeport=
+    [ "$which" = B ] && bin=$B args=${B_ARGS:-} scrapeport=${SCRAPE_B:-}
+    # shellcheck disable=SC2086
+    start "$bin" 1 $args
+    [ -n "$scrapeport" ] && scrape "$scrapeport"
     want set-P32 && bench "$which" set-P32 "$N" -t set -P 32 | tee -a "$results"
     want get-P32 && bench "$which" get-P32 "$N" -t get -P 32 | tee -a "$results"
     want set-P1 && bench "$which" set-P1 $((N / 4)) -t set -P 1 | tee -a "$results"
     want get-P1 && bench "$which" get-P1 $((N / 4)) -t get -P 1 | tee -a "$results"
     stop
-    start "$bin" 2
+    # shellcheck disable=SC2086
+    start "$bin" 2 $args
+    [ -n "$scrapeport" ] && scrape "$scrapeport"
     # shellcheck disable=SC2046
     want mset10-P1 && bench "$which" mset10-P1 $((N / 8)) MSET $(msetargs) | tee -a "$results"
     # shellcheck disable=SC2046
@@ -87,4 +109,4 @@ for t in $TESTS; do
     'BEGIN{printf "| %s | %.0f | %.0f | %.3f | %.3f | %.2f |\n", t, ar/1000, br/1000, ac, bc, bc/ac}'
 done
 echo
-echo "A=$A B=$B; machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; rounds=$ROUNDS n=$N io=$IO"
+echo "A=$A ${A_ARGS:-} B=$B ${B_ARGS:-}${SCRAPE_B:+ (scraped every second)}; machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; rounds=$ROUNDS n=$N io=$IO"
