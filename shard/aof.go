@@ -41,9 +41,19 @@ type heldMsg struct {
 	m    message
 }
 
+// journal is what a shard uses of its AOF Log (*aof.Log; the tests'
+// fake, whose disk they move by hand).
+type journal interface {
+	Append(fx *command.Effects)
+	Submit() uint64
+	Appended() uint64
+	Durable() uint64
+	SetFsync(policy int32)
+}
+
 // aofState is a shard's AOF state, owned by its goroutine.
 type aofState struct {
-	log  *aof.Log
+	log  journal
 	hold bool // appendfsync always: replies and messages wait for the disk
 	// heldNow are the connections that got held bytes this turn; waiting
 	// those with held bytes not yet released.
@@ -53,7 +63,7 @@ type aofState struct {
 }
 
 // attachAOF makes the shard log its effects to l (after the load).
-func (s *Shard) attachAOF(l *aof.Log) {
+func (s *Shard) attachAOF(l journal) {
 	s.aof.log = l
 	next := s.mut.sink
 	s.mut.sink = func(shard int, fx *command.Effects) {
@@ -132,6 +142,14 @@ func (s *Shard) releaseHeld(d uint64) {
 	}
 	clear(a.waiting[len(keep):])
 	a.waiting = keep
+}
+
+// gateOutbox holds back the outbox's messages that must wait for the
+// disk (holdOutbox), before the outbox is handed over.
+func (s *Shard) gateOutbox() {
+	if s.aof.hold || len(s.aof.heldOut) > 0 {
+		s.holdOutbox()
+	}
 }
 
 // holdOutbox, under appendfsync always, holds this turn's messages to

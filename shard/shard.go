@@ -391,9 +391,7 @@ func (s *Shard) runLocal() {
 }
 
 func (s *Shard) flushOutbox() {
-	if s.aof.hold || len(s.aof.heldOut) > 0 {
-		s.holdOutbox()
-	}
+	s.gateOutbox()
 	for dst, q := range s.outbox {
 		if len(q) == 0 {
 			continue
