@@ -84,6 +84,15 @@ func populate(t *testing.T, s *server) {
 	c.LPop(ctx, "lk5")
 	c.ZIncrBy(ctx, "zk6", 3, "b")
 	c.HDel(ctx, "hk7", "g")
+	if _, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "t1", 1, 0)
+		p.Incr(ctx, "t2")
+		p.LPush(ctx, "t3", "a", "b")
+		p.Del(ctx, "k8")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	c.Do(ctx, "SELECT", 2)
 	d2 := redis.NewClient(&redis.Options{Addr: s.addr, DB: 2, DisableIdentity: true})
 	defer d2.Close()

@@ -295,3 +295,27 @@ func TestAppendAllocs(t *testing.T) {
 		t.Errorf("Append allocates %v times", n)
 	}
 }
+
+// TestMulti: a MULTI ... EXEC block replays whole; one the file ends in
+// is cut at its MULTI.
+func TestMulti(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 1)
+	write(t, opts, map[int][]*command.Effects{0: {fxOf(t, "0 - MULTI", "0 - SET a 1", "1 - SET b 2", "1 - EXEC", "0 - SET c 3")}})
+	got, err := load(t, opts)
+	if want := []string{"0 SET a 1", "1 SET b 2", "0 SET c 3"}; err != nil || !reflect.DeepEqual(got[0], want) {
+		t.Fatalf("replayed %q, %v; want %q", got[0], err, want)
+	}
+	write(t, opts, map[int][]*command.Effects{0: {fxOf(t, "0 - MULTI", "0 - SET d 4")}})
+	b, _ := os.ReadFile(incrPath(dir, 0))
+	at := strings.LastIndex(string(b), "*1\r\n$5\r\nMULTI")
+	opts.LoadTruncated = false
+	if _, err := load(t, opts); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("at offset %d", at)) {
+		t.Fatalf("open MULTI at the end, aof-load-truncated no: %v", err)
+	}
+	opts.LoadTruncated = true
+	got, err = load(t, opts)
+	if want := []string{"0 SET a 1", "1 SET b 2", "0 SET c 3"}; err != nil || !reflect.DeepEqual(got[0], want) {
+		t.Fatalf("open MULTI cut: %q, %v", got[0], err)
+	}
+}

@@ -139,23 +139,39 @@ func parseMarker(args [][]byte, epoch int64) (m marker, ok bool) {
 
 // scanIncr checks an incremental file and tallies the transaction parts
 // it holds whole. It returns where the valid commands end: len(data), or
-// for a torn file the start of the command (or of the transaction part)
-// the file ends in, with errTorn.
+// for a torn file the start of the command (or of the transaction part,
+// or of the MULTI ... EXEC block) the file ends in, with errTorn.
 func scanIncr(data []byte, t *tally) (validTo int, err error) {
 	s := newScanner(data)
 	var epoch int64
+	multi := -1 // where an open MULTI starts
 	for {
 		start := s.off
 		args, err := s.next()
 		if err != nil {
-			return start, err
+			return cut(start, multi), err
 		}
 		if args == nil {
+			if multi >= 0 {
+				return multi, errTorn
+			}
 			return s.off, nil
 		}
 		m, ok := parseMarker(args, epoch)
 		if !ok {
 			return start, errFormat
+		}
+		switch {
+		case isCmd(args, "MULTI"):
+			if multi >= 0 {
+				return start, errFormat
+			}
+			multi = start
+		case isCmd(args, "EXEC"):
+			if multi < 0 {
+				return start, errFormat
+			}
+			multi = -1
 		}
 		switch m.kind {
 		case markEpoch:
@@ -167,12 +183,17 @@ func scanIncr(data []byte, t *tally) (validTo int, err error) {
 					err = errTorn
 				}
 				if err != nil {
-					return start, err
+					return cut(start, multi), err
 				}
 			}
 			t.add(m.part, m.parts)
 		}
 	}
+}
+
+// isCmd reports whether args is the command name, without arguments.
+func isCmd(args [][]byte, name string) bool {
+	return len(args) == 1 && bytes.EqualFold(args[0], []byte(name))
 }
 
 // Applier runs one logged command on its shard, in database db. The args
@@ -181,6 +202,8 @@ type Applier func(db int, args [][]byte) error
 
 // replayIncr runs the commands of a checked incremental file through
 // apply, skipping the parts of transactions not complete in every log.
+// MULTI and EXEC are not run: the check made sure the file holds every
+// block whole, and the commands between them run in order.
 func replayIncr(data []byte, done map[txnKey]bool, apply Applier) (int, error) {
 	s := newScanner(data)
 	var epoch int64
@@ -197,7 +220,7 @@ func replayIncr(data []byte, done map[txnKey]bool, apply Applier) (int, error) {
 			db = n
 			return nil
 		}
-		if skip {
+		if skip || isCmd(args, "MULTI") || isCmd(args, "EXEC") {
 			return nil
 		}
 		return apply(db, args)
@@ -241,4 +264,12 @@ type LoadError struct {
 
 func (e *LoadError) Error() string {
 	return fmt.Sprintf("%s reading the append only file %s at offset %d", e.Msg, e.File, e.Offset)
+}
+
+// cut is where a torn file is cut: at start, or at the open MULTI before it.
+func cut(start, multi int) int {
+	if multi >= 0 && multi < start {
+		return multi
+	}
+	return start
 }
