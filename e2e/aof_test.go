@@ -237,3 +237,91 @@ func TestAOFTornAndCorrupt(t *testing.T) {
 		t.Errorf("corrupted file: %s", out)
 	}
 }
+
+// TestAOFDiskFull: with the AOF on a small tmpfs that fills up, writes
+// get Redis's MISCONF error and reads keep working; once space is freed,
+// writes resume by themselves, and a restart loads every write that was
+// acknowledged. Under always a write the disk did not take waits for it
+// (its reply is held) and is not acknowledged until it did.
+func TestAOFDiskFull(t *testing.T) {
+	for _, fsync := range []string{"everysec", "always"} {
+		t.Run(fsync, func(t *testing.T) {
+			dir := t.TempDir()
+			if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", dir).CombinedOutput(); err != nil {
+				t.Skipf("cannot mount a tmpfs (needs root): %v %s", err, out)
+			}
+			t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+			args := []string{"--appendonly", "yes", "--appendfsync", fsync, "--shards", "2"}
+			s := startDir(t, dir, args...)
+			filler := filepath.Join(dir, "filler")
+			fill := make([]byte, 1<<20)
+			f, _ := os.Create(filler)
+			f.Write(fill) // up to ENOSPC
+			f.Close()
+			st, _ := os.Stat(filler)
+			os.Truncate(filler, st.Size()-64<<10) // leave 64 KB
+			c := redis.NewClient(&redis.Options{Addr: s.addr, DisableIdentity: true, MaxRetries: -1, PoolSize: 8,
+				ReadTimeout: 300 * time.Millisecond})
+			defer c.Close()
+			val := strings.Repeat("v", 1000)
+			acked, held := map[string]bool{}, 0
+			var misconf error
+			for i := 0; i < 10000 && misconf == nil; i++ {
+				k := "k" + strconv.Itoa(i)
+				switch err := c.Set(ctx, k, val, 0).Err(); {
+				case err == nil:
+					acked[k] = true
+				case strings.HasPrefix(err.Error(), "MISCONF"):
+					misconf = err
+				case fsync == "always" && strings.Contains(err.Error(), "i/o timeout"):
+					held++
+				default:
+					t.Fatalf("SET %s: %v", k, err)
+				}
+				if fsync == "everysec" && i%20 == 0 {
+					time.Sleep(5 * time.Millisecond) // let the writer reach the disk
+				}
+			}
+			if misconf == nil || misconf.Error() != "MISCONF Errors writing to the AOF file: No space left on device" {
+				t.Fatalf("after %d writes: %v", len(acked), misconf)
+			}
+			if len(acked) == 0 {
+				t.Fatal("nothing was written before the disk filled")
+			}
+			if v, err := c.Get(ctx, "k0").Result(); err != nil || v != val {
+				t.Errorf("a read while the disk is full: %q, %v", v, err)
+			}
+			if err := c.Ping(ctx).Err(); err == nil || !strings.HasPrefix(err.Error(), "MISCONF") {
+				t.Errorf("PING while the disk is full: %v (Redis refuses it)", err)
+			}
+			if info := s.cli("info", "persistence"); !strings.Contains(info, "aof_last_write_status:err") {
+				t.Errorf("INFO while failing:\n%s", info)
+			}
+			os.Remove(filler)
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				err := c.Set(ctx, "after", val, 0).Err()
+				if err == nil {
+					acked["after"] = true
+					break
+				}
+				if !strings.HasPrefix(err.Error(), "MISCONF") || time.Now().After(deadline) {
+					t.Fatalf("writes did not resume: %v", err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			s.stop()
+			s = startDir(t, dir, args...)
+			c = s.client(2)
+			t.Logf("%d writes acknowledged before the disk filled, %d held", len(acked)-1, held)
+			for k := range acked {
+				if v, err := c.Get(ctx, k).Result(); err != nil || v != val {
+					t.Fatalf("acknowledged %s after the restart: %q, %v", k, v, err)
+				}
+			}
+			if n := c.DBSize(ctx).Val(); n < int64(len(acked)) || n > int64(len(acked)+held) {
+				t.Errorf("%d keys after the restart, %d acknowledged, %d held", n, len(acked), held)
+			}
+		})
+	}
+}

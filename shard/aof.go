@@ -18,14 +18,19 @@ import (
 //
 // With appendonly yes the shard's effects are appended to its Log at the
 // end of each turn and submitted in one piece. Under appendfsync always
-// the turn's replies and its messages to other shards are held until the
-// Log's writer says the turn's bytes are on disk (group commit): every
-// reply goes into its connection's held bytes (conn.held), which end the
-// turn with a mark of the Log position they wait for; the messages wait
-// in heldOut. The writer wakes the loop when the position moves, and the
-// turn after releases what it covers. A reply that came from another
-// shard (a hop, a txn's part) was held there until its own write was on
-// disk, so a cross-shard write's reply waits for every part's fsync.
+// what leaves after the turn's first write waits until the Log's writer
+// says the turn's bytes are on disk (group commit): a reply produced once
+// the turn has written (or behind a held reply of its connection) goes
+// into its connection's held bytes (conn.held), which end the turn with a
+// mark of the Log position they wait for; the messages to other shards
+// queued after the turn's first write (or behind held ones to the same
+// shard) wait in heldOut. The writer wakes the loop when the position
+// moves, and the turn after releases what it covers. A reply that came
+// from another shard (a hop, a txn's part) was held there until its own
+// write was on disk, so a cross-shard write's reply waits for every
+// part's fsync. What ran before the turn's first write leaves at once: a
+// read, or a MISCONF while the disk fails, never waits for the disk (it
+// may see a write of an earlier turn whose own reply still waits).
 
 // heldMark is the end of a run of a connection's held bytes and the Log
 // position they wait for.
@@ -59,7 +64,13 @@ type aofState struct {
 	// those with held bytes not yet released.
 	heldNow []*conn
 	waiting []*conn
-	heldOut []heldMsg
+	// wrote is set at the turn's first effect, when holdFrom[dst] records
+	// how many messages to dst were queued before it.
+	wrote    bool
+	holdFrom []int
+	heldOut  []heldMsg
+	heldN    []int       // per destination: messages in heldOut
+	ready    [][]message // scratch: per destination, released messages
 }
 
 // attachAOF makes the shard log its effects to l (after the load).
@@ -74,17 +85,54 @@ func (s *Shard) attachAOF(l journal) {
 	}
 }
 
+// wroteNow records, under appendfsync always, the turn's first effect:
+// the messages queued from now on wait for the disk.
+func (s *Shard) wroteNow() {
+	a := &s.aof
+	a.wrote = true
+	if a.holdFrom == nil {
+		n := len(s.outbox)
+		a.holdFrom, a.heldN, a.ready = make([]int, n), make([]int, n), make([][]message, n)
+	}
+	for dst, q := range s.outbox {
+		a.holdFrom[dst] = len(q)
+	}
+}
+
 // output is where c's next reply bytes go: the driver's output buffer, or
-// under appendfsync always c's held bytes.
+// under appendfsync always, once the turn wrote or while c has replies
+// held, c's held bytes.
 func (s *Shard) output(c *conn) *[]byte {
-	if !s.aof.hold {
+	if !s.aof.hold || !s.aof.wrote && !c.heldNow && len(c.marks) == 0 {
 		return s.drv.Output(c.id)
 	}
+	s.holdNow(c)
+	return &c.held
+}
+
+// holdNow notes that c got held bytes this turn.
+func (s *Shard) holdNow(c *conn) {
 	if !c.heldNow {
 		c.heldNow = true
 		s.aof.heldNow = append(s.aof.heldNow, c)
 	}
-	return &c.held
+}
+
+// replyHeld is reply under appendfsync always: fn writes into c's held
+// bytes, which leave at once if the command did not write, the turn had
+// not written before it and nothing of c is held.
+func (s *Shard) replyHeld(c *conn, fn func(w *resp.Writer)) {
+	free := !s.aof.wrote && !c.heldNow && len(c.marks) == 0
+	s.w.B, s.w.Proto = c.held, c.cl.Proto
+	fn(&s.w)
+	c.held, s.w.B = s.w.B, nil
+	if free && !s.aof.wrote {
+		out := s.drv.Output(c.id)
+		*out = append(*out, c.held...)
+		c.held = c.held[:0]
+		return
+	}
+	s.holdNow(c)
 }
 
 // submitAOF hands the turn's log bytes to the writer, marks the replies
@@ -147,34 +195,61 @@ func (s *Shard) releaseHeld(d uint64) {
 // gateOutbox holds back the outbox's messages that must wait for the
 // disk (holdOutbox), before the outbox is handed over.
 func (s *Shard) gateOutbox() {
-	if s.aof.hold || len(s.aof.heldOut) > 0 {
+	if s.aof.wrote || len(s.aof.heldOut) > 0 {
 		s.holdOutbox()
 	}
 }
 
-// holdOutbox, under appendfsync always, holds this turn's messages to
-// other shards until the turn's log bytes are on disk (behind those held
-// before), and puts back in the outbox those whose bytes now are.
+// holdOutbox, under appendfsync always, puts the held messages whose
+// turn is now on disk back at the head of their destination's outbox,
+// and holds this turn's messages queued after its first write until the
+// turn's log bytes are on disk. To a destination that still has held
+// messages, those queued before the first write wait too (messages
+// between two shards stay in order), but for hop replies: a hop reply
+// only fills its slot, and its connection's queue keeps the replies in
+// order, so a read's reply does not wait behind a write's whose disk is
+// failing.
 func (s *Shard) holdOutbox() {
 	a := &s.aof
 	d, pos := a.log.Durable(), a.log.Appended()
-	if pos > d || len(a.heldOut) > 0 {
-		for dst, q := range s.outbox {
-			for _, m := range q {
-				a.heldOut = append(a.heldOut, heldMsg{dst, pos, m})
-			}
-			clear(q)
-			s.outbox[dst] = q[:0]
+	keep := a.heldOut[:0]
+	for _, h := range a.heldOut {
+		if h.upTo <= d {
+			a.ready[h.dst] = append(a.ready[h.dst], h.m)
+			a.heldN[h.dst]--
+		} else {
+			keep = append(keep, h)
 		}
 	}
-	i := 0
-	for ; i < len(a.heldOut) && a.heldOut[i].upTo <= d; i++ {
-		h := &a.heldOut[i]
-		s.outbox[h.dst] = append(s.outbox[h.dst], h.m)
+	clear(a.heldOut[len(keep):])
+	a.heldOut = keep
+	for dst, q := range s.outbox {
+		from := len(q)
+		if a.wrote && pos > d {
+			from = a.holdFrom[dst]
+		}
+		pass := 0
+		for i, m := range q {
+			if i < from && (a.heldN[dst] == 0 || m.kind == msgHopReply) {
+				q[pass] = m
+				pass++
+				continue
+			}
+			a.heldOut = append(a.heldOut, heldMsg{dst, pos, m})
+			a.heldN[dst]++
+		}
+		clear(q[pass:])
+		q = q[:pass]
+		if r := a.ready[dst]; len(r) > 0 {
+			r = append(r, q...)
+			clear(q)
+			q = append(q[:0], r...)
+			clear(r)
+			a.ready[dst] = r[:0]
+		}
+		s.outbox[dst] = q
 	}
-	n := copy(a.heldOut, a.heldOut[i:])
-	clear(a.heldOut[n:])
-	a.heldOut = a.heldOut[:n]
+	a.wrote = false
 }
 
 // aofRefuses returns the MISCONF error a command gets while a Log's disk

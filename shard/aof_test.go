@@ -33,8 +33,9 @@ func (m *sim) sync(f *fakeJournal) {
 
 // TestGroupCommit: under appendfsync always a write's reply, and every
 // reply after it on the connection, leaves only once the write's turn is
-// on disk; a reply that waits for nothing leaves at once; a cross-shard
-// write's reply waits for every part's shard.
+// on disk; a reply that waits for nothing leaves at once (a read on
+// another connection); a cross-shard write's reply waits for every part's
+// shard.
 func TestGroupCommit(t *testing.T) {
 	m := newSim(t, 2, 1)
 	if err := m.g.conf.Set([][2]string{{"appendfsync", "always"}}); err != nil {
@@ -55,6 +56,11 @@ func TestGroupCommit(t *testing.T) {
 	}
 	if js[0].appended != 1 || js[0].durable != 0 {
 		t.Fatalf("journal %+v", js[0])
+	}
+	// A read in a later turn, on another connection, does not wait.
+	c2 := m.dial(0)
+	if got := m.do(c2, resp2("GET "+k0)); got != "$1\r\nv\r\n" {
+		t.Fatalf("another connection's read while a write waits: %q", got)
 	}
 	m.sync(js[0])
 	if got := m.take(c); got != "+OK\r\n$1\r\nv\r\n" {

@@ -192,7 +192,11 @@ func (s *Shard) protocolError(c *conn, err error) {
 // buffer when nothing is queued before it, else into a ready slot.
 func (s *Shard) reply(c *conn, fn func(w *resp.Writer)) {
 	if len(c.queue) == 0 {
-		out := s.output(c)
+		if s.aof.hold {
+			s.replyHeld(c, fn)
+			return
+		}
+		out := s.drv.Output(c.id)
 		s.w.B, s.w.Proto = *out, c.cl.Proto
 		fn(&s.w)
 		*out = s.w.B
