@@ -28,9 +28,12 @@ import (
 // moves, and the turn after releases what it covers. A reply that came
 // from another shard (a hop, a txn's part) was held there until its own
 // write was on disk, so a cross-shard write's reply waits for every
-// part's fsync. What ran before the turn's first write leaves at once: a
-// read, or a MISCONF while the disk fails, never waits for the disk (it
-// may see a write of an earlier turn whose own reply still waits).
+// part's fsync; one completed by a message (fill) also waits while the
+// shard has log bytes not yet on disk, since the command's part on this
+// shard ran without a message. What ran before the turn's first write
+// leaves at once: a read, or a MISCONF while the disk fails, never waits
+// for the disk (it may see a write of an earlier turn whose own reply
+// still waits).
 
 // heldMark is the end of a run of a connection's held bytes and the Log
 // position they wait for.
@@ -108,6 +111,18 @@ func (s *Shard) output(c *conn) *[]byte {
 	}
 	s.holdNow(c)
 	return &c.held
+}
+
+// filled is output for a reply completed by a message (fill): under
+// appendfsync always it waits too while this shard has log bytes not on
+// disk, which its command may have written (a txn's part on the home
+// shard runs without a message that could wait).
+func (s *Shard) filled(c *conn) *[]byte {
+	if s.aof.hold && s.aof.log.Appended() > s.aof.log.Durable() {
+		s.holdNow(c)
+		return &c.held
+	}
+	return s.output(c)
 }
 
 // holdNow notes that c got held bytes this turn.

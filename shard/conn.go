@@ -233,7 +233,7 @@ func (s *Shard) fill(c *conn, sl *slot, b []byte) {
 	i := 0
 	for ; i < len(c.queue) && c.queue[i].done; i++ {
 		if !c.closing {
-			out := s.output(c)
+			out := s.filled(c)
 			*out = append(*out, c.queue[i].buf...)
 		}
 		if h := c.queue[i].hop; h != nil {
