@@ -41,10 +41,12 @@
 // its parts. The second replays each shard's commands through its
 // command handlers, skipping the parts of incomplete transactions, so a
 // crash never leaves half of a multi-shard MSET. A torn tail (the last
-// incremental file ending inside a command or inside a part) is cut at
-// the start of that command or part with aof-load-truncated yes and
-// logged, and refused with the file and offset with no; anything else
-// malformed, anywhere, refuses the start with the file and offset.
+// incremental file ending inside a command, a part or a MULTI ... EXEC
+// block, how an EXEC's effects are logged) is cut at the start of that
+// command, part or MULTI with aof-load-truncated yes and logged, and
+// refused with the file and offset with no; anything else malformed,
+// anywhere, refuses the start with the file and offset. A shard's keys
+// expire only after the load (the log holds absolute times).
 //
 // # Creation, and what a crash leaves
 //
