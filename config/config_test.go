@@ -97,24 +97,24 @@ func TestSetErrors(t *testing.T) {
 		{[][2]string{{"lfu-log-factor", "-1"}}, pre + "'lfu-log-factor') - argument must be between 0 and 2147483647 inclusive"},
 		{[][2]string{{"active-expire-effort", "11"}}, pre + "'active-expire-effort') - argument must be between 1 and 10 inclusive"},
 		{[][2]string{{"maxmemory-policy", "foo"}}, pre + "'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
-		{[][2]string{{"appendonly", "maybe"}}, pre + "'appendonly') - argument must be 'yes' or 'no'"},
+		{[][2]string{{"aof-load-truncated", "maybe"}}, pre + "'aof-load-truncated') - argument must be 'yes' or 'no'"},
 		{[][2]string{{"loglevel", "foo"}}, pre + "'loglevel') - argument(s) must be one of the following: debug, verbose, notice, warning"},
 		{[][2]string{{"save", "1 2 3"}}, pre + "'save') - Invalid save parameters"},
 		{[][2]string{{"save", "a b"}}, pre + "'save') - Invalid save parameters"},
 		{[][2]string{{"save", "0 1"}}, pre + "'save') - Invalid save parameters"},
 		{[][2]string{{"save", "1 -1"}}, pre + "'save') - Invalid save parameters"},
 		{[][2]string{{"save", "  1   2  "}}, pre + "'save') - Invalid save parameters"},
-		{[][2]string{{"appendonly", "yes"}, {"hz", "20"}, {"loglevel", "bogus"}}, pre + "'loglevel') - argument(s) must be one of the following: debug, verbose, notice, warning"},
+		{[][2]string{{"aof-load-truncated", "no"}, {"hz", "20"}, {"loglevel", "bogus"}}, pre + "'loglevel') - argument(s) must be one of the following: debug, verbose, notice, warning"},
 		{[][2]string{{"maxmemory", "1k"}, {"maxmemory-policy", "foo"}}, pre + "'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
 		// What radish cannot honour yet is refused, not ignored.
-		{[][2]string{{"appendonly", "yes"}}, pre + "'appendonly') - appendonly yes is not supported yet: radish keeps no data on disk (set appendonly no)"},
-		{[][2]string{{"hz", "20"}, {"AppendOnly", "YES"}}, pre + "'appendonly') - appendonly yes is not supported yet: radish keeps no data on disk (set appendonly no)"},
+		{[][2]string{{"appendonly", "yes"}}, pre + "'appendonly') - can't set immutable config"},
+		{[][2]string{{"appendfsync", "sometimes"}}, pre + "'appendfsync') - argument(s) must be one of the following: always, everysec, no"},
 		{[][2]string{{"save", "3600 1 300 100 60 10000"}}, pre + "'save') - save points are not supported yet: radish writes no snapshot (set save \"\")"},
 		{[][2]string{{"save", "1 0"}}, pre + "'save') - save points are not supported yet: radish writes no snapshot (set save \"\")"},
 		{[][2]string{{"metrics-port", "9121"}}, pre + "'metrics-port') - can't set immutable config"},
 		{[][2]string{{"shards", "2"}}, pre + "'shards') - can't set immutable config"},
 		// Directives of Redis that radish ignores in a file are unknown here.
-		{[][2]string{{"appendfsync", "always"}}, "ERR Unknown option or number of arguments for CONFIG SET - 'appendfsync'"},
+		{[][2]string{{"lazyfree-lazy-expire", "no"}}, "ERR Unknown option or number of arguments for CONFIG SET - 'lazyfree-lazy-expire'"},
 		{[][2]string{{"replicaof", "no one"}}, "ERR Unknown option or number of arguments for CONFIG SET - 'replicaof'"},
 	} {
 		c := New()
@@ -141,12 +141,12 @@ func TestSet(t *testing.T) {
 	c.OnChange("hash-max-ziplist-entries", func(old, new *Snapshot) { calls = append(calls, "hash") })
 	old := c.Snapshot()
 	err := c.Set([][2]string{{"maxmemory", "1gB"}, {"MaxMemory-Policy", "ALLKEYS-LRU"}, {"hz", "1000"},
-		{"save", ""}, {"appendonly", "NO"}, {"hash-max-ziplist-entries", "1"}, {"hash-max-listpack-entries", "2"}})
+		{"save", ""}, {"appendfsync", "ALWAYS"}, {"hash-max-ziplist-entries", "1"}, {"hash-max-listpack-entries", "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := c.Snapshot()
-	if s.MaxMemory != 1<<30 || s.MaxMemoryPolicy != "allkeys-lru" || s.Hz != 500 || s.AppendOnly || s.HashMaxListpackEntries != 2 {
+	if s.MaxMemory != 1<<30 || s.MaxMemoryPolicy != "allkeys-lru" || s.Hz != 500 || s.AppendFsync != "always" || s.HashMaxListpackEntries != 2 {
 		t.Errorf("after Set: %+v", s)
 	}
 	if old.MaxMemory != 0 || old.Hz != 10 {

@@ -38,9 +38,9 @@ var foreign = func() map[string]foreignDirective {
 		acl-pubsub-default acllog-max-len active-defrag-cycle-max active-defrag-cycle-min
 		active-defrag-cycle-us active-defrag-ignore-bytes active-defrag-max-scan-fields
 		active-defrag-threshold-lower active-defrag-threshold-upper activedefrag activerehashing
-		always-show-logo aof-disable-auto-gc aof-load-truncated aof-rewrite-incremental-fsync
+		always-show-logo aof-disable-auto-gc aof-rewrite-incremental-fsync
 		aof-timestamp-enabled aof-use-rdb-preamble aof-rewrite-cpulist aof_rewrite_cpulist
-		appenddirname appendfilename appendfsync auto-aof-rewrite-min-size
+		auto-aof-rewrite-min-size
 		auto-aof-rewrite-percentage availability-zone bgsave-cpulist bgsave_cpulist
 		bind-source-addr bio-cpulist bio_cpulist busy-reply-threshold client-default-resp
 		cluster-allow-pubsubshard-when-down cluster-allow-reads-when-down

@@ -47,12 +47,19 @@ type Snapshot struct {
 	MaxMemoryPolicy       string
 	MaxMemorySamples      int
 
-	// AppendOnly, Save and Daemonize hold only their "off" values:
+	// AppendOnly: the shards log their writes (persistence/aof) under
+	// Dir/AppendDirName, as AppendFsync says, and load them at start.
+	AppendOnly       bool
+	AppendFsync      string // "always", "everysec" or "no"
+	AppendDirName    string // a name, never a path
+	AppendFilename   string // a name, never a path
+	AOFLoadTruncated bool
+
+	// Save and Daemonize hold only their "off" values:
 	// anything else is refused until the feature exists.
-	AppendOnly bool        // always false
-	Save       []SavePoint // always empty: no snapshots
-	Daemonize  bool        // always false
-	PidFile    string
+	Save      []SavePoint // always empty: no snapshots
+	Daemonize bool        // always false
+	PidFile   string
 	// UnixSocket is the path of a Unix-domain listener ("": none);
 	// UnixSocketPerm its file's permission bits (0: as the umask leaves them).
 	UnixSocket     string
@@ -149,6 +156,18 @@ func (s *Snapshot) clone() *Snapshot {
 	return &n
 }
 
+// baseName is the error text of a file or directory name that is empty
+// or a path (Redis's words), or "".
+func baseName(v, param, what string) string {
+	switch {
+	case v == "":
+		return param + " can't be empty"
+	case filepath.Base(v) != v:
+		return param + " can't be a path, just a " + what
+	}
+	return ""
+}
+
 // Kind is the type of a parameter's value.
 type Kind uint8
 
@@ -243,12 +262,17 @@ var params = []*param{
 		}
 		return ""
 	}},
-	{name: "appendonly", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.AppendOnly }, refuse: func(s *Snapshot) string {
-		if s.AppendOnly {
-			return "appendonly yes is not supported yet: radish keeps no data on disk (set appendonly no)"
-		}
-		return ""
+	// appendonly is set at start only until CONFIG SET can write the base
+	// of the data it already holds (Redis does that first).
+	{name: "appendonly", kind: KindBool, def: "no", mode: Immutable, b: func(s *Snapshot) *bool { return &s.AppendOnly }},
+	{name: "appendfsync", kind: KindEnum, def: "everysec", enum: []string{"always", "everysec", "no"}, s: func(s *Snapshot) *string { return &s.AppendFsync }},
+	{name: "appenddirname", kind: KindString, def: "appendonlydir", mode: Immutable, s: func(s *Snapshot) *string { return &s.AppendDirName }, check: func(s *Snapshot) string {
+		return baseName(s.AppendDirName, "appenddirname", "dirname")
 	}},
+	{name: "appendfilename", kind: KindString, def: "appendonly.aof", mode: Immutable, s: func(s *Snapshot) *string { return &s.AppendFilename }, check: func(s *Snapshot) string {
+		return baseName(s.AppendFilename, "appendfilename", "filename")
+	}},
+	{name: "aof-load-truncated", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.AOFLoadTruncated }},
 	// Redis's default save points are "3600 1 300 100 60 10000"; radish's
 	// is "" because that is what it does: it writes no snapshot.
 	{name: "save", kind: KindSpecial, def: "", multiArg: true, parse: parseSave, format: formatSave, refuse: func(s *Snapshot) string {

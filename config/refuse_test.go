@@ -12,7 +12,6 @@ import (
 )
 
 const (
-	noAOF    = "appendonly yes is not supported yet: radish keeps no data on disk (set appendonly no)"
 	noSave   = `save points are not supported yet: radish writes no snapshot (set save "")`
 	noDaemon = "daemonize yes is not supported: run radish-server in the foreground under a supervisor (systemd, docker)"
 )
@@ -27,10 +26,9 @@ func TestRefused(t *testing.T) {
 		args []string
 		err  string // "" = loads
 	}{
-		{text: "hz 20\nappendonly yes\n", err: banner(2, "appendonly yes", noAOF)},
-		{text: "appendonly yes\n", args: []string{"--appendonly", "no"}},
-		{text: "appendonly no\n", args: []string{"--appendonly", "yes"}, err: banner(3, `appendonly "yes"`, noAOF)},
-		{text: "appendonly yes\nappendonly no\n"},
+		{text: "hz 20\nappendonly yes\n"},
+		{text: "appenddirname a/b\n", err: banner(1, "appenddirname a/b", "appenddirname can't be a path, just a dirname")},
+		{text: "appendfilename \"\"\n", err: banner(1, `appendfilename ""`, "appendfilename can't be empty")},
 		{text: "save 3600 1\nsave 300 100\n", err: banner(2, "save 300 100", noSave)},
 		{text: "save 3600 1\nsave \"\"\n"},
 		{text: "save \"\"\nsave 60 1\n", err: banner(2, "save 60 1", noSave)},
@@ -41,8 +39,8 @@ func TestRefused(t *testing.T) {
 		{text: "daemonize yes\n", err: banner(1, "daemonize yes", noDaemon)},
 		{text: "daemonize yes\n", args: []string{"--daemonize", "no"}},
 		// The first refused line wins, whatever the parameter.
-		{text: "save 1 1\nappendonly yes\n", err: banner(1, "save 1 1", noSave)},
-		{text: "appendonly yes\nsave 1 1\n", err: banner(1, "appendonly yes", noAOF)},
+		{text: "save 1 1\ndaemonize yes\n", err: banner(1, "save 1 1", noSave)},
+		{text: "daemonize yes\nsave 1 1\n", err: banner(1, "daemonize yes", noDaemon)},
 		// A missing dir is reported at its line, unless a later one replaces it.
 		{text: "dir /nonexistent/radish\n", err: banner(1, "dir /nonexistent/radish", "No such file or directory")},
 		{text: "dir /nonexistent/radish\n", args: []string{"--dir", dir}},
@@ -83,20 +81,20 @@ func TestSaveLines(t *testing.T) {
 // refused unless that value is the inert one; unknown names stay refused.
 func TestForeign(t *testing.T) {
 	dir := t.TempDir()
-	f := writeFile(t, dir, "c.conf", "appendfsync everysec\nlazyfree-lazy-expire no\nAPPENDFSYNC always\n"+
+	f := writeFile(t, dir, "c.conf", "no-appendfsync-on-rewrite no\nlazyfree-lazy-expire no\nNO-APPENDFSYNC-ON-REWRITE yes\n"+
 		"replicaof no one\ncluster-enabled no\nnotify-keyspace-events \"\"\ntls-port 0\n"+
 		"client-output-buffer-limit normal 0 0 0\nextended-redis-compatibility no\n")
 	c, err := load([]string{f}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"appendfsync", "lazyfree-lazy-expire", "replicaof", "cluster-enabled", "notify-keyspace-events",
+	want := []string{"no-appendfsync-on-rewrite", "lazyfree-lazy-expire", "replicaof", "cluster-enabled", "notify-keyspace-events",
 		"tls-port", "extended-redis-compatibility"}
 	if !reflect.DeepEqual(c.Ignored(), want) {
 		t.Errorf("Ignored = %q, want %q", c.Ignored(), want)
 	}
-	if got := c.Get([]string{"appendfsync"}); len(got) != 0 {
-		t.Errorf("CONFIG GET appendfsync = %q", got)
+	if got := c.Get([]string{"no-appendfsync-on-rewrite"}); len(got) != 0 {
+		t.Errorf("CONFIG GET no-appendfsync-on-rewrite = %q", got)
 	}
 	for _, tc := range []struct{ line, msg string }{
 		{"replicaof 10.0.0.1 6379", "replication is not supported yet: radish cannot be a replica (remove replicaof)"},
@@ -145,7 +143,7 @@ func TestStockRedisConf(t *testing.T) {
 		t.Errorf("snapshot %+v", s)
 	}
 	ign := strings.Join(c.Ignored(), " ")
-	for _, n := range []string{"lazyfree-lazy-eviction", "tcp-backlog", "appendfsync", "jemalloc-bg-thread", "notify-keyspace-events"} {
+	for _, n := range []string{"lazyfree-lazy-eviction", "tcp-backlog", "no-appendfsync-on-rewrite", "jemalloc-bg-thread", "notify-keyspace-events"} {
 		if !strings.Contains(" "+ign+" ", " "+n+" ") {
 			t.Errorf("Ignored lacks %s: %s", n, ign)
 		}

@@ -80,18 +80,19 @@ func startBin(t testing.TB, bin string, args ...string) *server {
 // program that execs it, such as noring).
 func startUnder(t testing.TB, wrapper []string, bin string, args ...string) *server {
 	t.Helper()
-	dir := t.TempDir()
-	port := freePort(t)
-	s := &server{t: t, port: port, addr: "127.0.0.1:" + strconv.Itoa(port), log: filepath.Join(dir, "server.log")}
-	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-		"--logfile", s.log}, args...)
-	argv := append(append(slices.Clone(wrapper), bin), all...)
-	s.cmd = exec.Command(argv[0], argv[1:]...)
-	s.cmd.Stderr = os.Stderr
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.stop)
+	return await(t, launch(t, t.TempDir(), wrapper, bin, args...))
+}
+
+// startDir is start with dir as the server's --dir (a restart finds its
+// files there).
+func startDir(t testing.TB, dir string, args ...string) *server {
+	t.Helper()
+	return await(t, launch(t, dir, nil, serverBin, args...))
+}
+
+// await waits until the server answers PING.
+func await(t testing.TB, s *server) *server {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", s.addr, time.Second)
@@ -110,6 +111,25 @@ func startUnder(t testing.TB, wrapper []string, bin string, args ...string) *ser
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// launch starts the server bin in dir (after wrapper, if any) without
+// waiting for it; it is stopped when the test ends. Its log is server.log
+// in dir.
+func launch(t testing.TB, dir string, wrapper []string, bin string, args ...string) *server {
+	t.Helper()
+	port := freePort(t)
+	s := &server{t: t, port: port, addr: "127.0.0.1:" + strconv.Itoa(port), log: filepath.Join(dir, "server.log")}
+	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+		"--logfile", s.log}, args...)
+	argv := append(append(slices.Clone(wrapper), bin), all...)
+	s.cmd = exec.Command(argv[0], argv[1:]...)
+	s.cmd.Stderr = os.Stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.stop)
+	return s
 }
 
 // stop sends SIGTERM and waits for a clean exit.

@@ -35,6 +35,11 @@ type conn struct {
 	// softSince is when the pending output passed the soft limit (unix
 	// ms), 0 while it is below (outlimit.go).
 	softSince int64
+	// held are replies waiting for the AOF's disk (appendfsync always),
+	// marks where each turn's end and what position it waits for (aof.go).
+	held    []byte
+	marks   []heldMark
+	heldNow bool
 }
 
 // slot is a reply in a connection's queue.
@@ -173,7 +178,7 @@ type warmZ struct {
 // closeIfDone closes a connection that asked to be closed (QUIT, a
 // protocol error, CLIENT KILL) once every reply before that is out.
 func (s *Shard) closeIfDone(c *conn) {
-	if c.cl.Close && len(c.queue) == 0 && !c.dead {
+	if c.cl.Close && len(c.queue) == 0 && len(c.held) == 0 && !c.dead {
 		s.closeConn(c)
 	}
 }
@@ -187,6 +192,10 @@ func (s *Shard) protocolError(c *conn, err error) {
 // buffer when nothing is queued before it, else into a ready slot.
 func (s *Shard) reply(c *conn, fn func(w *resp.Writer)) {
 	if len(c.queue) == 0 {
+		if s.aof.hold {
+			s.replyHeld(c, fn)
+			return
+		}
 		out := s.drv.Output(c.id)
 		s.w.B, s.w.Proto = *out, c.cl.Proto
 		fn(&s.w)
@@ -224,7 +233,7 @@ func (s *Shard) fill(c *conn, sl *slot, b []byte) {
 	i := 0
 	for ; i < len(c.queue) && c.queue[i].done; i++ {
 		if !c.closing {
-			out := s.drv.Output(c.id)
+			out := s.filled(c)
 			*out = append(*out, c.queue[i].buf...)
 		}
 		if h := c.queue[i].hop; h != nil {
@@ -258,6 +267,12 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		c.txRefused()
 		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoAuth) })
 		return
+	}
+	if s.aof.log != nil {
+		if e := s.aofRefuses(spec); e != "" {
+			s.reply(c, func(w *resp.Writer) { w.Error(e) })
+			return
+		}
 	}
 	c.cl.LastCmd = spec.Name
 	c.cl.LastMs = s.now

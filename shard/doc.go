@@ -37,6 +37,11 @@
 //   - effect: a write in the form it must be replayed (command.Effects),
 //     handed in order to Options.Effects at the end of the turn, before
 //     any reply of the turn leaves.
+//   - AOF (aof.go): with appendonly yes the shard loads its own log before
+//     it starts, then appends each turn's effects to it and submits them
+//     once; under appendfsync always what leaves after the turn's first
+//     write (replies, messages to other shards) waits until the log's
+//     writer has it on disk.
 //   - txn: a command whose keys span shards, or an EXEC (multi.go). It takes its keys on every
 //     shard with coord's protocol (one parallel try round; if a shard
 //     refuses, shard by shard in ascending order), runs its parts, then

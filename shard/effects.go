@@ -61,6 +61,9 @@ func (s *Shard) effects() *command.Effects {
 	if s.mut.sink == nil {
 		return nil
 	}
+	if s.aof.hold && !s.aof.wrote {
+		s.wroteNow()
+	}
 	s.mut.fx.Now = s.now
 	return &s.mut.fx
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/net/ioloop"
+	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/persistence/snapshot"
 )
 
@@ -31,6 +32,10 @@ type Options struct {
 	Databases int
 	// Effects, when set, consumes every shard's effects (effects.go).
 	Effects EffectSink
+	// AOF, when set (appendonly yes), is loaded into the shards before
+	// they start, then logs their effects (aof.go). The caller closes it
+	// after Stop.
+	AOF *aof.Set
 }
 
 // Config is the run-time configuration the shards read and CONFIG changes
@@ -105,7 +110,14 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 		g.shards[i] = newShard(g, i)
 	}
 	g.persist.init(opts.Shards, g.started)
-	src, err := openSnapshot(conf.Snapshot())
+	var src *snapshot.Source
+	var err error
+	if opts.AOF == nil {
+		src, err = openSnapshot(conf.Snapshot())
+	} else {
+		// With appendonly yes the AOF is loaded instead, as in Redis.
+		err = g.startAOF()
+	}
 	if err != nil {
 		g.closeListeners()
 		return nil, err

@@ -464,7 +464,7 @@ func (s *Shard) push(c *conn, frame []byte) {
 		return
 	}
 	if len(c.queue) == 0 {
-		out := s.drv.Output(c.id)
+		out := s.output(c)
 		*out = append(*out, frame...)
 		s.checkOutput(c)
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/router"
 )
 
@@ -76,6 +77,7 @@ type Shard struct {
 	mut  mutations // the mutation path's state (effects.go)
 	ps   pubState  // subscriptions and publishes in flight (pubsub.go)
 	snap *bgSave   // this shard's part of a background save in progress, nil when none (snapshot.go)
+	aof  aofState  // the AOF's Log, and what waits for its disk (aof.go)
 
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
@@ -217,6 +219,7 @@ func (s *Shard) Turn(now time.Time) {
 	// in the next Poll): a client that saw a write's reply sees it in INFO,
 	// and the write's consumers have it.
 	s.flushEffects()
+	s.submitAOF()
 	s.publishStats()
 }
 
@@ -328,6 +331,11 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 	policy, _ := engine.ParsePolicy(c.MaxMemoryPolicy)
 	s.store.SetMaxMemory(c.MemoryBudget()/int64(len(s.group.shards)), policy, c.MaxMemorySamples)
 	s.store.SetLFU(c.LFULogFactor, c.LFUDecayTime)
+	if s.aof.log != nil {
+		p := aof.ParseFsync(c.AppendFsync)
+		s.aof.log.SetFsync(p)
+		s.aof.hold = p == aof.FsyncAlways
+	}
 	s.store.Limits = engine.Limits{
 		HashMaxListpackEntries: int(c.HashMaxListpackEntries),
 		HashMaxListpackValue:   int(c.HashMaxListpackValue),
@@ -393,6 +401,7 @@ func (s *Shard) runLocal() {
 }
 
 func (s *Shard) flushOutbox() {
+	s.gateOutbox()
 	for dst, q := range s.outbox {
 		if len(q) == 0 {
 			continue

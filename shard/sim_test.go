@@ -125,6 +125,7 @@ func (m *sim) turn(i int) {
 	s := m.g.shards[i]
 	m.drv[i].poll(s)
 	s.Turn(m.now)
+	s.gateOutbox()
 	for dst, q := range s.outbox {
 		if len(q) == 0 {
 			continue

@@ -265,8 +265,8 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("persistence", true) {
 		sep()
-		fmt.Fprintf(&b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\n%saof_enabled:0\r\naof_rewrite_in_progress:0\r\n",
-			g.persistenceInfo(dirty))
+		fmt.Fprintf(&b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\n%s", g.persistenceInfo(dirty))
+		g.aofInfo(&b)
 	}
 	if show("stats", true) {
 		sep()

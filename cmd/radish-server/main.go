@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/metrics"
+	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/shard"
 )
 
@@ -73,6 +75,14 @@ func run(args []string) error {
 	if n := snap.Shards + 1; runtime.GOMAXPROCS(0) < n {
 		runtime.GOMAXPROCS(n)
 	}
+	var set *aof.Set
+	if snap.AppendOnly {
+		set, err = aof.Open(aof.Options{Dir: filepath.Join(snap.Dir, snap.AppendDirName), Name: snap.AppendFilename,
+			Shards: snap.Shards, Fsync: snap.AppendFsync, LoadTruncated: snap.AOFLoadTruncated, Log: log})
+		if err != nil {
+			return err
+		}
+	}
 	g, err := shard.Start(shard.Options{
 		Shards:    snap.Shards,
 		IO:        snap.IO,
@@ -80,6 +90,7 @@ func run(args []string) error {
 		Unix:      snap.UnixSocket,
 		UnixPerm:  os.FileMode(snap.UnixSocketPerm),
 		Databases: snap.Databases,
+		AOF:       set,
 	}, conf, log)
 	if err != nil {
 		return err
@@ -92,6 +103,14 @@ func run(args []string) error {
 		}
 		defer ms.Close()
 		log.Info("serving metrics", zap.Strings("addrs", ms.Addrs()))
+	}
+	if set != nil {
+		// After the shards: their last turns are on disk before the exit.
+		defer func() {
+			if err := set.Close(); err != nil {
+				log.Error("closing the append only file", zap.Error(err))
+			}
+		}()
 	}
 	if snap.PidFile != "" {
 		writePidFile(snap.PidFile, log)

@@ -1,0 +1,321 @@
+package aof
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/radish-kv/radish/command"
+)
+
+func TestManifest(t *testing.T) {
+	// As Redis 7.0.15 writes one (after a rewrite, with history).
+	text := "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.1.incr.aof seq 1 type h\n" +
+		"file appendonly.aof.2.incr.aof seq 2 type i\nfile \"a b.aof\" seq 3 type i\n"
+	m, err := ParseManifest(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Manifest{Base: &File{"appendonly.aof.2.base.rdb", 2, 'b'}, History: []File{{"appendonly.aof.1.incr.aof", 1, 'h'}},
+		Incrs: []File{{"appendonly.aof.2.incr.aof", 2, 'i'}, {"a b.aof", 3, 'i'}}}
+	if !reflect.DeepEqual(m, want) {
+		t.Fatalf("parsed %+v", m)
+	}
+	if got := m.Format(); got != text {
+		t.Errorf("Format = %q, want %q", got, text)
+	}
+	for _, bad := range []string{"", "file a seq 1\n", "file a seq x type i\n", "file a seq 1 type z\n",
+		"file a seq 2 type i\nfile b seq 1 type i\n", "file a seq 1 type b\nfile b seq 2 type b\n", "file \"a seq 1 type i\n"} {
+		if _, err := ParseManifest(bad); err == nil {
+			t.Errorf("ParseManifest(%q) accepted", bad)
+		}
+	}
+}
+
+func TestEmptyBase(t *testing.T) {
+	b := EmptyBase(1700000000)
+	if err := checkBase(b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range b {
+		c := append([]byte(nil), b...)
+		c[i] ^= 0x40
+		if checkBase(c) == nil {
+			t.Errorf("flipped byte %d accepted", i)
+		}
+		if checkBase(b[:i]) == nil {
+			t.Errorf("cut at %d accepted", i)
+		}
+	}
+}
+
+// fxOf builds a turn's effects: each cmd is "db tag words..." with tag
+// "-" or "txn/part/parts".
+func fxOf(t *testing.T, cmds ...string) *command.Effects {
+	var fx command.Effects
+	for _, c := range cmds {
+		w := strings.Fields(c)
+		var db int
+		var tag command.Tag
+		fmt.Sscan(w[0], &db)
+		if w[1] != "-" {
+			fmt.Sscanf(w[1], "%d/%d/%d", &tag.Txn, &tag.Part, &tag.Parts)
+		}
+		fx.Tag = tag
+		fx.Begin(db, command.CauseCommand, len(w)-2)
+		for _, a := range w[2:] {
+			fx.ArgString(a)
+		}
+	}
+	fx.Tag = command.Tag{}
+	return &fx
+}
+
+func testOpts(t *testing.T, dir string, shards int) Options {
+	return Options{Dir: dir, Name: "appendonly.aof", Shards: shards, Fsync: "always", LoadTruncated: true, Log: zap.NewNop()}
+}
+
+// write opens the Set in dir, appends each shard's turns and closes it.
+func write(t *testing.T, opts Options, turns map[int][]*command.Effects) {
+	t.Helper()
+	s, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Load(func(int) Applier { return func(int, [][]byte) error { return nil } }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(func(int) {}); err != nil {
+		t.Fatal(err)
+	}
+	for i, fxs := range turns {
+		for _, fx := range fxs {
+			s.Log(i).Append(fx)
+			s.Log(i).Submit()
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// load loads the Set in dir and returns what each shard replayed, as
+// "db words..." lines.
+func load(t *testing.T, opts Options) ([][]string, error) {
+	t.Helper()
+	s, err := Open(opts)
+	if err != nil {
+		return nil, err
+	}
+	got := make([][]string, opts.Shards)
+	err = s.Load(func(i int) Applier {
+		return func(db int, args [][]byte) error {
+			w := []string{fmt.Sprint(db)}
+			for _, a := range args {
+				w = append(w, string(a))
+			}
+			got[i] = append(got[i], strings.Join(w, " "))
+			return nil
+		}
+	})
+	return got, err
+}
+
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 2)
+	write(t, opts, map[int][]*command.Effects{
+		0: {fxOf(t, "0 - SET a 1", "3 - SET b 2"), fxOf(t, "3 - DEL b", "0 - PEXPIREAT a 99")},
+		1: {fxOf(t, "0 - SET c 3")},
+	})
+	// A second process appends after the first.
+	write(t, opts, map[int][]*command.Effects{1: {fxOf(t, "5 - SET d 4")}})
+	got, err := load(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"0 SET a 1", "3 SET b 2", "3 DEL b", "0 PEXPIREAT a 99"}, {"0 SET c 3", "5 SET d 4"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("replayed %q, want %q", got, want)
+	}
+	if _, err := load(t, testOpts(t, dir, 3)); err == nil || !strings.Contains(err.Error(), "start with --shards 2") {
+		t.Errorf("3 shards on a 2-shard AOF: %v", err)
+	}
+}
+
+// TestTxnAtomic: a cross-shard transaction is replayed only when every
+// shard's log holds its part: a log that lacks one (the process died
+// before that shard's write) drops the other parts too.
+func TestTxnAtomic(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 3)
+	write(t, opts, map[int][]*command.Effects{
+		0: {fxOf(t, "0 - SET x 0", "0 7/0/2 MSET a 1", "2 7/0/2 MSET b 1", "0 - SET y 0"), fxOf(t, "0 8/0/3 MSET e 1")},
+		1: {fxOf(t, "0 7/1/2 MSET c 1"), fxOf(t, "0 8/1/3 MSET f 1")},
+		// shard 2 lacks its part of txn 8.
+		2: {fxOf(t, "0 - SET z 0")},
+	})
+	got, err := load(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"0 SET x 0", "0 MSET a 1", "2 MSET b 1", "0 SET y 0"}, {"0 MSET c 1"}, {"0 SET z 0"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("replayed %q, want %q", got, want)
+	}
+	// The same txn id in a later process is another transaction.
+	write(t, opts, map[int][]*command.Effects{2: {fxOf(t, "0 8/2/3 MSET g 1")}})
+	if got, _ = load(t, opts); !reflect.DeepEqual(got[2], []string{"0 SET z 0"}) {
+		t.Errorf("a later epoch completed an earlier txn: %q", got)
+	}
+}
+
+func incrPath(dir string, shard int) string {
+	return filepath.Join(dir, IncrName("appendonly.aof", shard, 1))
+}
+
+func TestTornTail(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tail string // appended after a whole SET a 1
+		want []string
+	}{
+		{"in a command", "*3\r\n$3\r\nSET\r\n$1\r\nb", []string{"0 SET a 1"}},
+		{"in a count", "*3\r", []string{"0 SET a 1"}},
+		// A part whose commands are not all there is cut at its marker.
+		{"in a part", "*5\r\n$11\r\nRADISH.PART\r\n$1\r\n9\r\n$1\r\n0\r\n$1\r\n1\r\n$1\r\n2\r\n*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n", []string{"0 SET a 1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			opts := testOpts(t, dir, 1)
+			write(t, opts, map[int][]*command.Effects{0: {fxOf(t, "0 - SET a 1")}})
+			whole, _ := os.ReadFile(incrPath(dir, 0))
+			f, _ := os.OpenFile(incrPath(dir, 0), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(tc.tail)
+			f.Close()
+
+			opts.LoadTruncated = false
+			_, err := load(t, opts)
+			var le *LoadError
+			if !errors.As(err, &le) || le.File != incrPath(dir, 0) || le.Offset != int64(len(whole)) ||
+				!strings.Contains(err.Error(), "Unexpected end of file") || !strings.Contains(err.Error(), "redis-check-aof --fix") {
+				t.Fatalf("aof-load-truncated no: %v", err)
+			}
+			opts.LoadTruncated = true
+			got, err := load(t, opts)
+			if err != nil || !reflect.DeepEqual(got[0], tc.want) {
+				t.Fatalf("aof-load-truncated yes: %q, %v", got, err)
+			}
+			if after, _ := os.ReadFile(incrPath(dir, 0)); string(after) != string(whole) {
+				t.Errorf("not truncated to the last whole command: %q", after)
+			}
+			// What is appended next loads after it.
+			write(t, opts, map[int][]*command.Effects{0: {fxOf(t, "0 - SET c 3")}})
+			if got, err := load(t, opts); err != nil || !reflect.DeepEqual(got[0], append(tc.want, "0 SET c 3")) {
+				t.Errorf("after the cut: %q, %v", got, err)
+			}
+		})
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 2)
+	write(t, opts, map[int][]*command.Effects{1: {fxOf(t, "0 - SET a 1"), fxOf(t, "0 - SET b 2")}})
+	b, _ := os.ReadFile(incrPath(dir, 1))
+	at := strings.Index(string(b), "*3\r\n$3\r\nSET\r\n$1\r\nb")
+	b[at] = '+'
+	os.WriteFile(incrPath(dir, 1), b, 0o644)
+	_, err := load(t, opts)
+	var le *LoadError
+	if !errors.As(err, &le) || le.File != incrPath(dir, 1) || le.Offset != int64(at) || !strings.Contains(err.Error(), "bad file format") {
+		t.Errorf("corrupt incr file: %v", err)
+	}
+	// A bad base refuses too, naming it.
+	os.WriteFile(incrPath(dir, 1), nil, 0o644)
+	base := filepath.Join(dir, BaseName("appendonly.aof", 0, 1))
+	os.WriteFile(base, []byte("REDIS0010\xff"), 0o644)
+	if _, err := load(t, opts); err == nil || !strings.Contains(err.Error(), base) {
+		t.Errorf("bad base: %v", err)
+	}
+	// And an unreadable manifest.
+	os.WriteFile(filepath.Join(dir, ManifestName("appendonly.aof", 0)), []byte("file x seq 0 type i\n"), 0o644)
+	if _, err := load(t, opts); err == nil || !strings.Contains(err.Error(), "appendonly.aof.0.manifest") {
+		t.Errorf("bad manifest: %v", err)
+	}
+}
+
+// TestDurable: under always the writer wakes the shard once a turn's
+// bytes are written and fsynced; Durable reaches what was submitted.
+func TestDurable(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 1)
+	s, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	woke := make(chan struct{}, 100)
+	if err := s.Start(func(int) { woke <- struct{}{} }); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	l := s.Log(0)
+	l.Append(fxOf(t, "0 - SET a 1"))
+	pos := l.Submit()
+	deadline := time.After(10 * time.Second)
+	for l.Durable() < pos {
+		select {
+		case <-woke:
+		case <-deadline:
+			t.Fatalf("Durable %d, want %d", l.Durable(), pos)
+		}
+	}
+	if st, _ := os.Stat(incrPath(dir, 0)); st.Size() != int64(pos) || l.Size() != int64(pos) || l.Pending() != 0 {
+		t.Errorf("file %d bytes, Size %d, Pending %d, want %d", st.Size(), l.Size(), l.Pending(), pos)
+	}
+}
+
+// TestAppendAllocs: encoding a turn allocates nothing once the buffers
+// have grown.
+func TestAppendAllocs(t *testing.T) {
+	l := &Log{db: -1}
+	fx := fxOf(t, "0 - SET a 1", "1 3/0/2 MSET b 2 c 3", "0 - DEL a")
+	l.Append(fx)
+	if n := testing.AllocsPerRun(100, func() {
+		l.buf = l.buf[:0]
+		l.Append(fx)
+	}); n != 0 {
+		t.Errorf("Append allocates %v times", n)
+	}
+}
+
+// TestMulti: a MULTI ... EXEC block replays whole; one the file ends in
+// is cut at its MULTI.
+func TestMulti(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 1)
+	write(t, opts, map[int][]*command.Effects{0: {fxOf(t, "0 - MULTI", "0 - SET a 1", "1 - SET b 2", "1 - EXEC", "0 - SET c 3")}})
+	got, err := load(t, opts)
+	if want := []string{"0 SET a 1", "1 SET b 2", "0 SET c 3"}; err != nil || !reflect.DeepEqual(got[0], want) {
+		t.Fatalf("replayed %q, %v; want %q", got[0], err, want)
+	}
+	write(t, opts, map[int][]*command.Effects{0: {fxOf(t, "0 - MULTI", "0 - SET d 4")}})
+	b, _ := os.ReadFile(incrPath(dir, 0))
+	at := strings.LastIndex(string(b), "*1\r\n$5\r\nMULTI")
+	opts.LoadTruncated = false
+	if _, err := load(t, opts); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("at offset %d", at)) {
+		t.Fatalf("open MULTI at the end, aof-load-truncated no: %v", err)
+	}
+	opts.LoadTruncated = true
+	got, err = load(t, opts)
+	if want := []string{"0 SET a 1", "1 SET b 2", "0 SET c 3"}; err != nil || !reflect.DeepEqual(got[0], want) {
+		t.Fatalf("open MULTI cut: %q, %v", got[0], err)
+	}
+}

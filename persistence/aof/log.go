@@ -1,0 +1,332 @@
+package aof
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/radish-kv/radish/command"
+)
+
+// Fsync policies (appendfsync).
+const (
+	FsyncNo       = iota // write only; the kernel flushes when it likes
+	FsyncEverySec        // write at once, fsync about once a second
+	FsyncAlways          // write and fsync before the writes are acknowledged
+)
+
+// ParseFsync maps appendfsync's value to its policy.
+func ParseFsync(s string) int32 {
+	switch s {
+	case "always":
+		return FsyncAlways
+	case "no":
+		return FsyncNo
+	}
+	return FsyncEverySec
+}
+
+// retryEvery is how often a failed write or fsync is tried again.
+const retryEvery = 100 * time.Millisecond
+
+// Log is one shard's open incremental file and its writer.
+//
+// The shard's goroutine encodes each turn's effects (Append) and hands
+// them over (Submit); the writer, a goroutine of its own, writes what was
+// handed over in one write and, as the policy says, fsyncs it. Nothing the
+// loop does waits for the disk: a slow or failing disk makes the handed
+// over bytes pile up in memory, and Durable and Err say where the writer
+// stands. Positions are byte counts since the Log opened (sequence
+// numbers): Submit returns the position after the turn's bytes, Durable
+// the position up to which the bytes are on disk as the policy requires
+// (written for no and everysec; written and fsynced for always).
+type Log struct {
+	f     *os.File
+	path  string
+	epoch int64
+	fsync atomic.Int32
+	// wake is called by the writer once Durable moved under always, or Err
+	// changed: the shard's loop then releases what waited for it.
+	wake func()
+
+	// Owned by the shard's goroutine.
+	buf      []byte
+	db       int // the database the log last SELECTed; -1 before the first
+	started  bool
+	appended uint64
+	// submitted is appended, for other goroutines.
+	submitted atomic.Uint64
+
+	mu      sync.Mutex
+	pending []byte // handed over, not yet taken by the writer
+	stop    bool
+	kick    chan struct{}
+	done    chan struct{}
+
+	durable atomic.Uint64
+	failed  atomic.Pointer[string] // the reason of the failing write or fsync; nil when the last one worked
+	size    atomic.Int64           // the incremental file's size
+	failing *atomic.Int32          // the Set's count of failing Logs
+}
+
+// openLog opens path for appending and starts its writer.
+func openLog(path string, epoch int64, fsync int32, failing *atomic.Int32, wake func()) (*Log, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	l := &Log{f: f, path: path, epoch: epoch, wake: wake, failing: failing, db: -1, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	l.fsync.Store(fsync)
+	l.size.Store(st.Size())
+	go l.run()
+	return l, nil
+}
+
+// SetFsync changes the policy (CONFIG SET appendfsync); safe from any
+// goroutine.
+func (l *Log) SetFsync(p int32) {
+	l.fsync.Store(p)
+	l.poke()
+}
+
+// Append encodes a turn's effects at the end of the turn's bytes: each as
+// its RESP command, a SELECT before one in another database than the one
+// before, and a RADISH.PART marker before the effects of one shard's part
+// of a cross-shard transaction, which says how many commands follow (see
+// doc.go). The first bytes a Log writes are a RADISH.EPOCH marker. It
+// allocates nothing once the buffer has grown.
+func (l *Log) Append(fx *command.Effects) {
+	if !l.started {
+		l.started = true
+		l.buf = appendCmd(l.buf, "RADISH.EPOCH", l.epoch)
+	}
+	for i := 0; i < fx.Len(); {
+		e, _ := fx.At(i)
+		j := i + 1
+		if e.Tag.Txn != 0 {
+			// The part's effects are adjacent: count them, and the
+			// SELECTs among them, for the marker.
+			n, db := 0, l.db
+			for j = i; j < fx.Len(); j++ {
+				f, _ := fx.At(j)
+				if f.Tag != e.Tag {
+					break
+				}
+				if f.DB != db {
+					n++
+					db = f.DB
+				}
+				n++
+			}
+			l.buf = appendCmd(l.buf, "RADISH.PART", int64(e.Tag.Txn), int64(e.Tag.Part), int64(e.Tag.Parts), int64(n))
+		}
+		for ; i < j; i++ {
+			f, cmd := fx.At(i)
+			if f.DB != l.db {
+				l.buf = appendCmd(l.buf, "SELECT", int64(f.DB))
+				l.db = f.DB
+			}
+			l.buf = append(l.buf, cmd...)
+		}
+	}
+}
+
+// appendCmd appends a command of a name and integer arguments.
+func appendCmd(b []byte, name string, ints ...int64) []byte {
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(1+len(ints)), 10)
+	b = append(b, "\r\n$"...)
+	b = strconv.AppendInt(b, int64(len(name)), 10)
+	b = append(b, "\r\n"...)
+	b = append(b, name...)
+	b = append(b, "\r\n"...)
+	for _, v := range ints {
+		var d [20]byte
+		s := strconv.AppendInt(d[:0], v, 10)
+		b = append(b, '$')
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, "\r\n"...)
+		b = append(b, s...)
+		b = append(b, "\r\n"...)
+	}
+	return b
+}
+
+// Submit hands the turn's bytes to the writer and returns the position
+// after them. Called on the shard's goroutine, once per turn that wrote.
+func (l *Log) Submit() uint64 {
+	if len(l.buf) == 0 {
+		return l.appended
+	}
+	l.appended += uint64(len(l.buf))
+	l.submitted.Store(l.appended)
+	l.mu.Lock()
+	if len(l.pending) == 0 {
+		l.pending, l.buf = l.buf, l.pending[:0]
+	} else {
+		l.pending = append(l.pending, l.buf...)
+		l.buf = l.buf[:0]
+	}
+	l.mu.Unlock()
+	l.poke()
+	return l.appended
+}
+
+// Appended is the position after the last bytes submitted (shard's
+// goroutine only).
+func (l *Log) Appended() uint64 { return l.appended }
+
+// Durable is the position up to which the bytes are on disk as the
+// policy requires. Safe from any goroutine.
+func (l *Log) Durable() uint64 { return l.durable.Load() }
+
+// Err is the reason the last write or fsync failed ("" when it worked),
+// in the words of C's strerror. Safe from any goroutine.
+func (l *Log) Err() string {
+	if p := l.failed.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// Size is the incremental file's size in bytes, as written so far.
+func (l *Log) Size() int64 { return l.size.Load() }
+
+// Pending is the number of bytes submitted and not yet on disk (INFO's
+// aof_buffer_length). Safe from any goroutine.
+func (l *Log) Pending() uint64 { return l.submitted.Load() - l.durable.Load() }
+
+func (l *Log) poke() {
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Close writes and fsyncs what was submitted (waiting for a failing disk
+// at most a few retries), stops the writer and closes the file.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	l.stop = true
+	l.mu.Unlock()
+	l.poke()
+	<-l.done
+	return l.f.Close()
+}
+
+// run is the writer. It takes everything submitted in one go, writes it
+// with one write, then fsyncs as the policy says; on a failure it keeps
+// the bytes, reports the reason in Err and tries again every retryEvery.
+func (l *Log) run() {
+	defer close(l.done)
+	tick := time.NewTicker(retryEvery)
+	defer tick.Stop()
+	var (
+		buf      []byte
+		written  uint64 // bytes written since the Log opened
+		synced   = true
+		lastSync = time.Now()
+		retries  int // after Close, with the disk failing
+	)
+	for {
+		select {
+		case <-l.kick:
+		case <-tick.C:
+		}
+		l.mu.Lock()
+		if len(buf) == 0 {
+			buf, l.pending = l.pending, buf[:0]
+		} else {
+			buf = append(buf, l.pending...)
+			l.pending = l.pending[:0]
+		}
+		stop := l.stop
+		l.mu.Unlock()
+		policy := l.fsync.Load()
+		var err error
+		if len(buf) > 0 {
+			var n int
+			n, err = l.write(buf)
+			written += uint64(n)
+			buf = buf[:copy(buf, buf[n:])]
+			if n > 0 {
+				synced = false
+			}
+		}
+		if err == nil && !synced && (policy == FsyncAlways || stop ||
+			policy == FsyncEverySec && time.Since(lastSync) >= time.Second) {
+			if err = l.f.Sync(); err == nil {
+				synced, lastSync = true, time.Now()
+			}
+		}
+		if err != nil {
+			l.fail(err)
+		} else {
+			l.recovered()
+			if written != l.durable.Load() && (synced || policy != FsyncAlways) {
+				l.durable.Store(written)
+				if policy == FsyncAlways {
+					l.wake()
+				}
+			}
+		}
+		if stop {
+			if err == nil && synced && len(buf) == 0 || retries == 20 {
+				return
+			}
+			retries++
+		}
+	}
+}
+
+// write writes b at the end of the file. After an error it takes back
+// what it wrote of b (ftruncate, as Redis does), so that the file never
+// ends in half a command; when it cannot, n says how much of b stays in
+// the file.
+func (l *Log) write(b []byte) (n int, err error) {
+	size := l.size.Load()
+	n, err = l.f.Write(b)
+	if err != nil && n > 0 {
+		if l.f.Truncate(size) == nil {
+			n = 0
+		}
+	}
+	l.size.Store(size + int64(n))
+	return n, err
+}
+
+// fail records that a write or fsync failed.
+func (l *Log) fail(err error) {
+	msg := strerror(err)
+	if old := l.failed.Swap(&msg); old == nil && l.failing != nil {
+		l.failing.Add(1)
+	}
+}
+
+// recovered records that the last write and fsync worked.
+func (l *Log) recovered() {
+	if old := l.failed.Swap(nil); old != nil && l.failing != nil {
+		l.failing.Add(-1)
+	}
+}
+
+// strerror is err's errno in C's words ("No space left on device"), which
+// Redis puts in its MISCONF error; Go's are the same in lower case.
+func strerror(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		return strings.ToUpper(s[:1]) + s[1:]
+	}
+	return err.Error()
+}
