@@ -356,6 +356,7 @@ func (s *Shard) exec1(c *conn) {
 		}
 		s.alone(t)
 	default:
+		s.stats.txns++ // INFO's cross_shard_txns
 		t.sl = s.pend(c)
 		c.barrier = true
 		if !txnLocks {
@@ -378,7 +379,6 @@ func (s *Shard) execNow(t *txn) {
 func (s *Shard) newExec(c *conn) *txn {
 	m := c.tx
 	n := len(s.group.shards)
-	s.stats.txns++
 	s.txnSeq++
 	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: execSpec, proto: c.cl.Proto,
 		db: c.cl.DB, noTouch: c.cl.NoTouch}
