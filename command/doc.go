@@ -23,5 +23,8 @@
 // no I/O and never block. Families live in one file each (string.go,
 // keyspace.go, server.go, bitmap.go, hll.go, ...) with their rows beside
 // their handlers. A HyperLogLog is a string to the engine: its
-// representation, Redis's byte for byte, is hllcore.go's.
+// representation, Redis's byte for byte, is hllcore.go's. The transaction
+// rows (transaction.go: MULTI, EXEC, DISCARD, WATCH, UNWATCH) have no
+// handler but UNWATCH's: their Tx role tells the shard to run them, and a
+// row's Selects tells it the database a queued SELECT leads to.
 package command

@@ -104,6 +104,37 @@ sleep 150ms
 1 PING
 1 EXEC
 2 SWAPDB 0 1`,
+	"flushed or swapped watched keys that did not exist": `1 WATCH k1 k2
+2 FLUSHALL
+1 MULTI
+1 PING
+1 EXEC
+1 WATCH k1
+2 SET k3 x
+2 FLUSHDB
+1 MULTI
+1 PING
+1 EXEC
+1 WATCH k1 k2
+2 SELECT 1
+2 SET k2 in1
+2 FLUSHALL
+1 MULTI
+1 PING
+1 EXEC
+2 SET k2 in1
+1 WATCH k1
+2 SWAPDB 0 1
+1 MULTI
+1 PING
+1 EXEC
+1 WATCH k2
+2 SWAPDB 0 1
+1 MULTI
+1 PING
+1 EXEC
+2 FLUSHALL
+2 SELECT 0`,
 	"UNWATCH and EXEC forget the watched keys": `1 WATCH k1 k2
 1 UNWATCH
 2 SET k1 1

@@ -380,6 +380,10 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	if s.snap != nil {
 		s.snapBefore(db, spec, args)
 	}
+	whole := len(s.mut.versions) > 0 && spec.Touches // FLUSHDB ... while someone watches
+	if whole {
+		s.beforeTouches()
+	}
 	dirty, start := s.store.Dirty(), len(w.B)
 	if s.stats.untimed--; s.stats.untimed > 0 {
 		spec.Handler(ctx, args)
@@ -396,6 +400,9 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 	if n := s.store.Dirty() - dirty; n != 0 {
 		s.wrote(db, spec, args, w.B[start:], n)
+	}
+	if whole {
+		s.touchedDBs()
 	}
 }
 

@@ -45,8 +45,14 @@ type mutations struct {
 	// many watch it: bumped by each change to it. Keys nobody watches are
 	// not tracked.
 	versions map[wkey]version
-	prop     command.Prop
-	keys     []int // scratch: write-key positions
+	// existed and touched serve a command that touches whole databases
+	// (FLUSHDB, FLUSHALL, SWAPDB) while someone watches: the databases each
+	// watched key's name existed in before it ran, and those it touched
+	// (TouchDB). Redis bumps only the watched keys that existed in them.
+	existed map[string]uint64
+	touched uint64
+	prop    command.Prop
+	keys    []int // scratch: write-key positions
 }
 
 // version is a watched key's version and how many watch it.
@@ -147,13 +153,13 @@ func (s *Shard) Touch(db int, key []byte) {
 }
 
 // TouchDB implements command.Toucher: every key of database db (every
-// database when db is -1) may have changed (FLUSHDB, SWAPDB).
+// database when db is -1) may have changed (FLUSHDB, SWAPDB). Watched
+// keys are bumped once the command is done (touchedDBs).
 func (s *Shard) TouchDB(db int) {
-	for wk, v := range s.mut.versions {
-		if db < 0 || wk.db == db {
-			v.v++
-			s.mut.versions[wk] = v
-		}
+	if db < 0 {
+		s.mut.touched = ^uint64(0)
+	} else {
+		s.mut.touched |= dbBit(db)
 	}
 	// In key order, so that a seeded simulation replays the same way.
 	var ready []wkey
@@ -166,6 +172,46 @@ func (s *Shard) TouchDB(db int) {
 	for _, wk := range ready {
 		s.markReady(wk)
 	}
+}
+
+// dbBit is database db's bit in a mask (databases from 63 on share one).
+func dbBit(db int) uint64 { return 1 << min(db, 63) }
+
+// beforeTouches notes the databases each watched key's name exists in,
+// before a command that touches whole databases runs.
+func (s *Shard) beforeTouches() {
+	s.mut.touched = 0
+	s.mut.existed = make(map[string]uint64, len(s.mut.versions))
+	for wk := range s.mut.versions {
+		if _, ok := s.mut.existed[wk.key]; ok {
+			continue
+		}
+		var mask uint64
+		for d := range s.store.Databases() {
+			if s.store.DB(d).Exists([]byte(wk.key), s.now) {
+				mask |= dbBit(d)
+			}
+		}
+		s.mut.existed[wk.key] = mask
+	}
+}
+
+// touchedDBs bumps, after a command that touched whole databases, the
+// watched keys Redis's touchAllWatchedKeysInDb bumps: in a database it
+// touched, one that existed there, or (SWAPDB) in the other database.
+func (s *Shard) touchedDBs() {
+	all := s.mut.touched == ^uint64(0)
+	for wk, v := range s.mut.versions {
+		if s.mut.touched&dbBit(wk.db) == 0 {
+			continue
+		}
+		had := s.mut.existed[wk.key]
+		if all && had&dbBit(wk.db) != 0 || !all && had&s.mut.touched != 0 {
+			v.v++
+			s.mut.versions[wk] = v
+		}
+	}
+	s.mut.existed, s.mut.touched = nil, 0
 }
 
 // watch starts tracking key's version (once more, when others watch it)

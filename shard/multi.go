@@ -108,7 +108,7 @@ func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
 			c.tx = m
 		}
 		m.on, m.db = true, c.cl.DB
-		s.reply(c, func(w *resp.Writer) { w.OK() })
+		s.txReply(c, func(w *resp.Writer) { w.OK() })
 		return true
 	case command.TxExec:
 		if !on {
@@ -123,7 +123,7 @@ func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
 			return true
 		}
 		s.discard(c)
-		s.reply(c, func(w *resp.Writer) { w.OK() })
+		s.txReply(c, func(w *resp.Writer) { w.OK() })
 		return true
 	case command.TxWatch:
 		if on {
@@ -135,7 +135,7 @@ func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
 	case command.TxUnwatch:
 		if !on {
 			s.unwatchAll(c)
-			s.reply(c, func(w *resp.Writer) { w.OK() })
+			s.txReply(c, func(w *resp.Writer) { w.OK() })
 			return true
 		}
 	case command.TxReset:
@@ -160,7 +160,7 @@ func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
 		s.replyError(c, errtext.OOM)
 	default:
 		m.queue(spec, args, s.group.opts.Databases)
-		s.reply(c, func(w *resp.Writer) { w.Simple("QUEUED") })
+		s.txReply(c, func(w *resp.Writer) { w.Simple("QUEUED") })
 	}
 	return true
 }
@@ -174,7 +174,28 @@ func (c *conn) txRefused() {
 }
 
 func (s *Shard) replyError(c *conn, text string) {
-	s.reply(c, func(w *resp.Writer) { w.Error(text) })
+	s.txReply(c, func(w *resp.Writer) { w.Error(text) })
+}
+
+// txReply writes a reply of the transaction rows, or of queueing, unless
+// CLIENT REPLY OFF or SKIP suppresses it.
+func (s *Shard) txReply(c *conn, fn func(w *resp.Writer)) {
+	switch c.cl.Reply {
+	case command.ReplyOn:
+		s.reply(c, fn)
+	case command.ReplySkip:
+		c.cl.Reply = command.ReplyOn
+	}
+}
+
+// pendTx reserves the slot of a reply computed later and says whether
+// CLIENT REPLY OFF or SKIP suppresses it.
+func (s *Shard) pendTx(c *conn) (sl *slot, quiet bool) {
+	quiet = c.cl.Reply != command.ReplyOn
+	if c.cl.Reply == command.ReplySkip {
+		c.cl.Reply = command.ReplyOn
+	}
+	return s.pend(c), quiet
 }
 
 // queue appends a command to the MULTI, copied.
@@ -234,10 +255,10 @@ func (s *Shard) watchKeys(c *conn, args [][]byte) {
 		m.watched = append(m.watched, w)
 	}
 	if len(asked) == 0 {
-		s.reply(c, func(w *resp.Writer) { w.OK() })
+		s.txReply(c, func(w *resp.Writer) { w.OK() })
 		return
 	}
-	sl := s.pend(c)
+	sl, quiet := s.pendTx(c)
 	c.barrier = true
 	left, home := len(asked), s.id
 	for _, sh := range asked {
@@ -267,7 +288,11 @@ func (s *Shard) watchKeys(c *conn, args [][]byte) {
 					}
 					if left--; left == 0 {
 						c.barrier = false
-						h.fill(c, sl, []byte("+OK\r\n"))
+						ok := []byte("+OK\r\n")
+						if quiet {
+							ok = nil
+						}
+						h.fill(c, sl, ok)
 						if !c.closing {
 							h.serve(c)
 						}
@@ -348,7 +373,7 @@ func (s *Shard) exec1(c *conn) {
 			s.execNow(t)
 			return
 		}
-		t.sl = s.pend(c)
+		t.sl, t.quiet = s.pendTx(c)
 		c.barrier = true
 		if p.Shard == s.id {
 			s.whenFree(p, func() { s.doneExec(t, s.execHere(t)) })
@@ -356,7 +381,8 @@ func (s *Shard) exec1(c *conn) {
 		}
 		s.alone(t)
 	default:
-		t.sl = s.pend(c)
+		s.stats.txns++ // INFO's cross_shard_txns
+		t.sl, t.quiet = s.pendTx(c)
 		c.barrier = true
 		if !txnLocks {
 			s.runExec(t)
@@ -370,7 +396,7 @@ func (s *Shard) exec1(c *conn) {
 func (s *Shard) execNow(t *txn) {
 	out := s.execHere(t)
 	s.finishExec(t)
-	s.reply(t.c, func(w *resp.Writer) { w.B = append(w.B, out...) })
+	s.txReply(t.c, func(w *resp.Writer) { w.B = append(w.B, out...) })
 }
 
 // newExec makes the txn of c's queued commands: each placed, its keys and
@@ -378,7 +404,6 @@ func (s *Shard) execNow(t *txn) {
 func (s *Shard) newExec(c *conn) *txn {
 	m := c.tx
 	n := len(s.group.shards)
-	s.stats.txns++
 	s.txnSeq++
 	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: execSpec, proto: c.cl.Proto,
 		db: c.cl.DB, noTouch: c.cl.NoTouch}
@@ -720,6 +745,9 @@ func (s *Shard) doneExec(t *txn, out []byte) {
 	s.finishExec(t)
 	c := t.c
 	c.barrier = false
+	if t.quiet {
+		out = nil
+	}
 	s.fill(c, t.sl, out)
 	if !c.dead && !c.closing {
 		s.serve(c)

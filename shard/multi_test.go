@@ -318,3 +318,32 @@ func TestExecOutOfMemory(t *testing.T) {
 		t.Errorf("queued under OOM: %q", got)
 	}
 }
+
+// TestMultiClientReply: CLIENT REPLY OFF silences the transaction rows,
+// queueing, WATCH across shards and EXEC, on one shard and across shards.
+func TestMultiClientReply(t *testing.T) {
+	m := newSim(t, 4, 1)
+	c := m.dial(0)
+	a, b := keysOn(0, 4, 1)[0], keysOn(3, 4, 1)[0]
+	req := resp2("CLIENT REPLY OFF") + resp2("WATCH "+a+" "+b) + resp2("MULTI") + resp2("SET "+a+" 1") +
+		resp2("SET "+b+" 1") + resp2("EXEC") + resp2("MULTI") + resp2("SET "+a+" 2") + resp2("EXEC") +
+		resp2("CLIENT REPLY SKIP") + resp2("MULTI") + resp2("MULTI") + resp2("DISCARD") + resp2("CLIENT REPLY ON") +
+		resp2("MGET "+a+" "+b)
+	// As redis-server 7.0.15 answers (SKIP under OFF stays silent).
+	if got := m.do(c, req); got != "+OK\r\n*2\r\n$1\r\n2\r\n$1\r\n1\r\n" {
+		t.Fatalf("%q", got)
+	}
+}
+
+// TestMultiClientReplySkip: SKIP silences the next reply only, a WATCH's
+// across shards included (as redis-server 7.0.15 answers).
+func TestMultiClientReplySkip(t *testing.T) {
+	m := newSim(t, 4, 1)
+	c := m.dial(0)
+	a, b := keysOn(1, 4, 1)[0], keysOn(3, 4, 1)[0]
+	req := resp2("CLIENT REPLY SKIP") + resp2("WATCH "+a+" "+b) + resp2("CLIENT REPLY SKIP") + resp2("MULTI") +
+		resp2("SET "+a+" 1") + resp2("SET "+b+" 1") + resp2("EXEC")
+	if got := m.do(c, req); got != "+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n+OK\r\n" {
+		t.Fatalf("%q", got)
+	}
+}

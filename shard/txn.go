@@ -111,6 +111,7 @@ type txn struct {
 	watched []watched
 	watch   [][]watched
 	dirty   bool
+	quiet   bool // CLIENT REPLY OFF or SKIP: EXEC's reply is dropped
 	// in, when set, is the EXEC this command runs inside: its parts are
 	// inPart of in's, whose locks cover them, so it neither takes nor
 	// releases any.
