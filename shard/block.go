@@ -167,6 +167,9 @@ func (s *Shard) tryServe(wt *waiter) ([]byte, bool) {
 	s.stats.commands++
 	s.stats.count(wt.spec)
 	dirty := s.store.Dirty()
+	if s.kev.flags != 0 {
+		s.eventsBefore(wt.db, wt.spec, wt.args)
+	}
 	if wt.fn(&ctx, wt.args, &wait) {
 		return nil, false
 	}

@@ -36,7 +36,8 @@
 //     wakes the clients blocked on it and appends an effect.
 //   - effect: a write in the form it must be replayed (command.Effects),
 //     handed in order to Options.Effects at the end of the turn, before
-//     any reply of the turn leaves.
+//     any reply of the turn leaves, with the write's keyspace events,
+//     which the shard then publishes (notify.go).
 //   - txn: a command whose keys span shards, or an EXEC (multi.go). It takes its keys on every
 //     shard with coord's protocol (one parallel try round; if a shard
 //     refuses, shard by shard in ascending order), runs its parts, then

@@ -56,9 +56,10 @@ type version struct {
 }
 
 // effects returns the turn's effect stream, stamped with the shard's time,
-// or nil when nobody consumes effects (then nothing is appended).
+// or nil when nobody consumes effects: no sink and no keyspace
+// notifications (then nothing is appended).
 func (s *Shard) effects() *command.Effects {
-	if s.mut.sink == nil {
+	if s.mut.sink == nil && s.kev.flags == 0 {
 		return nil
 	}
 	s.mut.fx.Now = s.now
@@ -96,6 +97,9 @@ func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n
 	case spec.Propagate == nil && fx != nil:
 		fx.Command(db, command.CauseCommand, args)
 	}
+	if s.kev.flags != 0 {
+		s.wroteEvents(db, spec, args)
+	}
 }
 
 // vanished records that key was deleted by expiry or eviction. It runs
@@ -107,6 +111,14 @@ func (s *Shard) vanished(db int, key []byte, cause command.Cause) {
 		fx.Begin(db, cause, 2)
 		fx.ArgString("DEL")
 		fx.Arg(key)
+		if s.kev.flags != 0 {
+			s.kev.db = db
+			if cause == command.CauseExpired {
+				s.emitEvent('x', "expired", key)
+			} else {
+				s.emitEvent('e', "evicted", key)
+			}
+		}
 	}
 }
 
@@ -206,13 +218,19 @@ func (s *Shard) unchanged(ws []watched) bool {
 	return true
 }
 
-// flushEffects hands the turn's effects to the consumer.
+// flushEffects hands the turn's effects to the consumer, then publishes
+// their keyspace events (notify.go).
 func (s *Shard) flushEffects() {
 	fx := &s.mut.fx
 	if fx.Len() == 0 {
 		return
 	}
-	s.mut.sink(s.id, fx)
+	if s.mut.sink != nil {
+		s.mut.sink(s.id, fx)
+	}
+	if fx.Events() > 0 {
+		s.publishEvents(fx)
+	}
 	fx.Reset()
 }
 

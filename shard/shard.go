@@ -75,6 +75,7 @@ type Shard struct {
 
 	mut mutations // the mutation path's state (effects.go)
 	ps  pubState  // subscriptions and publishes in flight (pubsub.go)
+	kev keyEvents // keyspace notifications (notify.go)
 
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
@@ -312,6 +313,7 @@ func (s *Shard) oom(spec *command.Spec) bool {
 // split evenly across the shards.
 func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.conf = c
+	s.setNotify(c)
 	s.reader.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ctx.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ahead.MaxBulkLen = c.ProtoMaxBulkLen
