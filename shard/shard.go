@@ -473,6 +473,13 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 	}
 	s.now = s.group.clock().UnixMilli()
 	s.refreshConfig()
+	if s.inbox.pending.Load() {
+		// What other shards sent before this client's bytes arrived comes
+		// first: a keyspace event another shard published before it
+		// replied to the write reaches a subscriber before the reply to
+		// anything the subscriber sends after seeing that write's reply.
+		s.drainInbox()
+	}
 	s.serve(c)
 	s.serveReady()
 }
