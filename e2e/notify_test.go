@@ -32,7 +32,7 @@ func byKey(frames []string) {
 // of every type, some on one shard by their hash tag.
 func keyspaceCommand(rng *rand.Rand) []string {
 	str := []string{"s1", "s2", "{t}s"}
-	lists := []string{"l1", "{t}l", "{t}m"}
+	lists := []string{"l0", "m1", "{t}l", "{t}m"}
 	p := func(keys []string) string { return keys[rng.IntN(len(keys))] }
 	v := fmt.Sprint(rng.IntN(5))
 	cmds := [][]string{
@@ -53,7 +53,8 @@ func keyspaceCommand(rng *rand.Rand) []string {
 		{"ZREM", "z1", "m" + v}, {"ZPOPMIN", "z1"}, {"ZREMRANGEBYSCORE", "z1", "0", "2"},
 		{"ZREMRANGEBYRANK", "z1", "0", "0"},
 		{"LMOVE", "{t}l", "{t}m", "LEFT", "RIGHT"}, {"LMOVE", "{t}m", "{t}m", "RIGHT", "LEFT"},
-		{"RPOPLPUSH", "{t}m", "{t}l"}, {"SADD", "{t}a", v},
+		{"RPOPLPUSH", "{t}m", "{t}l"}, {"RENAME", "s1", "s2"}, {"RENAME", "s2", "{t}s"}, {"RENAMENX", "{t}s", "s1"},
+		{"LMOVE", "l0", "{t}m", "RIGHT", "LEFT"}, {"RPOPLPUSH", "{t}l", "m1"}, {"SADD", "{t}a", v},
 		{"GET", p(str)}, {"LPUSH", p(str), v}, {"INCR", "h1"},
 	}
 	return cmds[rng.IntN(len(cmds))]
@@ -62,7 +63,8 @@ func keyspaceCommand(rng *rand.Rand) []string {
 // TestKeyspaceEventsAgainstRedis runs the same random writes on both
 // servers with notify-keyspace-events KEAn, and requires that a subscriber
 // of every __keyspace and __keyevent channel receives the same events in
-// the same order (keys on three shards; the keys of RENAME share a shard).
+// the same order for each key (keys on three shards; RENAME and LMOVE on
+// one shard and across shards).
 func TestKeyspaceEventsAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {

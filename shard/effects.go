@@ -222,10 +222,10 @@ func (s *Shard) unchanged(ws []watched) bool {
 // their keyspace events (notify.go).
 func (s *Shard) flushEffects() {
 	fx := &s.mut.fx
-	if fx.Len() == 0 {
+	if fx.Len() == 0 && fx.Events() == 0 {
 		return
 	}
-	if s.mut.sink != nil {
+	if s.mut.sink != nil && fx.Len() > 0 {
 		s.mut.sink(s.id, fx)
 	}
 	if fx.Events() > 0 {

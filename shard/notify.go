@@ -1,18 +1,23 @@
 package shard
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/pubsub"
+	"github.com/radish-kv/radish/router"
 )
 
 // Keyspace notifications (notify-keyspace-events). They are a consumer
 // of the effect stream: the mutation path appends each write's events to
 // the turn's effects (wrote asks the row, command.EventsOf, and adds
 // "new" and "del" from whether each write key existed before the command
-// and after it; vanished adds "expired" and "evicted"), and flushEffects
+// and after it; vanished adds "expired" and "evicted"; a command run on
+// gathered copies has its events computed where it ran, and each key's
+// shard appends those of its keys with the write-back), and flushEffects
 // publishes them at the end of the turn, from this shard, the one that
 // owns the keys, as a PUBLISH from here would be. While notifications are
 // on, effects are built even when no other consumer reads them; while
@@ -26,6 +31,17 @@ type keyEvents struct {
 	db     int    // the database of the events being emitted
 	emit   command.EmitEvent
 	ch     []byte // scratch: a notification's channel
+	// held, when set, takes the events instead of the turn's effects: a
+	// command run on gathered copies (cross.go) holds them for the shards
+	// that own their keys.
+	held *[]heldEvent
+}
+
+// heldEvent is an event on its way to the shard that owns its key.
+type heldEvent struct {
+	class byte
+	name  string
+	key   []byte
 }
 
 // setNotify takes notify-keyspace-events from a configuration.
@@ -55,8 +71,13 @@ func (s *Shard) eventsBefore(db int, spec *command.Spec, args [][]byte) {
 // each write key in order: "new" when it created the key, the row's own,
 // "del" when it removed the key.
 func (s *Shard) wroteEvents(db int, spec *command.Spec, args [][]byte) {
+	s.eventsAfter(s.store.DB(db), db, spec, args)
+}
+
+// eventsAfter emits a command's events from the state of its write keys
+// before (kev.before) and after it ran in d, database db.
+func (s *Shard) eventsAfter(d *engine.DB, db int, spec *command.Spec, args [][]byte) {
 	ev := command.EventsOf(spec)
-	d := s.store.DB(db)
 	s.kev.db = db
 	for k := range s.kev.idx {
 		j := k
@@ -79,9 +100,46 @@ func (s *Shard) wroteEvents(db int, spec *command.Spec, args [][]byte) {
 
 // emitEvent appends one event of database kev.db, when its class is on.
 func (s *Shard) emitEvent(class byte, event string, key []byte) {
-	if s.kev.flags&config.NotifyClass(class) != 0 {
+	switch {
+	case s.kev.flags&config.NotifyClass(class) == 0:
+	case s.kev.held != nil:
+		*s.kev.held = append(*s.kev.held, heldEvent{class, event, slices.Clone(key)})
+	default:
 		s.mut.fx.Event(s.kev.db, class, event, key)
 	}
+}
+
+// gatheredEvents returns the events of a command that ran on gathered
+// copies in sc: got holds its keys as they were before.
+func (s *Shard) gatheredEvents(t *txn, sc *engine.Store, got [][]entry) []heldEvent {
+	idx, _ := t.spec.WriteKeys(t.args, s.kev.idx[:0])
+	s.kev.idx = idx
+	s.kev.before = s.kev.before[:0]
+	for _, i := range idx {
+		existed := false
+		for _, es := range got {
+			for _, e := range es {
+				existed = existed || e.ok && e.db == t.db && string(e.key) == string(t.args[i])
+			}
+		}
+		s.kev.before = append(s.kev.before, existed)
+	}
+	var held []heldEvent
+	s.kev.held = &held
+	s.eventsAfter(sc.DB(t.db), t.db, t.spec, t.args)
+	s.kev.held = nil
+	return held
+}
+
+// heldFor returns the events of held whose key shard owns.
+func (s *Shard) heldFor(held []heldEvent, shard int) []heldEvent {
+	var out []heldEvent
+	for _, e := range held {
+		if router.ShardOf(e.key, len(s.group.shards)) == shard {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // publishEvents publishes the turn's events on __keyspace@<db>__:<key>
