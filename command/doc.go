@@ -15,8 +15,9 @@
 //
 // A row also states what a write leaves for its consumers (effect.go): its
 // propagated form (Propagate, when that is not the command itself) and the
-// keys it writes beyond its key specs (OtherDB, or Toucher calls). The
-// shard's mutation path reads both; handlers never report their writes.
+// keys it writes beyond its key specs (OtherDB, or Toucher calls), and its
+// keyspace events (notify.go). The shard's mutation path reads them;
+// handlers never report their writes.
 //
 // Handlers run on the shard that owns the command's keys, get a Ctx with that
 // shard's engine.Store, and write exactly one reply with resp.Writer. They do

@@ -62,6 +62,10 @@ type Effect struct {
 type Effects struct {
 	buf  []byte
 	list []Effect
+	// evs are the keyspace events of the writes (see notify.go), their
+	// keys back to back in evKeys.
+	evs    []keyEventRec
+	evKeys []byte
 	// Tag is stamped on every effect appended while it is set, and Now.
 	Tag Tag
 	Now int64
@@ -84,6 +88,33 @@ func (e *Effects) At(i int) (Effect, []byte) {
 func (e *Effects) Reset() {
 	e.buf = e.buf[:0]
 	e.list = e.list[:0]
+	e.evs = e.evs[:0]
+	e.evKeys = e.evKeys[:0]
+}
+
+// keyEventRec is one keyspace event: its key is evKeys[end-len:end].
+type keyEventRec struct {
+	db    int
+	class byte
+	name  string
+	end   int
+	len   int
+}
+
+// Event appends a keyspace event of the writes: class is its
+// notify-keyspace-events letter, name Redis's event name.
+func (e *Effects) Event(db int, class byte, name string, key []byte) {
+	e.evKeys = append(e.evKeys, key...)
+	e.evs = append(e.evs, keyEventRec{db: db, class: class, name: name, end: len(e.evKeys), len: len(key)})
+}
+
+// Events returns the number of keyspace events.
+func (e *Effects) Events() int { return len(e.evs) }
+
+// EventAt returns keyspace event i; key is borrowed until Reset.
+func (e *Effects) EventAt(i int) (db int, class byte, name string, key []byte) {
+	r := e.evs[i]
+	return r.db, r.class, r.name, e.evKeys[r.end-r.len : r.end]
 }
 
 // Begin starts an effect of n arguments in db; exactly n Arg calls follow.

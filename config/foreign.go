@@ -92,19 +92,18 @@ var foreign = func() map[string]foreignDirective {
 		m[n] = foreignDirective{}
 	}
 	for n, d := range map[string]foreignDirective{
-		"replicaof":              {only("no one"), "replication is not supported yet: radish cannot be a replica (remove replicaof)"},
-		"slaveof":                {only("no one"), "replication is not supported yet: radish cannot be a replica (remove slaveof)"},
-		"cluster-enabled":        {only("no"), "cluster mode is not supported: radish shards the keyspace itself (set cluster-enabled no)"},
-		"tls-port":               {only("0"), "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
-		"rdma-port":              {only("0"), "RDMA is not supported: radish listens on plain TCP only (set rdma-port 0)"},
-		"aclfile":                {only(""), "ACL users are not supported yet: use requirepass (remove aclfile)"},
-		"user":                   {never, "ACL users are not supported yet: use requirepass (remove user)"},
-		"notify-keyspace-events": {only(""), `keyspace notifications are not supported yet (set notify-keyspace-events "")`},
-		"supervised":             {only("no"), "supervised upstart/systemd is not supported yet: radish sends no readiness signal (set supervised no)"},
-		"syslog-enabled":         {only("no"), "syslog is not supported: radish logs to logfile or stderr (set syslog-enabled no)"},
-		"loadmodule":             {never, "modules are not supported (remove loadmodule)"},
-		"rename-command":         {never, "rename-command is not supported: radish cannot rename or hide a command (remove rename-command)"},
-		"sentinel":               {never, "sentinel mode is not supported"},
+		"replicaof":       {only("no one"), "replication is not supported yet: radish cannot be a replica (remove replicaof)"},
+		"slaveof":         {only("no one"), "replication is not supported yet: radish cannot be a replica (remove slaveof)"},
+		"cluster-enabled": {only("no"), "cluster mode is not supported: radish shards the keyspace itself (set cluster-enabled no)"},
+		"tls-port":        {only("0"), "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
+		"rdma-port":       {only("0"), "RDMA is not supported: radish listens on plain TCP only (set rdma-port 0)"},
+		"aclfile":         {only(""), "ACL users are not supported yet: use requirepass (remove aclfile)"},
+		"user":            {never, "ACL users are not supported yet: use requirepass (remove user)"},
+		"supervised":      {only("no"), "supervised upstart/systemd is not supported yet: radish sends no readiness signal (set supervised no)"},
+		"syslog-enabled":  {only("no"), "syslog is not supported: radish logs to logfile or stderr (set syslog-enabled no)"},
+		"loadmodule":      {never, "modules are not supported (remove loadmodule)"},
+		"rename-command":  {never, "rename-command is not supported: radish cannot rename or hide a command (remove rename-command)"},
+		"sentinel":        {never, "sentinel mode is not supported"},
 	} {
 		m[n] = d
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,7 +38,9 @@ type Snapshot struct {
 	ClientQueryBufferLimit int64
 	// OutputLimits is client-output-buffer-limit, per class.
 	OutputLimits [NumClasses]OutputLimit
-	Hz           int // clamped to 1..500 as Redis does
+	// NotifyKeyspaceEvents is notify-keyspace-events: Notify* bits.
+	NotifyKeyspaceEvents uint32
+	Hz                   int // clamped to 1..500 as Redis does
 
 	// MaxMemory is maxmemory in bytes: 0 = no limit, and 0 when
 	// MaxMemoryAuto. Use MemoryBudget for the limit to enforce.
@@ -252,6 +255,7 @@ var params = []*param{
 	{name: "client-query-buffer-limit", kind: KindMemory, def: "1gb", min: 1024 * 1024, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ClientQueryBufferLimit }},
 	{name: "client-output-buffer-limit", kind: KindSpecial, def: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
 		multiArg: true, parse: parseOutputLimits, format: formatOutputLimits},
+	{name: "notify-keyspace-events", kind: KindSpecial, def: "", parse: parseNotify, format: formatNotify},
 	{name: "hz", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.Hz }, fix: func(s *Snapshot) { s.Hz = min(max(s.Hz, 1), 500) }},
 	{name: "maxmemory", kind: KindSpecial, def: "0", parse: parseMaxMemory, format: formatMaxMemory},
 	{name: "maxmemory-policy", kind: KindEnum, def: "noeviction", enum: []string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}, s: func(s *Snapshot) *string { return &s.MaxMemoryPolicy }},
@@ -516,6 +520,85 @@ func formatOutputLimits(s *Snapshot) string {
 		for _, v := range []int64{l.Hard, l.Soft, l.SoftSeconds} {
 			b = append(b, ' ')
 			b = strconv.AppendInt(b, v, 10)
+		}
+	}
+	return string(b)
+}
+
+// Keyspace notification bits (notify-keyspace-events), one per letter.
+const (
+	NotifyKeyspace uint32 = 1 << iota // K: __keyspace@<db>__:<key> channels
+	NotifyKeyevent                    // E: __keyevent@<db>__:<event> channels
+	NotifyGeneric                     // g: DEL, EXPIRE, RENAME ...
+	NotifyString                      // $
+	NotifyList                        // l
+	NotifySet                         // s
+	NotifyHash                        // h
+	NotifyZSet                        // z
+	NotifyExpired                     // x
+	NotifyEvicted                     // e
+	NotifyStream                      // t
+	NotifyKeyMiss                     // m
+	NotifyModule                      // d
+	NotifyNew                         // n
+	// NotifyAll is A: every class but m and n.
+	NotifyAll = NotifyGeneric | NotifyString | NotifyList | NotifySet | NotifyHash | NotifyZSet |
+		NotifyExpired | NotifyEvicted | NotifyStream | NotifyModule
+)
+
+// notifyLetters are the letters of the bits, in bit order.
+const notifyLetters = "KEg$lshzxetmdn"
+
+// NotifyClass returns the bit of an event class letter (g $ l s h z x e
+// t m d n), 0 for any other byte.
+func NotifyClass(letter byte) uint32 {
+	for i := 2; i < len(notifyLetters); i++ {
+		if notifyLetters[i] == letter {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+func parseNotify(s *Snapshot, args []string, _ *loadState) string {
+	if len(args) > 1 {
+		return errArgs
+	}
+	var flags uint32
+	for _, a := range args {
+		for i := 0; i < len(a); i++ {
+			switch j := strings.IndexByte(notifyLetters, a[i]); {
+			case a[i] == 'A':
+				flags |= NotifyAll
+			case j >= 0:
+				flags |= 1 << j
+			default:
+				return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+			}
+		}
+	}
+	s.NotifyKeyspaceEvents = flags
+	return ""
+}
+
+// formatNotify writes the flags as Redis 7.0 does: A for all of its
+// classes, then K, E and m; n is never printed (as in Redis 7.0).
+func formatNotify(s *Snapshot) string {
+	f := s.NotifyKeyspaceEvents
+	var b []byte
+	if f&NotifyAll == NotifyAll {
+		b = append(b, 'A')
+	} else {
+		for _, bit := range []uint32{NotifyGeneric, NotifyString, NotifyList, NotifySet, NotifyHash, NotifyZSet,
+			NotifyExpired, NotifyEvicted, NotifyStream, NotifyModule} {
+			if f&bit != 0 {
+				b = append(b, notifyLetters[bits.TrailingZeros32(bit)])
+			}
+		}
+	}
+	for _, bit := range []uint32{NotifyKeyspace, NotifyKeyevent, NotifyKeyMiss} {
+		if f&bit != 0 {
+			b = append(b, notifyLetters[bits.TrailingZeros32(bit)])
 		}
 	}
 	return string(b)

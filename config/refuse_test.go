@@ -88,7 +88,7 @@ func TestForeign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"no-appendfsync-on-rewrite", "lazyfree-lazy-expire", "replicaof", "cluster-enabled", "notify-keyspace-events",
+	want := []string{"no-appendfsync-on-rewrite", "lazyfree-lazy-expire", "replicaof", "cluster-enabled",
 		"tls-port", "extended-redis-compatibility"}
 	if !reflect.DeepEqual(c.Ignored(), want) {
 		t.Errorf("Ignored = %q, want %q", c.Ignored(), want)
@@ -103,7 +103,6 @@ func TestForeign(t *testing.T) {
 		{"tls-port 6380", "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
 		{"aclfile /etc/redis/users.acl", "ACL users are not supported yet: use requirepass (remove aclfile)"},
 		{"user default on nopass ~* +@all", "ACL users are not supported yet: use requirepass (remove user)"},
-		{"notify-keyspace-events KEA", `keyspace notifications are not supported yet (set notify-keyspace-events "")`},
 		{"supervised systemd", "supervised upstart/systemd is not supported yet: radish sends no readiness signal (set supervised no)"},
 		{"syslog-enabled yes", "syslog is not supported: radish logs to logfile or stderr (set syslog-enabled no)"},
 		{"loadmodule /x.so", "modules are not supported (remove loadmodule)"},
@@ -143,7 +142,7 @@ func TestStockRedisConf(t *testing.T) {
 		t.Errorf("snapshot %+v", s)
 	}
 	ign := strings.Join(c.Ignored(), " ")
-	for _, n := range []string{"lazyfree-lazy-eviction", "tcp-backlog", "no-appendfsync-on-rewrite", "jemalloc-bg-thread", "notify-keyspace-events"} {
+	for _, n := range []string{"lazyfree-lazy-eviction", "tcp-backlog", "no-appendfsync-on-rewrite", "jemalloc-bg-thread"} {
 		if !strings.Contains(" "+ign+" ", " "+n+" ") {
 			t.Errorf("Ignored lacks %s: %s", n, ign)
 		}

@@ -40,16 +40,25 @@ func dialPS(t *testing.T, addr string, proto int) *psConn {
 
 // frame reads one RESP value.
 func (p *psConn) frame(t *testing.T) []byte {
+	f, err := p.tryFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// tryFrame reads one RESP value, or says why it could not.
+func (p *psConn) tryFrame() ([]byte, error) {
 	p.buf = p.buf[:0]
 	for {
 		if _, n, err := resp.ReadReply(p.buf); err != nil {
-			t.Fatalf("%q: %v", p.buf, err)
+			return nil, fmt.Errorf("%q: %v", p.buf, err)
 		} else if n > 0 {
-			return slices.Clone(p.buf[:n])
+			return slices.Clone(p.buf[:n]), nil
 		}
 		b, err := p.r.ReadByte()
 		if err != nil {
-			t.Fatalf("reading a frame: %v (so far %q)", err, p.buf)
+			return nil, fmt.Errorf("reading a frame: %v (so far %q)", err, p.buf)
 		}
 		p.buf = append(p.buf, b)
 	}

@@ -170,6 +170,9 @@ func (s *Shard) tryServe(wt *waiter) ([]byte, bool) {
 		s.snapBefore(wt.db, wt.spec, wt.args)
 	}
 	dirty := s.store.Dirty()
+	if s.kev.flags != 0 {
+		s.eventsBefore(wt.db, wt.spec, wt.args)
+	}
 	if wt.fn(&ctx, wt.args, &wait) {
 		return nil, false
 	}

@@ -385,6 +385,9 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 		s.beforeTouches()
 	}
 	dirty, start := s.store.Dirty(), len(w.B)
+	if s.kev.flags != 0 && spec.Flags&command.Write != 0 {
+		s.eventsBefore(db, spec, args)
+	}
 	if s.stats.untimed--; s.stats.untimed > 0 {
 		spec.Handler(ctx, args)
 	} else {

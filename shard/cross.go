@@ -88,6 +88,10 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	// Only the keys the command may write can have changed, and only if
 	// it changed anything at all.
 	wrote := sc.Dirty() != dirty
+	var events []heldEvent
+	if wrote && s.kev.flags != 0 {
+		events = s.gatheredEvents(t, sc, got)
+	}
 	var writable map[string]bool
 	if wrote {
 		writable = make(map[string]bool)
@@ -108,10 +112,15 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 				writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
 			}
 		}
-		tag, id, keys, held := t.tag(i), t.id, t.co.Parts[i].Keys, t.in != nil
+		tag, id, keys, held, db := t.tag(i), t.id, t.co.Parts[i].Keys, t.in != nil, t.db
+		evs := s.heldFor(events, t.parts[i].Shard)
 		s.on(t, i, msgWriteBack, func(o *Shard) any {
 			for _, e := range writes {
 				o.writeBack(e, tag)
+			}
+			o.kev.db = db
+			for _, e := range evs {
+				o.emitEvent(e.class, e.name, e.key)
 			}
 			if !held {
 				o.unlock(id, keys)

@@ -36,7 +36,8 @@
 //     wakes the clients blocked on it and appends an effect.
 //   - effect: a write in the form it must be replayed (command.Effects),
 //     handed in order to Options.Effects at the end of the turn, before
-//     any reply of the turn leaves.
+//     any reply of the turn leaves, with the write's keyspace events,
+//     which the shard then publishes (notify.go).
 //   - AOF (aof.go): with appendonly yes the shard loads its own log before
 //     it starts, then appends each turn's effects to it and submits them
 //     once; under appendfsync always what leaves after the turn's first

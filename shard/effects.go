@@ -62,9 +62,10 @@ type version struct {
 }
 
 // effects returns the turn's effect stream, stamped with the shard's time,
-// or nil when nobody consumes effects (then nothing is appended).
+// or nil when nobody consumes effects: no sink and no keyspace
+// notifications (then nothing is appended).
 func (s *Shard) effects() *command.Effects {
-	if s.mut.sink == nil {
+	if s.mut.sink == nil && s.kev.flags == 0 {
 		return nil
 	}
 	if s.aof.hold && !s.aof.wrote {
@@ -105,6 +106,9 @@ func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n
 	case spec.Propagate == nil && fx != nil:
 		fx.Command(db, command.CauseCommand, args)
 	}
+	if s.kev.flags != 0 {
+		s.wroteEvents(db, spec, args)
+	}
 }
 
 // vanished records that key was deleted by expiry or eviction. It runs
@@ -116,6 +120,14 @@ func (s *Shard) vanished(db int, key []byte, cause command.Cause) {
 		fx.Begin(db, cause, 2)
 		fx.ArgString("DEL")
 		fx.Arg(key)
+		if s.kev.flags != 0 {
+			s.kev.db = db
+			if cause == command.CauseExpired {
+				s.emitEvent('x', "expired", key)
+			} else {
+				s.emitEvent('e', "evicted", key)
+			}
+		}
 	}
 }
 
@@ -258,13 +270,19 @@ func (s *Shard) unchanged(ws []watched) bool {
 	return true
 }
 
-// flushEffects hands the turn's effects to the consumer.
+// flushEffects hands the turn's effects to the consumer, then publishes
+// their keyspace events (notify.go).
 func (s *Shard) flushEffects() {
 	fx := &s.mut.fx
-	if fx.Len() == 0 {
+	if fx.Len() == 0 && fx.Events() == 0 {
 		return
 	}
-	s.mut.sink(s.id, fx)
+	if s.mut.sink != nil && fx.Len() > 0 {
+		s.mut.sink(s.id, fx)
+	}
+	if fx.Events() > 0 {
+		s.publishEvents(fx)
+	}
 	fx.Reset()
 }
 

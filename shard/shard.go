@@ -76,6 +76,7 @@ type Shard struct {
 
 	mut  mutations // the mutation path's state (effects.go)
 	ps   pubState  // subscriptions and publishes in flight (pubsub.go)
+	kev  keyEvents // keyspace notifications (notify.go)
 	snap *bgSave   // this shard's part of a background save in progress, nil when none (snapshot.go)
 	aof  aofState  // the AOF's Log, and what waits for its disk (aof.go)
 
@@ -325,6 +326,7 @@ func (s *Shard) oom(spec *command.Spec) bool {
 // split evenly across the shards.
 func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.conf = c
+	s.setNotify(c)
 	s.reader.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ctx.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ahead.MaxBulkLen = c.ProtoMaxBulkLen
@@ -490,6 +492,13 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 	}
 	s.now = s.group.clock().UnixMilli()
 	s.refreshConfig()
+	if s.inbox.pending.Load() {
+		// What other shards sent before this client's bytes arrived comes
+		// first: a keyspace event another shard published before it
+		// replied to the write reaches a subscriber before the reply to
+		// anything the subscriber sends after seeing that write's reply.
+		s.drainInbox()
+	}
 	s.serve(c)
 	s.serveReady()
 }

@@ -1,0 +1,208 @@
+package command
+
+import "strings"
+
+// Keyspace notifications: the events a write emits (Redis's
+// notifyKeyspaceEvent calls), stated per row. The shard's mutation path
+// asks KeyEvents after a command changed data and appends what it says to
+// the turn's effects (Effects.Event), beside the write's propagated form;
+// the notification consumer publishes them. Besides a row's own events
+// the mutation path adds the two every write may cause: "new" for a key
+// the command created and "del" for one it removed (a popped list's last
+// element, an EXPIRE in the past, DEL itself).
+
+// keyEvent is one row's events.
+type keyEvent struct {
+	event string // emitted on every key the row writes ("": only new/del)
+	class byte   // its notify-keyspace-events letter
+	// fn, when set, emits the row's events on args[i] itself (depending on
+	// the arguments, or on which key it is).
+	fn func(args [][]byte, i int, emit EmitEvent)
+	// reverse: the events go from the last write key to the first
+	// (LMOVE: the push to the destination, then the pop).
+	reverse bool
+	// noDel: a key the command removes gets no "del" (RENAME's source);
+	// noNew: nor does a key it creates get "new" (fn states it).
+	noDel, noNew bool
+	// delOnly: a key the command removes gets "del" instead of the event
+	// (EXPIRE with a time in the past).
+	delOnly bool
+}
+
+// EmitEvent receives one event: its class letter, its name, its key.
+type EmitEvent func(class byte, event string, key []byte)
+
+// RowEvents says which events a write row emits: Redis's per command
+// (keyEvents). A row without events of its own still has new and del.
+type RowEvents struct {
+	ev *keyEvent
+}
+
+// EventsOf returns s's events.
+func EventsOf(s *Spec) RowEvents { return RowEvents{keyEvents[s.Name]} }
+
+// Reverse reports whether the events go from the last write key to the
+// first.
+func (r RowEvents) Reverse() bool { return r.ev != nil && r.ev.reverse }
+
+// NoNew reports whether a key the row created gets no "new" of the
+// mutation path (the row emits it).
+func (r RowEvents) NoNew() bool { return r.ev != nil && r.ev.noNew }
+
+// NoDel reports whether a key the row removed gets no "del".
+func (r RowEvents) NoDel() bool { return r.ev != nil && r.ev.noDel }
+
+// Emit emits the row's own events for one of its write keys, args[i];
+// gone says the command removed it. The mutation path calls it per write
+// key, in order (Reverse: from the last), between that key's "new" and
+// its "del", which is the order Redis emits them in.
+func (r RowEvents) Emit(args [][]byte, i int, gone bool, emit EmitEvent) {
+	switch e := r.ev; {
+	case e == nil:
+	case e.delOnly && gone:
+	case e.fn != nil:
+		e.fn(args, i, emit)
+	case e.event != "":
+		emit(e.class, e.event, args[i])
+	}
+}
+
+func each(event string, class byte) *keyEvent { return &keyEvent{event: event, class: class} }
+
+// setEvents: SET's "set", then "expire" when it set a TTL.
+func setEvents(args [][]byte, _ int, emit EmitEvent) {
+	emit('$', "set", args[1])
+	for _, a := range args[3:] {
+		switch strings.ToUpper(string(a)) {
+		case "EX", "PX", "EXAT", "PXAT":
+			emit('g', "expire", args[1])
+			return
+		}
+	}
+}
+
+// getexEvents: GETEX's "expire", or "persist".
+func getexEvents(args [][]byte, _ int, emit EmitEvent) {
+	for _, a := range args[2:] {
+		switch strings.ToUpper(string(a)) {
+		case "EX", "PX", "EXAT", "PXAT":
+			emit('g', "expire", args[1])
+		case "PERSIST":
+			emit('g', "persist", args[1])
+		}
+	}
+}
+
+// moveEvents: a pop from the source, args[1], and a push to the
+// destination, args[2] (LMOVE, RPOPLPUSH, SMOVE), named by the arguments.
+func moveEvents(names func(args [][]byte) (string, string), class byte) func([][]byte, int, EmitEvent) {
+	return func(args [][]byte, i int, emit EmitEvent) {
+		from, to := names(args)
+		if i == 1 {
+			emit(class, from, args[1])
+		} else {
+			emit(class, to, args[2])
+		}
+	}
+}
+
+// side is LMOVE's LEFT or RIGHT as its events name it: "l" or "r".
+func side(b []byte) string {
+	if strings.EqualFold(string(b), "left") {
+		return "l"
+	}
+	return "r"
+}
+
+// setExpire: SETEX's and PSETEX's "set" and "expire".
+func setExpire(args [][]byte, _ int, emit EmitEvent) {
+	emit('$', "set", args[1])
+	emit('g', "expire", args[1])
+}
+
+// renameEvents: RENAME's "rename_from" and "rename_to"; the destination
+// is always "new", as Redis deletes it and adds it again.
+func renameEvents(args [][]byte, i int, emit EmitEvent) {
+	if i == 1 {
+		emit('g', "rename_from", args[1])
+		return
+	}
+	emit('n', "new", args[2])
+	emit('g', "rename_to", args[2])
+}
+
+// zaddEvents: ZADD's "zadd", or "zincr" with INCR.
+func zaddEvents(args [][]byte, _ int, emit EmitEvent) {
+	for _, a := range args[2:] {
+		if strings.EqualFold(string(a), "incr") {
+			emit('z', "zincr", args[1])
+			return
+		}
+	}
+	emit('z', "zadd", args[1])
+}
+
+var keyEvents = map[string]*keyEvent{
+	// strings
+	"set":         {fn: setEvents},
+	"setnx":       each("set", '$'),
+	"getset":      each("set", '$'),
+	"mset":        each("set", '$'),
+	"msetnx":      each("set", '$'),
+	"setex":       {fn: setExpire},
+	"psetex":      {fn: setExpire},
+	"getex":       {fn: getexEvents},
+	"incr":        each("incrby", '$'),
+	"decr":        each("incrby", '$'),
+	"incrby":      each("incrby", '$'),
+	"decrby":      each("incrby", '$'),
+	"incrbyfloat": each("incrbyfloat", '$'),
+	"append":      each("append", '$'),
+	"setrange":    each("setrange", '$'),
+	// keys
+	"expire":    {event: "expire", class: 'g', delOnly: true},
+	"pexpire":   {event: "expire", class: 'g', delOnly: true},
+	"expireat":  {event: "expire", class: 'g', delOnly: true},
+	"pexpireat": {event: "expire", class: 'g', delOnly: true},
+	"persist":   each("persist", 'g'),
+	"rename":    {noDel: true, noNew: true, fn: renameEvents},
+	"renamenx":  {noDel: true, noNew: true, fn: renameEvents},
+	// lists
+	"lpush":     each("lpush", 'l'),
+	"lpushx":    each("lpush", 'l'),
+	"rpush":     each("rpush", 'l'),
+	"rpushx":    each("rpush", 'l'),
+	"lpop":      each("lpop", 'l'),
+	"rpop":      each("rpop", 'l'),
+	"linsert":   each("linsert", 'l'),
+	"lset":      each("lset", 'l'),
+	"ltrim":     each("ltrim", 'l'),
+	"lrem":      each("lrem", 'l'),
+	"rpoplpush": {reverse: true, fn: moveEvents(func([][]byte) (string, string) { return "rpop", "lpush" }, 'l')},
+	"lmove": {reverse: true, fn: moveEvents(func(args [][]byte) (string, string) {
+		return side(args[3]) + "pop", side(args[4]) + "push"
+	}, 'l')},
+	// hashes
+	"hset":         each("hset", 'h'),
+	"hmset":        each("hset", 'h'),
+	"hsetnx":       each("hset", 'h'),
+	"hdel":         each("hdel", 'h'),
+	"hincrby":      each("hincrby", 'h'),
+	"hincrbyfloat": each("hincrbyfloat", 'h'),
+	// sets
+	"sadd": each("sadd", 's'),
+	"srem": each("srem", 's'),
+	"spop": each("spop", 's'),
+	// SMOVE of a member the destination holds already: Redis emits no
+	// sadd, this does (not in the differential test).
+	"smove": {fn: moveEvents(func([][]byte) (string, string) { return "srem", "sadd" }, 's')},
+	// sorted sets
+	"zadd":             {fn: zaddEvents},
+	"zincrby":          each("zincr", 'z'),
+	"zrem":             each("zrem", 'z'),
+	"zpopmin":          each("zpopmin", 'z'),
+	"zpopmax":          each("zpopmax", 'z'),
+	"zremrangebyscore": each("zremrangebyscore", 'z'),
+	"zremrangebyrank":  each("zremrangebyrank", 'z'),
+	"zremrangebylex":   each("zremrangebylex", 'z'),
+}

@@ -1,0 +1,144 @@
+package e2e
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// byKey orders pmessage frames of keyspace events by their key, stably.
+func byKey(frames []string) {
+	key := func(f string) string {
+		v, _, _ := resp.ReadReply([]byte(f))
+		if len(v.Elems) != 4 {
+			return ""
+		}
+		ch := string(v.Elems[2].Str)
+		if strings.HasPrefix(ch, "__keyspace@") {
+			return ch[strings.Index(ch, "__:")+3:]
+		}
+		return string(v.Elems[3].Str)
+	}
+	slices.SortStableFunc(frames, func(a, b string) int { return strings.Compare(key(a), key(b)) })
+}
+
+// keyspaceCommand draws a write (or a read, or a wrong type) on a few keys
+// of every type, some on one shard by their hash tag.
+func keyspaceCommand(rng *rand.Rand) []string {
+	str := []string{"s1", "s2", "{t}s"}
+	lists := []string{"l0", "m1", "{t}l", "{t}m"}
+	p := func(keys []string) string { return keys[rng.IntN(len(keys))] }
+	v := fmt.Sprint(rng.IntN(5))
+	cmds := [][]string{
+		{"SET", p(str), v}, {"SET", p(str), v, "EX", "100"}, {"SETNX", p(str), v},
+		{"GETSET", p(str), v}, {"MSET", "s1", v, "s2", v}, {"INCR", p(str)}, {"DECRBY", p(str), "2"},
+		{"INCRBYFLOAT", p(str), "1.5"}, {"APPEND", p(str), v}, {"SETRANGE", p(str), "2", v}, {"GETDEL", p(str)},
+		{"GETEX", p(str), "EX", "50"}, {"GETEX", p(str), "PERSIST"}, {"SETEX", p(str), "100", v},
+		{"DEL", p(str)}, {"DEL", "s1", "s2", "nokey"}, {"UNLINK", p(str)}, {"EXPIRE", p(str), "100"},
+		{"EXPIRE", p(str), "-1"}, {"PEXPIREAT", p(str), "1"}, {"PERSIST", p(str)}, {"RENAME", "{t}s", "{t}x"},
+		{"RENAME", "{t}x", "{t}s"},
+		{"LPUSH", p(lists), v, v}, {"RPUSH", p(lists), v}, {"LPUSHX", p(lists), v}, {"LPOP", p(lists)},
+		{"RPOP", p(lists), "2"}, {"LSET", p(lists), "0", v}, {"LTRIM", p(lists), "1", "-1"},
+		{"LREM", p(lists), "0", v}, {"LINSERT", p(lists), "BEFORE", v, "x"},
+		{"HSET", "h1", "f" + v, v}, {"HSETNX", "h1", "g", v}, {"HDEL", "h1", "f" + v}, {"HINCRBY", "h1", "n", "3"},
+		{"HINCRBYFLOAT", "h1", "x", "0.5"},
+		{"SADD", "set1", v, "a"}, {"SREM", "set1", v}, {"SREM", "set1", "a", "0", "1", "2", "3", "4"},
+		{"ZADD", "z1", v, "m" + v}, {"ZADD", "z1", "INCR", "1", "m"}, {"ZINCRBY", "z1", "2", "m"},
+		{"ZREM", "z1", "m" + v}, {"ZPOPMIN", "z1"}, {"ZREMRANGEBYSCORE", "z1", "0", "2"},
+		{"ZREMRANGEBYRANK", "z1", "0", "0"},
+		{"LMOVE", "{t}l", "{t}m", "LEFT", "RIGHT"}, {"LMOVE", "{t}m", "{t}m", "RIGHT", "LEFT"},
+		{"RPOPLPUSH", "{t}m", "{t}l"}, {"RENAME", "s1", "s2"}, {"RENAME", "s2", "{t}s"}, {"RENAMENX", "{t}s", "s1"},
+		{"LMOVE", "l0", "{t}m", "RIGHT", "LEFT"}, {"RPOPLPUSH", "{t}l", "m1"}, {"SADD", "{t}a", v},
+		{"GET", p(str)}, {"LPUSH", p(str), v}, {"INCR", "h1"},
+	}
+	return cmds[rng.IntN(len(cmds))]
+}
+
+// TestKeyspaceEventsAgainstRedis runs the same random writes on both
+// servers with notify-keyspace-events KEAn, and requires that a subscriber
+// of every __keyspace and __keyevent channel receives the same events in
+// the same order for each key (keys on three shards; RENAME and LMOVE on
+// one shard and across shards).
+func TestKeyspaceEventsAgainstRedis(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed:", err)
+	}
+	ref := startRedis(t, redisBin)
+	s := start(t, "--shards", "3")
+	w := []*psConn{dialPS(t, s.addr, 2), dialPS(t, ref, 2)}
+	for _, c := range w {
+		c.do(t, []string{"FLUSHALL"}, []string{"CONFIG", "SET", "notify-keyspace-events", "KEAn"})
+	}
+	sub := []*psConn{dialPS(t, s.addr, 2), dialPS(t, ref, 2)}
+	for _, c := range sub {
+		c.do(t, []string{"PSUBSCRIBE", "__key*"})
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var history []string
+	for range 1500 {
+		cmd := keyspaceCommand(rng)
+		history = append(history, strings.Join(cmd, " "))
+		got, want := w[0].do(t, cmd), w[1].do(t, cmd)
+		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Fatalf("after\n  %s\nradish replied %q\nredis  replied %q", strings.Join(history[max(0, len(history)-30):], "\n  "), got, want)
+		}
+		// Redis has published the events before it replied; radish at the
+		// end of the owning shard's turn: read as many frames as Redis sent.
+		events := sub[1].do(t)
+		var gotEv []string
+		sub[0].c.SetDeadline(time.Now().Add(2 * time.Second))
+		for range events {
+			f, err := sub[0].tryFrame()
+			if err != nil {
+				gotEv = append(gotEv, err.Error())
+				break
+			}
+			gotEv = append(gotEv, string(f))
+		}
+		wantEv := make([]string, len(events))
+		for i, e := range events {
+			wantEv[i] = string(e)
+		}
+		// A command on keys of several shards (MSET, DEL) has its events
+		// published by each shard: in order per key, not across keys.
+		byKey(gotEv)
+		byKey(wantEv)
+		if len(gotEv) == len(wantEv) { // nothing more came, or the next check fails
+			if extra := sub[0].do(t); len(extra) > 0 {
+				gotEv = append(gotEv, fmt.Sprintf("and then %q", extra))
+			}
+		}
+		if fmt.Sprintf("%q", gotEv) != fmt.Sprintf("%q", wantEv) {
+			t.Fatalf("after\n  %s\nradish's events %q\nredis's events  %q", strings.Join(history[max(0, len(history)-30):], "\n  "), gotEv, wantEv)
+		}
+	}
+	// A key whose TTL passes: "expired", from the active cycle or the
+	// read that finds it.
+	for i := range w {
+		w[i].do(t, []string{"SET", "ttl", "v", "PX", "20"})
+		sub[i].do(t)
+	}
+	time.Sleep(300 * time.Millisecond)
+	var streams [2]string
+	for i := range w {
+		w[i].do(t, []string{"GET", "ttl"})
+		sub[i].c.SetDeadline(time.Now().Add(2 * time.Second))
+		for range 2 {
+			f, err := sub[i].tryFrame()
+			if err != nil {
+				t.Fatal(err)
+			}
+			streams[i] += string(f)
+		}
+	}
+	if streams[0] != streams[1] || !strings.Contains(streams[0], "expired") {
+		t.Fatalf("expiry: radish %q, redis %q", streams[0], streams[1])
+	}
+}

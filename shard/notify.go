@@ -1,0 +1,173 @@
+package shard
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/pubsub"
+	"github.com/radish-kv/radish/router"
+)
+
+// Keyspace notifications (notify-keyspace-events). They are a consumer
+// of the effect stream: the mutation path appends each write's events to
+// the turn's effects (wrote asks the row, command.EventsOf, and adds
+// "new" and "del" from whether each write key existed before the command
+// and after it; vanished adds "expired" and "evicted"; a command run on
+// gathered copies has its events computed where it ran, and each key's
+// shard appends those of its keys with the write-back), and flushEffects
+// publishes them at the end of the turn, from this shard, the one that
+// owns the keys, as a PUBLISH from here would be. While notifications are
+// on, effects are built even when no other consumer reads them; while
+// they are off (the default) a command pays one branch.
+
+// keyEvents is the notification state of a shard.
+type keyEvents struct {
+	flags  uint32 // notify-keyspace-events; 0 unless K or E is set
+	idx    []int  // the write keys of the command running (run1)
+	before []bool // whether each existed before it ran
+	db     int    // the database of the events being emitted
+	emit   command.EmitEvent
+	ch     []byte // scratch: a notification's channel
+	// held, when set, takes the events instead of the turn's effects: a
+	// command run on gathered copies (cross.go) holds them for the shards
+	// that own their keys.
+	held *[]heldEvent
+}
+
+// heldEvent is an event on its way to the shard that owns its key.
+type heldEvent struct {
+	class byte
+	name  string
+	key   []byte
+}
+
+// setNotify takes notify-keyspace-events from a configuration.
+func (s *Shard) setNotify(c *config.Snapshot) {
+	f := c.NotifyKeyspaceEvents
+	if f&(config.NotifyKeyspace|config.NotifyKeyevent) == 0 {
+		f = 0
+	}
+	s.kev.flags = f
+	if s.kev.emit == nil {
+		s.kev.emit = s.emitEvent
+	}
+}
+
+// eventsBefore notes which write keys of a command exist before it runs.
+func (s *Shard) eventsBefore(db int, spec *command.Spec, args [][]byte) {
+	idx, _ := spec.WriteKeys(args, s.kev.idx[:0])
+	s.kev.idx = idx
+	s.kev.before = s.kev.before[:0]
+	d := s.store.DB(db)
+	for _, i := range idx {
+		s.kev.before = append(s.kev.before, d.Exists(args[i], s.now))
+	}
+}
+
+// wroteEvents appends the events of a command that changed data, for
+// each write key in order: "new" when it created the key, the row's own,
+// "del" when it removed the key.
+func (s *Shard) wroteEvents(db int, spec *command.Spec, args [][]byte) {
+	s.eventsAfter(s.store.DB(db), db, spec, args)
+}
+
+// eventsAfter emits a command's events from the state of its write keys
+// before (kev.before) and after it ran in d, database db.
+func (s *Shard) eventsAfter(d *engine.DB, db int, spec *command.Spec, args [][]byte) {
+	ev := command.EventsOf(spec)
+	s.kev.db = db
+	for k := range s.kev.idx {
+		j := k
+		if ev.Reverse() {
+			j = len(s.kev.idx) - 1 - k
+		}
+		i := s.kev.idx[j]
+		key := args[i]
+		after := d.Exists(key, s.now)
+		before := j < len(s.kev.before) && s.kev.before[j]
+		if !before && after && !ev.NoNew() {
+			s.emitEvent('n', "new", key)
+		}
+		ev.Emit(args, i, before && !after, s.kev.emit)
+		if before && !after && !ev.NoDel() {
+			s.emitEvent('g', "del", key)
+		}
+	}
+}
+
+// emitEvent appends one event of database kev.db, when its class is on.
+func (s *Shard) emitEvent(class byte, event string, key []byte) {
+	switch {
+	case s.kev.flags&config.NotifyClass(class) == 0:
+	case s.kev.held != nil:
+		*s.kev.held = append(*s.kev.held, heldEvent{class, event, slices.Clone(key)})
+	default:
+		s.mut.fx.Event(s.kev.db, class, event, key)
+	}
+}
+
+// gatheredEvents returns the events of a command that ran on gathered
+// copies in sc: got holds its keys as they were before.
+func (s *Shard) gatheredEvents(t *txn, sc *engine.Store, got [][]entry) []heldEvent {
+	idx, _ := t.spec.WriteKeys(t.args, s.kev.idx[:0])
+	s.kev.idx = idx
+	s.kev.before = s.kev.before[:0]
+	for _, i := range idx {
+		existed := false
+		for _, es := range got {
+			for _, e := range es {
+				existed = existed || e.ok && e.db == t.db && string(e.key) == string(t.args[i])
+			}
+		}
+		s.kev.before = append(s.kev.before, existed)
+	}
+	var held []heldEvent
+	s.kev.held = &held
+	s.eventsAfter(sc.DB(t.db), t.db, t.spec, t.args)
+	s.kev.held = nil
+	return held
+}
+
+// heldFor returns the events of held whose key shard owns.
+func (s *Shard) heldFor(held []heldEvent, shard int) []heldEvent {
+	var out []heldEvent
+	for _, e := range held {
+		if router.ShardOf(e.key, len(s.group.shards)) == shard {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// publishEvents publishes the turn's events on __keyspace@<db>__:<key>
+// (the event) and __keyevent@<db>__:<event> (the key), as K and E say.
+func (s *Shard) publishEvents(fx *command.Effects) {
+	for i := range fx.Events() {
+		db, _, name, key := fx.EventAt(i)
+		if s.kev.flags&config.NotifyKeyspace != 0 {
+			s.kev.ch = append(strconv.AppendInt(append(s.kev.ch[:0], "__keyspace@"...), int64(db), 10), "__:"...)
+			s.kev.ch = append(s.kev.ch, key...)
+			s.notifyPublish(s.kev.ch, []byte(name))
+		}
+		if s.kev.flags&config.NotifyKeyevent != 0 {
+			s.kev.ch = append(strconv.AppendInt(append(s.kev.ch[:0], "__keyevent@"...), int64(db), 10), "__:"...)
+			s.kev.ch = append(s.kev.ch, name...)
+			s.notifyPublish(s.kev.ch, key)
+		}
+	}
+}
+
+// notifyPublish publishes a notification as PUBLISH does, with no one
+// waiting for the count.
+func (s *Shard) notifyPublish(ch, msg []byte) {
+	s.deliverHere(pubsub.Channel, ch, msg)
+	h := pubsub.Hash(ch)
+	for q, o := range s.group.shards {
+		if q != s.id && o.ps.reg.Filter.Wants(h) {
+			s.pubEntry(q, pubChannel, ch, msg, nil)
+		}
+	}
+}
