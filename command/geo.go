@@ -172,17 +172,13 @@ func geoDecode(score float64) (lon, lat float64) {
 	return lon, lat
 }
 
-// geoDistance is Redis's haversine distance in meters.
+// geoDistance is Redis 7.0's haversine distance in meters.
 func geoDistance(lon1, lat1, lon2, lat2 float64) float64 {
-	lon1r, lon2r := lon1*geoDegRad, lon2*geoDegRad
-	v := math.Sin((lon2r - lon1r) / 2)
-	if v == 0 {
-		return geoEarthRadius * math.Abs(lat2*geoDegRad-lat1*geoDegRad)
-	}
-	lat1r, lat2r := lat1*geoDegRad, lat2*geoDegRad
+	lat1r, lon1r := lat1*geoDegRad, lon1*geoDegRad
+	lat2r, lon2r := lat2*geoDegRad, lon2*geoDegRad
 	u := math.Sin((lat2r - lat1r) / 2)
-	a := u*u + math.Cos(lat1r)*math.Cos(lat2r)*v*v
-	return 2.0 * geoEarthRadius * math.Asin(math.Sqrt(a))
+	v := math.Sin((lon2r - lon1r) / 2)
+	return 2.0 * geoEarthRadius * math.Asin(math.Sqrt(u*u+math.Cos(lat1r)*math.Cos(lat2r)*v*v))
 }
 
 // geoUnit parses a distance unit into meters per unit; ok false: the
