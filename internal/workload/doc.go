@@ -3,8 +3,9 @@
 // of each type on several shards, wrong types and wrong arities, database
 // switches, expiry options, blocking pops with short timeouts, DUMP and
 // RESTORE (dump.go), bit commands on the strings (bits.go), HyperLogLogs
-// compared byte for byte (hll.go), and transaction blocks (MULTI ... EXEC
-// or DISCARD, with WATCH and the errors that abort EXEC or do not).
+// compared byte for byte (hll.go), geo sets (geo.go), and transaction
+// blocks (MULTI ... EXEC or DISCARD, with WATCH and the errors that abort
+// EXEC or do not).
 //
 // e2e.TestAgainstRedis sends it to radish-server and redis-server, the
 // shard package's simulator to several simulated shards and to one; both

@@ -176,7 +176,7 @@ func (g *Gen) Next() []string {
 
 func (g *Gen) command() []string {
 	s, l, h, e, z := g.key('s'), g.key('l'), g.key('h'), g.key('e'), g.key('z')
-	switch g.r.IntN(100) {
+	switch g.r.IntN(102) {
 	case 0:
 		return []string{"SET", s, g.val()}
 	case 1:
@@ -414,6 +414,8 @@ func (g *Gen) command() []string {
 		return g.bits(s)
 	case 97, 98:
 		return g.hll(s)
+	case 99, 100:
+		return g.geo(s)
 	default:
 		return []string{"SMISMEMBER", e, g.val(), g.val(), g.val()}
 	}
