@@ -293,6 +293,12 @@ func TestAOFDiskFull(t *testing.T) {
 			if v, err := c.Get(ctx, "k0").Result(); err != nil || v != val {
 				t.Errorf("a read while the disk is full: %q, %v", v, err)
 			}
+			// Inside MULTI a write is refused as it is queued, and EXEC aborts.
+			d := dialDiff(t, s.addr, 2)
+			if r := d.do(t, []string{"MULTI"}, []string{"SET", "x", "1"}, []string{"GET", "k0"}, []string{"EXEC"}); !strings.HasPrefix(string(r[1]), "-MISCONF") ||
+				string(r[3]) != "-EXECABORT Transaction discarded because of previous errors.\r\n" {
+				t.Errorf("MULTI while the disk is full: %q", r)
+			}
 			if err := c.Ping(ctx).Err(); err == nil || !strings.HasPrefix(err.Error(), "MISCONF") {
 				t.Errorf("PING while the disk is full: %v (Redis refuses it)", err)
 			}

@@ -270,6 +270,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	}
 	if s.aof.log != nil {
 		if e := s.aofRefuses(spec); e != "" {
+			c.txRefused()
 			s.reply(c, func(w *resp.Writer) { w.Error(e) })
 			return
 		}

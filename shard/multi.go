@@ -97,10 +97,15 @@ func (c *conn) inMulti() bool { return c.tx != nil && c.tx.on }
 func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
 	m := c.tx
 	on := c.inMulti()
+	if spec.Tx != command.TxQueued && spec.Tx < command.TxReset && !(on && spec.Tx == command.TxUnwatch) {
+		// The transaction rows run here: INFO commandstats counts them.
+		s.stats.commands++
+		s.stats.count(spec)
+	}
 	switch spec.Tx {
 	case command.TxMulti:
 		if on {
-			s.replyError(c, errtext.MultiNested)
+			s.failed(c, spec, errtext.MultiNested)
 			return true
 		}
 		if m == nil {
@@ -112,14 +117,14 @@ func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
 		return true
 	case command.TxExec:
 		if !on {
-			s.replyError(c, errtext.ExecNoMulti)
+			s.failed(c, spec, errtext.ExecNoMulti)
 			return true
 		}
 		s.exec1(c)
 		return true
 	case command.TxDiscard:
 		if !on {
-			s.replyError(c, errtext.DiscardNoMulti)
+			s.failed(c, spec, errtext.DiscardNoMulti)
 			return true
 		}
 		s.discard(c)
@@ -127,7 +132,7 @@ func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
 		return true
 	case command.TxWatch:
 		if on {
-			s.replyError(c, errtext.WatchInMulti)
+			s.failed(c, spec, errtext.WatchInMulti)
 			return true
 		}
 		s.watchKeys(c, args)
@@ -152,11 +157,13 @@ func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
 	switch {
 	case spec.Flags&command.NoMulti != 0:
 		m.dirty = true
+		s.stats.refusedCall(spec, errtext.NoMulti)
 		s.replyError(c, errtext.NoMulti)
 	case s.outOfMemory():
 		// Queueing may take any amount of memory: Redis refuses every
 		// command inside MULTI when over maxmemory.
 		m.dirty = true
+		s.stats.refusedCall(spec, errtext.OOM)
 		s.replyError(c, errtext.OOM)
 	default:
 		m.queue(spec, args, s.group.opts.Databases)
@@ -171,6 +178,12 @@ func (c *conn) txRefused() {
 	if c.inMulti() {
 		c.tx.dirty = true
 	}
+}
+
+// failed answers a transaction row's error, counted as its failed call.
+func (s *Shard) failed(c *conn, spec *command.Spec, text string) {
+	s.stats.failedCall(spec, []byte(text))
+	s.replyError(c, text)
 }
 
 func (s *Shard) replyError(c *conn, text string) {
@@ -358,7 +371,13 @@ func (s *Shard) exec1(c *conn) {
 	m := c.tx
 	if m.dirty {
 		s.discard(c)
-		s.replyError(c, errtext.ExecAbort)
+		s.failed(c, execSpec, errtext.ExecAbort)
+		return
+	}
+	if e := s.execRefuses(m); e != "" {
+		s.discard(c)
+		s.stats.refusedCall(execSpec, e)
+		s.replyError(c, errtext.ExecAbortWhy+e)
 		return
 	}
 	t := s.newExec(c)
@@ -397,6 +416,21 @@ func (s *Shard) execNow(t *txn) {
 	out := s.execHere(t)
 	s.finishExec(t)
 	s.txReply(t.c, func(w *resp.Writer) { w.B = append(w.B, out...) })
+}
+
+// execRefuses is the error that refuses a whole EXEC before it runs, as
+// Redis's processCommand does: writes while the AOF cannot be written
+// (MISCONF). Memory is checked on every shard the txn runs on.
+func (s *Shard) execRefuses(m *multiState) string {
+	if s.aof.log == nil {
+		return ""
+	}
+	for _, q := range m.cmds {
+		if q.spec.Flags&command.Write != 0 {
+			return s.aofRefuses(q.spec)
+		}
+	}
+	return ""
 }
 
 // newExec makes the txn of c's queued commands: each placed, its keys and

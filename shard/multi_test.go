@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/resp"
 )
@@ -345,5 +346,26 @@ func TestMultiClientReplySkip(t *testing.T) {
 		resp2("SET "+a+" 1") + resp2("SET "+b+" 1") + resp2("EXEC")
 	if got := m.do(c, req); got != "+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n+OK\r\n" {
 		t.Fatalf("%q", got)
+	}
+}
+
+// TestMultiCommandStats: INFO commandstats counts the transaction rows as
+// redis-server 7.0.15 does (calls, failed and rejected calls).
+func TestMultiCommandStats(t *testing.T) {
+	m := newSim(t, 2, 1)
+	c := m.dial(0)
+	m.do(c, resp2("MULTI")+resp2("MULTI")+resp2("EXEC")+resp2("WATCH a")+resp2("UNWATCH")+resp2("DISCARD")+
+		resp2("MULTI")+resp2("SHUTDOWN")+resp2("EXEC"))
+	st := &m.g.shards[0].stats
+	for _, tc := range []struct {
+		name                    string
+		calls, failed, rejected int64
+	}{{"multi", 3, 1, 0}, {"exec", 2, 1, 0}, {"watch", 1, 0, 0}, {"unwatch", 1, 0, 0}, {"discard", 1, 1, 0},
+		{"shutdown", 0, 0, 1}} {
+		id := command.Lookup([]byte(tc.name)).ID()
+		if st.calls[id] != tc.calls || st.failed[id] != tc.failed || st.refused[id] != tc.rejected {
+			t.Errorf("%s: calls=%d failed=%d rejected=%d, want %d %d %d", tc.name, st.calls[id], st.failed[id],
+				st.refused[id], tc.calls, tc.failed, tc.rejected)
+		}
 	}
 }
