@@ -120,11 +120,16 @@ func TestAOFRestart(t *testing.T) {
 		kill   bool
 	}{
 		{1, "always", "uring", false}, {3, "everysec", "uring", false}, {4, "no", "epoll", false},
+		{3, "timestamps", "uring", false},
 		{3, "always", "epoll", true}, {2, "everysec", "uring", true},
 	} {
 		t.Run(fmt.Sprintf("shards=%d/%s/%s/kill=%v", tc.shards, tc.fsync, tc.io, tc.kill), func(t *testing.T) {
 			dir := t.TempDir()
 			args := []string{"--appendonly", "yes", "--appendfsync", tc.fsync, "--shards", strconv.Itoa(tc.shards), "--io", tc.io}
+			if tc.fsync == "timestamps" {
+				args[3] = "everysec"
+				args = append(args, "--aof-timestamp-enabled", "yes")
+			}
 			s := startDir(t, dir, args...)
 			populate(t, s)
 			want := dataset(t, s)

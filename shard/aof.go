@@ -57,6 +57,7 @@ type journal interface {
 	Appended() uint64
 	Durable() uint64
 	SetFsync(policy int32)
+	SetTimestamps(on bool)
 }
 
 // aofState is a shard's AOF state, owned by its goroutine.
