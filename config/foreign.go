@@ -39,7 +39,7 @@ var foreign = func() map[string]foreignDirective {
 		active-defrag-cycle-us active-defrag-ignore-bytes active-defrag-max-scan-fields
 		active-defrag-threshold-lower active-defrag-threshold-upper activedefrag activerehashing
 		always-show-logo aof-disable-auto-gc aof-rewrite-incremental-fsync
-		aof-timestamp-enabled aof-use-rdb-preamble aof-rewrite-cpulist aof_rewrite_cpulist
+		aof-use-rdb-preamble aof-rewrite-cpulist aof_rewrite_cpulist
 		auto-aof-rewrite-min-size
 		auto-aof-rewrite-percentage availability-zone bgsave-cpulist bgsave_cpulist
 		bind-source-addr bio-cpulist bio_cpulist busy-reply-threshold client-default-resp

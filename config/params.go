@@ -57,6 +57,7 @@ type Snapshot struct {
 	AppendDirName    string // a name, never a path
 	AppendFilename   string // a name, never a path
 	AOFLoadTruncated bool
+	AOFTimestamps    bool // aof-timestamp-enabled
 
 	// Save and Daemonize hold only their "off" values:
 	// anything else is refused until the feature exists.
@@ -277,6 +278,7 @@ var params = []*param{
 		return baseName(s.AppendFilename, "appendfilename", "filename")
 	}},
 	{name: "aof-load-truncated", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.AOFLoadTruncated }},
+	{name: "aof-timestamp-enabled", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.AOFTimestamps }},
 	// Redis's default save points are "3600 1 300 100 60 10000"; radish's
 	// is "" because that is what it does: it writes no snapshot.
 	{name: "save", kind: KindSpecial, def: "", multiArg: true, parse: parseSave, format: formatSave, refuse: func(s *Snapshot) string {

@@ -120,11 +120,16 @@ func TestAOFRestart(t *testing.T) {
 		kill   bool
 	}{
 		{1, "always", "uring", false}, {3, "everysec", "uring", false}, {4, "no", "epoll", false},
+		{3, "timestamps", "uring", false},
 		{3, "always", "epoll", true}, {2, "everysec", "uring", true},
 	} {
 		t.Run(fmt.Sprintf("shards=%d/%s/%s/kill=%v", tc.shards, tc.fsync, tc.io, tc.kill), func(t *testing.T) {
 			dir := t.TempDir()
 			args := []string{"--appendonly", "yes", "--appendfsync", tc.fsync, "--shards", strconv.Itoa(tc.shards), "--io", tc.io}
+			if tc.fsync == "timestamps" {
+				args[3] = "everysec"
+				args = append(args, "--aof-timestamp-enabled", "yes")
+			}
 			s := startDir(t, dir, args...)
 			populate(t, s)
 			want := dataset(t, s)
@@ -454,4 +459,27 @@ func TestAOFCrash(t *testing.T) {
 		wg.Wait()
 	}
 	t.Logf("20 kill cycles in %v: %d single-key writes and %v MSETs acknowledged", time.Since(start).Round(time.Millisecond), len(acked), msetAcked)
+}
+
+// TestAOFEncodings: a restart from the AOF gives values the encodings
+// the configured limits call for, as the commands that built them did.
+func TestAOFEncodings(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--appendonly", "yes", "--shards", "2", "--hash-max-listpack-entries", "4"}
+	s := startDir(t, dir, args...)
+	c := s.client(2)
+	c.HSet(ctx, "small", "a", 1)
+	c.HSet(ctx, "big", "a", 1, "b", 2, "c", 3, "d", 4, "e", 5)
+	c.SAdd(ctx, "ints", 1, 2, 3)
+	want := []string{c.ObjectEncoding(ctx, "small").Val(), c.ObjectEncoding(ctx, "big").Val(), c.ObjectEncoding(ctx, "ints").Val()}
+	if want[0] != "listpack" || want[1] != "hashtable" || want[2] != "intset" {
+		t.Fatalf("encodings before: %q", want)
+	}
+	s.stop()
+	s = startDir(t, dir, args...)
+	c = s.client(2)
+	got := []string{c.ObjectEncoding(ctx, "small").Val(), c.ObjectEncoding(ctx, "big").Val(), c.ObjectEncoding(ctx, "ints").Val()}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("encodings after the restart %q, want %q", got, want)
+	}
 }

@@ -57,6 +57,7 @@ type journal interface {
 	Appended() uint64
 	Durable() uint64
 	SetFsync(policy int32)
+	SetTimestamps(on bool)
 }
 
 // aofState is a shard's AOF state, owned by its goroutine.
@@ -312,6 +313,10 @@ func (g *Group) startAOF() error {
 		return nil
 	}
 	start := time.Now()
+	for _, s := range g.shards {
+		// The encodings' limits, as the commands will run with them.
+		s.applyConfig(g.conf.Snapshot())
+	}
 	if err := set.Load(func(i int) aof.Applier { return g.shards[i].replayer() }); err != nil {
 		return err
 	}

@@ -336,6 +336,7 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 	if s.aof.log != nil {
 		p := aof.ParseFsync(c.AppendFsync)
 		s.aof.log.SetFsync(p)
+		s.aof.log.SetTimestamps(c.AOFTimestamps)
 		s.aof.hold = p == aof.FsyncAlways
 	}
 	s.store.Limits = engine.Limits{

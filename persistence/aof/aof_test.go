@@ -319,3 +319,42 @@ func TestMulti(t *testing.T) {
 		t.Fatalf("open MULTI cut: %q, %v", got[0], err)
 	}
 }
+
+// TestTimestamps: with aof-timestamp-enabled a turn in a new second
+// starts with Redis's #TS annotation, which the load skips; a file torn
+// inside one is cut before it.
+func TestTimestamps(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 1)
+	s, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(func(int) {}); err != nil {
+		t.Fatal(err)
+	}
+	l := s.Log(0)
+	l.SetTimestamps(true)
+	for i, now := range []int64{1700000000123, 1700000000999, 1700000001000} {
+		fx := fxOf(t, fmt.Sprintf("0 - SET k%d v", i))
+		fx.Now = now
+		l.Append(fx)
+		l.Submit()
+	}
+	s.Close()
+	b, _ := os.ReadFile(incrPath(dir, 0))
+	if n := strings.Count(string(b), "#TS:"); n != 2 || !strings.Contains(string(b), "\r\n#TS:1700000001\r\n*3\r\n") {
+		t.Fatalf("%d annotations in %q", n, b)
+	}
+	got, err := load(t, opts)
+	if want := []string{"0 SET k0 v", "0 SET k1 v", "0 SET k2 v"}; err != nil || !reflect.DeepEqual(got[0], want) {
+		t.Fatalf("replayed %q, %v", got, err)
+	}
+	os.WriteFile(incrPath(dir, 0), append(b, "#TS:17000"...), 0o644)
+	if got, err := load(t, opts); err != nil || len(got[0]) != 3 {
+		t.Fatalf("torn annotation: %q, %v", got, err)
+	}
+	if after, _ := os.ReadFile(incrPath(dir, 0)); string(after) != string(b) {
+		t.Errorf("torn annotation not cut")
+	}
+}

@@ -50,13 +50,15 @@ type Log struct {
 	path  string
 	epoch int64
 	fsync atomic.Int32
+	stamp atomic.Bool // aof-timestamp-enabled
 	// wake is called by the writer once Durable moved under always, or Err
 	// changed: the shard's loop then releases what waited for it.
 	wake func()
 
 	// Owned by the shard's goroutine.
 	buf      []byte
-	db       int // the database the log last SELECTed; -1 before the first
+	db       int   // the database the log last SELECTed; -1 before the first
+	stamped  int64 // the unix second of the last #TS annotation
 	started  bool
 	appended uint64
 	// submitted is appended, for other goroutines.
@@ -99,16 +101,28 @@ func (l *Log) SetFsync(p int32) {
 	l.poke()
 }
 
+// SetTimestamps turns the "#TS:<unix seconds>" annotations on or off
+// (aof-timestamp-enabled); safe from any goroutine.
+func (l *Log) SetTimestamps(on bool) { l.stamp.Store(on) }
+
 // Append encodes a turn's effects at the end of the turn's bytes: each as
 // its RESP command, a SELECT before one in another database than the one
 // before, and a RADISH.PART marker before the effects of one shard's part
 // of a cross-shard transaction, which says how many commands follow (see
-// doc.go). The first bytes a Log writes are a RADISH.EPOCH marker. It
-// allocates nothing once the buffer has grown.
+// doc.go). The first bytes a Log writes are a RADISH.EPOCH marker. With
+// aof-timestamp-enabled a turn in a new second starts with Redis's
+// annotation "#TS:<unix seconds>". It allocates nothing once the buffer
+// has grown.
 func (l *Log) Append(fx *command.Effects) {
 	if !l.started {
 		l.started = true
 		l.buf = appendCmd(l.buf, "RADISH.EPOCH", l.epoch)
+	}
+	if sec := fx.Now / 1000; l.stamp.Load() && sec > l.stamped {
+		l.stamped = sec
+		l.buf = append(l.buf, "#TS:"...)
+		l.buf = strconv.AppendInt(l.buf, sec, 10)
+		l.buf = append(l.buf, "\r\n"...)
 	}
 	for i := 0; i < fx.Len(); {
 		e, _ := fx.At(i)

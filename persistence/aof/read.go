@@ -73,6 +73,15 @@ func newScanner(data []byte) *scanner {
 // are no command. The args are valid until the next call.
 func (s *scanner) next() ([][]byte, error) {
 	for s.off < len(s.data) {
+		if s.data[s.off] == '#' {
+			// An annotation (#TS:...), a line the load skips, as Redis's.
+			n := bytes.IndexByte(s.data[s.off:], '\n')
+			if n < 0 {
+				return nil, errTorn
+			}
+			s.off += n + 1
+			continue
+		}
 		if s.data[s.off] != '*' {
 			return nil, errFormat
 		}
