@@ -451,7 +451,7 @@ func TestAbortDrops(t *testing.T) {
 		c := s.dial()
 		defer c.Close()
 		id := <-s.ids
-		const n = 64 << 20
+		const n = 16 << 20 // more than the socket buffers hold
 		c.Write([]byte("BIG " + strconv.Itoa(n) + "\n"))
 		time.Sleep(50 * time.Millisecond) // let the send stall on a full socket
 		s.do(func(d Driver) {
