@@ -255,6 +255,16 @@ type Local interface {
 	Unblock(id int64, withError bool) bool
 	// Unsubscribe drops every subscription of the client (RESET).
 	Unsubscribe(cl *Client)
+	// Publish delivers msg to this shard's subscribers of channel (and
+	// of the patterns matching it) and returns how many got it.
+	Publish(channel, msg []byte) int64
+	// SPublish delivers msg to this shard's subscribers of the sharded
+	// channel and returns how many got it.
+	SPublish(channel, msg []byte) int64
+	// Subscribe runs a (P)SUBSCRIBE or (P)UNSUBSCRIBE (op) of the client
+	// whose connection this shard owns, writing its confirmations to w;
+	// false when it does not own it.
+	Subscribe(cl *Client, op PubSubOp, names [][]byte, w *resp.Writer) bool
 }
 
 // Client is one connection's state, owned by the shard that accepted it.

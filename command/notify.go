@@ -25,8 +25,10 @@ type keyEvent struct {
 	// noNew: nor does a key it creates get "new" (fn states it).
 	noDel, noNew bool
 	// delOnly: a key the command removes gets "del" instead of the event
-	// (EXPIRE with a time in the past).
-	delOnly bool
+	// (EXPIRE with a time in the past); stored: the event only when the
+	// key exists after the command (a *STORE of an empty result stores
+	// nothing: only "del" when there was a key).
+	delOnly, stored bool
 }
 
 // EmitEvent receives one event: its class letter, its name, its key.
@@ -53,13 +55,13 @@ func (r RowEvents) NoNew() bool { return r.ev != nil && r.ev.noNew }
 func (r RowEvents) NoDel() bool { return r.ev != nil && r.ev.noDel }
 
 // Emit emits the row's own events for one of its write keys, args[i];
-// gone says the command removed it. The mutation path calls it per write
+// gone says the command removed it, exists that it exists after it. The mutation path calls it per write
 // key, in order (Reverse: from the last), between that key's "new" and
 // its "del", which is the order Redis emits them in.
-func (r RowEvents) Emit(args [][]byte, i int, gone bool, emit EmitEvent) {
+func (r RowEvents) Emit(args [][]byte, i int, gone, exists bool, emit EmitEvent) {
 	switch e := r.ev; {
 	case e == nil:
-	case e.delOnly && gone:
+	case e.delOnly && gone, e.stored && !exists:
 	case e.fn != nil:
 		e.fn(args, i, emit)
 	case e.event != "":
@@ -68,6 +70,25 @@ func (r RowEvents) Emit(args [][]byte, i int, gone bool, emit EmitEvent) {
 }
 
 func each(event string, class byte) *keyEvent { return &keyEvent{event: event, class: class} }
+
+// store is a *STORE command's event on its destination.
+func store(event string, class byte) *keyEvent {
+	return &keyEvent{event: event, class: class, delOnly: true, stored: true}
+}
+
+// copyEvents: COPY's destination is always "new", then "copy_to"; with
+// DB, in another database, which this does not state yet: no events.
+func copyEvents(args [][]byte, i int, emit EmitEvent) {
+	for _, a := range args[3:] {
+		if strings.EqualFold(string(a), "db") {
+			return
+		}
+	}
+	if i == 2 {
+		emit('n', "new", args[2])
+		emit('g', "copy_to", args[2])
+	}
+}
 
 // setEvents: SET's "set", then "expire" when it set a TTL.
 func setEvents(args [][]byte, _ int, emit EmitEvent) {
@@ -165,6 +186,7 @@ var keyEvents = map[string]*keyEvent{
 	"expireat":  {event: "expire", class: 'g', delOnly: true},
 	"pexpireat": {event: "expire", class: 'g', delOnly: true},
 	"persist":   each("persist", 'g'),
+	"copy":      {noNew: true, fn: copyEvents},
 	"rename":    {noDel: true, noNew: true, fn: renameEvents},
 	"renamenx":  {noDel: true, noNew: true, fn: renameEvents},
 	// lists
@@ -195,7 +217,10 @@ var keyEvents = map[string]*keyEvent{
 	"spop": each("spop", 's'),
 	// SMOVE of a member the destination holds already: Redis emits no
 	// sadd, this does (not in the differential test).
-	"smove": {fn: moveEvents(func([][]byte) (string, string) { return "srem", "sadd" }, 's')},
+	"sunionstore": store("sunionstore", 's'),
+	"sinterstore": store("sinterstore", 's'),
+	"sdiffstore":  store("sdiffstore", 's'),
+	"smove":       {fn: moveEvents(func([][]byte) (string, string) { return "srem", "sadd" }, 's')},
 	// sorted sets
 	"zadd":             {fn: zaddEvents},
 	"zincrby":          each("zincr", 'z'),
@@ -204,5 +229,9 @@ var keyEvents = map[string]*keyEvent{
 	"zpopmax":          each("zpopmax", 'z'),
 	"zremrangebyscore": each("zremrangebyscore", 'z'),
 	"zremrangebyrank":  each("zremrangebyrank", 'z'),
+	"zunionstore":      store("zunionstore", 'z'),
+	"zinterstore":      store("zinterstore", 'z'),
+	"zdiffstore":       store("zdiffstore", 'z'),
+	"zrangestore":      store("zrangestore", 'z'),
 	"zremrangebylex":   each("zremrangebylex", 'z'),
 }

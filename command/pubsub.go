@@ -1,8 +1,12 @@
 package command
 
 // The Pub/Sub family. Its commands reach connections on every shard, so
-// no handler runs them: the shard loop does (shard/pubsub.go), reading the
-// row's PubSubOp. A row's Handler is set only for PUBSUB HELP.
+// the shard loop runs them (shard/pubsub.go), reading the row's PubSubOp.
+// Their handlers run them inside EXEC only, through Ctx.Local: PUBLISH and
+// SPUBLISH on every shard (each delivers to its own subscribers and counts
+// them, the counts are summed), (P)SUBSCRIBE and (P)UNSUBSCRIBE on the
+// connection's shard. SSUBSCRIBE, SUNSUBSCRIBE and the PUBSUB
+// introspection subcommands are refused inside EXEC (errPubSubInExec).
 
 // PubSubOp is what a Pub/Sub row asks the shard loop to do.
 type PubSubOp uint8
@@ -55,6 +59,18 @@ func init() {
 			s.Group = "pubsub"
 		}
 		pubsubOps[s] = op
+		switch op {
+		case PSPublish:
+			// Inside EXEC, on every shard, the receivers summed (outside it
+			// the shard loop runs it and sums the counts itself).
+			s.Handler, s.AllShards, s.Merge = cmdPublish, true, MergeSum
+		case PSSPublish:
+			s.Handler, s.AllShards, s.Merge = cmdSPublish, true, MergeSum
+		case PSSubscribe, PSPSubscribe, PSUnsubscribe, PSPUnsubscribe:
+			s.Handler = cmdSubscribeInExec
+		default:
+			s.Handler = cmdPubSubInExec
+		}
 		return s
 	}
 	chans := func(flags ArgFlag) []Arg { return []Arg{{Name: "channel", Type: "string", Flags: flags}} }
@@ -129,6 +145,22 @@ func init() {
 			}},
 	)
 }
+
+// errPubSubInExec is the reply, inside EXEC, of the Pub/Sub commands that
+// need more than one shard's state at once.
+const errPubSubInExec = "ERR this Pub/Sub command is not supported inside MULTI"
+
+func cmdPublish(c *Ctx, args [][]byte)  { c.W.Int(c.Local.Publish(args[1], args[2])) }
+func cmdSPublish(c *Ctx, args [][]byte) { c.W.Int(c.Local.SPublish(args[1], args[2])) }
+
+func cmdSubscribeInExec(c *Ctx, args [][]byte) {
+	spec := Lookup(args[0])
+	if c.Client == nil || !c.Local.Subscribe(c.Client, pubsubOps[spec], args[1:], c.W) {
+		c.W.Error(errPubSubInExec)
+	}
+}
+
+func cmdPubSubInExec(c *Ctx, args [][]byte) { c.W.Error(errPubSubInExec) }
 
 func cmdPubSubHelp(c *Ctx, args [][]byte) {
 	lines := []string{

@@ -55,6 +55,9 @@ func keyspaceCommand(rng *rand.Rand) []string {
 		{"LMOVE", "{t}l", "{t}m", "LEFT", "RIGHT"}, {"LMOVE", "{t}m", "{t}m", "RIGHT", "LEFT"},
 		{"RPOPLPUSH", "{t}m", "{t}l"}, {"RENAME", "s1", "s2"}, {"RENAME", "s2", "{t}s"}, {"RENAMENX", "{t}s", "s1"},
 		{"LMOVE", "l0", "{t}m", "RIGHT", "LEFT"}, {"RPOPLPUSH", "{t}l", "m1"}, {"SADD", "{t}a", v},
+		{"SUNIONSTORE", "sd", "set1", "{t}a"}, {"SINTERSTORE", "sd", "set1", "{t}a"}, {"SDIFFSTORE", "sd", "set1", "set1"},
+		{"ZUNIONSTORE", "zd", "1", "z1"}, {"ZINTERSTORE", "zd", "2", "z1", "nokey"}, {"ZRANGESTORE", "zr", "z1", "0", "-1"},
+		{"COPY", "h1", "hc"}, {"COPY", "h1", "hc", "REPLACE"},
 		{"GET", p(str)}, {"LPUSH", p(str), v}, {"INCR", "h1"},
 	}
 	return cmds[rng.IntN(len(cmds))]

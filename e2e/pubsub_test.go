@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -249,6 +250,48 @@ func pubsubAgainstRedis(t *testing.T, addr, ref string, proto int) {
 			if got != want {
 				t.Fatalf("after\n  %s\nconn %d received\nradish: %s\nredis:  %s",
 					strings.Join(history[max(0, len(history)-40):], "\n  "), j, got, want)
+			}
+		}
+	}
+}
+
+// TestPubSubInMultiAgainstRedis: PUBLISH, SPUBLISH, SUBSCRIBE and
+// UNSUBSCRIBE queued in MULTI run in EXEC as in Redis: the publish counts
+// every shard's receivers, the subscription takes (RESP2 subscribed mode
+// follows).
+func TestPubSubInMultiAgainstRedis(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed:", err)
+	}
+	ref := startRedis(t, redisBin)
+	s := start(t, "--shards", "3")
+	for _, proto := range []int{2, 3} {
+		var a, b []*psConn
+		for range 4 {
+			a, b = append(a, dialPS(t, s.addr, proto)), append(b, dialPS(t, ref, proto))
+		}
+		// A step's commands go in one write, MULTI to EXEC (a PING inside
+		// MULTI would be queued), then every connection syncs.
+		steps := []struct {
+			conn int
+			cmds [][]string
+		}{
+			{1, [][]string{{"SUBSCRIBE", "ch"}}}, {2, [][]string{{"SUBSCRIBE", "ch"}}}, {3, [][]string{{"SSUBSCRIBE", "sch"}}},
+			{0, [][]string{{"MULTI"}, {"PUBLISH", "ch", "x"}, {"SPUBLISH", "sch", "y"}, {"SUBSCRIBE", "mine"}, {"EXEC"}}},
+			{1, [][]string{{"UNSUBSCRIBE", "ch"}}},
+			{1, [][]string{{"MULTI"}, {"PUBLISH", "mine", "z"}, {"PUBLISH", "ch", "w"}, {"EXEC"}}},
+			{0, [][]string{{"UNSUBSCRIBE"}}},
+		}
+		for _, st := range steps {
+			got, want := canonicalPS(st.cmds[0], a[st.conn].do(t, st.cmds...)), canonicalPS(st.cmds[0], b[st.conn].do(t, st.cmds...))
+			if got != want {
+				t.Fatalf("RESP%d conn %d %v:\nradish: %s\nredis:  %s", proto, st.conn, st.cmds, got, want)
+			}
+			for j := range a {
+				if got, want := canonicalPS([]string{"PING"}, a[j].do(t)), canonicalPS([]string{"PING"}, b[j].do(t)); got != want {
+					t.Fatalf("RESP%d after conn %d %v, conn %d received\nradish: %s\nredis:  %s", proto, st.conn, st.cmds, j, got, want)
+				}
 			}
 		}
 	}

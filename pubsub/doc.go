@@ -19,6 +19,14 @@
 //   - frame: a message, pmessage, smessage or (un)subscribe confirmation,
 //     a RESP3 push or a RESP2 array.
 //
+// PUBLISH's count: the publish gathers it. The destination shards count
+// what they delivered and send the count back with the batch, so the
+// reply is Redis's exact count, at the price of one round trip to the
+// shards that may have receivers (the Filter keeps the others out) before
+// the reply; a summary of every shard's channels with their counts would
+// answer at once but would cost a copy per subscription change and could
+// count a subscriber that left a moment ago (shard/pubsub.go).
+//
 // What must stay true:
 //   - a subscriber's count after a (un)subscription is Redis's:
 //     channels plus patterns, or sharded channels for SSUBSCRIBE and

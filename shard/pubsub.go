@@ -143,12 +143,15 @@ func (s *Shard) counted(c *conn) {
 
 // subscribe subscribes c to channels or patterns and confirms each.
 func (s *Shard) subscribe(c *conn, kind pubsub.Kind, verb string, names [][]byte) {
-	s.reply(c, func(w *resp.Writer) {
-		for _, name := range names {
-			_, n := s.ps.reg.Subscribe(c, kind, name)
-			w.B = pubsub.AppendSubscription(w.B, w.Proto, verb, name, false, n)
-		}
-	})
+	s.reply(c, func(w *resp.Writer) { s.subscribeTo(w, c, kind, verb, names) })
+}
+
+// subscribeTo is subscribe writing to w.
+func (s *Shard) subscribeTo(w *resp.Writer, c *conn, kind pubsub.Kind, verb string, names [][]byte) {
+	for _, name := range names {
+		_, n := s.ps.reg.Subscribe(c, kind, name)
+		w.B = pubsub.AppendSubscription(w.B, w.Proto, verb, name, false, n)
+	}
 	s.counted(c)
 }
 
@@ -190,26 +193,27 @@ func (s *Shard) ssubscribe(c *conn, names [][]byte) {
 // unsubscribe unsubscribes c from names, or from everything of kind when
 // names is empty, and confirms each.
 func (s *Shard) unsubscribe(c *conn, kind pubsub.Kind, verb string, names [][]byte) {
-	s.reply(c, func(w *resp.Writer) {
-		if len(names) == 0 {
-			all := s.ps.reg.Names(c, kind)
-			if len(all) == 0 {
-				n := s.ps.reg.Count(c, pubsub.Channel) + s.ps.reg.Count(c, pubsub.Pattern)
-				if kind == pubsub.Shard {
-					n = s.ps.reg.Count(c, pubsub.Shard)
-				}
-				w.B = pubsub.AppendSubscription(w.B, w.Proto, verb, nil, true, n)
-				return
-			}
-			for _, name := range slices.Clone(all) {
-				w.B = s.unsubscribe1(w.B, w.Proto, c, kind, verb, []byte(name))
-			}
-			return
-		}
+	s.reply(c, func(w *resp.Writer) { s.unsubscribeFrom(w, c, kind, verb, names) })
+}
+
+// unsubscribeFrom is unsubscribe writing to w.
+func (s *Shard) unsubscribeFrom(w *resp.Writer, c *conn, kind pubsub.Kind, verb string, names [][]byte) {
+	switch all := s.ps.reg.Names(c, kind); {
+	case len(names) > 0:
 		for _, name := range names {
 			w.B = s.unsubscribe1(w.B, w.Proto, c, kind, verb, name)
 		}
-	})
+	case len(all) > 0:
+		for _, name := range slices.Clone(all) {
+			w.B = s.unsubscribe1(w.B, w.Proto, c, kind, verb, []byte(name))
+		}
+	default:
+		n := s.ps.reg.Count(c, pubsub.Channel) + s.ps.reg.Count(c, pubsub.Pattern)
+		if kind == pubsub.Shard {
+			n = s.ps.reg.Count(c, pubsub.Shard)
+		}
+		w.B = pubsub.AppendSubscription(w.B, w.Proto, verb, nil, true, n)
+	}
 	s.counted(c)
 }
 
@@ -255,6 +259,37 @@ func (s *Shard) Unsubscribe(cl *command.Client) {
 			return
 		}
 	}
+}
+
+// Publish implements command.Local (PUBLISH inside EXEC, on every shard).
+func (s *Shard) Publish(ch, msg []byte) int64 { return s.deliverHere(pubsub.Channel, ch, msg) }
+
+// SPublish implements command.Local (SPUBLISH inside EXEC, on every
+// shard).
+func (s *Shard) SPublish(ch, msg []byte) int64 { return s.deliverHere(pubsub.Shard, ch, msg) }
+
+// Subscribe implements command.Local: (P)SUBSCRIBE and (P)UNSUBSCRIBE
+// inside EXEC.
+func (s *Shard) Subscribe(cl *command.Client, op command.PubSubOp, names [][]byte, w *resp.Writer) bool {
+	for _, c := range s.conns {
+		if &c.cl != cl {
+			continue
+		}
+		switch op {
+		case command.PSSubscribe:
+			s.subscribeTo(w, c, pubsub.Channel, "subscribe", names)
+		case command.PSPSubscribe:
+			s.subscribeTo(w, c, pubsub.Pattern, "psubscribe", names)
+		case command.PSUnsubscribe:
+			s.unsubscribeFrom(w, c, pubsub.Channel, "unsubscribe", names)
+		case command.PSPUnsubscribe:
+			s.unsubscribeFrom(w, c, pubsub.Pattern, "punsubscribe", names)
+		default:
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 // publish delivers msg to channel's subscribers here and sends it to every
