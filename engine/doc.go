@@ -27,6 +27,9 @@
 //     an integer (zigzag varint), an inline string (<= 256 bytes) or the
 //     handle of an external value block. See leaf.go.
 //   - External value: a block holding a 0 byte and a long string.
+//     EditString (SETBIT, BITFIELD, a dense HyperLogLog) changes a string
+//     in place, growing it within its block's room as APPEND does; BitOp
+//     builds BITOP's result straight into the new value.
 //   - Object: the value of a non-string key (object.go). The leaf holds the
 //     Handle of its root block and, in its encoding bits, the object
 //     encoding (listpack, hashtable, intset, skiplist, quicklist). All of
