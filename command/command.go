@@ -255,6 +255,12 @@ type Local interface {
 	Unblock(id int64, withError bool) bool
 	// Unsubscribe drops every subscription of the client (RESET).
 	Unsubscribe(cl *Client)
+	// ClientExists reports whether a client with this ID is connected,
+	// on any shard (CLIENT TRACKING's REDIRECT).
+	ClientExists(id int64) bool
+	// Tracked tells the shard that cl's tracking state changed (CLIENT
+	// TRACKING, RESET); oldPrefixes are its BCAST prefixes before.
+	Tracked(cl *Client, oldPrefixes []string)
 }
 
 // Client is one connection's state, owned by the shard that accepted it.
@@ -280,6 +286,8 @@ type Client struct {
 	// Subs, PSubs and SSubs count the client's subscriptions to channels,
 	// patterns and sharded channels; the shard keeps them.
 	Subs, PSubs, SSubs int
+	// Track is the client's CLIENT TRACKING state (tracking.go).
+	Track Tracking
 }
 
 // Subscribed reports whether the client holds any subscription (RESP2

@@ -80,7 +80,7 @@ func (s *Shard) effects() *command.Effects {
 func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n uint64) {
 	m := &s.mut
 	m.dirty += n
-	if len(s.waiters) > 0 || len(m.versions) > 0 {
+	if len(s.waiters) > 0 || len(m.versions) > 0 || s.trk.active() {
 		idx, _ := spec.WriteKeys(args, m.keys[:0])
 		m.keys = idx
 		other := -1
@@ -161,6 +161,9 @@ func (s *Shard) Touch(db int, key []byte) {
 	}
 	if _, ok := s.waiters[wk]; ok {
 		s.markReady(wk)
+	}
+	if s.trk.active() {
+		s.invalidate(key)
 	}
 }
 
