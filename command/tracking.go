@@ -26,13 +26,17 @@ type Tracking struct {
 	Redirect    int64    // 0 when none
 	Prefixes    []string // BCAST's, sorted; "" when BCAST had none
 	// Reads: the client's next command remembers the keys it reads
-	// (default mode, as OPTIN and OPTOUT with Caching allow). Kept by Set.
-	Reads bool
+	// (default mode, as OPTIN and OPTOUT with Caching allow). Self: the
+	// invalidations its own writes cause go to itself, right after the
+	// write's reply, as Redis sends them (default mode, no REDIRECT; none
+	// under NOLOOP). Kept by Set.
+	Reads, Self bool
 }
 
-// Set recomputes Reads after a change.
+// Set recomputes Reads and Self after a change.
 func (t *Tracking) Set() {
 	t.Reads = t.On && !t.BCast && (!t.OptIn || t.Caching) && (!t.OptOut || !t.Caching)
+	t.Self = t.On && !t.BCast && t.Redirect == 0
 }
 
 // Off disables tracking, as Redis's disableTracking.

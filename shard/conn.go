@@ -336,7 +336,7 @@ func (s *Shard) scan(c *conn, spec *command.Spec, args [][]byte, shard int) {
 
 // runLocal1 executes spec here and writes its reply in order.
 func (s *Shard) runLocal1(c *conn, spec *command.Spec, args [][]byte) {
-	s.who = c.reader(s.id)
+	s.who = c.reader(s.id, true)
 	if c.cl.Reply != command.ReplyOn {
 		s.execDiscard(c, spec, args)
 	} else {
@@ -414,6 +414,9 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 	if n := s.store.Dirty() - dirty; n != 0 {
 		s.wrote(db, spec, args, w.B[start:], n)
+		if len(s.trk.selfEnds) > 0 {
+			s.writeSelf(w)
+		}
 	}
 	if whole {
 		s.touchedDBs()

@@ -100,7 +100,7 @@ func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
 	h := s.newHop()
 	h.c, h.spec, h.home = c, spec, s.id
 	h.db, h.proto, h.noTouch, h.reply = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl.Reply
-	h.who = c.reader(s.id)
+	h.who = c.reader(s.id, true)
 	h.setArgs(args)
 	c.queue = append(c.queue, &h.slot)
 	if h.reply == command.ReplySkip {

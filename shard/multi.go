@@ -406,7 +406,7 @@ func (s *Shard) newExec(c *conn) *txn {
 	n := len(s.group.shards)
 	s.txnSeq++
 	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: execSpec, proto: c.cl.Proto,
-		db: c.cl.DB, noTouch: c.cl.NoTouch, who: c.reader(s.id)}
+		db: c.cl.DB, noTouch: c.cl.NoTouch, who: c.reader(s.id, false)}
 	// The arguments, each capped so that a handler appending to one cannot
 	// write over the next.
 	start := 0

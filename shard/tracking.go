@@ -51,11 +51,20 @@ type reader struct {
 	id    int64
 	home  int32
 	track bool
+	// self, when set, has the invalidations the command's own writes
+	// cause written right after its reply (writeSelf), as Redis does,
+	// rather than later in a batch; quiet: none (NOLOOP); proto: the
+	// client's. A txn's commands leave self unset: their replies are
+	// parts of one.
+	self, quiet bool
+	proto       int8
 }
 
-// reader returns who c's command runs for, placed on shard home.
-func (c *conn) reader(home int) reader {
-	return reader{id: c.cl.ID, home: int32(home), track: c.cl.Track.Reads}
+// reader returns who c's command runs for, placed on shard home; self
+// says whether it may write its own invalidations after its reply.
+func (c *conn) reader(home int, self bool) reader {
+	t := &c.cl.Track
+	return reader{id: c.cl.ID, home: int32(home), track: t.Reads, self: self && t.Self, quiet: t.NoLoop, proto: int8(c.cl.Proto)}
 }
 
 // trackState is a shard's client tracking state.
@@ -74,6 +83,10 @@ type trackState struct {
 	keyIdx   []int
 	frame    []byte
 	keys     [][]byte // scratch: an entry's keys
+	// self holds the keys the running command's own writes invalidated
+	// for its client (reader.self), back to back, until writeSelf.
+	self     []byte
+	selfEnds []int
 }
 
 // bcastPrefix is one BCAST prefix: its clients and the keys changed under
@@ -218,6 +231,11 @@ func (s *Shard) remember(spec *command.Spec, args [][]byte) {
 func (s *Shard) invalidate(key []byte) {
 	ts := &s.trk
 	for _, r := range ts.table.Take(key) {
+		if r.ID == s.who.id && s.who.self {
+			ts.self = append(ts.self, key...)
+			ts.selfEnds = append(ts.selfEnds, len(ts.self))
+			continue
+		}
 		b := s.invBatchFor(int(r.Home))
 		b.add(invEnt{to: r.ID, self: r.ID == s.who.id}, key)
 	}
@@ -231,6 +249,24 @@ func (s *Shard) invalidate(key []byte) {
 		p.keys = append(p.keys, string(key))
 		p.by = append(p.by, s.who.id)
 	}
+}
+
+// writeSelf writes, after a command's reply in w, the invalidations its
+// own writes caused for its client: one RESP3 push per key, none under
+// NOLOOP or to a RESP2 client, as Redis.
+func (s *Shard) writeSelf(w *resp.Writer) {
+	ts := &s.trk
+	if !s.who.quiet && s.who.proto == 3 {
+		start := 0
+		for _, end := range ts.selfEnds {
+			w.Push(2)
+			w.BulkString("invalidate")
+			w.Array(1)
+			w.Bulk(ts.self[start:end])
+			start = end
+		}
+	}
+	ts.self, ts.selfEnds = ts.self[:0], ts.selfEnds[:0]
 }
 
 // Flushed implements command.Toucher: a FLUSHDB or FLUSHALL ran here. The

@@ -40,7 +40,7 @@ func (s *Shard) runOrDeferAll(fn func()) {
 func (s *Shard) deferLocal(c *conn, spec *command.Spec, args [][]byte, idx []int) {
 	args = command.CopyArgs(args)
 	sl := s.pend(c)
-	proto, db, nt, who := c.cl.Proto, c.cl.DB, c.cl.NoTouch, c.reader(s.id)
+	proto, db, nt, who := c.cl.Proto, c.cl.DB, c.cl.NoTouch, c.reader(s.id, true)
 	s.locks.Enqueue(&coord.Item{Keys: pick(args, idx, intentOf(spec)), Run: func() {
 		s.who = who
 		b := s.execTo(nt, proto, db, spec, args)
@@ -153,7 +153,7 @@ func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *t
 		proto:   c.cl.Proto,
 		db:      c.cl.DB,
 		noTouch: c.cl.NoTouch,
-		who:     c.reader(s.id),
+		who:     c.reader(s.id, false),
 	}
 	t.args = command.CopyArgs(args)
 	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
