@@ -227,6 +227,30 @@ func TestTrackingAcrossShards(t *testing.T) {
 	}
 }
 
+// TestTrackingTableMaxKeys: past tracking-table-max-keys a tracked key is
+// forgotten and its reader told, as Redis does.
+func TestTrackingTableMaxKeys(t *testing.T) {
+	s := start(t, "--shards", "1", "--tracking-table-max-keys", "2")
+	r := dialPS(t, s.addr, 3)
+	r.do(t, []string{"CLIENT", "TRACKING", "ON"})
+	frames := r.do(t, []string{"GET", "a"}, []string{"GET", "b"}, []string{"GET", "c"})
+	// The invalidation leaves at the end of the loop turn (Redis: before
+	// the next command's reply).
+	frames = append(frames, r.do(t)...)
+	var pushes int
+	for _, f := range frames {
+		if isInvalidation(f) {
+			pushes++
+		}
+	}
+	if len(frames) != 4 || pushes != 1 {
+		t.Fatalf("three reads with room for two keys: %q, want three replies and one invalidation", frames)
+	}
+	if info := s.cli("INFO", "stats"); !strings.Contains(info, "tracking_total_keys:2") {
+		t.Errorf("INFO:\n%s", info)
+	}
+}
+
 // TestRueidis connects the rueidis client with its defaults (RESP3,
 // client-side caching on, CLIENT TRACKING ON OPTIN): a DoCache of a key is
 // served from its cache the second time, a write from another connection

@@ -223,6 +223,22 @@ func (s *Shard) remember(spec *command.Spec, args [][]byte) {
 	for _, i := range idx {
 		s.trk.table.Remember(args[i], r)
 	}
+	if max := s.conf.TrackingTableMaxKeys; max > 0 {
+		s.limitTable((max + len(s.group.shards) - 1) / len(s.group.shards))
+	}
+}
+
+// limitTable forgets keys while the table holds more than its share of
+// tracking-table-max-keys, invalidating each for its readers, as Redis
+// does past the limit.
+func (s *Shard) limitTable(limit int) {
+	ts := &s.trk
+	for ts.table.Len() > limit {
+		key, readers, _ := ts.table.Evict()
+		for _, r := range readers {
+			s.invBatchFor(int(r.Home)).add(invEnt{to: r.ID}, []byte(key))
+		}
+	}
 }
 
 // invalidate sends the invalidations a change to key owes: one to each of

@@ -16,9 +16,10 @@
 //     once and the client must read again to hear of the next change. Keys
 //     are names without a database, as in Redis: a write to k in any
 //     database invalidates every reader of k.
-//   - Prefixes: the BCAST registrations every shard keeps a copy of (any
-//     shard may own a key under a prefix), and the keys changed under each
-//     prefix in the current loop turn, sent once at its end.
+//   - Evict: the key a table over tracking-table-max-keys gives up.
+//
+// BCAST prefixes, which every shard keeps a copy of, live with the shard
+// (shard/tracking.go).
 //
 // What must stay true:
 //   - a (key, reader) pair is held at most once: Items counts pairs, Len
