@@ -243,11 +243,12 @@ func (s *Shard) limitTable(limit int) {
 
 // invalidate sends the invalidations a change to key owes: one to each of
 // its readers, which the table forgets, and the key to each BCAST prefix
-// it falls under.
-func (s *Shard) invalidate(key []byte) {
+// it falls under. own: the running command wrote key (writeSelf then
+// writes its client's own invalidation after its reply).
+func (s *Shard) invalidate(key []byte, own bool) {
 	ts := &s.trk
 	for _, r := range ts.table.Take(key) {
-		if r.ID == s.who.id && s.who.self {
+		if own && r.ID == s.who.id && s.who.self {
 			ts.self = append(ts.self, key...)
 			ts.selfEnds = append(ts.selfEnds, len(ts.self))
 			continue
