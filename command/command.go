@@ -265,6 +265,12 @@ type Local interface {
 	// whose connection this shard owns, writing its confirmations to w;
 	// false when it does not own it.
 	Subscribe(cl *Client, op PubSubOp, names [][]byte, w *resp.Writer) bool
+	// ClientExists reports whether a client with this ID is connected,
+	// on any shard (CLIENT TRACKING's REDIRECT).
+	ClientExists(id int64) bool
+	// Tracked tells the shard that cl's tracking state changed (CLIENT
+	// TRACKING, RESET); oldPrefixes are its BCAST prefixes before.
+	Tracked(cl *Client, oldPrefixes []string)
 }
 
 // Client is one connection's state, owned by the shard that accepted it.
@@ -290,6 +296,8 @@ type Client struct {
 	// Subs, PSubs and SSubs count the client's subscriptions to channels,
 	// patterns and sharded channels; the shard keeps them.
 	Subs, PSubs, SSubs int
+	// Track is the client's CLIENT TRACKING state (tracking.go).
+	Track Tracking
 }
 
 // Subscribed reports whether the client holds any subscription (RESP2

@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/radish-kv/radish/errtext"
@@ -55,6 +56,7 @@ var clientSpec = &Spec{Name: "client", Arity: -2,
 		clientSub("no-evict", 3, Admin, cmdClientNoEvict, "Set client eviction mode for the current connection"),
 		clientSub("no-touch", 3, 0, cmdClientNoTouch,
 			"Controls whether commands sent by the client will alter the LRU/LFU of the keys they access."),
+		trackingSubs[0], trackingSubs[1], trackingSubs[2], trackingSubs[3],
 		clientSub("help", 2, 0, cmdClientHelp, "Show helpful text about the different subcommands"),
 		func() *Spec {
 			s := clientSub("list", -2, Admin, cmdClientList, "Get the list of client connections")
@@ -240,6 +242,11 @@ func cmdReset(c *Ctx, args [][]byte) {
 	cl.Authed = c.Server.RequirePass() == ""
 	if c.Local != nil {
 		c.Local.Unsubscribe(cl)
+		if cl.Track.On {
+			old := slices.Clone(cl.Track.Prefixes)
+			cl.Track.Off()
+			c.Local.Tracked(cl, old)
+		}
 	}
 	c.W.Proto = 2
 	c.W.Simple("RESET")
@@ -311,14 +318,23 @@ func clientLine(b []byte, cl *Client, now int64) []byte {
 	if cl.NoTouch {
 		flags += "T"
 	}
+	if cl.Track.On {
+		flags += "t"
+	}
+	if cl.Track.BrokenRedir {
+		flags += "R"
+	}
+	if cl.Track.BCast {
+		flags += "B"
+	}
 	if flags == "" {
 		flags = "N"
 	}
 	return fmt.Appendf(b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d "+
 		"sub=%d psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 "+
-		"obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s\n",
+		"obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=%d resp=%d lib-name=%s lib-ver=%s\n",
 		cl.ID, cl.Addr, cl.LAddr, cl.Name, (now-cl.CreatedMs)/1000, (now-cl.LastMs)/1000, flags, cl.DB,
-		cl.Subs, cl.PSubs, cl.SSubs, cl.LastCmd, cl.Proto, cl.LibName, cl.LibVer)
+		cl.Subs, cl.PSubs, cl.SSubs, cl.LastCmd, cl.Track.redirect(), cl.Proto, cl.LibName, cl.LibVer)
 }
 
 func cmdClientInfo(c *Ctx, args [][]byte) {

@@ -178,6 +178,9 @@ func (e *Effects) Command(db int, cause Cause, args [][]byte) {
 type Toucher interface {
 	Touch(db int, key []byte)
 	TouchDB(db int) // every key of database db (-1: of every database)
+	// Flushed: a FLUSHDB or FLUSHALL ran (client tracking's null
+	// invalidation, which SWAPDB does not send).
+	Flushed()
 }
 
 // Prop is what a row's Propagate function gets: the command that ran, its

@@ -173,6 +173,7 @@ func propFlush(db func(p *Prop) int) func(p *Prop) {
 	return func(p *Prop) {
 		p.Verbatim()
 		p.Touch.TouchDB(db(p))
+		p.Touch.Flushed()
 	}
 }
 

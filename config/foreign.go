@@ -87,7 +87,7 @@ var foreign = func() map[string]foreignDirective {
 		tls-client-cert-file tls-client-key-file tls-client-key-file-pass tls-cluster
 		tls-dh-params-file tls-key-file tls-key-file-pass tls-prefer-server-ciphers
 		tls-protocols tls-replication tls-session-cache-size tls-session-cache-timeout
-		tls-session-caching tracking-table-max-keys unixsocketgroup
+		tls-session-caching unixsocketgroup
 		use-exit-on-panic watchdog-period`) {
 		m[n] = foreignDirective{}
 	}

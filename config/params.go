@@ -49,6 +49,9 @@ type Snapshot struct {
 	MaxMemoryAutoFraction float64 // maxmemory-auto-fraction, in (0, 1]
 	MaxMemoryPolicy       string
 	MaxMemorySamples      int
+	// TrackingTableMaxKeys bounds the keys client tracking remembers
+	// (0: no bound); each shard keeps its share.
+	TrackingTableMaxKeys int
 
 	// AppendOnly: the shards log their writes (persistence/aof) under
 	// Dir/AppendDirName, as AppendFsync says, and load them at start.
@@ -316,6 +319,7 @@ var params = []*param{
 	{name: "list-max-listpack-size", aliases: []string{"list-max-ziplist-size"}, kind: KindInt, def: "-2", min: math.MinInt32, max: math.MaxInt32, i: func(s *Snapshot) *int { return &s.ListMaxListpackSize }},
 	{name: "lfu-log-factor", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFULogFactor }},
 	{name: "lfu-decay-time", kind: KindInt, def: "1", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFUDecayTime }},
+	{name: "tracking-table-max-keys", kind: KindInt, def: "1000000", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TrackingTableMaxKeys }},
 	{name: "active-expire-effort", kind: KindInt, def: "1", min: 1, max: 10, i: func(s *Snapshot) *int { return &s.ActiveExpireEffort }},
 	{name: "metrics-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.MetricsPort }},
 }

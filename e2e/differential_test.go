@@ -27,7 +27,9 @@ import (
 // Commands whose reply depends on chance or on the clock are not sent.
 // Then Pub/Sub: several connections subscribe, publish and ask, RESP2
 // and RESP3 (pushes interleaved with replies), and each one's stream of
-// replies and messages must be the same (pubsub_test.go).
+// replies and messages must be the same (pubsub_test.go). Then client
+// tracking: a script of CLIENT TRACKING modes, reads, writes and flushes,
+// every connection's replies and invalidations the same (tracking_test.go).
 func TestAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -63,6 +65,7 @@ func TestAgainstRedis(t *testing.T) {
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("PubSub/RESP%d", proto), func(t *testing.T) { pubsubAgainstRedis(t, s.addr, ref, proto) })
 	}
+	t.Run("Tracking", func(t *testing.T) { trackingAgainstRedis(t, s.addr, ref) })
 }
 
 // startRedis runs redis-server on a free port without persistence, with

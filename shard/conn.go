@@ -40,6 +40,9 @@ type conn struct {
 	held    []byte
 	marks   []heldMark
 	heldNow bool
+	// cachingSpent: the command CLIENT CACHING applied to ran; the flag
+	// clears at the next (tracking.go).
+	cachingSpent bool
 }
 
 // slot is a reply in a connection's queue.
@@ -277,6 +280,9 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	}
 	c.cl.LastCmd = spec.Name
 	c.cl.LastMs = s.now
+	if c.cl.Track.Caching {
+		s.cachingUsed(c, spec)
+	}
 	if c.tx == nil && (c.subscribed() || spec.Flags&command.PubSub != 0) && s.pubsubCmd(c, spec, args) {
 		return
 	}
@@ -331,11 +337,13 @@ func (s *Shard) scan(c *conn, spec *command.Spec, args [][]byte, shard int) {
 
 // runLocal1 executes spec here and writes its reply in order.
 func (s *Shard) runLocal1(c *conn, spec *command.Spec, args [][]byte) {
+	s.who = c.reader(s.id, true)
 	if c.cl.Reply != command.ReplyOn {
 		s.execDiscard(c, spec, args)
-		return
+	} else {
+		s.reply(c, func(w *resp.Writer) { s.exec(w, &c.cl, c.cl.NoTouch, c.cl.DB, spec, args) })
 	}
-	s.reply(c, func(w *resp.Writer) { s.exec(w, &c.cl, c.cl.NoTouch, c.cl.DB, spec, args) })
+	s.who = reader{}
 }
 
 // execDiscard runs a command whose reply CLIENT REPLY OFF/SKIP suppresses.
@@ -399,11 +407,17 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 	ctx.Client = nil
 	ctx.W = nil
+	if s.who.track && spec.Flags&command.ReadOnly != 0 {
+		s.remember(spec, args)
+	}
 	if len(w.B) > start && w.B[start] == '-' {
 		s.stats.failedCall(spec, w.B[start:])
 	}
 	if n := s.store.Dirty() - dirty; n != 0 {
 		s.wrote(db, spec, args, w.B[start:], n)
+		if len(s.trk.selfEnds) > 0 {
+			s.writeSelf(w)
+		}
 	}
 	if whole {
 		s.touchedDBs()

@@ -57,6 +57,13 @@
 //     the other shards whose pubsub.Filter wants its channel as entries of
 //     one batch per destination per turn, which comes back with the
 //     receivers counted (pubsub.go explains the choice and its cost).
+//   - tracking: CLIENT TRACKING's state. The shard owning a key keeps its
+//     tracking readers (track.Table: client ID and home shard), filled by
+//     run1 for the client a command runs for (reader, carried by hops,
+//     txns and EXECs); a change on the mutation path (Touch, Flushed)
+//     sends the invalidations to the readers' home shards in one batch
+//     per destination per turn, and the home turns them into pushes or
+//     redirected messages (tracking.go).
 //   - MULTI: a connection's queued commands and watched keys (multiState).
 //     WATCH registers each key's version on its shard; EXEC runs the queue
 //     as one txn over every key of its commands and the watched keys

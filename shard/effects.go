@@ -80,7 +80,7 @@ func (s *Shard) effects() *command.Effects {
 func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n uint64) {
 	m := &s.mut
 	m.dirty += n
-	if len(s.waiters) > 0 || len(m.versions) > 0 {
+	if len(s.waiters) > 0 || len(m.versions) > 0 || s.trk.active() {
 		idx, _ := spec.WriteKeys(args, m.keys[:0])
 		m.keys = idx
 		other := -1
@@ -115,7 +115,7 @@ func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n
 // inside the engine's hook: it must not call the Store.
 func (s *Shard) vanished(db int, key []byte, cause command.Cause) {
 	s.mut.dirty++
-	s.Touch(db, key)
+	s.touch(db, key, false)
 	if fx := s.effects(); fx != nil {
 		fx.Begin(db, cause, 2)
 		fx.ArgString("DEL")
@@ -153,7 +153,12 @@ func (s *Shard) writeBack(e entry, tag command.Tag) {
 }
 
 // Touch implements command.Toucher: key of database db changed.
-func (s *Shard) Touch(db int, key []byte) {
+func (s *Shard) Touch(db int, key []byte) { s.touch(db, key, true) }
+
+// touch is Touch; own says whether the running command changed key
+// itself (not an expiry or eviction inside it), so that the invalidation
+// its client owes itself may follow its reply (tracking.go).
+func (s *Shard) touch(db int, key []byte, own bool) {
 	wk := wkey{db, string(key)}
 	if v, ok := s.mut.versions[wk]; ok {
 		v.v++
@@ -161,6 +166,9 @@ func (s *Shard) Touch(db int, key []byte) {
 	}
 	if _, ok := s.waiters[wk]; ok {
 		s.markReady(wk)
+	}
+	if s.trk.active() {
+		s.invalidate(key, own)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -60,10 +61,12 @@ type Group struct {
 	ioKind    atomic.Value  // string: the driver in use
 
 	clientIDs atomic.Int64
-	clients   atomic.Int64
-	stopping  atomic.Bool
-	started   time.Time
-	stopped   chan struct{}
+	// clientShard maps each connected client's ID to its shard (int).
+	clientShard sync.Map
+	clients     atomic.Int64
+	stopping    atomic.Bool
+	started     time.Time
+	stopped     chan struct{}
 	// clock is the time a shard's OnOpen, OnData and expiry slices see
 	// (time.Now; a simulator's clock in tests). The loop passes Turn its
 	// own now.

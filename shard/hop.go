@@ -29,6 +29,7 @@ type hopMsg struct {
 	proto   int
 	noTouch bool
 	reply   command.ReplyMode // the client's CLIENT REPLY when it was sent
+	who     reader            // the client it runs for (tracking.go)
 	home    int
 }
 
@@ -99,6 +100,7 @@ func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
 	h := s.newHop()
 	h.c, h.spec, h.home = c, spec, s.id
 	h.db, h.proto, h.noTouch, h.reply = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl.Reply
+	h.who = c.reader(s.id, true)
 	h.setArgs(args)
 	c.queue = append(c.queue, &h.slot)
 	if h.reply == command.ReplySkip {
@@ -127,7 +129,9 @@ func (s *Shard) runHop(h *hopMsg) {
 func (s *Shard) execHop(h *hopMsg) {
 	w := &s.hopW
 	w.B, w.Proto = h.buf[:0], h.proto
+	s.who = h.who
 	s.exec(w, nil, h.noTouch, h.db, h.spec, h.args)
+	s.who = reader{}
 	h.buf, w.B = w.B, nil
 	s.outbox[h.home] = append(s.outbox[h.home], message{kind: msgHopReply, hop: h})
 }

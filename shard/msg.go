@@ -17,41 +17,44 @@ type message struct {
 type msgKind uint8
 
 const (
-	msgHop         msgKind = iota + 1 // a command for the shard owning its keys (also SCAN)
-	msgHopReply                       // its reply, back to the connection's shard
-	msgTryLock                        // a txn's first round: take its keys on one shard if they are free
-	msgTried                          // whether they were taken
-	msgLock                           // a txn asks for its keys on one shard, waiting for them
-	msgLockGranted                    // the keys are held
-	msgPartRun                        // run a txn's part (or a fan-out's) and unlock
-	msgGather                         // export a txn's keys for the gather plan
-	msgWriteBack                      // write the gathered result back and unlock
-	msgUnlock                         // release a refused txn's keys
-	msgPartDone                       // a part, export, write-back or unlock finished
-	msgPark                           // register a blocked client's waiter on a holder
-	msgUnpark                         // forget a waiter
-	msgUnparked                       // the waiter is forgotten: home may answer the timeout
-	msgClaim                          // a holder asks home whether its waiter's client still waits
-	msgClaimAnswer                    // home's answer
-	msgServed                         // a holder served a blocked client: home answers it
-	msgUnclaim                        // a holder could not serve after all: the client waits on
-	msgMove                           // home runs a blocked BLMOVE across shards as a txn
-	msgRetry                          // a waiter of a BLMOVE across shards may be served again
-	msgUnblock                        // CLIENT UNBLOCK, in the shard's next turn
-	msgStats                          // CONFIG RESETSTAT
-	msgPublish                        // a turn's publishes for the shard's subscribers (pubsub.go)
-	msgPublished                      // the batch back, with the receivers counted
-	msgSSub                           // a shard's client subscribed to a sharded channel the destination owns
-	msgSSubAck                        // the owner counted it
-	msgSUnsub                         // a shard's client left a sharded channel
-	msgPSQuery                        // a PUBSUB introspection command's part
-	msgPSAnswer                       // its answer
-	msgWatch                          // WATCH registers keys on their shard and asks their versions
-	msgWatched                        // the versions, back to the connection's shard
-	msgUnwatch                        // forget watched keys
-	msgExec                           // run an EXEC whose keys all live on the destination, alone
-	msgAdopt                          // a connection accepted on the Unix socket, for the shard (unix.go)
-	msgSave                           // write the shard's snapshot file (SAVE, BGSAVE)
-	msgSaved                          // a SAVE is over: its client is answered
+	msgHop           msgKind = iota + 1 // a command for the shard owning its keys (also SCAN)
+	msgHopReply                         // its reply, back to the connection's shard
+	msgTryLock                          // a txn's first round: take its keys on one shard if they are free
+	msgTried                            // whether they were taken
+	msgLock                             // a txn asks for its keys on one shard, waiting for them
+	msgLockGranted                      // the keys are held
+	msgPartRun                          // run a txn's part (or a fan-out's) and unlock
+	msgGather                           // export a txn's keys for the gather plan
+	msgWriteBack                        // write the gathered result back and unlock
+	msgUnlock                           // release a refused txn's keys
+	msgPartDone                         // a part, export, write-back or unlock finished
+	msgPark                             // register a blocked client's waiter on a holder
+	msgUnpark                           // forget a waiter
+	msgUnparked                         // the waiter is forgotten: home may answer the timeout
+	msgClaim                            // a holder asks home whether its waiter's client still waits
+	msgClaimAnswer                      // home's answer
+	msgServed                           // a holder served a blocked client: home answers it
+	msgUnclaim                          // a holder could not serve after all: the client waits on
+	msgMove                             // home runs a blocked BLMOVE across shards as a txn
+	msgRetry                            // a waiter of a BLMOVE across shards may be served again
+	msgUnblock                          // CLIENT UNBLOCK, in the shard's next turn
+	msgStats                            // CONFIG RESETSTAT
+	msgPublish                          // a turn's publishes for the shard's subscribers (pubsub.go)
+	msgPublished                        // the batch back, with the receivers counted
+	msgSSub                             // a shard's client subscribed to a sharded channel the destination owns
+	msgSSubAck                          // the owner counted it
+	msgSUnsub                           // a shard's client left a sharded channel
+	msgPSQuery                          // a PUBSUB introspection command's part
+	msgPSAnswer                         // its answer
+	msgWatch                            // WATCH registers keys on their shard and asks their versions
+	msgWatched                          // the versions, back to the connection's shard
+	msgUnwatch                          // forget watched keys
+	msgExec                             // run an EXEC whose keys all live on the destination, alone
+	msgAdopt                            // a connection accepted on the Unix socket, for the shard (unix.go)
+	msgSave                             // write the shard's snapshot file (SAVE, BGSAVE)
+	msgSaved                            // a SAVE is over: its client is answered
+	msgInvalidate                       // a turn's tracking invalidations for the destination's clients (tracking.go)
+	msgInvalidated                      // the batch back to its sender
+	msgTrackPrefixes                    // a BCAST client's prefixes, for every shard
 	numMsgKinds
 )

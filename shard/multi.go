@@ -440,7 +440,7 @@ func (s *Shard) newExec(c *conn) *txn {
 	n := len(s.group.shards)
 	s.txnSeq++
 	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: execSpec, proto: c.cl.Proto,
-		db: c.cl.DB, noTouch: c.cl.NoTouch}
+		db: c.cl.DB, noTouch: c.cl.NoTouch, who: c.reader(s.id, false)}
 	// The arguments, each capped so that a handler appending to one cannot
 	// write over the next.
 	start := 0
@@ -616,6 +616,7 @@ func (s *Shard) execHere(t *txn) []byte {
 	w := resp.Writer{Proto: t.proto}
 	w.Array(len(t.cmds))
 	mark := s.fxMark()
+	s.who = t.who
 	for i := range t.cmds {
 		tc := &t.cmds[i]
 		if tc.kind == router.Local || tc.kind == router.ScanEnd {
@@ -624,6 +625,7 @@ func (s *Shard) execHere(t *txn) []byte {
 		}
 		s.runKeyed(&w, tc, t.noTouch)
 	}
+	s.who = reader{}
 	s.fxWrap(mark, command.Tag{})
 	return w.B
 }
@@ -731,11 +733,12 @@ type cmdRun struct {
 	proto   int
 	noTouch bool
 	tag     command.Tag
+	who     reader
 }
 
 // runOf is the cmdRun of t's commands idx, tagged tag.
 func (t *txn) runOf(idx []int, tag command.Tag) cmdRun {
-	r := cmdRun{cmds: make([]*txCmd, len(idx)), proto: t.proto, noTouch: t.noTouch, tag: tag}
+	r := cmdRun{cmds: make([]*txCmd, len(idx)), proto: t.proto, noTouch: t.noTouch, tag: tag, who: t.who}
 	for k, i := range idx {
 		r.cmds[k] = &t.cmds[i]
 	}
@@ -748,11 +751,13 @@ func (s *Shard) runCmds(r cmdRun) [][]byte {
 	out := make([][]byte, len(r.cmds))
 	mark := s.fxMark()
 	s.mut.fx.Tag = r.tag
+	s.who = r.who
 	for k, tc := range r.cmds {
 		w := resp.Writer{Proto: r.proto}
 		s.runKeyed(&w, tc, r.noTouch)
 		out[k] = w.B
 	}
+	s.who = reader{}
 	s.mut.fx.Tag = command.Tag{}
 	s.fxWrap(mark, r.tag)
 	return out

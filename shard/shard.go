@@ -79,6 +79,10 @@ type Shard struct {
 	kev  keyEvents // keyspace notifications (notify.go)
 	snap *bgSave   // this shard's part of a background save in progress, nil when none (snapshot.go)
 	aof  aofState  // the AOF's Log, and what waits for its disk (aof.go)
+	trk  trackState
+	// who is the client the command running now runs for (tracking.go),
+	// zero between commands.
+	who reader
 
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
@@ -115,6 +119,7 @@ func newShard(g *Group, id int) *Shard {
 	s.ctx.Local = s
 	s.mut.sink = g.opts.Effects
 	s.ps.init(g.opts.Shards)
+	s.trk.init(g.opts.Shards)
 	s.hookEngine()
 	return s
 }
@@ -219,6 +224,7 @@ func (s *Shard) Turn(now time.Time) {
 	// can leave (replies to other shards go out in flushOutbox, to clients
 	// in the next Poll): a client that saw a write's reply sees it in INFO,
 	// and the write's consumers have it.
+	s.flushTracking()
 	s.flushEffects()
 	s.submitAOF()
 	s.publishStats()
@@ -451,6 +457,7 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 		return
 	}
 	s.conns[id] = c
+	s.opened(c)
 }
 
 // isLocal reports whether a client's address (ip:port, or a Unix socket's
@@ -482,6 +489,7 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 		s.dropSubscriptions(c)
 	}
 	s.unwatchAll(c)
+	s.closed(c)
 	s.group.clients.Add(-1)
 }
 

@@ -433,6 +433,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgPSQuery: "pubsub-query", msgPSAnswer: "pubsub-answer", msgWatch: "watch", msgWatched: "watched",
 	msgUnwatch: "unwatch", msgExec: "exec", msgAdopt: "adopt",
 	msgSave: "save", msgSaved: "saved",
+	msgInvalidate: "invalidate", msgInvalidated: "invalidated", msgTrackPrefixes: "track-prefixes",
 }
 
 // String names a message kind in a simulation's trace.

@@ -49,6 +49,12 @@ type published struct {
 	hops        atomic.Int64
 	txns        atomic.Int64
 	blocked     atomic.Int64
+	// tracking: clients of this shard with tracking on, keys and (key,
+	// reader) pairs in its table, BCAST prefixes it knows.
+	trkClients  atomic.Int64
+	trkKeys     atomic.Int64
+	trkItems    atomic.Int64
+	trkPrefixes atomic.Int64
 	expired     atomic.Int64
 	evicted     atomic.Int64
 	stalePerc   atomic.Uint64 // float64 bits
@@ -119,6 +125,10 @@ func (s *Shard) publishStats() {
 	setInt(&p.hops, st.hops)
 	setInt(&p.txns, st.txns)
 	setInt(&p.blocked, st.blocked)
+	setInt(&p.trkClients, int64(len(s.trk.tracking)))
+	setInt(&p.trkKeys, int64(s.trk.table.Len()))
+	setInt(&p.trkItems, int64(s.trk.table.Items()))
+	setInt(&p.trkPrefixes, int64(len(s.trk.prefixes)))
 	es := s.store.Stats()
 	setInt(&p.expired, es.ExpiredKeys)
 	setInt(&p.evicted, es.EvictedKeys)
@@ -190,9 +200,14 @@ func (g *Group) Info(sections []string) string {
 	refused := map[string]int64{}
 	errs := map[string]int64{}
 	lat := map[string]metrics.Histogram{}
-	var errReplies int64
+	var errReplies, trkClients, trkKeys, trkItems, trkPrefixes int64
 	for _, s := range g.shards {
 		p := &s.stats.pub
+		trkClients += p.trkClients.Load()
+		trkKeys += p.trkKeys.Load()
+		trkItems += p.trkItems.Load()
+		// Every shard knows every BCAST prefix.
+		trkPrefixes = max(trkPrefixes, p.trkPrefixes.Load())
 		cmds += p.commands.Load()
 		conns += p.connections.Load()
 		rejected += p.rejected.Load()
@@ -247,8 +262,8 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("clients", true) {
 		sep()
-		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:%d\r\nblocked_clients:%d\r\n",
-			g.clients.Load(), g.conf.Snapshot().MaxClients, blocked)
+		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:%d\r\nblocked_clients:%d\r\ntracking_clients:%d\r\n",
+			g.clients.Load(), g.conf.Snapshot().MaxClients, blocked, trkClients)
 	}
 	if show("memory", true) {
 		sep()
@@ -272,8 +287,9 @@ func (g *Group) Info(sections []string) string {
 		sep()
 		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\n"+
 			"rejected_connections:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nevicted_keys:%d\r\n"+
+			"tracking_total_keys:%d\r\ntracking_total_items:%d\r\ntracking_total_prefixes:%d\r\n"+
 			"unexpected_error_replies:0\r\ntotal_error_replies:%d\r\ncross_shard_hops:%d\r\ncross_shard_txns:%d\r\n",
-			conns, cmds, rejected, expired, stale, evicted, errReplies, hops, txns)
+			conns, cmds, rejected, expired, stale, evicted, trkKeys, trkItems, trkPrefixes, errReplies, hops, txns)
 	}
 	if show("replication", true) {
 		sep()

@@ -40,9 +40,11 @@ func (s *Shard) runOrDeferAll(fn func()) {
 func (s *Shard) deferLocal(c *conn, spec *command.Spec, args [][]byte, idx []int) {
 	args = command.CopyArgs(args)
 	sl := s.pend(c)
-	proto, db, nt := c.cl.Proto, c.cl.DB, c.cl.NoTouch
+	proto, db, nt, who := c.cl.Proto, c.cl.DB, c.cl.NoTouch, c.reader(s.id, true)
 	s.locks.Enqueue(&coord.Item{Keys: pick(args, idx, intentOf(spec)), Run: func() {
+		s.who = who
 		b := s.execTo(nt, proto, db, spec, args)
+		s.who = reader{}
 		s.fill(c, sl, b)
 	}})
 }
@@ -87,6 +89,7 @@ type txn struct {
 	merge   command.Merge // how the parts' replies combine: the row's, or its Route's
 	args    [][]byte      // the command, copied
 	noTouch bool          // the client's NO-TOUCH
+	who     reader        // the client it runs for (tracking.go)
 	proto   int
 	db      int
 	parts   []router.Part // per shard, ascending shard order
@@ -150,6 +153,7 @@ func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *t
 		proto:   c.cl.Proto,
 		db:      c.cl.DB,
 		noTouch: c.cl.NoTouch,
+		who:     c.reader(s.id, false),
 	}
 	t.args = command.CopyArgs(args)
 	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
@@ -267,11 +271,13 @@ func (s *Shard) runParts(t *txn) {
 	}
 	for i := range t.parts {
 		id, keys, tag, spec, args := t.id, t.co.Parts[i].Keys, t.tag(i), t.spec, t.parts[i].Args
-		proto, noTouch, db, held := t.proto, t.noTouch, t.db, t.in != nil
+		proto, noTouch, db, held, who := t.proto, t.noTouch, t.db, t.in != nil, t.who
 		s.on(t, i, msgPartRun, func(o *Shard) any {
 			w := resp.Writer{Proto: proto}
 			o.mut.fx.Tag = tag
+			o.who = who
 			o.run1(&w, nil, noTouch, db, spec, args)
+			o.who = reader{}
 			o.mut.fx.Tag = command.Tag{}
 			if !held {
 				o.unlock(id, keys)
