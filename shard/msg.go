@@ -53,5 +53,8 @@ const (
 	msgAdopt                          // a connection accepted on the Unix socket, for the shard (unix.go)
 	msgSave                           // write the shard's snapshot file (SAVE, BGSAVE)
 	msgSaved                          // a SAVE is over: its client is answered
+	msgScript                         // run a script on the shard of its keys (script.go)
+	msgScriptDone                     // its reply, or the key it could not use, back home
+	msgScriptFetch                    // export keys a script held on every shard met
 	numMsgKinds
 )

@@ -17,6 +17,7 @@ import (
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/router"
+	"github.com/radish-kv/radish/script"
 )
 
 // Shard is one shard: a locked OS thread, its driver, its store and the
@@ -74,11 +75,12 @@ type Shard struct {
 	// gather), and where blocking commands are dry-run.
 	scratch *engine.Store
 
-	mut  mutations // the mutation path's state (effects.go)
-	ps   pubState  // subscriptions and publishes in flight (pubsub.go)
-	kev  keyEvents // keyspace notifications (notify.go)
-	snap *bgSave   // this shard's part of a background save in progress, nil when none (snapshot.go)
-	aof  aofState  // the AOF's Log, and what waits for its disk (aof.go)
+	mut  mutations       // the mutation path's state (effects.go)
+	ps   pubState        // subscriptions and publishes in flight (pubsub.go)
+	kev  keyEvents       // keyspace notifications (notify.go)
+	snap *bgSave         // this shard's part of a background save in progress, nil when none (snapshot.go)
+	aof  aofState        // the AOF's Log, and what waits for its disk (aof.go)
+	lua  *script.Runtime // made at the first script (script.go)
 
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
@@ -113,6 +115,7 @@ func newShard(g *Group, id int) *Shard {
 	s.ctx.Server = g
 	s.ctx.Owns = s.owns
 	s.ctx.Local = s
+	s.ctx.Scripts = s
 	s.mut.sink = g.opts.Effects
 	s.ps.init(g.opts.Shards)
 	s.hookEngine()

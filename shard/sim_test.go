@@ -433,6 +433,8 @@ var msgKindNames = [numMsgKinds]string{
 	msgPSQuery: "pubsub-query", msgPSAnswer: "pubsub-answer", msgWatch: "watch", msgWatched: "watched",
 	msgUnwatch: "unwatch", msgExec: "exec", msgAdopt: "adopt",
 	msgSave: "save", msgSaved: "saved",
+	msgScript: "script", msgScriptDone: "script-done",
+	msgScriptFetch: "script-fetch",
 }
 
 // String names a message kind in a simulation's trace.
