@@ -191,20 +191,18 @@ func writeTable(w *resp.Writer, t *lua.LTable, resp3 bool, depth int) {
 		return
 	}
 	if m, ok := t.RawGetString("map").(*lua.LTable); ok {
-		n := 0
-		m.ForEach(func(lua.LValue, lua.LValue) { n++ })
-		w.Map(n)
-		m.ForEach(func(k, v lua.LValue) {
+		w.Map(count(m))
+		for k, v := m.Next(lua.LNil); k != lua.LNil; k, v = m.Next(k) {
 			writeLua(w, k, resp3, depth+1)
 			writeLua(w, v, resp3, depth+1)
-		})
+		}
 		return
 	}
 	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
-		n := 0
-		s.ForEach(func(lua.LValue, lua.LValue) { n++ })
-		w.Set(n)
-		s.ForEach(func(k, _ lua.LValue) { writeLua(w, k, resp3, depth+1) })
+		w.Set(count(s))
+		for k, _ := s.Next(lua.LNil); k != lua.LNil; k, _ = s.Next(k) {
+			writeLua(w, k, resp3, depth+1)
+		}
 		return
 	}
 	if v, ok := t.RawGetString("verbatim_string").(*lua.LTable); ok {
@@ -221,6 +219,17 @@ func writeTable(w *resp.Writer, t *lua.LTable, resp3 bool, depth int) {
 	for i := 1; i <= n; i++ {
 		writeLua(w, t.RawGetInt(i), resp3, depth+1)
 	}
+}
+
+// count is the number of entries of t. Maps and sets are written in
+// the order their entries were made (a command's reply converted: its own
+// order); Redis writes them in the order of Lua's hash.
+func count(t *lua.LTable) int {
+	n := 0
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+		n++
+	}
+	return n
 }
 
 // errorText is an {err=...} as an error reply's text, on one line.
