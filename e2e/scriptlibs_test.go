@@ -1,0 +1,265 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Scripts as real libraries use them, on 4 shards, through go-redis's
+// Script (EVALSHA, EVAL after NOSCRIPT).
+
+var (
+	lockAcquire = redis.NewScript(`return redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])`)
+	lockExtend  = redis.NewScript(`
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0`)
+	lockRelease = redis.NewScript(`
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0`)
+)
+
+// TestScriptLock: a Redlock-style lock (acquire, extend, release scripts
+// on the lock's key) guards a read-modify-write done with plain commands;
+// many clients contend for locks on several shards, and every counter
+// ends equal to the number of times its lock was won.
+func TestScriptLock(t *testing.T) {
+	s := start(t, "--shards", "4")
+	ctx := context.Background()
+	const locks, workers, rounds = 4, 16, 30
+	var won [locks]atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.client(2 + w%2)
+			defer c.Close()
+			me := "owner-" + strconv.Itoa(w)
+			for i := range rounds {
+				l := (w + i) % locks
+				key, counter := fmt.Sprintf("lock:%d", l), fmt.Sprintf("counter:%d", l)
+				ok, err := lockAcquire.Run(ctx, c, []string{key}, me, 10000).Result()
+				if err == redis.Nil {
+					continue
+				}
+				if err != nil || ok != "OK" {
+					t.Errorf("acquire: %v %v", ok, err)
+					return
+				}
+				if n, err := lockExtend.Run(ctx, c, []string{key}, me, 20000).Int(); err != nil || n != 1 {
+					t.Errorf("extend by the owner: %v %v", n, err)
+				}
+				if n, err := lockRelease.Run(ctx, c, []string{key}, "someone-else").Int(); err != nil || n != 0 {
+					t.Errorf("release by another: %v %v", n, err)
+				}
+				v, _ := c.Get(ctx, counter).Int()
+				c.Set(ctx, counter, v+1, 0)
+				won[l].Add(1)
+				if n, err := lockRelease.Run(ctx, c, []string{key}, me).Int(); err != nil || n != 1 {
+					t.Errorf("release by the owner: %v %v", n, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	c := s.client(2)
+	defer c.Close()
+	for l := range locks {
+		got, _ := c.Get(ctx, fmt.Sprintf("counter:%d", l)).Int64()
+		if got != won[l].Load() || got == 0 {
+			t.Errorf("counter %d = %d, lock won %d times", l, got, won[l].Load())
+		}
+	}
+}
+
+// tokenBucket takes one token from the bucket at KEYS[1] (tokens and the
+// time of the last refill in a hash) of capacity ARGV[1], refilled at
+// ARGV[2] tokens per second, at time ARGV[3] (ms): 1 if allowed.
+var tokenBucket = redis.NewScript(`
+local cap, rate, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local b = redis.call('hmget', KEYS[1], 'tokens', 'ts')
+local tokens, ts = tonumber(b[1]), tonumber(b[2])
+if tokens == nil then tokens, ts = cap, now end
+tokens = math.min(cap, tokens + (now - ts) * rate / 1000)
+local allowed = 0
+if tokens >= 1 then tokens = tokens - 1; allowed = 1 end
+redis.call('hset', KEYS[1], 'tokens', tokens, 'ts', now)
+redis.call('pexpire', KEYS[1], 60000)
+return allowed`)
+
+// TestScriptTokenBucket: clients hammer the buckets of several users (on
+// different shards) at one instant; each user is allowed exactly its
+// capacity, and a later instant refills at the rate.
+func TestScriptTokenBucket(t *testing.T) {
+	s := start(t, "--shards", "4")
+	ctx := context.Background()
+	const users, workers, tries, capacity = 6, 12, 40, 25
+	var allowed [users]atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.client(2)
+			defer c.Close()
+			for i := range tries {
+				u := (w + i) % users
+				n, err := tokenBucket.Run(ctx, c, []string{"bucket:" + strconv.Itoa(u)}, capacity, 2, 1000).Int()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				allowed[u].Add(int64(n))
+			}
+		}()
+	}
+	wg.Wait()
+	c := s.client(3)
+	defer c.Close()
+	for u := range users {
+		if got := allowed[u].Load(); got != capacity {
+			t.Errorf("user %d allowed %d times, capacity %d", u, got, capacity)
+		}
+		// 1.5 s later: 3 tokens.
+		n := 0
+		for range 5 {
+			v, err := tokenBucket.Run(ctx, c, []string{"bucket:" + strconv.Itoa(u)}, capacity, 2, 2500).Int()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += v
+		}
+		if n != 3 {
+			t.Errorf("user %d: %d allowed after the refill, want 3", u, n)
+		}
+	}
+}
+
+// transfer moves ARGV[3] from the account named ARGV[1] to ARGV[2] if it
+// has enough: keys it does not declare, on different shards.
+var transfer = redis.NewScript(`
+local from, to, n = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local have = tonumber(redis.call('get', from))
+if have < n then return 0 end
+redis.call('decrby', from, n)
+redis.call('incrby', to, n)
+return 1`)
+
+// transferDeclared is transfer with the keys declared.
+var transferDeclared = redis.NewScript(`
+local n = tonumber(ARGV[1])
+if tonumber(redis.call('get', KEYS[1])) < n then return 0 end
+redis.call('decrby', KEYS[1], n)
+redis.call('incrby', KEYS[2], n)
+return 1`)
+
+// TestScriptAtomicTransfers: concurrent scripts move amounts between
+// accounts on different shards (keys declared, and not); concurrent
+// MULTI/EXEC and MGET readers always see the same total.
+func TestScriptAtomicTransfers(t *testing.T) {
+	s := start(t, "--shards", "4")
+	ctx := context.Background()
+	const accounts, start0 = 8, 100
+	names := make([]string, accounts)
+	c := s.client(2)
+	defer c.Close()
+	for i := range names {
+		names[i] = "acct:" + strconv.Itoa(i)
+		c.Set(ctx, names[i], start0, 0)
+	}
+	var wg sync.WaitGroup
+	var moved atomic.Int64
+	stop := make(chan struct{})
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.client(2)
+			defer c.Close()
+			for i := range 60 {
+				a, b := names[(w+i)%accounts], names[(w*3+i*5+1)%accounts]
+				if a == b {
+					continue
+				}
+				var n int
+				var err error
+				if i%2 == 0 {
+					n, err = transfer.Run(ctx, c, nil, a, b, 1+i%7).Int()
+				} else {
+					n, err = transferDeclared.Run(ctx, c, []string{a, b}, 1+i%7).Int()
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				moved.Add(int64(n))
+			}
+		}()
+	}
+	var readers sync.WaitGroup
+	var reads atomic.Int64
+	for r := range 3 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			c := s.client(2)
+			defer c.Close()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var vals []any
+				if r == 0 {
+					var err error
+					vals, err = c.MGet(ctx, names...).Result()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				} else {
+					cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+						for _, n := range names {
+							p.Get(ctx, n)
+						}
+						return nil
+					})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					for _, cmd := range cmds {
+						vals = append(vals, cmd.(*redis.StringCmd).Val())
+					}
+				}
+				total := 0
+				for _, v := range vals {
+					n, _ := strconv.Atoi(fmt.Sprint(v))
+					total += n
+				}
+				if total != accounts*start0 {
+					t.Errorf("a reader saw a total of %d: %v", total, vals)
+					return
+				}
+				reads.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	if moved.Load() == 0 || reads.Load() == 0 {
+		t.Fatalf("moved %d times, read %d times", moved.Load(), reads.Load())
+	}
+}
