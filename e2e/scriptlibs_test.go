@@ -263,3 +263,103 @@ func TestScriptAtomicTransfers(t *testing.T) {
 		t.Fatalf("moved %d times, read %d times", moved.Load(), reads.Load())
 	}
 }
+
+// A job queue's scripts, as BullMQ's and Sidekiq's are shaped: the keys
+// are built inside the script from a prefix argument (not declared), and
+// without a hash tag they live on several shards.
+var (
+	jobTake = redis.NewScript(`
+local p, now = ARGV[1], tonumber(ARGV[2])
+local due = redis.call('zrangebyscore', p .. ':delayed', '-inf', now)
+for _, j in ipairs(due) do
+  redis.call('zrem', p .. ':delayed', j)
+  redis.call('lpush', p .. ':wait', j)
+end
+local j = redis.call('rpoplpush', p .. ':wait', p .. ':active')
+if not j then return false end
+redis.call('hincrby', p .. ':tries', j, 1)
+return j`)
+	jobAck = redis.NewScript(`
+local p, j = ARGV[1], ARGV[2]
+if redis.call('lrem', p .. ':active', 1, j) ~= 1 then return redis.error_reply('not active ' .. j) end
+redis.call('incr', p .. ':acked')
+return redis.call('sadd', p .. ':done', j)`)
+	jobRetry = redis.NewScript(`
+local p, j, at = ARGV[1], ARGV[2], tonumber(ARGV[3])
+if redis.call('lrem', p .. ':active', 1, j) ~= 1 then return redis.error_reply('not active ' .. j) end
+redis.call('incr', p .. ':retried')
+return redis.call('zadd', p .. ':delayed', at, j)`)
+)
+
+// TestScriptJobQueue: 200 workers on 4 shards take jobs from two queues
+// (move from wait to active), ack them, or the first time retry them
+// with a delay through a sorted set; every job is done exactly once and
+// the counters balance.
+func TestScriptJobQueue(t *testing.T) {
+	s := start(t, "--shards", "4")
+	ctx := context.Background()
+	const jobs, workers = 300, 200
+	queues := []string{"mail", "video"}
+	c := s.client(2)
+	defer c.Close()
+	for _, q := range queues {
+		for i := range jobs {
+			c.LPush(ctx, q+":wait", fmt.Sprintf("%s-%d", q, i))
+		}
+	}
+	var clock atomic.Int64
+	var wg sync.WaitGroup
+	var dups atomic.Int64
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.client(2 + w%2)
+			defer c.Close()
+			idle := 0
+			for idle < 20 {
+				q := queues[(w+idle)%len(queues)]
+				now := clock.Add(1)
+				j, err := jobTake.Run(ctx, c, nil, q, now).Text()
+				if err == redis.Nil {
+					idle++
+					continue
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				idle = 0
+				tries, _ := c.HGet(ctx, q+":tries", j).Int()
+				if tries == 1 && len(j)%2 == 0 {
+					if _, err := jobRetry.Run(ctx, c, nil, q, j, now+5).Result(); err != nil {
+						t.Error(err)
+					}
+					continue
+				}
+				n, err := jobAck.Run(ctx, c, nil, q, j).Int()
+				if err != nil {
+					t.Error(err)
+				}
+				if n != 1 {
+					dups.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, q := range queues {
+		done, _ := c.SCard(ctx, q+":done").Result()
+		acked, _ := c.Get(ctx, q+":acked").Int()
+		left, _ := c.LLen(ctx, q+":wait").Result()
+		active, _ := c.LLen(ctx, q+":active").Result()
+		delayed, _ := c.ZCard(ctx, q+":delayed").Result()
+		retried, _ := c.Get(ctx, q+":retried").Int()
+		if done != jobs || acked != jobs || left+active+delayed != 0 || retried == 0 {
+			t.Errorf("%s: done %d acked %d, %d waiting %d active %d delayed, %d retried", q, done, acked, left, active, delayed, retried)
+		}
+	}
+	if dups.Load() != 0 {
+		t.Errorf("%d jobs done twice", dups.Load())
+	}
+}
