@@ -7,7 +7,8 @@ import (
 	"github.com/radish-kv/radish/num"
 )
 
-// The scripting family: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT.
+// The scripting family: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT,
+// FCALL, FCALL_RO and FUNCTION.
 // Where a script runs and how its redis.call reaches the keys is the
 // shard's business (shard/script.go, over package script), so the EVAL
 // rows say what they are to it (Spec.Script); their handler runs only
@@ -24,6 +25,7 @@ const (
 	ScriptNone    ScriptRole = iota
 	ScriptEval               // EVAL, EVAL_RO: the body is args[1]
 	ScriptEvalSHA            // EVALSHA, EVALSHA_RO: the SHA is args[1]
+	ScriptFCall              // FCALL, FCALL_RO: the function's name is args[1]
 )
 
 // Scripts is the executing shard's scripting engine.
@@ -39,6 +41,9 @@ type Scripts interface {
 	Exists(sha []byte) bool
 	// Flush forgets every script.
 	Flush()
+	// Function runs a FUNCTION subcommand (LOAD, DELETE, FLUSH, LIST,
+	// STATS, HELP); the libraries are the same on every shard.
+	Function(c *Ctx, args [][]byte)
 }
 
 func init() {
@@ -51,7 +56,7 @@ func init() {
 			s.Flags |= ReadOnly
 			ks.Flags = KeyRO | KeyAccess
 		}
-		if role == ScriptEval {
+		if role != ScriptEvalSHA {
 			ks.Notes = "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE"
 			if ro {
 				ks.Notes = "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"
@@ -64,11 +69,27 @@ func init() {
 		return &Spec{Name: "script|" + name, Arity: arity, Flags: flags, ACL: []string{"scripting"},
 			Tips: tips, Handler: h, Group: "scripting"}
 	}
+	fsub := func(name string, arity int, flags Flag, tips ...string) *Spec {
+		return &Spec{Name: "function|" + name, Arity: arity, Flags: flags, ACL: []string{"scripting"},
+			Tips: tips, Handler: cmdFunction, Group: "scripting"}
+	}
 	register(
 		eval("eval", "Execute a Lua script server side", ScriptEval, false),
 		eval("evalsha", "Execute a Lua script server side", ScriptEvalSHA, false),
 		eval("eval_ro", "Execute a read-only Lua script server side", ScriptEval, true),
 		eval("evalsha_ro", "Execute a read-only Lua script server side", ScriptEvalSHA, true),
+		eval("fcall", "Invoke a function", ScriptFCall, false),
+		eval("fcall_ro", "Invoke a read-only function", ScriptFCall, true),
+		&Spec{Name: "function", Arity: -2, Summary: "A container for function commands", Group: "scripting",
+			Sub: []*Spec{
+				fsub("delete", 3, Write|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
+				fsub("flush", -2, Write|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
+				fsub("help", 2, Loading|Stale),
+				fsub("list", -2, NoScript, "nondeterministic_output_order"),
+				fsub("load", -3, Write|DenyOOM|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
+				fsub("stats", 2, NoScript|AllowBusy, "nondeterministic_output", "request_policy:all_shards",
+					"response_policy:special"),
+			}},
 		&Spec{Name: "script", Arity: -2, Summary: "A container for Lua scripts management commands",
 			Group: "scripting", Sub: []*Spec{
 				sub("exists", -3, NoScript, cmdScriptExists, "request_policy:all_shards", "response_policy:agg_logical_and"),
@@ -80,6 +101,8 @@ func init() {
 }
 
 func cmdEval(c *Ctx, args [][]byte) { c.Scripts.Eval(c, args) }
+
+func cmdFunction(c *Ctx, args [][]byte) { c.Scripts.Function(c, args) }
 
 // EvalKeys checks an EVAL row's numkeys: how many keys follow it, or the
 // error reply's text.

@@ -7,7 +7,8 @@ import (
 	"sync/atomic"
 )
 
-// Registry holds the bodies of the scripts a process knows, by SHA1: the
+// Registry holds the bodies of the scripts a process knows, by SHA1, and
+// its FUNCTION libraries: the
 // one copy every shard's Runtime compiles from, so a script loaded on one
 // shard (SCRIPT LOAD, EVAL) is known on all. A shard reads it only when
 // its own cache misses; SCRIPT FLUSH bumps the generation every Runtime
@@ -17,6 +18,11 @@ type Registry struct {
 	mu     sync.RWMutex
 	bodies map[string]string
 	gen    atomic.Uint64
+	// The FUNCTION libraries by name, the library of each function, and
+	// the number of changes to them.
+	libs   map[string]*Library
+	funcs  map[string]string
+	libGen atomic.Uint64
 }
 
 // SHA returns the lower-case hex SHA1 of body, a script's name.

@@ -51,6 +51,9 @@ type Script struct {
 	// shard that places it remembers to take every shard at once.
 	Spread bool
 	fn     *lua.LFunction
+	// function: a FUNCTION's callback, called with KEYS and ARGV as its
+	// parameters; SHA is then the function's name.
+	function bool
 }
 
 // Call is one run's inputs.
@@ -69,12 +72,23 @@ type Runtime struct {
 	scripts map[string]*Script
 	globals *lua.LTable // the real globals, behind the read-only proxy env
 	env     *lua.LTable
+	// The FUNCTION side: the functions compiled from the Registry's
+	// libraries (at libGen), the environment library code runs in, and
+	// the library loading now.
+	funcs      map[string]*Script
+	libGen     uint64
+	libGlobals *lua.LTable
+	libEnv     *lua.LTable
+	loadRedis  *lua.LTable
+	loading    *Library
+	loaded     []*Script
 	// Log receives redis.log's messages (level 0 debug ... 3 warning).
 	Log func(level int, msg string)
 
 	// The run in progress.
 	call    *Call
 	sha     string
+	chunk   string // the chunk name errors give: user_script, user_function
 	resp3   bool
 	faulted bool
 	callErr lua.LString // the error redis.call raised last
@@ -95,7 +109,8 @@ func New(reg *Registry) *Runtime {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
-	r := &Runtime{L: L, reg: reg, scripts: make(map[string]*Script), gen: reg.Gen()}
+	r := &Runtime{L: L, reg: reg, scripts: make(map[string]*Script), gen: reg.Gen(), funcs: make(map[string]*Script),
+		libGen: reg.libGen.Load()}
 	g := L.G.Global
 	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy", "_G"} {
 		g.RawSetString(name, lua.LNil)
@@ -126,6 +141,7 @@ func New(reg *Registry) *Runtime {
 	r.env = r.readOnly(g)
 	g.RawSetString("_G", r.env)
 	L.Env = r.env
+	r.openLibraries()
 	return r
 }
 
@@ -299,10 +315,21 @@ func shebang(body string) (Flags, string, string) {
 func (r *Runtime) Run(s *Script, c *Call, w *resp.Writer) bool {
 	L := r.L
 	r.call, r.sha, r.resp3, r.faulted, r.callErr, r.errLine = c, s.SHA, false, false, "", 0
-	r.globals.RawSetString("KEYS", strTable(L, c.Keys))
-	r.globals.RawSetString("ARGV", strTable(L, c.Argv))
+	r.chunk = "user_script"
+	if s.function {
+		r.chunk = "user_function"
+	}
 	L.Push(s.fn)
-	err := L.PCall(0, 1, nil)
+	nargs := 0
+	if s.function {
+		L.Push(strTable(L, c.Keys))
+		L.Push(strTable(L, c.Argv))
+		nargs = 2
+	} else {
+		r.globals.RawSetString("KEYS", strTable(L, c.Keys))
+		r.globals.RawSetString("ARGV", strTable(L, c.Argv))
+	}
+	err := L.PCall(nargs, 1, nil)
 	r.call = nil
 	if r.faulted {
 		if err == nil {
@@ -344,7 +371,7 @@ func (r *Runtime) writeError(w *resp.Writer, err error) {
 			break
 		}
 		text = "ERR " + string(o)
-		if rest, ok := strings.CutPrefix(string(o), "user_script:"); ok {
+		if rest, ok := strings.CutPrefix(string(o), r.chunk+":"); ok {
 			if n, _, ok := strings.Cut(rest, ":"); ok {
 				if v, err := strconv.Atoi(n); err == nil {
 					line = v
@@ -363,7 +390,7 @@ func (r *Runtime) writeError(w *resp.Writer, err error) {
 			text = "ERR nil"
 		}
 	}
-	w.Error(fmt.Sprintf("%s script: %s, on @user_script:%d.", stripLines(text), r.sha, line))
+	w.Error(fmt.Sprintf("%s script: %s, on @%s:%d.", stripLines(text), r.sha, r.chunk, line))
 }
 
 // Log levels of redis.log.

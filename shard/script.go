@@ -7,6 +7,7 @@ import (
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
 	"github.com/radish-kv/radish/script"
@@ -104,12 +105,22 @@ func (s *Shard) Exists(sha []byte) bool {
 // Flush implements command.Scripts.
 func (s *Shard) Flush() { s.group.scripts.Flush() }
 
+// Function implements command.Scripts.
+func (s *Shard) Function(c *command.Ctx, args [][]byte) { s.runtime().FunctionCommand(c.W, args) }
+
 // resolve finds the script an EVAL row names (compiling and recording an
 // EVAL's body), or the error reply's text.
 func (s *Shard) resolve(spec *command.Spec, args [][]byte) (*script.Script, string) {
 	rt := s.runtime()
-	if spec.Script == command.ScriptEval {
+	switch spec.Script {
+	case command.ScriptEval:
 		return rt.Load(args[1])
+	case command.ScriptFCall:
+		sc, ok := rt.Function(string(args[1]))
+		if !ok {
+			return nil, "ERR Function not found"
+		}
+		return sc, ""
 	}
 	sc, ok := rt.Get(strings.ToLower(string(args[1])))
 	if !ok {
@@ -118,19 +129,42 @@ func (s *Shard) resolve(spec *command.Spec, args [][]byte) (*script.Script, stri
 	return sc, ""
 }
 
+// script returns the job's script on this shard.
+func (s *Shard) script(j *scriptJob) (*script.Script, bool) {
+	if j.spec.Script == command.ScriptFCall {
+		return s.runtime().Function(j.sha)
+	}
+	return s.runtime().Get(j.sha)
+}
+
 // newJob checks and copies an EVAL call: its script, keys and arguments.
 func (s *Shard) newJob(c *conn, spec *command.Spec, args [][]byte) (*scriptJob, *script.Script, string) {
+	var sc *script.Script
+	var errText string
+	if spec.Script == command.ScriptFCall {
+		if sc, errText = s.resolve(spec, args); errText != "" {
+			return nil, nil, errText
+		}
+	}
 	nk, errText := command.EvalKeys(args)
+	if errText == errtext.NotInt && sc != nil {
+		errText = "ERR Bad number of keys provided" // FCALL's text
+	}
 	if errText != "" {
 		return nil, nil, errText
 	}
-	sc, errText := s.resolve(spec, args)
-	if errText != "" {
-		return nil, nil, errText
+	if sc == nil {
+		if sc, errText = s.resolve(spec, args); errText != "" {
+			return nil, nil, errText
+		}
+	}
+	ro := spec.Flags&command.ReadOnly != 0
+	if ro && sc.Flags&script.Shebang != 0 && sc.Flags&script.NoWrites == 0 {
+		return nil, nil, "ERR Can not execute a script with write flag using *_ro command."
 	}
 	args = command.CopyArgs(args)
 	j := &scriptJob{c: c, spec: spec, sha: sc.SHA, keys: args[3 : 3+nk], argv: args[3+nk:],
-		ro: spec.Flags&command.ReadOnly != 0 || sc.Flags&script.NoWrites != 0}
+		ro: ro || sc.Flags&script.NoWrites != 0}
 	if c != nil {
 		j.db, j.proto, j.noTouch, j.cl = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl
 	}
@@ -222,7 +256,7 @@ func (s *Shard) escalate(j *scriptJob, f *fault) {
 		s.sendDirect(j, router.ShardOf(f.key, len(s.group.shards)))
 		return
 	}
-	if sc, ok := s.runtime().Get(j.sha); ok && f.remote {
+	if sc, ok := s.script(j); ok && f.remote {
 		sc.Spread = true
 	}
 	s.evalHeld(j, true)
@@ -241,11 +275,11 @@ func (s *Shard) scriptDone(j *scriptJob, out []byte) {
 // evalDirect runs j here on the real store. It returns the reply, or the
 // key that made it abandon the run (then nothing of the run remains).
 func (s *Shard) evalDirect(j *scriptJob) ([]byte, *fault) {
-	sc, ok := s.runtime().Get(j.sha)
+	sc, ok := s.script(j)
 	if !ok {
 		// Flushed while the job travelled: Redis would have answered
-		// NOSCRIPT at once.
-		return []byte("-NOSCRIPT No matching script. Please use EVAL.\r\n"), nil
+		// at once.
+		return []byte(gone(j)), nil
 	}
 	h := directHost{s: s, j: j, db: j.db, cl: j.cl}
 	mark := s.fxMark()
@@ -256,6 +290,14 @@ func (s *Shard) evalDirect(j *scriptJob) ([]byte, *fault) {
 	}
 	s.fxWrap(mark, command.Tag{})
 	return w.B, nil
+}
+
+// gone is the reply to a job whose script was flushed on its way.
+func gone(j *scriptJob) string {
+	if j.spec.Script == command.ScriptFCall {
+		return "-ERR Function not found\r\n"
+	}
+	return "-NOSCRIPT No matching script. Please use EVAL.\r\n"
 }
 
 // directHost runs a script's calls on its shard's real store.
@@ -558,9 +600,9 @@ func (s *Shard) fetch(r *heldRun, want []wkey) {
 // or the run takes every shard (keys held).
 func (s *Shard) heldAttempt(r *heldRun) {
 	j, t := r.j, r.t
-	sc, ok := s.runtime().Get(j.sha)
+	sc, ok := s.script(j)
 	if !ok {
-		s.heldRelease(r, nil, []byte("-NOSCRIPT No matching script. Please use EVAL.\r\n"))
+		s.heldRelease(r, nil, []byte(gone(j)))
 		return
 	}
 	if s.scratch == nil {
