@@ -445,7 +445,7 @@ type heldHost struct {
 	db      int
 	cl      command.Client
 	have    map[wkey]bool // keys gathered, existing or not
-	written []wkey
+	written []wkey        // keys of the commands that changed data
 	fault   *fault
 	inTx    bool
 }
@@ -476,17 +476,6 @@ func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool 
 			}
 		}
 	}
-	if spec.Flags&command.Write != 0 {
-		wk, _ := spec.WriteKeys(args, nil)
-		for _, db := range dbs {
-			for _, i := range wk {
-				k := wkey{db, string(args[i])}
-				if !slices.Contains(h.written, k) {
-					h.written = append(h.written, k)
-				}
-			}
-		}
-	}
 	ctx := command.Ctx{Store: h.store, DB: h.store.DB(h.db), DBIndex: h.db, W: w, Now: s.now,
 		MaxBulkLen: s.conf.ProtoMaxBulkLen, Server: s.group, Owns: func([]byte) bool { return true }, Local: s,
 		Scripts: s}
@@ -496,10 +485,21 @@ func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool 
 	}
 	s.stats.commands++
 	s.stats.count(spec)
-	start := len(w.B)
+	start, dirty := len(w.B), h.store.Dirty()
 	spec.Handler(&ctx, args)
 	if len(w.B) > start && w.B[start] == '-' {
 		s.stats.failedCall(spec, w.B[start:])
+	}
+	if h.store.Dirty() != dirty {
+		// Any of its keys may have changed, a read's too (PFCOUNT
+		// caches its count in the key).
+		for _, db := range dbs {
+			for _, i := range idx {
+				if k := (wkey{db, string(args[i])}); !slices.Contains(h.written, k) {
+					h.written = append(h.written, k)
+				}
+			}
+		}
 	}
 	if len(idx) == 0 {
 		h.db = h.cl.DB
