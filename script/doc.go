@@ -8,8 +8,13 @@
 //     whose metatable reads through and refuses writes: "Attempt to modify
 //     a readonly table"; reading a missing global is "Script attempted to
 //     access nonexistent global variable"), as are the string, table, math,
-//     coroutine and redis tables; os, io, debug, loadfile, dofile, require,
-//     module and print do not exist.
+//     coroutine, bit, cjson and redis tables; os, io, debug, loadfile,
+//     dofile, require, module and print do not exist. bit and cjson are
+//     LuaBitOp's and lua-cjson's behaviour (libs.go); cmsgpack and struct
+//     are not there yet.
+//   - library: FUNCTION's "#!lua name=" code and the functions it
+//     registers (function.go), kept in the Registry and compiled on each
+//     shard at first call.
 //   - Script: a compiled body, by SHA; Spread remembers that a run of it
 //     touched keys on several shards.
 //   - Host: what runs a script's redis.call where the script runs. The

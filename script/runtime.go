@@ -121,10 +121,12 @@ func New(reg *Registry) *Runtime {
 		return 1
 	}))
 	r.openRedis(g)
+	g.RawSetString("bit", openBit(L))
+	g.RawSetString("cjson", openCJSON(L))
 	// Every library table and the globals become read-only: each is
 	// replaced by an empty proxy whose metatable reads through to it and
 	// refuses writes; reading a missing global is an error.
-	for _, name := range []string{"string", "table", "math", "coroutine"} {
+	for _, name := range []string{"string", "table", "math", "coroutine", "bit", "cjson"} {
 		g.RawSetString(name, r.readOnly(g.RawGetString(name).(*lua.LTable)))
 	}
 	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
