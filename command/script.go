@@ -41,6 +41,9 @@ type Scripts interface {
 	Exists(sha []byte) bool
 	// Flush forgets every script.
 	Flush()
+	// KillScript stops the script (function: the function) running on any
+	// shard: "" when it was told to stop, else the error reply's text.
+	KillScript(function bool) string
 	// Function runs a FUNCTION subcommand (LOAD, DELETE, FLUSH, LIST,
 	// STATS, HELP); the libraries are the same on every shard.
 	Function(c *Ctx, args [][]byte)
@@ -85,6 +88,9 @@ func init() {
 				fsub("delete", 3, Write|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
 				fsub("flush", -2, Write|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
 				fsub("help", 2, Loading|Stale),
+				{Name: "function|kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"},
+					Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Handler: cmdFunctionKill,
+					Group: "scripting"},
 				fsub("list", -2, NoScript, "nondeterministic_output_order"),
 				fsub("load", -3, Write|DenyOOM|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
 				fsub("stats", 2, NoScript|AllowBusy, "nondeterministic_output", "request_policy:all_shards",
@@ -95,6 +101,7 @@ func init() {
 				sub("exists", -3, NoScript, cmdScriptExists, "request_policy:all_shards", "response_policy:agg_logical_and"),
 				sub("flush", -2, NoScript, cmdScriptFlush, "request_policy:all_nodes", "response_policy:all_succeeded"),
 				sub("help", 2, Loading|Stale, cmdScriptHelp),
+				sub("kill", 2, NoScript|AllowBusy, cmdScriptKill, "request_policy:all_shards", "response_policy:one_succeeded"),
 				sub("load", 3, NoScript|Stale, cmdScriptLoad, "request_policy:all_nodes", "response_policy:all_succeeded"),
 			}},
 	)
@@ -103,6 +110,18 @@ func init() {
 func cmdEval(c *Ctx, args [][]byte) { c.Scripts.Eval(c, args) }
 
 func cmdFunction(c *Ctx, args [][]byte) { c.Scripts.Function(c, args) }
+
+func cmdScriptKill(c *Ctx, args [][]byte)   { kill(c, false) }
+func cmdFunctionKill(c *Ctx, args [][]byte) { kill(c, true) }
+
+// kill is SCRIPT KILL (FUNCTION KILL when function is set).
+func kill(c *Ctx, function bool) {
+	if errText := c.Scripts.KillScript(function); errText != "" {
+		c.W.Error(errText)
+		return
+	}
+	c.W.OK()
+}
 
 // EvalKeys checks an EVAL row's numkeys: how many keys follow it, or the
 // error reply's text.

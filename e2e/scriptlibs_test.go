@@ -3,12 +3,16 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/radish-kv/radish/net/resp"
 )
 
 // Scripts as real libraries use them, on 4 shards, through go-redis's
@@ -361,5 +365,76 @@ func TestScriptJobQueue(t *testing.T) {
 	}
 	if dups.Load() != 0 {
 		t.Errorf("%d jobs done twice", dups.Load())
+	}
+}
+
+// TestScriptKill: a script looping forever on one shard is stopped by
+// SCRIPT KILL sent from connections on every shard (the loop's own shard
+// reads its connections again only once the script stopped), and
+// answers Redis's error; then the server serves as before.
+func TestScriptKill(t *testing.T) {
+	s := start(t, "--shards", "4")
+	loop := dialDiff(t, s.addr, 2)
+	body := "local i = 0\nwhile true do i = i + 1 end"
+	if _, err := loop.c.Write([]byte(fmt.Sprintf("*3\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n0\r\n", len(body), body))); err != nil {
+		t.Fatal(err)
+	}
+	// Each connection asks until one of them stopped the script; the one
+	// on the script's shard is answered once it stopped.
+	var killed atomic.Bool
+	var wg sync.WaitGroup
+	for range 8 {
+		k := dialDiff(t, s.addr, 2)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for try := 0; try < 5000 && !killed.Load(); try++ {
+				if _, err := k.c.Write([]byte("*2\r\n$6\r\nSCRIPT\r\n$4\r\nKILL\r\n")); err != nil {
+					t.Error(err)
+					return
+				}
+				switch b := k.read(t); string(b) {
+				case "+OK\r\n":
+					killed.Store(true)
+				case "-NOTBUSY No scripts in execution right now.\r\n":
+					time.Sleep(time.Millisecond)
+				default:
+					t.Errorf("SCRIPT KILL answered %q", b)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if !killed.Load() {
+		t.Fatal("no SCRIPT KILL stopped the script")
+	}
+	want := "-ERR Script killed by user with SCRIPT KILL... script: 5485ac7b11abac6760734f4b4ec80041904408bc, on @user_script:2.\r\n"
+	if got := string(loop.read(t)); got != want {
+		t.Fatalf("the killed script answered %q, want %q", got, want)
+	}
+	if got := loop.do(t, []string{"EVAL", "return redis.call('set', 'k', 'v')", "0"})[0]; string(got) != "+OK\r\n" {
+		t.Fatalf("after the kill: %q", got)
+	}
+}
+
+// read reads one raw reply (nil after an error, reported); it may run on
+// a goroutine of the test.
+func (d *diffConn) read(t *testing.T) []byte {
+	d.c.SetDeadline(time.Now().Add(10 * time.Second))
+	d.buf = d.buf[:0]
+	for {
+		if _, n, err := resp.ReadReply(d.buf); err != nil || n > 0 {
+			if err != nil {
+				t.Errorf("%q: %v", d.buf, err)
+			}
+			return slices.Clone(d.buf[:n])
+		}
+		b, err := d.r.ReadByte()
+		if err != nil {
+			t.Errorf("reading a reply: %v", err)
+			return nil
+		}
+		d.buf = append(d.buf, b)
 	}
 }

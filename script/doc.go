@@ -22,6 +22,9 @@
 //     noscript, writes from a read-only script, out of memory) with Redis's
 //     texts; the Host runs it, and may refuse it (a key the run does not
 //     hold), which abandons the run.
+//   - Killer: what SCRIPT KILL and FUNCTION KILL, served by any shard,
+//     see of a Runtime's run: the interpreter watches a context that Kill
+//     cancels, unless the run wrote (UNKILLABLE).
 //   - Registry: the bodies every shard compiles from. SCRIPT LOAD and EVAL
 //     add to it, so a script is known on every shard; SCRIPT FLUSH empties
 //     it and bumps a generation each Runtime checks before using its cache.

@@ -82,6 +82,9 @@ type Runtime struct {
 	loadRedis  *lua.LTable
 	loading    *Library
 	loaded     []*Script
+	// Killer lets SCRIPT KILL, from any goroutine, stop the run in
+	// progress.
+	Killer *Killer
 	// Log receives redis.log's messages (level 0 debug ... 3 warning).
 	Log func(level int, msg string)
 
@@ -97,8 +100,12 @@ type Runtime struct {
 	args    [][]byte
 }
 
-// New makes a Runtime over the process's Registry.
-func New(reg *Registry) *Runtime {
+// New makes a Runtime over the process's Registry, whose runs k lets
+// other goroutines stop (a new Killer when k is nil).
+func New(reg *Registry, k *Killer) *Runtime {
+	if k == nil {
+		k = &Killer{}
+	}
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	for _, lib := range []struct {
 		name string
@@ -109,7 +116,7 @@ func New(reg *Registry) *Runtime {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
-	r := &Runtime{L: L, reg: reg, scripts: make(map[string]*Script), gen: reg.Gen(), funcs: make(map[string]*Script),
+	r := &Runtime{L: L, reg: reg, Killer: k, scripts: make(map[string]*Script), gen: reg.Gen(), funcs: make(map[string]*Script),
 		libGen: reg.libGen.Load()}
 	g := L.G.Global
 	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy", "_G"} {
@@ -331,13 +338,24 @@ func (r *Runtime) Run(s *Script, c *Call, w *resp.Writer) bool {
 		r.globals.RawSetString("KEYS", strTable(L, c.Keys))
 		r.globals.RawSetString("ARGV", strTable(L, c.Argv))
 	}
+	r.arm(s)
 	err := L.PCall(nargs, 1, nil)
+	killed := r.disarm()
 	r.call = nil
 	if r.faulted {
 		if err == nil {
 			L.Pop(1)
 		}
 		return false
+	}
+	if err != nil && killed {
+		// The interpreter raised the context's error where it stopped:
+		// its line is the one to report.
+		if ae, ok := err.(*lua.ApiError); ok {
+			r.errLine = lineOf(lua.LVAsString(ae.Object), r.chunk, r.errLine)
+		}
+		r.callErr = killedText
+		err = &lua.ApiError{Object: r.callErr}
 	}
 	if err != nil {
 		r.writeError(w, err)
@@ -373,13 +391,7 @@ func (r *Runtime) writeError(w *resp.Writer, err error) {
 			break
 		}
 		text = "ERR " + string(o)
-		if rest, ok := strings.CutPrefix(string(o), r.chunk+":"); ok {
-			if n, _, ok := strings.Cut(rest, ":"); ok {
-				if v, err := strconv.Atoi(n); err == nil {
-					line = v
-				}
-			}
-		}
+		line = lineOf(string(o), r.chunk, line)
 	case *lua.LTable:
 		if e, ok := o.RawGetString("err").(lua.LString); ok {
 			text = string(e)
@@ -393,6 +405,19 @@ func (r *Runtime) writeError(w *resp.Writer, err error) {
 		}
 	}
 	w.Error(fmt.Sprintf("%s script: %s, on @%s:%d.", stripLines(text), r.sha, r.chunk, line))
+}
+
+// lineOf is the line an error message's "chunk:N:" prefix names, else
+// line.
+func lineOf(msg, chunk string, line int) int {
+	if rest, ok := strings.CutPrefix(msg, chunk+":"); ok {
+		if n, _, ok := strings.Cut(rest, ":"); ok {
+			if v, err := strconv.Atoi(n); err == nil {
+				return v
+			}
+		}
+	}
+	return line
 }
 
 // Log levels of redis.log.
@@ -550,6 +575,9 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 	r.w.B, r.w.Proto = r.w.B[:0], 2
 	if r.resp3 {
 		r.w.Proto = 3
+	}
+	if spec.Flags&command.Write != 0 {
+		r.Killer.wrote.Store(true)
 	}
 	if !c.Host.Call(spec, args, &r.w) {
 		r.faulted = true

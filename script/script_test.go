@@ -13,7 +13,8 @@ import (
 // handlers, as a shard does for keys it owns.
 type storeHost struct {
 	store  *engine.Store
-	refuse string // a key the host refuses (a fault)
+	refuse string        // a key the host refuses (a fault)
+	called chan struct{} // when set, closed at the first call
 }
 
 func (h *storeHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool {
@@ -25,6 +26,10 @@ func (h *storeHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool
 	}
 	c := &command.Ctx{Store: h.store, DB: h.store.DB(0), W: w, Now: 1700000000000}
 	spec.Handler(c, args)
+	if h.called != nil {
+		close(h.called)
+		h.called = nil
+	}
 	return true
 }
 
@@ -57,7 +62,7 @@ func TestRun(t *testing.T) {
 	store := engine.NewStore(16)
 	defer store.Close()
 	h := &storeHost{store: store}
-	r := New(&Registry{})
+	r := New(&Registry{}, nil)
 	for _, tc := range []struct {
 		proto int
 		body  string
@@ -188,7 +193,7 @@ func TestRun(t *testing.T) {
 func TestRunReadOnly(t *testing.T) {
 	store := engine.NewStore(16)
 	defer store.Close()
-	r := New(&Registry{})
+	r := New(&Registry{}, nil)
 	got := eval(t, r, &storeHost{store: store}, 2, true, "return redis.call('set','a','b')", []string{"a"}, nil)
 	want := "-ERR Write commands are not allowed from read-only scripts. script: ff967d0ae0e68b4f9e360fa91c54598bc25ad9b6, on @user_script:1.\r\n"
 	if got != want {
@@ -202,7 +207,7 @@ func TestRunReadOnly(t *testing.T) {
 func TestRunAbandoned(t *testing.T) {
 	store := engine.NewStore(16)
 	defer store.Close()
-	r := New(&Registry{})
+	r := New(&Registry{}, nil)
 	h := &storeHost{store: store, refuse: "far"}
 	body := "pcall(function() redis.call('get', KEYS[1]) end); return redis.call('set', 'near', 'x')"
 	if got := eval(t, r, h, 2, false, body, []string{"far"}, nil); got != "<abandoned>" {
@@ -217,7 +222,7 @@ func TestRunAbandoned(t *testing.T) {
 // a flush forgets it on both.
 func TestRegistry(t *testing.T) {
 	reg := &Registry{}
-	a, b := New(reg), New(reg)
+	a, b := New(reg, nil), New(reg, nil)
 	s, errText := a.Load([]byte("return 1"))
 	if errText != "" || s.SHA != "e0e1f9fabfc9d4800c877a703b823ac0578ff8db" {
 		t.Fatalf("Load = %v %q", s, errText)
@@ -228,5 +233,38 @@ func TestRegistry(t *testing.T) {
 	reg.Flush()
 	if _, ok := a.Get(s.SHA); ok {
 		t.Fatal("a flushed script is still known")
+	}
+}
+
+// TestKill: a run that loops is stopped by Kill from another goroutine
+// and answers Redis's error; a run that wrote is not (UNKILLABLE); with
+// nothing running, Kill answers NOTBUSY.
+func TestKill(t *testing.T) {
+	store := engine.NewStore(16)
+	defer store.Close()
+	h := &storeHost{store: store}
+	r := New(&Registry{}, nil)
+	if got := r.Killer.Kill(false); got != "NOTBUSY No scripts in execution right now." {
+		t.Fatalf("Kill with nothing running = %q", got)
+	}
+	done := make(chan string)
+	go func() { done <- eval(t, r, h, 2, false, "local i = 0\nwhile true do i = i + 1 end", nil, nil) }()
+	for r.Killer.Kill(false) != "" {
+	}
+	want := "-ERR Script killed by user with SCRIPT KILL... script: 5485ac7b11abac6760734f4b4ec80041904408bc, on @user_script:2.\r\n"
+	if got := <-done; got != want {
+		t.Errorf("killed run = %q, want %q", got, want)
+	}
+	h.called = make(chan struct{})
+	called := h.called
+	go func() {
+		done <- eval(t, r, h, 2, false, "redis.call('set', 'k', 'v')\nlocal i = 0\nwhile i < 1e7 do i = i + 1 end\nreturn i", nil, nil)
+	}()
+	<-called
+	if got := r.Killer.Kill(false); !strings.HasPrefix(got, "UNKILLABLE ") {
+		t.Errorf("Kill of a run that wrote = %q", got)
+	}
+	if got := <-done; got != ":10000000\r\n" {
+		t.Errorf("the run that wrote answered %q", got)
 	}
 }

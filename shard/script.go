@@ -71,7 +71,7 @@ type fault struct {
 // runtime returns the shard's Lua interpreter, made at first use.
 func (s *Shard) runtime() *script.Runtime {
 	if s.lua == nil {
-		s.lua = script.New(&s.group.scripts)
+		s.lua = script.New(&s.group.scripts, &s.killer)
 		log, id := s.group.log, s.id
 		s.lua.Log = func(level int, msg string) {
 			switch level {
@@ -104,6 +104,21 @@ func (s *Shard) Exists(sha []byte) bool {
 
 // Flush implements command.Scripts.
 func (s *Shard) Flush() { s.group.scripts.Flush() }
+
+// KillScript implements command.Scripts: it stops the script (or function)
+// that runs on any shard, unless it wrote.
+func (s *Shard) KillScript(function bool) string {
+	errText := "NOTBUSY No scripts in execution right now."
+	for _, o := range s.group.shards {
+		switch e := o.killer.Kill(function); {
+		case e == "":
+			return ""
+		case strings.HasPrefix(e, "UNKILLABLE"):
+			errText = e
+		}
+	}
+	return errText
+}
 
 // Function implements command.Scripts.
 func (s *Shard) Function(c *command.Ctx, args [][]byte) { s.runtime().FunctionCommand(c.W, args) }

@@ -81,6 +81,9 @@ type Shard struct {
 	snap *bgSave         // this shard's part of a background save in progress, nil when none (snapshot.go)
 	aof  aofState        // the AOF's Log, and what waits for its disk (aof.go)
 	lua  *script.Runtime // made at the first script (script.go)
+	// killer is what SCRIPT KILL, served by any shard, sees of the
+	// script this shard runs (its fields are safe for any goroutine).
+	killer script.Killer
 
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
