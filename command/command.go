@@ -176,7 +176,10 @@ type Spec struct {
 	Selects func(args [][]byte) int
 	// Tx is what the row is to MULTI (transaction.go): a command to
 	// queue, or one the connection's shard runs itself (MULTI, EXEC ...).
-	Tx      TxRole
+	Tx TxRole
+	// Script is what the row is to the scripting engine (script.go): an
+	// EVAL row, which the shard places itself, or none.
+	Script  ScriptRole
 	Handler Handler
 	Sub     []*Spec // subcommands (CONFIG GET, CLIENT LIST); Name is "config|get"
 
@@ -238,6 +241,8 @@ type Ctx struct {
 	// Scratch is a buffer a handler may use during its call (a sparse
 	// HyperLogLog is rebuilt here); it keeps its capacity between calls.
 	Scratch []byte
+	// Scripts is the executing shard's scripting engine.
+	Scripts Scripts
 }
 
 // Local gives a handler the connections of the shard it runs on. Commands

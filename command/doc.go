@@ -28,4 +28,7 @@
 // rows (transaction.go: MULTI, EXEC, DISCARD, WATCH, UNWATCH) have no
 // handler but UNWATCH's: their Tx role tells the shard to run them, and a
 // row's Selects tells it the database a queued SELECT leads to.
+// The EVAL and FCALL rows (script.go) are placed by the shard itself
+// (Spec.Script), and their handler runs a script only inside a
+// transaction, through Ctx.Scripts.
 package command

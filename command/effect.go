@@ -163,6 +163,15 @@ func (e *Effects) Wrap(from int) {
 	e.list = slices.Insert(e.list, from, first)
 }
 
+// Truncate drops the effects from index n on: writes that were undone
+// (a script's run abandoned on the shard it began on).
+func (e *Effects) Truncate(n int) {
+	if n < len(e.list) {
+		e.buf = e.buf[:e.list[n].off]
+		e.list = e.list[:n]
+	}
+}
+
 // Command appends args as one effect.
 func (e *Effects) Command(db int, cause Cause, args [][]byte) {
 	e.Begin(db, cause, len(args))

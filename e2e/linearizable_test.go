@@ -14,8 +14,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The linearizability check: clients run GET, SET, MSET, MGET and
-// MULTI/EXEC blocks of GETs and SETs over a few keys on several shards,
+// The linearizability check: clients run GET, SET, MSET, MGET, and
+// MULTI/EXEC blocks and scripts of GETs and SETs over a few keys on
+// several shards,
 // each operation recorded with its invocation and response times, and
 // porcupine checks the history against a model of a key-value map.
 
@@ -91,7 +92,7 @@ func linHistory(t *testing.T, s *server, clients, ops int) []porcupine.Operation
 // key) and returns it and the function that runs it.
 func linOperation(c *redis.Client, r *rand.Rand, v string) ([]linOp, func() ([]string, error)) {
 	val := func(b []byte) string { return string(b) }
-	switch r.IntN(5) {
+	switch r.IntN(6) {
 	case 0:
 		k := r.IntN(len(linKeys))
 		return []linOp{{key: k}}, func() ([]string, error) {
@@ -131,6 +132,29 @@ func linOperation(c *redis.Client, r *rand.Rand, v string) ([]linOp, func() ([]s
 			}
 			return out, err
 		}
+	case 4:
+		// A script doing what a MULTI block does, its keys declared or
+		// (built from its arguments) not.
+		var in []linOp
+		args := []any{}
+		for range 2 + r.IntN(4) {
+			op := linOp{set: r.IntN(2) == 0, key: r.IntN(len(linKeys))}
+			if op.set {
+				op.val = v + "/" + fmt.Sprint(len(in)+1)
+				args = append(args, "s", linKeys[op.key], op.val)
+			} else {
+				args = append(args, "g", linKeys[op.key], "")
+			}
+			in = append(in, op)
+		}
+		var keys []string
+		if r.IntN(2) == 0 {
+			keys = linKeys
+		}
+		return in, func() ([]string, error) {
+			vals, err := linScript.Run(ctx, c, keys, args...).StringSlice()
+			return vals, err
+		}
 	default:
 		var in []linOp
 		for range 2 + r.IntN(4) {
@@ -162,6 +186,19 @@ func linOperation(c *redis.Client, r *rand.Rand, v string) ([]linOp, func() ([]s
 		}
 	}
 }
+
+// linScript runs ARGV's operations (op, key, value: "s" sets, "g" gets)
+// and returns what its gets saw, "" for no key.
+var linScript = redis.NewScript(`
+local out = {}
+for i = 1, #ARGV, 3 do
+  if ARGV[i] == 's' then
+    redis.call('set', ARGV[i+1], ARGV[i+2])
+  else
+    out[#out+1] = redis.call('get', ARGV[i+1]) or ''
+  end
+end
+return out`)
 
 // TestLinearizable: the history of 8 clients on 4 shards is linearizable.
 func TestLinearizable(t *testing.T) {

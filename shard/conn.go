@@ -289,6 +289,10 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	if (c.tx != nil || spec.Tx != command.TxQueued) && s.txDispatch(c, spec, args) {
 		return
 	}
+	if spec.Script != command.ScriptNone {
+		s.eval(c, spec, args)
+		return
+	}
 	if fn := command.BlockingFunc(spec); fn != nil {
 		s.block(c, spec, fn, args)
 		return

@@ -79,6 +79,13 @@
 //     file is the shard at BGSAVE's start; the shard finishing last puts
 //     the manifest in place. At start every shard loads (mmap) on its own
 //     thread, in parallel, before any serves.
+//   - script: an EVAL or FCALL call (script.go; package script is the Lua
+//     runtime). It runs on the shard of its declared keys, on the real
+//     store, each redis.call through the mutation path, with an undo
+//     record of what it wrote; a run that meets a key of another shard is
+//     undone and run again there or held: with coord's protocol over its
+//     declared keys or every shard, on gathered copies written back. A
+//     script whose keys share one shard never stops another.
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

@@ -17,6 +17,7 @@ import (
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/persistence/snapshot"
+	"github.com/radish-kv/radish/script"
 )
 
 // Options are what the shards need to start and cannot change after;
@@ -59,6 +60,9 @@ type Group struct {
 	listenFDs [][]int
 	unix      *unixListener // unixsocket's (unix.go), or nil
 	ioKind    atomic.Value  // string: the driver in use
+
+	// scripts holds the bodies of the scripts every shard knows.
+	scripts script.Registry
 
 	clientIDs atomic.Int64
 	// clientShard maps each connected client's ID to its shard (int).

@@ -56,5 +56,8 @@ const (
 	msgInvalidate                       // a turn's tracking invalidations for the destination's clients (tracking.go)
 	msgInvalidated                      // the batch back to its sender
 	msgTrackPrefixes                    // a BCAST client's prefixes, for every shard
+	msgScript                           // run a script on the shard of its keys (script.go)
+	msgScriptDone                       // its reply, or the key it could not use, back home
+	msgScriptFetch                      // export keys a script held on every shard met
 	numMsgKinds
 )

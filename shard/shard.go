@@ -17,6 +17,7 @@ import (
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/router"
+	"github.com/radish-kv/radish/script"
 )
 
 // Shard is one shard: a locked OS thread, its driver, its store and the
@@ -83,6 +84,10 @@ type Shard struct {
 	// who is the client the command running now runs for (tracking.go),
 	// zero between commands.
 	who reader
+	lua *script.Runtime // made at the first script (script.go)
+	// killer is what SCRIPT KILL, served by any shard, sees of the
+	// script this shard runs (its fields are safe for any goroutine).
+	killer script.Killer
 
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
@@ -117,6 +122,7 @@ func newShard(g *Group, id int) *Shard {
 	s.ctx.Server = g
 	s.ctx.Owns = s.owns
 	s.ctx.Local = s
+	s.ctx.Scripts = s
 	s.mut.sink = g.opts.Effects
 	s.ps.init(g.opts.Shards)
 	s.trk.init(g.opts.Shards)

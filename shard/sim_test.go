@@ -434,6 +434,8 @@ var msgKindNames = [numMsgKinds]string{
 	msgUnwatch: "unwatch", msgExec: "exec", msgAdopt: "adopt",
 	msgSave: "save", msgSaved: "saved",
 	msgInvalidate: "invalidate", msgInvalidated: "invalidated", msgTrackPrefixes: "track-prefixes",
+	msgScript: "script", msgScriptDone: "script-done",
+	msgScriptFetch: "script-fetch",
 }
 
 // String names a message kind in a simulation's trace.

@@ -120,6 +120,9 @@ type txn struct {
 	// releases any.
 	in     *txn
 	inPart []int
+	// run, when set, is what runs once every key is held (a script's
+	// held run, script.go), instead of the parts.
+	run func()
 }
 
 // tag marks the effects of part i.
@@ -190,6 +193,10 @@ func (s *Shard) acquire(t *txn) { s.steps(t, t.co.Begin()) }
 func (s *Shard) steps(t *txn, steps []coord.Step) {
 	home, id, spec := s.id, t.id, t.spec
 	for _, st := range steps {
+		if st.Kind == coord.Run && t.run != nil {
+			t.run()
+			continue
+		}
 		if st.Kind == coord.Run && t.cmds != nil {
 			s.runExec(t)
 			continue

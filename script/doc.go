@@ -1,0 +1,58 @@
+// Package script is the Lua runtime of EVAL and its family: one sandboxed
+// Lua 5.1 interpreter per shard (gopher-lua), the scripts it compiled, the
+// conversions between RESP and Lua, and the process-wide Registry of
+// script bodies by SHA1.
+//
+// Nouns:
+//   - Runtime: a shard's interpreter. Its globals are read-only (a proxy
+//     whose metatable reads through and refuses writes: "Attempt to modify
+//     a readonly table"; reading a missing global is "Script attempted to
+//     access nonexistent global variable"), as are the string, table, math,
+//     coroutine, bit, cjson and redis tables; os, io, debug, loadfile,
+//     dofile, require, module and print do not exist. bit and cjson are
+//     LuaBitOp's and lua-cjson's behaviour (libs.go); cmsgpack and struct
+//     are not there yet.
+//   - library: FUNCTION's "#!lua name=" code and the functions it
+//     registers (function.go), kept in the Registry and compiled on each
+//     shard at first call.
+//   - Script: a compiled body, by SHA; Spread remembers that a run of it
+//     touched keys on several shards.
+//   - Host: what runs a script's redis.call where the script runs. The
+//     Runtime resolves and checks each call (unknown command, arity,
+//     noscript, writes from a read-only script, out of memory) with Redis's
+//     texts; the Host runs it, and may refuse it (a key the run does not
+//     hold), which abandons the run.
+//   - Killer: what SCRIPT KILL and FUNCTION KILL, served by any shard,
+//     see of a Runtime's run: the interpreter watches a context that Kill
+//     cancels, unless the run wrote (UNKILLABLE).
+//   - Registry: the bodies every shard compiles from. SCRIPT LOAD and EVAL
+//     add to it, so a script is known on every shard; SCRIPT FLUSH empties
+//     it and bumps a generation each Runtime checks before using its cache.
+//
+// Where a script runs (the shard's business, shard/script.go): on the
+// shard of its declared keys, directly on that shard's store and through
+// its mutation path, with no lock and no message when the keys are there
+// (a hop when they are on one other shard); while it runs, every write
+// keeps an undo record (the key's value before, engine Export), so that a
+// run that meets a key it cannot use (a key of another shard, or one a
+// cross-shard transaction holds) is undone and run again where it can
+// succeed: on the shard of that key when it touched no other, else holding
+// every shard, on copies of the keys gathered from their shards (the
+// gather plan of multi-key commands), fetching each key it meets and
+// starting again until a run meets none, then writing back what changed.
+// Declared keys over several shards take the same path, holding only
+// their keys. A script spread once is remembered, and later calls take
+// every shard at once. Lua cannot wait for a message in the middle of a
+// call without a goroutine switch per command (the shard's thread runs the
+// interpreter), so instead of sending each redis.call to the shard of its
+// key, the keys come to the script: one round trip per shard, and Lua
+// stays synchronous. A script whose keys, declared or not, share one shard
+// (a hash tag) never stops another shard.
+//
+// What it never does: touch a store (the Host does), block, or read a clock.
+//
+// What must stay true:
+//   - a Runtime is used by one goroutine, one run at a time;
+//   - a script's text and SHA are the same on every shard;
+//   - an abandoned run leaves nothing in its Host (the Host undoes).
+package script

@@ -1,0 +1,690 @@
+package shard
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/coord"
+	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/router"
+	"github.com/radish-kv/radish/script"
+)
+
+// EVAL, EVALSHA, EVAL_RO and EVALSHA_RO: where a script runs (package
+// script's doc says why this way).
+//
+//   - Direct: the declared keys live on one shard (or there are none:
+//     the connection's shard). The script runs there, on the real store,
+//     each redis.call through run1 (the mutation path: effects, WATCH
+//     versions, blocked clients' wakeups), behind the work its declared
+//     keys wait for, with no lock taken; a hop when that shard is not the
+//     connection's. Before the first write to each key the host keeps the
+//     key's value (undo). A call on a key of another shard, or on an
+//     undeclared key a txn holds, abandons the run: the undo record is
+//     put back and the run's effects dropped, and home runs it again
+//     elsewhere: on that key's shard when the run had no declared key and
+//     had touched none, else held.
+//   - Held: the declared keys span shards, or a direct run failed. The
+//     script's txn takes, with coord's protocol, the declared keys per
+//     shard, or (after a run met a key it does not hold) every shard
+//     whole; home gathers the keys into its scratch store, runs the
+//     script there, and each key the script did not have is fetched from
+//     its shard and the run starts again (only while every shard is held;
+//     holding keys, a miss takes every shard). The keys the script wrote
+//     are written back, and the locks released. A script that needed
+//     every shard is remembered (script.Script.Spread): later calls take
+//     every shard at once.
+//
+// Effects: a script's writes on one shard are wrapped in MULTI ... EXEC
+// when there are several, as Redis propagates a script's effects; a held
+// run's writes are written back as the gather plan writes back, tagged as
+// parts of the script's txn.
+
+// scriptJob is one EVAL call, copied: owned by its home shard, read by
+// the shard running it.
+type scriptJob struct {
+	c       *conn
+	sl      *slot
+	spec    *command.Spec
+	sha     string
+	keys    [][]byte
+	argv    [][]byte
+	ro      bool
+	db      int
+	proto   int
+	noTouch bool
+	cl      command.Client // for keyless commands the script calls
+	moved   bool           // it was sent to the shard of the key a direct run met
+}
+
+// fault is the key a run could not use, and whether another shard owns
+// it (else a txn holds it here).
+type fault struct {
+	db     int
+	key    []byte
+	remote bool
+}
+
+// runtime returns the shard's Lua interpreter, made at first use.
+func (s *Shard) runtime() *script.Runtime {
+	if s.lua == nil {
+		s.lua = script.New(&s.group.scripts, &s.killer)
+		log, id := s.group.log, s.id
+		s.lua.Log = func(level int, msg string) {
+			switch level {
+			case script.LogWarning:
+				log.Warn(msg, shardField(id))
+			case script.LogNotice:
+				log.Info(msg, shardField(id))
+			default:
+				log.Debug(msg, shardField(id))
+			}
+		}
+	}
+	return s.lua
+}
+
+// Load implements command.Scripts.
+func (s *Shard) Load(body []byte) (string, string) {
+	sc, errText := s.runtime().Load(body)
+	if errText != "" {
+		return "", errText
+	}
+	return sc.SHA, ""
+}
+
+// Exists implements command.Scripts.
+func (s *Shard) Exists(sha []byte) bool {
+	_, ok := s.runtime().Get(strings.ToLower(string(sha)))
+	return ok
+}
+
+// Flush implements command.Scripts.
+func (s *Shard) Flush() { s.group.scripts.Flush() }
+
+// KillScript implements command.Scripts: it stops the script (or function)
+// that runs on any shard, unless it wrote.
+func (s *Shard) KillScript(function bool) string {
+	errText := "NOTBUSY No scripts in execution right now."
+	for _, o := range s.group.shards {
+		switch e := o.killer.Kill(function); {
+		case e == "":
+			return ""
+		case strings.HasPrefix(e, "UNKILLABLE"):
+			errText = e
+		}
+	}
+	return errText
+}
+
+// Function implements command.Scripts.
+func (s *Shard) Function(c *command.Ctx, args [][]byte) { s.runtime().FunctionCommand(c.W, args) }
+
+// resolve finds the script an EVAL row names (compiling and recording an
+// EVAL's body), or the error reply's text.
+func (s *Shard) resolve(spec *command.Spec, args [][]byte) (*script.Script, string) {
+	rt := s.runtime()
+	switch spec.Script {
+	case command.ScriptEval:
+		return rt.Load(args[1])
+	case command.ScriptFCall:
+		sc, ok := rt.Function(string(args[1]))
+		if !ok {
+			return nil, "ERR Function not found"
+		}
+		return sc, ""
+	}
+	sc, ok := rt.Get(strings.ToLower(string(args[1])))
+	if !ok {
+		return nil, "NOSCRIPT No matching script. Please use EVAL."
+	}
+	return sc, ""
+}
+
+// script returns the job's script on this shard.
+func (s *Shard) script(j *scriptJob) (*script.Script, bool) {
+	if j.spec.Script == command.ScriptFCall {
+		return s.runtime().Function(j.sha)
+	}
+	return s.runtime().Get(j.sha)
+}
+
+// newJob checks and copies an EVAL call: its script, keys and arguments.
+func (s *Shard) newJob(c *conn, spec *command.Spec, args [][]byte) (*scriptJob, *script.Script, string) {
+	var sc *script.Script
+	var errText string
+	if spec.Script == command.ScriptFCall {
+		if sc, errText = s.resolve(spec, args); errText != "" {
+			return nil, nil, errText
+		}
+	}
+	nk, errText := command.EvalKeys(args)
+	if errText == errtext.NotInt && sc != nil {
+		errText = "ERR Bad number of keys provided" // FCALL's text
+	}
+	if errText != "" {
+		return nil, nil, errText
+	}
+	if sc == nil {
+		if sc, errText = s.resolve(spec, args); errText != "" {
+			return nil, nil, errText
+		}
+	}
+	ro := spec.Flags&command.ReadOnly != 0
+	if ro && sc.Flags&script.Shebang != 0 && sc.Flags&script.NoWrites == 0 {
+		return nil, nil, "ERR Can not execute a script with write flag using *_ro command."
+	}
+	args = command.CopyArgs(args)
+	j := &scriptJob{c: c, spec: spec, sha: sc.SHA, keys: args[3 : 3+nk], argv: args[3+nk:],
+		ro: ro || sc.Flags&script.NoWrites != 0}
+	if c != nil {
+		j.db, j.proto, j.noTouch, j.cl = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl
+	}
+	return j, sc, ""
+}
+
+// eval places an EVAL call (see the comment at the top).
+func (s *Shard) eval(c *conn, spec *command.Spec, args [][]byte) {
+	s.stats.commands++
+	s.stats.count(spec)
+	j, sc, errText := s.newJob(c, spec, args)
+	if errText != "" {
+		s.stats.failedCall(spec, []byte("-"+errText))
+		s.replyError(c, errText)
+		return
+	}
+	n := len(s.group.shards)
+	dst, spread := s.id, false
+	for i, k := range j.keys {
+		sh := router.ShardOf(k, n)
+		if i == 0 {
+			dst = sh
+		} else if sh != dst {
+			spread = true
+		}
+	}
+	switch {
+	case sc.Spread && n > 1:
+		s.evalHeld(j, true)
+	case spread:
+		s.evalHeld(j, false)
+	case dst == s.id && s.locks.Free(j.declared()):
+		out, f := s.evalDirect(j)
+		if f != nil {
+			j.sl = s.pend(c)
+			c.barrier = true
+			s.escalate(j, f)
+			return
+		}
+		s.reply(c, func(w *resp.Writer) { w.B = append(w.B, out...) })
+	default:
+		j.sl = s.pend(c)
+		c.barrier = true
+		s.sendDirect(j, dst)
+	}
+}
+
+// declared is the job's declared keys with their intents.
+func (j *scriptJob) declared() []coord.Key {
+	in := coord.Exclusive
+	if j.ro {
+		in = coord.Shared
+	}
+	return pick(j.keys, seq(len(j.keys)), in)
+}
+
+func seq(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// sendDirect runs j on shard dst (this one included) once its declared
+// keys are free there, and takes the outcome home.
+func (s *Shard) sendDirect(j *scriptJob, dst int) {
+	home := s.id
+	s.send(dst, msgScript, func(o *Shard) {
+		o.whenFree(&coord.Part{Shard: dst, Keys: j.declared()}, func() {
+			out, f := o.evalDirect(j)
+			o.send(home, msgScriptDone, func(h *Shard) {
+				if f != nil {
+					h.escalate(j, f)
+					return
+				}
+				h.scriptDone(j, out)
+			})
+		})
+	})
+}
+
+// escalate runs j again after a direct run met f: on f's shard when the
+// run could have started there, else held (every shard when f is on
+// another shard: the script is remembered as spread).
+func (s *Shard) escalate(j *scriptJob, f *fault) {
+	if f.remote && len(j.keys) == 0 && !j.moved {
+		j.moved = true
+		s.sendDirect(j, router.ShardOf(f.key, len(s.group.shards)))
+		return
+	}
+	if sc, ok := s.script(j); ok && f.remote {
+		sc.Spread = true
+	}
+	s.evalHeld(j, true)
+}
+
+// scriptDone answers a script whose reply was pending.
+func (s *Shard) scriptDone(j *scriptJob, out []byte) {
+	c := j.c
+	c.barrier = false
+	s.fill(c, j.sl, out)
+	if !c.dead && !c.closing {
+		s.serve(c)
+	}
+}
+
+// evalDirect runs j here on the real store. It returns the reply, or the
+// key that made it abandon the run (then nothing of the run remains).
+func (s *Shard) evalDirect(j *scriptJob) ([]byte, *fault) {
+	sc, ok := s.script(j)
+	if !ok {
+		// Flushed while the job travelled: Redis would have answered
+		// at once.
+		return []byte(gone(j)), nil
+	}
+	h := directHost{s: s, j: j, db: j.db, cl: j.cl}
+	mark := s.fxMark()
+	w := resp.Writer{Proto: j.proto}
+	if !s.lua.Run(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: &h}, &w) {
+		h.undo(mark)
+		return nil, h.fault
+	}
+	s.fxWrap(mark, command.Tag{})
+	return w.B, nil
+}
+
+// gone is the reply to a job whose script was flushed on its way.
+func gone(j *scriptJob) string {
+	if j.spec.Script == command.ScriptFCall {
+		return "-ERR Function not found\r\n"
+	}
+	return "-NOSCRIPT No matching script. Please use EVAL.\r\n"
+}
+
+// directHost runs a script's calls on its shard's real store.
+type directHost struct {
+	s     *Shard
+	j     *scriptJob
+	db    int
+	cl    command.Client
+	saved []entry // each written key's value before the run's first write to it
+	fault *fault
+	// inTx: the script is a command of a transaction, which holds its
+	// keys: a key it does not hold is an error, not a fault.
+	inTx bool
+}
+
+// Call implements script.Host.
+func (h *directHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool {
+	s := h.s
+	n := len(s.group.shards)
+	if n > 1 && (spec.AllShards || spec.Route != nil) {
+		w.Error(errScriptAllShards)
+		return true
+	}
+	idx, _ := spec.Keys(args, nil)
+	for _, i := range idx {
+		k := args[i]
+		if router.ShardOf(k, n) != s.id {
+			return h.refuse(w, &fault{db: h.db, key: k, remote: true})
+		}
+		if !h.j.isDeclared(k) && !s.locks.Free([]coord.Key{{Name: k, Intent: intentOf(spec)}}) {
+			return h.refuse(w, &fault{db: h.db, key: k})
+		}
+	}
+	if spec.Flags&command.Write != 0 {
+		wk, _ := spec.WriteKeys(args, nil)
+		dbs := []int{h.db}
+		if spec.OtherDB != nil {
+			if o := spec.OtherDB(args); o >= 0 && o < s.group.opts.Databases && o != h.db {
+				dbs = append(dbs, o)
+			}
+		}
+		for _, db := range dbs {
+			for _, i := range wk {
+				h.save(db, args[i])
+			}
+		}
+	}
+	saved := s.ctx
+	var cl *command.Client
+	if len(idx) == 0 {
+		cl = &h.cl
+		h.cl.DB = h.db
+	}
+	s.run1(w, cl, h.j.noTouch, h.db, spec, args)
+	s.ctx = saved
+	if cl != nil {
+		h.db = h.cl.DB
+	}
+	return true
+}
+
+// refuse abandons the run on f, or inside a transaction answers an error.
+func (h *directHost) refuse(w *resp.Writer, f *fault) bool {
+	if h.inTx {
+		w.Error(errScriptKey)
+		return true
+	}
+	h.fault = &fault{db: f.db, key: slices.Clone(f.key), remote: f.remote}
+	return false
+}
+
+// OutOfMemory implements script.Host.
+func (h *directHost) OutOfMemory() bool { return h.s.outOfMemory() }
+
+func (j *scriptJob) isDeclared(k []byte) bool {
+	return slices.ContainsFunc(j.keys, func(d []byte) bool { return string(d) == string(k) })
+}
+
+// save keeps key's value before the run's first write to it.
+func (h *directHost) save(db int, key []byte) {
+	if slices.ContainsFunc(h.saved, func(e entry) bool { return e.db == db && string(e.key) == string(key) }) {
+		return
+	}
+	rec, ok := h.s.store.DB(db).Export(key, h.s.now)
+	h.saved = append(h.saved, entry{db: db, key: slices.Clone(key), rec: rec, ok: ok})
+}
+
+// undo puts back every key the run wrote and drops its effects since
+// mark.
+func (h *directHost) undo(mark int) {
+	s := h.s
+	for i := len(h.saved) - 1; i >= 0; i-- {
+		e := h.saved[i]
+		db := s.store.DB(e.db)
+		if e.ok {
+			db.Import(e.key, e.rec)
+		} else {
+			db.Delete(e.key, s.now)
+		}
+	}
+	if mark >= 0 {
+		s.mut.fx.Truncate(mark)
+	}
+}
+
+// Error texts of scripts beyond Redis's.
+const (
+	errScriptAllShards = "ERR This command visits every shard and cannot run inside a script"
+	errScriptKey       = "ERR Script attempted to access a key its transaction does not hold"
+)
+
+// Eval implements command.Scripts: an EVAL row queued in MULTI runs with
+// the handler's store, the real one (the txn holds its keys here) or the
+// scratch store of a gathered command (which holds its declared keys).
+func (s *Shard) Eval(c *command.Ctx, args [][]byte) {
+	spec := command.Lookup(args[0])
+	j, sc, errText := s.newJob(nil, spec, args)
+	if errText != "" {
+		c.W.Error(errText)
+		return
+	}
+	j.db, j.proto = c.DBIndex, c.W.Proto
+	if c.Client != nil {
+		j.cl, j.noTouch = *c.Client, c.Client.NoTouch
+	}
+	call := &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro}
+	if c.Store == s.store {
+		call.Host = &directHost{s: s, j: j, db: j.db, cl: j.cl, inTx: true}
+	} else {
+		h := &heldHost{s: s, j: j, store: c.Store, db: j.db, cl: j.cl, have: make(map[wkey]bool), inTx: true}
+		for _, k := range j.keys {
+			h.have[wkey{j.db, string(k)}] = true
+		}
+		call.Host = h
+	}
+	s.lua.Run(sc, call, c.W)
+}
+
+// heldHost runs a script's calls on a store of gathered copies (the
+// scratch store), holding the keys it has.
+type heldHost struct {
+	s       *Shard
+	j       *scriptJob
+	store   *engine.Store
+	db      int
+	cl      command.Client
+	have    map[wkey]bool // keys gathered, existing or not
+	written []wkey        // keys of the commands that changed data
+	fault   *fault
+	inTx    bool
+}
+
+// Call implements script.Host.
+func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool {
+	s := h.s
+	if len(s.group.shards) > 1 && (spec.AllShards || spec.Route != nil) {
+		w.Error(errScriptAllShards)
+		return true
+	}
+	idx, _ := spec.Keys(args, nil)
+	dbs := []int{h.db}
+	if spec.OtherDB != nil {
+		if o := spec.OtherDB(args); o >= 0 && o < s.group.opts.Databases && o != h.db {
+			dbs = append(dbs, o)
+		}
+	}
+	for _, db := range dbs {
+		for _, i := range idx {
+			if !h.have[wkey{db, string(args[i])}] {
+				if h.inTx {
+					w.Error(errScriptKey)
+					return true
+				}
+				h.fault = &fault{db: db, key: slices.Clone(args[i]), remote: true}
+				return false
+			}
+		}
+	}
+	ctx := command.Ctx{Store: h.store, DB: h.store.DB(h.db), DBIndex: h.db, W: w, Now: s.now,
+		MaxBulkLen: s.conf.ProtoMaxBulkLen, Server: s.group, Owns: func([]byte) bool { return true }, Local: s,
+		Scripts: s}
+	if len(idx) == 0 {
+		h.cl.DB = h.db
+		ctx.Client = &h.cl
+	}
+	s.stats.commands++
+	s.stats.count(spec)
+	start, dirty := len(w.B), h.store.Dirty()
+	spec.Handler(&ctx, args)
+	if len(w.B) > start && w.B[start] == '-' {
+		s.stats.failedCall(spec, w.B[start:])
+	}
+	if h.store.Dirty() != dirty {
+		// Any of its keys may have changed, a read's too (PFCOUNT
+		// caches its count in the key).
+		for _, db := range dbs {
+			for _, i := range idx {
+				if k := (wkey{db, string(args[i])}); !slices.Contains(h.written, k) {
+					h.written = append(h.written, k)
+				}
+			}
+		}
+	}
+	if len(idx) == 0 {
+		h.db = h.cl.DB
+	}
+	return true
+}
+
+// OutOfMemory implements script.Host: every shard the run holds passed
+// the memory check when it granted its keys.
+func (h *heldHost) OutOfMemory() bool { return false }
+
+// heldRun is a script's held run: its txn and the keys gathered so far.
+type heldRun struct {
+	j   *scriptJob
+	t   *txn
+	all bool
+	got map[wkey]entry
+}
+
+// evalHeld runs j holding its declared keys per shard, or every shard
+// (all), with the gather plan (see the comment at the top).
+func (s *Shard) evalHeld(j *scriptJob, all bool) {
+	if j.sl == nil {
+		j.sl = s.pend(j.c)
+		j.c.barrier = true
+	}
+	n := len(s.group.shards)
+	s.stats.txns++
+	s.txnSeq++
+	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: j.c, spec: j.spec, proto: j.proto, db: j.db, noTouch: j.noTouch}
+	t.co.ID = t.id
+	byShard := make(map[int][]coord.Key)
+	for _, k := range j.declared() {
+		sh := router.ShardOf(k.Name, n)
+		if !slices.ContainsFunc(byShard[sh], func(h coord.Key) bool { return string(h.Name) == string(k.Name) }) {
+			byShard[sh] = append(byShard[sh], k)
+		}
+	}
+	for sh := range n {
+		if all {
+			t.co.Parts = append(t.co.Parts, coord.Part{Shard: sh, All: true})
+		} else if ks := byShard[sh]; len(ks) > 0 {
+			t.co.Parts = append(t.co.Parts, coord.Part{Shard: sh, Keys: ks})
+		}
+	}
+	for _, p := range t.co.Parts {
+		t.parts = append(t.parts, router.Part{Shard: p.Shard})
+	}
+	r := &heldRun{j: j, t: t, all: all, got: make(map[wkey]entry)}
+	t.done = func(out []byte) { s.scriptDone(j, out) }
+	t.run = func() {
+		var want []wkey
+		for _, k := range j.keys {
+			want = append(want, wkey{j.db, string(k)})
+		}
+		s.fetch(r, want)
+	}
+	s.acquire(t)
+}
+
+// fetch exports the keys want from their shards (which the run holds)
+// into r, then runs the script.
+func (s *Shard) fetch(r *heldRun, want []wkey) {
+	n := len(s.group.shards)
+	per := make(map[int][]wkey)
+	for _, k := range want {
+		if _, ok := r.got[k]; !ok {
+			sh := router.ShardOf([]byte(k.key), n)
+			per[sh] = append(per[sh], k)
+		}
+	}
+	if len(per) == 0 {
+		s.heldAttempt(r)
+		return
+	}
+	left, home := len(per), s.id
+	for sh, ks := range per {
+		s.send(sh, msgScriptFetch, func(o *Shard) {
+			es := make([]entry, len(ks))
+			for i, k := range ks {
+				rec, ok := o.store.DB(k.db).Export([]byte(k.key), o.now)
+				es[i] = entry{db: k.db, key: []byte(k.key), rec: rec, ok: ok}
+			}
+			o.send(home, msgPartDone, func(h *Shard) {
+				for _, e := range es {
+					r.got[wkey{e.db, string(e.key)}] = e
+				}
+				if left--; left == 0 {
+					h.heldAttempt(r)
+				}
+			})
+		})
+	}
+}
+
+// heldAttempt runs the script on copies of the keys gathered; a key it
+// does not have is fetched and the run starts again (every shard held),
+// or the run takes every shard (keys held).
+func (s *Shard) heldAttempt(r *heldRun) {
+	j, t := r.j, r.t
+	sc, ok := s.script(j)
+	if !ok {
+		s.heldRelease(r, nil, []byte(gone(j)))
+		return
+	}
+	if s.scratch == nil {
+		s.scratch = engine.NewStore(s.group.opts.Databases)
+	}
+	st := s.scratch
+	st.FlushAll()
+	h := &heldHost{s: s, j: j, store: st, db: j.db, cl: j.cl, have: make(map[wkey]bool, len(r.got))}
+	for k, e := range r.got {
+		h.have[k] = true
+		if e.ok {
+			st.DB(e.db).Import(e.key, e.rec)
+		}
+	}
+	w := resp.Writer{Proto: t.proto}
+	if !s.lua.Run(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: h}, &w) {
+		st.FlushAll()
+		k := wkey{h.fault.db, string(h.fault.key)}
+		if r.all {
+			s.fetch(r, []wkey{k})
+			return
+		}
+		sc.Spread = true
+		s.heldRelease(r, nil, nil)
+		s.evalHeld(j, true)
+		return
+	}
+	// The keys written that changed, per part.
+	writes := make([][]entry, len(t.co.Parts))
+	n := len(s.group.shards)
+	for _, k := range h.written {
+		rec, ok := st.DB(k.db).Export([]byte(k.key), s.now)
+		old := r.got[k]
+		if ok == old.ok && (!ok || sameRecord(rec, old.rec)) {
+			continue
+		}
+		sh := router.ShardOf([]byte(k.key), n)
+		pi := slices.IndexFunc(t.co.Parts, func(p coord.Part) bool { return p.Shard == sh })
+		writes[pi] = append(writes[pi], entry{db: k.db, key: []byte(k.key), rec: rec, ok: ok})
+	}
+	st.FlushAll()
+	s.heldRelease(r, writes, w.B)
+}
+
+// heldRelease writes back writes (per part), releases every part and,
+// when out is set, answers it.
+func (s *Shard) heldRelease(r *heldRun, writes [][]entry, out []byte) {
+	t := r.t
+	left := len(t.co.Parts)
+	for i := range t.co.Parts {
+		var ws []entry
+		if writes != nil {
+			ws = writes[i]
+		}
+		id, p, tag := t.id, &t.co.Parts[i], t.tag(i)
+		s.on(t, i, msgWriteBack, func(o *Shard) any {
+			mark := o.fxMark()
+			for _, e := range ws {
+				o.writeBack(e, tag)
+			}
+			o.fxWrap(mark, tag)
+			o.unlockPart(id, p)
+			return nil
+		}, func(any) {
+			if left--; left == 0 && out != nil {
+				s.finish(t, out)
+			}
+		})
+	}
+}
