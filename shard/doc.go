@@ -71,7 +71,10 @@
 //     eviction) first hands the key's old value to the Writer, so the
 //     file is the shard at BGSAVE's start; the shard finishing last puts
 //     the manifest in place. At start every shard loads (mmap) on its own
-//     thread, in parallel, before any serves.
+//     thread, in parallel, before any serves. Shard 0's cron starts the
+//     save points' BGSAVEs; after a failed one each shard refuses writes
+//     with -MISCONF (stop-writes-on-bgsave-error); SHUTDOWN and SIGTERM
+//     save first.
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

@@ -79,6 +79,9 @@ type Shard struct {
 	kev  keyEvents // keyspace notifications (notify.go)
 	snap *bgSave   // this shard's part of a background save in progress, nil when none (snapshot.go)
 	aof  aofState  // the AOF's Log, and what waits for its disk (aof.go)
+	// misconf: writes are refused with -MISCONF (the last background save
+	// failed, stop-writes-on-bgsave-error); taken each turn (snapshot.go).
+	misconf bool
 
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
@@ -203,6 +206,7 @@ func (s *Shard) Turn(now time.Time) {
 	if c := s.group.conf.Snapshot(); c != s.conf {
 		s.applyConfig(c)
 	}
+	s.misconf = s.group.stopWrites(s.conf)
 	s.drainInbox()
 	s.expireBlocked()
 	s.runLocal()
@@ -256,6 +260,9 @@ func (s *Shard) cron() {
 	s.fastCycles()
 	s.purge()
 	s.closeIdle()
+	if s.id == 0 {
+		s.group.savePoints(s.conf, s.now)
+	}
 }
 
 // purge returns freed slab memory to the OS once memory in use fell by a
