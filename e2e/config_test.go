@@ -271,7 +271,7 @@ func TestRefusedValues(t *testing.T) {
 			t.Errorf("%q:\n got %q\nwant %q", tc.args, got, want)
 		}
 	}
-	s := start(t, "--appendonly", "no", "--save", "")
+	s := start(t, "--appendonly", "no")
 	c := s.client(2)
 	err := c.ConfigSet(ctx, "appendonly", "yes").Err()
 	if err == nil || err.Error() != "ERR CONFIG SET failed (possibly related to argument 'appendonly') - can't set immutable config" {

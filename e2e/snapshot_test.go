@@ -188,7 +188,8 @@ func startRedisIn(t *testing.T, dir, dbfilename string) (string, *exec.Cmd) {
 	}
 	port := freePort(t)
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", dir, "--dbfilename", dbfilename, "--logfile", filepath.Join(dir, "redis.log"))
+		"--appendonly", "no", "--dir", dir, "--dbfilename", dbfilename, "--logfile", filepath.Join(dir, "redis.log"),
+		"--enable-debug-command", "yes")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -218,6 +219,7 @@ func TestSnapshotRedisInterop(t *testing.T) {
 	r := dialDiff(t, raddr, 2)
 	keys := snapshotData(t, r)
 	want := model(t, r, keys)
+	digest := string(r.do(t, []string{"DEBUG", "DIGEST"})[0])
 	if got := r.do(t, []string{"SAVE"})[0]; string(got) != "+OK\r\n" {
 		t.Fatalf("redis SAVE: %q", got)
 	}
@@ -233,6 +235,9 @@ func TestSnapshotRedisInterop(t *testing.T) {
 	s := start(t, "--shards", "3", "--dir", dir)
 	d := dialDiff(t, s.addr, 2)
 	compareModels(t, "redis's dump.rdb in radish", model(t, d, keys), want)
+	if got := string(d.do(t, []string{"DEBUG", "DIGEST"})[0]); got != digest {
+		t.Errorf("DEBUG DIGEST after loading redis's dump.rdb: %q, redis %q", got, digest)
+	}
 	s.stop()
 
 	s = start(t, "--shards", "1", "--dir", dir)
@@ -242,7 +247,49 @@ func TestSnapshotRedisInterop(t *testing.T) {
 	}
 	s.stop()
 	raddr, _ = startRedisIn(t, dir, "dump.rdb.1.0.rdb")
-	compareModels(t, "radish's shard file in redis", model(t, dialDiff(t, raddr, 2), keys), want)
+	r = dialDiff(t, raddr, 2)
+	compareModels(t, "radish's shard file in redis", model(t, r, keys), want)
+	if got := string(r.do(t, []string{"DEBUG", "DIGEST"})[0]); got != digest {
+		t.Errorf("redis's DEBUG DIGEST after loading radish's file: %q, before %q", got, digest)
+	}
+}
+
+// TestDebugReload: DEBUG RELOAD saves, flushes and loads back every type,
+// encoding, expiry and database (the digest and every key as before);
+// NOSAVE loads the files as they are, NOFLUSH keeps what they lack.
+func TestDebugReload(t *testing.T) {
+	s := start(t, "--shards", "3")
+	d := dialDiff(t, s.addr, 2)
+	keys := snapshotData(t, d)
+	want := model(t, d, keys)
+	digest := string(d.do(t, []string{"DEBUG", "DIGEST"})[0])
+	for _, c := range [][]string{{"DEBUG", "RELOAD"}, {"DEBUG", "RELOAD", "MERGE"}} {
+		if r := string(d.do(t, c)[0]); r != "+OK\r\n" {
+			t.Fatalf("%q: %q", c, r)
+		}
+		compareModels(t, fmt.Sprint(c), model(t, d, keys), want)
+		if got := string(d.do(t, []string{"DEBUG", "DIGEST"})[0]); got != digest {
+			t.Errorf("%q: DEBUG DIGEST %q, before %q", c, got, digest)
+		}
+	}
+	if r := string(d.do(t, []string{"DEBUG", "RELOAD", "BOGUS"})[0]); r != "-ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.\r\n" {
+		t.Errorf("DEBUG RELOAD BOGUS: %q", r)
+	}
+	d.do(t, []string{"SET", "after-the-save", "1"})
+	d.do(t, []string{"SET", "s:0", "changed"})
+	if r := string(d.do(t, []string{"DEBUG", "RELOAD", "NOSAVE", "NOFLUSH"})[0]); r != "+OK\r\n" {
+		t.Fatalf("DEBUG RELOAD NOSAVE NOFLUSH: %q", r)
+	}
+	if r := string(d.do(t, []string{"MGET", "after-the-save", "s:0"})[0]); r != "*2\r\n$1\r\n1\r\n$5\r\n12345\r\n" {
+		t.Errorf("after NOFLUSH: %q", r)
+	}
+	if r := string(d.do(t, []string{"DEBUG", "RELOAD", "NOSAVE"})[0]); r != "+OK\r\n" {
+		t.Fatalf("DEBUG RELOAD NOSAVE: %q", r)
+	}
+	if r := string(d.do(t, []string{"EXISTS", "after-the-save"})[0]); r != ":0\r\n" {
+		t.Errorf("after NOSAVE: %q", r)
+	}
+	compareModels(t, "DEBUG RELOAD NOSAVE", model(t, d, keys), want)
 }
 
 // persistField is one field of INFO persistence.

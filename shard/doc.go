@@ -74,7 +74,8 @@
 //     thread, in parallel, before any serves. Shard 0's cron starts the
 //     save points' BGSAVEs; after a failed one each shard refuses writes
 //     with -MISCONF (stop-writes-on-bgsave-error); SHUTDOWN and SIGTERM
-//     save first.
+//     save first; DEBUG RELOAD saves, then each shard flushes and loads in
+//     one step of its loop.
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

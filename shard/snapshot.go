@@ -214,7 +214,11 @@ func (g *Group) savePoints(c *config.Snapshot, now int64) {
 func (g *Group) changesSinceSave() uint64 {
 	var n uint64
 	for i, s := range g.shards {
-		n += s.stats.pub.dirty.Load() - g.persist.base[i].Load()
+		// A shard publishes at the end of its turn: its count may not yet
+		// hold the changes its save, in that turn, counted in.
+		if d, b := s.stats.pub.dirty.Load(), g.persist.base[i].Load(); d > b {
+			n += d - b
+		}
 	}
 	return n
 }
@@ -251,8 +255,12 @@ func (s *Shard) refuseWrite(c *conn, spec *command.Spec) bool {
 // (startBgSave), and c's reply waits until all have, so that a write sent
 // after the reply is not in the file, as with Redis's fork.
 func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
-	if spec.Name == "shutdown" {
+	switch spec.Name {
+	case "shutdown":
 		s.shutdownCmd(c, args)
+		return
+	case "debug":
+		s.reloadCmd(c, args)
 		return
 	}
 	bg := spec.Name == "bgsave"
@@ -349,6 +357,95 @@ func (s *Shard) shutdownCmd(c *conn, args [][]byte) {
 			h.fill(c, sl, nil)
 		}}})
 	})
+}
+
+// reloadCmd is DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE], as Redis 7.0
+// does it: SAVE (unless NOSAVE), then on every shard, in one step of its
+// loop, FLUSHALL (unless NOFLUSH) and the load of its keys from the files,
+// as at start. A key the files hold replaces the one in memory (NOFLUSH
+// merges, with or without MERGE: nothing here can stop the server).
+func (s *Shard) reloadCmd(c *conn, args [][]byte) {
+	flush, save := true, true
+	for _, a := range args[2:] {
+		switch strings.ToLower(string(a)) {
+		case "merge":
+		case "noflush":
+			flush = false
+		case "nosave":
+			save = false
+		default:
+			s.saveReplied(c, nil, "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
+			return
+		}
+	}
+	home := s.id
+	sl := s.pend(c)
+	c.barrier = true
+	load := func(h *Shard) {
+		src, err := openSnapshot(h.conf)
+		if err != nil {
+			h.group.log.Warn("DEBUG RELOAD", zap.Error(err))
+			h.saveReplied(c, sl, "ERR Error trying to load the RDB dump, check server logs.")
+			return
+		}
+		left, failed := len(h.group.shards), false
+		for i := range h.group.shards {
+			h.send(i, msgSave, func(o *Shard) {
+				o.runOrDeferAll(func() {
+					err := o.reload(src, flush)
+					o.send(home, msgSaved, func(h *Shard) {
+						if err != nil {
+							h.group.log.Warn("DEBUG RELOAD", zap.Error(err))
+							failed = true
+						}
+						if left--; left > 0 {
+							return
+						}
+						if src != nil {
+							src.Close()
+						}
+						if failed {
+							h.saveReplied(c, sl, "ERR Error trying to load the RDB dump, check server logs.")
+							return
+						}
+						h.group.log.Info("DB reloaded by DEBUG RELOAD")
+						h.saveReplied(c, sl, nil)
+					})
+				})
+			})
+		}
+	}
+	if !save {
+		load(s)
+		return
+	}
+	s.group.saveAll(func(err error) {
+		s.group.shards[home].deliver([]message{{kind: msgSaved, run: func(h *Shard) {
+			if err != nil {
+				h.saveReplied(c, sl, err)
+				return
+			}
+			load(h)
+		}}})
+	})
+}
+
+// reload empties this shard (flush) and loads its keys of src (nil: no
+// file), for DEBUG RELOAD; watchers and blocked clients of every key are
+// told, as after FLUSHALL.
+func (s *Shard) reload(src *snapshot.Source, flush bool) error {
+	if s.snap != nil {
+		s.snapFinish()
+	}
+	if flush {
+		s.store.FlushAll()
+	}
+	var err error
+	if src != nil {
+		_, err = s.load(src)
+	}
+	s.TouchDB(-1)
+	return err
 }
 
 // saveReplied answers a SAVE or BGSAVE in slot sl (nil: in order now):
