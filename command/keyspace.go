@@ -1166,6 +1166,19 @@ var debugHelp = []string{
 	"    it is used instead of the 'key' prefix. These are not propagated to",
 	"    replicas. Cluster slots are not respected so keys not belonging to the",
 	"    current node can be created in cluster mode.",
+	"RELOAD [option ...]",
+	"    Save the RDB on disk and reload it back to memory. Valid <option> values:",
+	"    * MERGE: conflicting keys will be loaded from RDB.",
+	"    * NOFLUSH: the existing database will not be removed before load, but",
+	"      conflicting keys will generate an exception and kill the server.",
+	"    * NOSAVE: the database will be loaded from an existing RDB file.",
+	"    Examples:",
+	"    * DEBUG RELOAD: verify that the server is able to persist, flush and reload",
+	"      the database.",
+	"    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an",
+	"      existing RDB file.",
+	"    * DEBUG RELOAD NOSAVE NOFLUSH MERGE: add the contents of an existing RDB",
+	"      file to the database.",
 }
 
 // CmdDebug is DEBUG subcommand [args ...].

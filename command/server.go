@@ -10,7 +10,8 @@ import (
 )
 
 // The server family: INFO, TIME, CONFIG, SHUTDOWN. They read process-wide
-// state through Ctx.Server and run on the connection's own shard.
+// state through Ctx.Server and run on the connection's own shard, but
+// SHUTDOWN, which the shards' persistence runs (shard/snapshot.go).
 
 func init() {
 	register(
@@ -21,8 +22,9 @@ func init() {
 		&Spec{Name: "time", Arity: 1, Flags: Loading | Stale | Fast,
 			Tips: []string{"nondeterministic_output"}, Handler: cmdTime, Summary: "Return the current server time",
 			Since: "2.6.0", Group: "server", Complexity: "O(1)"},
+		// SHUTDOWN's save spans the shards: their persistence runs it.
 		&Spec{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy,
-			Handler: cmdShutdown,
+			Route:   func([][]byte) Route { return Route{Persist: true} },
 			Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0",
 			Group: "server", Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)"},
 		&Spec{Name: "config", Arity: -2, Summary: "A container for server configuration commands",
@@ -60,22 +62,6 @@ func cmdTime(c *Ctx, args [][]byte) {
 	}
 	c.W.BulkString(strconv.FormatInt(us/1e6, 10))
 	c.W.BulkString(strconv.FormatInt(us%1e6, 10))
-}
-
-func cmdShutdown(c *Ctx, args [][]byte) {
-	for _, a := range args[1:] {
-		switch strings.ToLower(string(a)) {
-		case "nosave", "save", "now", "force":
-		case "abort":
-			c.W.Error("ERR No shutdown in progress.")
-			return
-		default:
-			c.W.Error(errtext.Syntax)
-			return
-		}
-	}
-	c.Server.Shutdown()
-	c.Client.Close = true
 }
 
 func cmdConfigGet(c *Ctx, args [][]byte) {
@@ -127,7 +113,8 @@ func init() {
 
 // routeDebug places DEBUG's subcommands: POPULATE creates keys on every
 // shard, DIGEST and DIGEST-VALUE digest every shard's keys (digest.go),
-// OBJECT runs where its key lives, the rest where the client is.
+// the shards' persistence runs RELOAD (shard/snapshot.go), OBJECT runs
+// where its key lives, the rest where the client is.
 func routeDebug(args [][]byte) Route {
 	switch strings.ToLower(string(args[1])) {
 	case "populate":
@@ -136,6 +123,8 @@ func routeDebug(args [][]byte) Route {
 		return Route{All: true, Merge: MergeDigest}
 	case "digest-value":
 		return Route{All: true, Merge: MergeXor}
+	case "reload":
+		return Route{Persist: true}
 	case "object":
 		if len(args) == 3 {
 			return Route{Key: 2}

@@ -19,8 +19,8 @@
 //     memory limit is read once, by Load, and kept in every Snapshot.
 //   - config text: redis.conf lines, split as Redis's sdssplitargs does;
 //     command-line options become lines after the file, as in redis-server.
-//   - refused value: one radish cannot honour yet (save points,
-//     daemonize yes). CONFIG SET fails at once; Load
+//   - refused value: one radish cannot honour yet (daemonize yes).
+//     CONFIG SET fails at once; Load
 //     checks the final value once every line is read and names the line that
 //     set it, so an option after a packaged file can turn it off.
 //   - open-files limit: maxclients needs a descriptor per client besides
@@ -45,7 +45,7 @@
 //   - A published Snapshot is never written: Set clones (slices too) first.
 //   - Error texts are Redis 7.0.15's, byte for byte, so clients and tests
 //     written against Redis see the same replies. Where radish refuses what
-//     Redis accepts (daemonize yes, save points; port, bind and appendonly
+//     Redis accepts (daemonize yes; port, bind and appendonly
 //     at run time; more than MaxShards shards, what a SCAN cursor can
 //     name), the text says so in Redis's shape.
 //   - Hooks run after the new Snapshot is visible, under Set's lock.

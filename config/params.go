@@ -62,9 +62,9 @@ type Snapshot struct {
 	AOFLoadTruncated bool
 	AOFTimestamps    bool // aof-timestamp-enabled
 
-	// Save and Daemonize hold only their "off" values:
-	// anything else is refused until the feature exists.
-	Save      []SavePoint // always empty: no snapshots
+	// Daemonize holds only its "off" value: anything else is refused
+	// until the feature exists.
+	Save      []SavePoint // save points: a BGSAVE once as many changes and seconds passed
 	Daemonize bool        // always false
 	PidFile   string
 	// UnixSocket is the path of a Unix-domain listener ("": none);
@@ -282,14 +282,7 @@ var params = []*param{
 	}},
 	{name: "aof-load-truncated", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.AOFLoadTruncated }},
 	{name: "aof-timestamp-enabled", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.AOFTimestamps }},
-	// Redis's default save points are "3600 1 300 100 60 10000"; radish's
-	// is "" because that is what it does: it writes no snapshot.
-	{name: "save", kind: KindSpecial, def: "", multiArg: true, parse: parseSave, format: formatSave, refuse: func(s *Snapshot) string {
-		if len(s.Save) > 0 {
-			return `save points are not supported yet: radish writes no snapshot (set save "")`
-		}
-		return ""
-	}},
+	{name: "save", kind: KindSpecial, def: "3600 1 300 100 60 10000", multiArg: true, parse: parseSave, format: formatSave},
 	{name: "dbfilename", kind: KindString, def: "dump.rdb", mode: Protected, s: func(s *Snapshot) *string { return &s.DBFilename }, check: func(s *Snapshot) string {
 		if s.DBFilename == "" || strings.ContainsRune(s.DBFilename, '/') {
 			return "dbfilename can't be a path, just a filename"

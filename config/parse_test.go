@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -161,7 +162,7 @@ func TestDefaults(t *testing.T) {
 	if s.Port != 6379 || strings.Join(s.Bind, " ") != "127.0.0.1 -::1" || s.Shards < 1 || s.IO != "auto" ||
 		s.MaxClients != 10000 || s.Databases != 16 || !filepath.IsAbs(s.Dir) || s.LogLevel != "notice" ||
 		s.TCPKeepalive != 300 || s.ProtoMaxBulkLen != 512<<20 || s.ClientQueryBufferLimit != 1<<30 || s.Hz != 10 ||
-		s.MaxMemoryPolicy != "noeviction" || s.MaxMemorySamples != 5 || len(s.Save) != 0 || s.ListMaxListpackSize != -2 ||
+		s.MaxMemoryPolicy != "noeviction" || s.MaxMemorySamples != 5 || fmt.Sprint(s.Save) != "[{3600 1} {300 100} {60 10000}]" || s.ListMaxListpackSize != -2 ||
 		s.ActiveExpireEffort != 1 || s.MetricsPort != 0 {
 		t.Errorf("defaults %+v", s)
 	}
@@ -236,7 +237,7 @@ func TestArgv(t *testing.T) {
 		{args: []string{"--daemonize", "yes"}, err: banner(2, `daemonize "yes"`, "daemonize yes is not supported: run radish-server in the foreground under a supervisor (systemd, docker)")},
 		{args: []string{f, "--port", "7000", "--bind", "127.0.0.1", "::1"}, get: map[string]string{"port": "7000", "bind": "127.0.0.1 ::1", "hz": "20"}},
 		{args: []string{"--requirepass", "a \"b'\n", "--save", "60 1", "--save", "--maxmemory", "2gb"}, get: map[string]string{"requirepass": "a \"b'\n", "save": "", "maxmemory": "2147483648"}},
-		{args: []string{"--save", "60 1", "--save", "30 2"}, err: banner(3, `save "30 2"`, `save points are not supported yet: radish writes no snapshot (set save "")`)},
+		{args: []string{"--save", "60 1", "--save", "30 2"}, get: map[string]string{"save": "60 1 30 2"}},
 		{args: []string{"--save"}, get: map[string]string{"save": ""}},
 		{args: []string{"--port", "--5"}, err: banner(2, `port "--5"`, "argument couldn't be parsed into an integer")},
 		{args: []string{"-"}, get: map[string]string{"hz": "33"}},

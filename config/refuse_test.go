@@ -12,7 +12,6 @@ import (
 )
 
 const (
-	noSave   = `save points are not supported yet: radish writes no snapshot (set save "")`
 	noDaemon = "daemonize yes is not supported: run radish-server in the foreground under a supervisor (systemd, docker)"
 )
 
@@ -29,18 +28,11 @@ func TestRefused(t *testing.T) {
 		{text: "hz 20\nappendonly yes\n"},
 		{text: "appenddirname a/b\n", err: banner(1, "appenddirname a/b", "appenddirname can't be a path, just a dirname")},
 		{text: "appendfilename \"\"\n", err: banner(1, `appendfilename ""`, "appendfilename can't be empty")},
-		{text: "save 3600 1\nsave 300 100\n", err: banner(2, "save 300 100", noSave)},
-		{text: "save 3600 1\nsave \"\"\n"},
-		{text: "save \"\"\nsave 60 1\n", err: banner(2, "save 60 1", noSave)},
-		{text: "save 60 1\n", args: []string{"--save"}},
-		{args: []string{"--save", "60 1"}, err: banner(2, `save "60 1"`, noSave)},
 		{args: []string{"--metrics-port", "9121"}},
 		{args: []string{"--metrics-port", "0"}},
 		{text: "daemonize yes\n", err: banner(1, "daemonize yes", noDaemon)},
 		{text: "daemonize yes\n", args: []string{"--daemonize", "no"}},
 		// The first refused line wins, whatever the parameter.
-		{text: "save 1 1\ndaemonize yes\n", err: banner(1, "save 1 1", noSave)},
-		{text: "daemonize yes\nsave 1 1\n", err: banner(1, "daemonize yes", noDaemon)},
 		// A missing dir is reported at its line, unless a later one replaces it.
 		{text: "dir /nonexistent/radish\n", err: banner(1, "dir /nonexistent/radish", "No such file or directory")},
 		{text: "dir /nonexistent/radish\n", args: []string{"--dir", dir}},
@@ -57,8 +49,7 @@ func TestRefused(t *testing.T) {
 }
 
 // TestSaveLines: in a file the first save line replaces the defaults and
-// later ones add rules, save "" clears them, as in Redis. (Load refuses
-// any rule until snapshots exist; this is what it will then load.)
+// later ones add rules, save "" clears them, as in Redis.
 func TestSaveLines(t *testing.T) {
 	for text, want := range map[string][]SavePoint{
 		"save 3600 1\nsave \"300 100\"\n":      {{3600, 1}, {300, 100}},
@@ -138,7 +129,7 @@ func TestStockRedisConf(t *testing.T) {
 	}
 	s := c.Snapshot()
 	if s.Port != 6379 || strings.Join(s.Bind, " ") != "127.0.0.1 -::1" || s.TCPKeepalive != 300 || s.Timeout != 0 ||
-		s.Databases != 16 || s.AppendOnly || len(s.Save) != 0 || s.Hz != 10 || s.ListMaxListpackSize != -2 || !s.ProtectedMode {
+		s.Databases != 16 || s.AppendOnly || len(s.Save) != 3 || s.Hz != 10 || s.ListMaxListpackSize != -2 || !s.ProtectedMode {
 		t.Errorf("snapshot %+v", s)
 	}
 	ign := strings.Join(c.Ignored(), " ")

@@ -246,11 +246,10 @@ func TestConfigSetMaxMemoryBack(t *testing.T) {
 	}
 }
 
-// TestRefusedValues: save points are refused, not ignored, from the
-// command line and CONFIG SET, and so is a shard count past the limit;
-// appendonly starts the AOF from the file or the command line, and
-// CONFIG SET refuses to change it (it would need a base of the data
-// first). The off values are accepted.
+// TestRefusedValues: a shard count past the limit is refused, not
+// ignored, from the command line; appendonly starts the AOF from the file
+// or the command line, and CONFIG SET refuses to change it (it would need
+// a base of the data first). The off value is accepted.
 func TestRefusedValues(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "radish.conf")
@@ -264,7 +263,6 @@ func TestRefusedValues(t *testing.T) {
 		text string
 		msg  string
 	}{
-		{[]string{"--save", "3600 1"}, 4, `save "3600 1"`, `save points are not supported yet: radish writes no snapshot (set save "")`},
 		{[]string{"--shards", "257"}, 4, `shards "257"`, "argument must be between 1 and 256 inclusive"},
 	} {
 		want := fmt.Sprintf("\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s\n",
@@ -273,7 +271,7 @@ func TestRefusedValues(t *testing.T) {
 			t.Errorf("%q:\n got %q\nwant %q", tc.args, got, want)
 		}
 	}
-	s := start(t, "--appendonly", "no", "--save", "")
+	s := start(t, "--appendonly", "no")
 	c := s.client(2)
 	err := c.ConfigSet(ctx, "appendonly", "yes").Err()
 	if err == nil || err.Error() != "ERR CONFIG SET failed (possibly related to argument 'appendonly') - can't set immutable config" {
@@ -281,12 +279,6 @@ func TestRefusedValues(t *testing.T) {
 	}
 	if got := c.ConfigGet(ctx, "appendonly").Val()["appendonly"]; got != "no" {
 		t.Fatalf("appendonly after the refused SET = %q", got)
-	}
-	if err := c.ConfigSet(ctx, "save", "").Err(); err != nil {
-		t.Fatalf(`CONFIG SET save "": %v`, err)
-	}
-	if err := c.ConfigSet(ctx, "save", "3600 1").Err(); err == nil || !strings.Contains(err.Error(), "save points are not supported yet") {
-		t.Fatalf("CONFIG SET save 3600 1: %v", err)
 	}
 }
 

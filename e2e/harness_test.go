@@ -63,8 +63,9 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// start runs radish-server with args (plus --port, --bind and --dir) and
-// waits until it answers PING. It is stopped when the test ends.
+// start runs radish-server with args (plus --port, --bind, --dir and, as
+// redis-server is run in these tests, --save "") and waits until it
+// answers PING. It is stopped when the test ends.
 func start(t testing.TB, args ...string) *server {
 	t.Helper()
 	return startUnder(t, nil, serverBin, args...)
@@ -121,7 +122,7 @@ func launch(t testing.TB, dir string, wrapper []string, bin string, args ...stri
 	port := freePort(t)
 	s := &server{t: t, port: port, addr: "127.0.0.1:" + strconv.Itoa(port), log: filepath.Join(dir, "server.log")}
 	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-		"--logfile", s.log}, args...)
+		"--logfile", s.log, "--save", ""}, args...)
 	argv := append(append(slices.Clone(wrapper), bin), all...)
 	s.cmd = exec.Command(argv[0], argv[1:]...)
 	s.cmd.Stderr = os.Stderr

@@ -158,19 +158,16 @@ func TestSnapshotCorrupt(t *testing.T) {
 	}
 	flipped := bytes.Clone(orig)
 	flipped[len(flipped)/2] ^= 0x55
-	// In this order: the truncated case rewrites the manifest's size.
-	for _, c := range []struct {
+	manifest, _ := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+	for _, tc := range []struct {
 		what string
 		b    []byte
 	}{{"flipped", flipped}, {"truncated", orig[:len(orig)-20]}} {
-		what, b := c.what, c.b
+		what, b := tc.what, tc.b
 		os.WriteFile(file, b, 0o644)
-		if what == "truncated" {
-			// The manifest's size would say it first: make it agree.
-			m, _ := os.ReadFile(filepath.Join(dir, "dump.rdb"))
-			m = bytes.Replace(m, []byte(fmt.Sprintf(" %d\n", len(orig))), []byte(fmt.Sprintf(" %d\n", len(b))), 1)
-			os.WriteFile(filepath.Join(dir, "dump.rdb"), m, 0o644)
-		}
+		// The manifest's size would say it first: make it agree.
+		m := bytes.Replace(manifest, []byte(fmt.Sprintf(" %d\n", len(orig))), []byte(fmt.Sprintf(" %d\n", len(b))), 1)
+		os.WriteFile(filepath.Join(dir, "dump.rdb"), m, 0o644)
 		out, err := exec.Command(serverBin, "--port", strconv.Itoa(freePort(t)), "--bind", "127.0.0.1",
 			"--dir", dir, "--shards", "3").CombinedOutput()
 		if err == nil {
@@ -191,7 +188,8 @@ func startRedisIn(t *testing.T, dir, dbfilename string) (string, *exec.Cmd) {
 	}
 	port := freePort(t)
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", dir, "--dbfilename", dbfilename, "--logfile", filepath.Join(dir, "redis.log"))
+		"--appendonly", "no", "--dir", dir, "--dbfilename", dbfilename, "--logfile", filepath.Join(dir, "redis.log"),
+		"--enable-debug-command", "yes")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -221,6 +219,7 @@ func TestSnapshotRedisInterop(t *testing.T) {
 	r := dialDiff(t, raddr, 2)
 	keys := snapshotData(t, r)
 	want := model(t, r, keys)
+	digest := string(r.do(t, []string{"DEBUG", "DIGEST"})[0])
 	if got := r.do(t, []string{"SAVE"})[0]; string(got) != "+OK\r\n" {
 		t.Fatalf("redis SAVE: %q", got)
 	}
@@ -236,6 +235,9 @@ func TestSnapshotRedisInterop(t *testing.T) {
 	s := start(t, "--shards", "3", "--dir", dir)
 	d := dialDiff(t, s.addr, 2)
 	compareModels(t, "redis's dump.rdb in radish", model(t, d, keys), want)
+	if got := string(d.do(t, []string{"DEBUG", "DIGEST"})[0]); got != digest {
+		t.Errorf("DEBUG DIGEST after loading redis's dump.rdb: %q, redis %q", got, digest)
+	}
 	s.stop()
 
 	s = start(t, "--shards", "1", "--dir", dir)
@@ -245,7 +247,49 @@ func TestSnapshotRedisInterop(t *testing.T) {
 	}
 	s.stop()
 	raddr, _ = startRedisIn(t, dir, "dump.rdb.1.0.rdb")
-	compareModels(t, "radish's shard file in redis", model(t, dialDiff(t, raddr, 2), keys), want)
+	r = dialDiff(t, raddr, 2)
+	compareModels(t, "radish's shard file in redis", model(t, r, keys), want)
+	if got := string(r.do(t, []string{"DEBUG", "DIGEST"})[0]); got != digest {
+		t.Errorf("redis's DEBUG DIGEST after loading radish's file: %q, before %q", got, digest)
+	}
+}
+
+// TestDebugReload: DEBUG RELOAD saves, flushes and loads back every type,
+// encoding, expiry and database (the digest and every key as before);
+// NOSAVE loads the files as they are, NOFLUSH keeps what they lack.
+func TestDebugReload(t *testing.T) {
+	s := start(t, "--shards", "3")
+	d := dialDiff(t, s.addr, 2)
+	keys := snapshotData(t, d)
+	want := model(t, d, keys)
+	digest := string(d.do(t, []string{"DEBUG", "DIGEST"})[0])
+	for _, c := range [][]string{{"DEBUG", "RELOAD"}, {"DEBUG", "RELOAD", "MERGE"}} {
+		if r := string(d.do(t, c)[0]); r != "+OK\r\n" {
+			t.Fatalf("%q: %q", c, r)
+		}
+		compareModels(t, fmt.Sprint(c), model(t, d, keys), want)
+		if got := string(d.do(t, []string{"DEBUG", "DIGEST"})[0]); got != digest {
+			t.Errorf("%q: DEBUG DIGEST %q, before %q", c, got, digest)
+		}
+	}
+	if r := string(d.do(t, []string{"DEBUG", "RELOAD", "BOGUS"})[0]); r != "-ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.\r\n" {
+		t.Errorf("DEBUG RELOAD BOGUS: %q", r)
+	}
+	d.do(t, []string{"SET", "after-the-save", "1"})
+	d.do(t, []string{"SET", "s:0", "changed"})
+	if r := string(d.do(t, []string{"DEBUG", "RELOAD", "NOSAVE", "NOFLUSH"})[0]); r != "+OK\r\n" {
+		t.Fatalf("DEBUG RELOAD NOSAVE NOFLUSH: %q", r)
+	}
+	if r := string(d.do(t, []string{"MGET", "after-the-save", "s:0"})[0]); r != "*2\r\n$1\r\n1\r\n$5\r\n12345\r\n" {
+		t.Errorf("after NOFLUSH: %q", r)
+	}
+	if r := string(d.do(t, []string{"DEBUG", "RELOAD", "NOSAVE"})[0]); r != "+OK\r\n" {
+		t.Fatalf("DEBUG RELOAD NOSAVE: %q", r)
+	}
+	if r := string(d.do(t, []string{"EXISTS", "after-the-save"})[0]); r != ":0\r\n" {
+		t.Errorf("after NOSAVE: %q", r)
+	}
+	compareModels(t, "DEBUG RELOAD NOSAVE", model(t, d, keys), want)
 }
 
 // persistField is one field of INFO persistence.
@@ -312,5 +356,155 @@ func TestBgSaveRestart(t *testing.T) {
 	compareModels(t, "after BGSAVE", model(t, d, keys), want)
 	if r := string(d.do(t, []string{"EXISTS", "bulk:29999", "new-after-bgsave"})[0]); r != ":1\r\n" {
 		t.Errorf("EXISTS bulk:29999 new-after-bgsave: %s", r)
+	}
+}
+
+// waitFor polls cond every 20 ms for up to 20 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 20 s", what)
+		}
+	}
+}
+
+// TestSavePoints: with save "1 1", a write is saved by the cron without
+// any command; a restart after kill -9 has it.
+func TestSavePoints(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, "--shards", "2", "--dir", dir, "--save", "1 1")
+	d := dialDiff(t, s.addr, 2)
+	if r := string(d.do(t, []string{"CONFIG", "GET", "save"})[0]); r != "*2\r\n$4\r\nsave\r\n$3\r\n1 1\r\n" {
+		t.Fatalf("CONFIG GET save: %q", r)
+	}
+	before := string(d.do(t, []string{"LASTSAVE"})[0])
+	d.do(t, []string{"SET", "saved-by-the-cron", "v"})
+	waitFor(t, "a save point's BGSAVE", func() bool { return persistField(t, d, "rdb_saves") == "1" })
+	if after := string(d.do(t, []string{"LASTSAVE"})[0]); after == before {
+		t.Errorf("LASTSAVE did not move: %s", after)
+	}
+	if got := persistField(t, d, "rdb_changes_since_last_save"); got != "0" {
+		t.Errorf("rdb_changes_since_last_save after the save: %s", got)
+	}
+	s.kill()
+	s = start(t, "--shards", "3", "--dir", dir)
+	if r := string(dialDiff(t, s.addr, 2).do(t, []string{"GET", "saved-by-the-cron"})[0]); r != "$1\r\nv\r\n" {
+		t.Errorf("after restart: %q", r)
+	}
+}
+
+// TestMisconf: when a background save fails (the dir is gone) and save
+// points are set, writes (and PING) get Redis's -MISCONF and reads work,
+// unless stop-writes-on-bgsave-error is no; SHUTDOWN, whose save fails,
+// refuses, and so does SIGTERM; once a save succeeds writes work again.
+func TestMisconf(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	os.Mkdir(dir, 0o755)
+	s := start(t, "--shards", "2", "--dir", dir, "--save", "3600 1")
+	d := dialDiff(t, s.addr, 2)
+	d.do(t, []string{"SET", "k", "v"})
+	os.RemoveAll(dir)
+	if r := string(d.do(t, []string{"BGSAVE"})[0]); r != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", r)
+	}
+	waitFor(t, "the BGSAVE to fail", func() bool { return persistField(t, d, "rdb_last_bgsave_status") == "err" })
+	misconf := "-" + "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. " +
+		"Commands that may modify the data set are disabled, because this instance is configured to report errors during " +
+		"writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details " +
+		"about the RDB error.\r\n"
+	waitFor(t, "writes refused", func() bool { return string(d.do(t, []string{"SET", "k", "w"})[0]) == misconf })
+	for _, c := range [][]string{{"PING"}, {"DEL", "k"}, {"LPUSH", "l", "x"}, {"BLPOP", "l", "1"}} {
+		if r := string(d.do(t, c)[0]); r != misconf {
+			t.Errorf("%q: %q", c, r)
+		}
+	}
+	if r := string(d.do(t, []string{"GET", "k"})[0]); r != "$1\r\nv\r\n" {
+		t.Errorf("GET while writes are refused: %q", r)
+	}
+	if r := string(d.do(t, []string{"SAVE"})[0]); r != "-ERR\r\n" {
+		t.Errorf("SAVE into a missing dir: %q", r)
+	}
+	if r := string(d.do(t, []string{"SHUTDOWN"})[0]); r != "-ERR Errors trying to SHUTDOWN. Check logs.\r\n" {
+		t.Errorf("SHUTDOWN whose save fails: %q", r)
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	waitFor(t, "the SIGTERM's save to fail", func() bool {
+		log, _ := os.ReadFile(s.log)
+		return bytes.Contains(log, []byte("the save failed; still running"))
+	})
+	if r := string(d.do(t, []string{"GET", "k"})[0]); r != "$1\r\nv\r\n" {
+		t.Errorf("GET after a SIGTERM whose save failed: %q", r)
+	}
+	d.do(t, []string{"CONFIG", "SET", "stop-writes-on-bgsave-error", "no"})
+	waitFor(t, "writes with stop-writes-on-bgsave-error no", func() bool { return string(d.do(t, []string{"SET", "k", "w"})[0]) == "+OK\r\n" })
+	d.do(t, []string{"CONFIG", "SET", "stop-writes-on-bgsave-error", "yes"})
+	os.Mkdir(dir, 0o755)
+	if r := string(d.do(t, []string{"BGSAVE"})[0]); r != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", r)
+	}
+	waitFor(t, "the BGSAVE to succeed", func() bool { return persistField(t, d, "rdb_last_bgsave_status") == "ok" })
+	waitFor(t, "writes again", func() bool { return string(d.do(t, []string{"SET", "k", "x"})[0]) == "+OK\r\n" })
+	d.c.Write([]byte("SHUTDOWN NOSAVE\r\n"))
+	if err := s.cmd.Wait(); err != nil {
+		t.Errorf("SHUTDOWN NOSAVE: %v", err)
+	}
+}
+
+// TestShutdownSave: SHUTDOWN SAVE saves without save points, SHUTDOWN
+// with save points saves, SHUTDOWN NOSAVE does not, and neither does
+// SHUTDOWN without save points; SIGTERM saves when save points are set.
+func TestShutdownSave(t *testing.T) {
+	dir := t.TempDir()
+	get := func(s *server, k string) string {
+		return string(dialDiff(t, s.addr, 2).do(t, []string{"GET", k})[0])
+	}
+	shutdown := func(s *server, args ...string) {
+		d := dialDiff(t, s.addr, 2)
+		d.c.Write([]byte("*" + strconv.Itoa(1+len(args)) + "\r\n$8\r\nSHUTDOWN\r\n"))
+		for _, a := range args {
+			fmt.Fprintf(d.c, "$%d\r\n%s\r\n", len(a), a)
+		}
+		if err := s.cmd.Wait(); err != nil {
+			t.Fatalf("SHUTDOWN %v: %v", args, err)
+		}
+	}
+	for _, c := range [][]string{{"SHUTDOWN", "SAVE", "NOSAVE"}, {"SHUTDOWN", "ABORT", "NOW"}, {"SHUTDOWN", "BOGUS"}} {
+		s := start(t, "--dir", dir)
+		if r := string(dialDiff(t, s.addr, 2).do(t, c)[0]); r != "-ERR syntax error\r\n" {
+			t.Errorf("%q: %q", c, r)
+		}
+		s.kill()
+	}
+	s := start(t, "--shards", "2", "--dir", dir)
+	dialDiff(t, s.addr, 2).do(t, []string{"SET", "a", "1"})
+	shutdown(s) // no save points: no save
+	s = start(t, "--shards", "2", "--dir", dir)
+	if r := get(s, "a"); r != "$-1\r\n" {
+		t.Errorf("after SHUTDOWN without save points: %q", r)
+	}
+	dialDiff(t, s.addr, 2).do(t, []string{"SET", "a", "2"})
+	shutdown(s, "SAVE")
+	s = start(t, "--shards", "3", "--dir", dir, "--save", "3600 1")
+	if r := get(s, "a"); r != "$1\r\n2\r\n" {
+		t.Errorf("after SHUTDOWN SAVE: %q", r)
+	}
+	dialDiff(t, s.addr, 2).do(t, []string{"SET", "a", "3"})
+	shutdown(s, "NOSAVE")
+	s = start(t, "--shards", "1", "--dir", dir, "--save", "3600 1")
+	if r := get(s, "a"); r != "$1\r\n2\r\n" {
+		t.Errorf("after SHUTDOWN NOSAVE: %q", r)
+	}
+	dialDiff(t, s.addr, 2).do(t, []string{"SET", "a", "4"})
+	shutdown(s)
+	s = start(t, "--shards", "2", "--dir", dir, "--save", "3600 1")
+	if r := get(s, "a"); r != "$1\r\n4\r\n" {
+		t.Errorf("after SHUTDOWN with save points: %q", r)
+	}
+	dialDiff(t, s.addr, 2).do(t, []string{"SET", "a", "5"})
+	s.stop() // SIGTERM
+	s = start(t, "--dir", dir)
+	if r := get(s, "a"); r != "$1\r\n5\r\n" {
+		t.Errorf("after SIGTERM with save points: %q", r)
 	}
 }

@@ -271,6 +271,11 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoAuth) })
 		return
 	}
+	// A failed background save refuses writes before a failing AOF does,
+	// as in Redis.
+	if s.misconf && s.refuseWrite(c, spec) {
+		return
+	}
 	if s.aof.log != nil {
 		if e := s.aofRefuses(spec); e != "" {
 			c.txRefused()

@@ -78,7 +78,11 @@
 //     eviction) first hands the key's old value to the Writer, so the
 //     file is the shard at BGSAVE's start; the shard finishing last puts
 //     the manifest in place. At start every shard loads (mmap) on its own
-//     thread, in parallel, before any serves.
+//     thread, in parallel, before any serves. Shard 0's cron starts the
+//     save points' BGSAVEs; after a failed one each shard refuses writes
+//     with -MISCONF (stop-writes-on-bgsave-error); SHUTDOWN and SIGTERM
+//     save first; DEBUG RELOAD saves, then each shard flushes and loads in
+//     one step of its loop.
 //   - script: an EVAL or FCALL call (script.go; package script is the Lua
 //     runtime). It runs on the shard of its declared keys, on the real
 //     store, each redis.call through the mutation path, with an undo

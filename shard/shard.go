@@ -88,6 +88,9 @@ type Shard struct {
 	// killer is what SCRIPT KILL, served by any shard, sees of the
 	// script this shard runs (its fields are safe for any goroutine).
 	killer script.Killer
+	// misconf: writes are refused with -MISCONF (the last background save
+	// failed, stop-writes-on-bgsave-error); taken each turn (snapshot.go).
+	misconf bool
 
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
@@ -214,6 +217,7 @@ func (s *Shard) Turn(now time.Time) {
 	if c := s.group.conf.Snapshot(); c != s.conf {
 		s.applyConfig(c)
 	}
+	s.misconf = s.group.stopWrites(s.conf)
 	s.drainInbox()
 	s.expireBlocked()
 	s.runLocal()
@@ -268,6 +272,9 @@ func (s *Shard) cron() {
 	s.fastCycles()
 	s.purge()
 	s.closeIdle()
+	if s.id == 0 {
+		s.group.savePoints(s.conf, s.now)
+	}
 }
 
 // purge returns freed slab memory to the OS once memory in use fell by a

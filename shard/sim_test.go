@@ -61,6 +61,10 @@ func newSim(t testing.TB, shards int, seed uint64) *sim {
 		clock: func() time.Time { return m.now },
 	}
 	m.g = g
+	// No save points: a simulation writes no file unless its test asks.
+	if err := g.conf.Set([][2]string{{"save", ""}}); err != nil {
+		t.Fatal(err)
+	}
 	g.persist.init(shards, simEpoch)
 	g.shards = make([]*Shard, shards)
 	m.queue = make([][][][]message, shards)

@@ -28,8 +28,12 @@ import (
 type persist struct {
 	mu  sync.Mutex
 	run *saveRun // the save in progress, nil when none
+	// next runs once the save in progress is over (a SHUTDOWN's save
+	// waiting for a BGSAVE).
+	next []func()
 
 	lastSave atomic.Int64 // unix seconds of the last successful save
+	lastTry  int64        // unix ms the last background save began (under mu)
 	lastErr  atomic.Bool  // the last background save failed (rdb_last_bgsave_status)
 	lastBg   atomic.Int64 // seconds the last background save took, -1 before one
 	bgStart  atomic.Int64 // unix ms the background save in progress began, 0 when none
@@ -90,6 +94,7 @@ func (g *Group) beginSave(bg bool, done func(err error)) (*saveRun, string) {
 	p.run = r
 	if bg {
 		p.bgStart.Store(r.start.UnixMilli())
+		p.lastTry = r.start.UnixMilli()
 	}
 	return r, ""
 }
@@ -129,8 +134,118 @@ func (g *Group) partSaved(r *saveRun, shard int, size int64, dirty uint64, err e
 		p.bgStart.Store(0)
 	}
 	p.run = nil
+	next := p.next
+	p.next = nil
 	p.mu.Unlock()
 	r.done(r.err)
+	for _, fn := range next {
+		fn()
+	}
+}
+
+// saveAll saves every shard, each in its next turn (as SAVE), after the
+// save in progress if there is one, and calls done when it is over.
+func (g *Group) saveAll(done func(err error)) {
+	p := &g.persist
+	p.mu.Lock()
+	if p.run != nil {
+		p.next = append(p.next, func() { g.saveAll(done) })
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	r, errText := g.beginSave(false, done)
+	switch {
+	case errText == errSaveInProgress:
+		g.saveAll(done) // another began in between: wait for it
+		return
+	case errText != "":
+		done(errors.New("cannot start the save"))
+		return
+	}
+	for _, s := range g.shards {
+		s.deliver([]message{{kind: msgSave, run: func(o *Shard) {
+			o.runOrDeferAll(func() { o.saveShard(r) })
+		}}})
+	}
+}
+
+// SaveForShutdown is the save a shutdown makes when save points are set
+// (SIGTERM, as Redis): it returns once the manifest is in place, or the
+// error that kept it from being; the caller then does not stop, as Redis
+// does not.
+func (g *Group) SaveForShutdown() error {
+	if len(g.conf.Snapshot().Save) == 0 {
+		return nil
+	}
+	ch := make(chan error, 1)
+	g.saveAll(func(err error) { ch <- err })
+	return <-ch
+}
+
+// savePoints starts a background save when a save point is due, as
+// Redis's serverCron: for some point, at least its changes since the last
+// save and more than its seconds since it; after a failed save, not
+// within 5 s of the last try.
+func (g *Group) savePoints(c *config.Snapshot, now int64) {
+	if len(c.Save) == 0 {
+		return
+	}
+	p := &g.persist
+	p.mu.Lock()
+	busy, lastTry := p.run != nil, p.lastTry
+	p.mu.Unlock()
+	if busy || p.lastErr.Load() && now-lastTry <= 5000 {
+		return
+	}
+	changes := g.changesSinceSave()
+	since := now/1000 - p.lastSave.Load()
+	for _, sp := range c.Save {
+		if changes >= uint64(sp.Changes) && since > sp.Seconds {
+			g.log.Info("save point reached: saving", zap.Int64("changes", sp.Changes), zap.Int64("seconds", sp.Seconds))
+			g.BgSave(false)
+			return
+		}
+	}
+}
+
+// changesSinceSave is rdb_changes_since_last_save: the sum of the changes
+// each shard published since the point its last successful save wrote.
+func (g *Group) changesSinceSave() uint64 {
+	var n uint64
+	for i, s := range g.shards {
+		// A shard publishes at the end of its turn: its count may not yet
+		// hold the changes its save, in that turn, counted in.
+		if d, b := s.stats.pub.dirty.Load(), g.persist.base[i].Load(); d > b {
+			n += d - b
+		}
+	}
+	return n
+}
+
+// stopWrites reports whether writes are refused with -MISCONF: the last
+// background save failed, stop-writes-on-bgsave-error is yes and save
+// points are set, as in Redis. A later successful save lifts it.
+func (g *Group) stopWrites(c *config.Snapshot) bool {
+	return c.StopWritesOnBgsaveError && len(c.Save) > 0 && g.persist.lastErr.Load()
+}
+
+// errMisconf is Redis's reply to a write while stopWrites holds.
+const errMisconf = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. " +
+	"Commands that may modify the data set are disabled, because this instance is configured to report errors during " +
+	"writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details " +
+	"about the RDB error."
+
+// refuseWrite answers a write (or PING, as Redis does) with -MISCONF
+// while stopWrites holds, and reports whether it did.
+func (s *Shard) refuseWrite(c *conn, spec *command.Spec) bool {
+	if spec.Flags&command.Write == 0 && spec.Name != "ping" {
+		return false
+	}
+	s.stats.refusedCall(spec, errMisconf)
+	c.txRefused()
+	s.reply(c, func(w *resp.Writer) { w.Error(errMisconf) })
+	return true
 }
 
 // persistCmd runs SAVE or BGSAVE [SCHEDULE] for client c (the router
@@ -140,6 +255,14 @@ func (g *Group) partSaved(r *saveRun, shard int, size int64, dirty uint64, err e
 // (startBgSave), and c's reply waits until all have, so that a write sent
 // after the reply is not in the file, as with Redis's fork.
 func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
+	switch spec.Name {
+	case "shutdown":
+		s.shutdownCmd(c, args)
+		return
+	case "debug":
+		s.reloadCmd(c, args)
+		return
+	}
 	bg := spec.Name == "bgsave"
 	if bg && (len(args) > 2 || len(args) == 2 && !strings.EqualFold(string(args[1]), "schedule")) {
 		s.saveReplied(c, nil, errtext.Syntax)
@@ -179,6 +302,150 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 			})
 		})
 	}
+}
+
+// shutdownCmd is SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], as Redis
+// 7.0: it saves first when asked to or when save points are set (NOSAVE
+// aside), after a save in progress; if that save fails the server runs on
+// and the client gets Redis's error, unless FORCE. A shutdown is not
+// answered: the connection closes. NOW changes nothing here (no replica to
+// wait for); nothing is ever in progress to ABORT.
+func (s *Shard) shutdownCmd(c *conn, args [][]byte) {
+	var save, nosave, force, abort bool
+	for _, a := range args[1:] {
+		switch strings.ToLower(string(a)) {
+		case "nosave":
+			nosave = true
+		case "save":
+			save = true
+		case "now":
+		case "force":
+			force = true
+		case "abort":
+			abort = true
+		default:
+			s.saveReplied(c, nil, errtext.Syntax)
+			return
+		}
+	}
+	switch {
+	case abort && len(args) > 2 || save && nosave:
+		s.saveReplied(c, nil, errtext.Syntax)
+		return
+	case abort:
+		s.saveReplied(c, nil, "ERR No shutdown in progress.")
+		return
+	}
+	if !save && (nosave || len(s.conf.Save) == 0) {
+		s.group.Shutdown()
+		c.cl.Close = true
+		return
+	}
+	home := s.id
+	sl := s.pend(c)
+	c.barrier = true
+	s.group.saveAll(func(err error) {
+		s.group.shards[home].deliver([]message{{kind: msgSaved, run: func(h *Shard) {
+			if err != nil && !force {
+				h.group.log.Warn("errors trying to shut down the server: the save failed", zap.Error(err))
+				h.saveReplied(c, sl, "ERR Errors trying to SHUTDOWN. Check logs.")
+				return
+			}
+			h.group.Shutdown()
+			c.cl.Close = true
+			c.barrier = false
+			h.fill(c, sl, nil)
+		}}})
+	})
+}
+
+// reloadCmd is DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE], as Redis 7.0
+// does it: SAVE (unless NOSAVE), then on every shard, in one step of its
+// loop, FLUSHALL (unless NOFLUSH) and the load of its keys from the files,
+// as at start. A key the files hold replaces the one in memory (NOFLUSH
+// merges, with or without MERGE: nothing here can stop the server).
+func (s *Shard) reloadCmd(c *conn, args [][]byte) {
+	flush, save := true, true
+	for _, a := range args[2:] {
+		switch strings.ToLower(string(a)) {
+		case "merge":
+		case "noflush":
+			flush = false
+		case "nosave":
+			save = false
+		default:
+			s.saveReplied(c, nil, "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
+			return
+		}
+	}
+	home := s.id
+	sl := s.pend(c)
+	c.barrier = true
+	load := func(h *Shard) {
+		src, err := openSnapshot(h.conf)
+		if err != nil {
+			h.group.log.Warn("DEBUG RELOAD", zap.Error(err))
+			h.saveReplied(c, sl, "ERR Error trying to load the RDB dump, check server logs.")
+			return
+		}
+		left, failed := len(h.group.shards), false
+		for i := range h.group.shards {
+			h.send(i, msgSave, func(o *Shard) {
+				o.runOrDeferAll(func() {
+					err := o.reload(src, flush)
+					o.send(home, msgSaved, func(h *Shard) {
+						if err != nil {
+							h.group.log.Warn("DEBUG RELOAD", zap.Error(err))
+							failed = true
+						}
+						if left--; left > 0 {
+							return
+						}
+						if src != nil {
+							src.Close()
+						}
+						if failed {
+							h.saveReplied(c, sl, "ERR Error trying to load the RDB dump, check server logs.")
+							return
+						}
+						h.group.log.Info("DB reloaded by DEBUG RELOAD")
+						h.saveReplied(c, sl, nil)
+					})
+				})
+			})
+		}
+	}
+	if !save {
+		load(s)
+		return
+	}
+	s.group.saveAll(func(err error) {
+		s.group.shards[home].deliver([]message{{kind: msgSaved, run: func(h *Shard) {
+			if err != nil {
+				h.saveReplied(c, sl, err)
+				return
+			}
+			load(h)
+		}}})
+	})
+}
+
+// reload empties this shard (flush) and loads its keys of src (nil: no
+// file), for DEBUG RELOAD; watchers and blocked clients of every key are
+// told, as after FLUSHALL.
+func (s *Shard) reload(src *snapshot.Source, flush bool) error {
+	if s.snap != nil {
+		s.snapFinish()
+	}
+	if flush {
+		s.store.FlushAll()
+	}
+	var err error
+	if src != nil {
+		_, err = s.load(src)
+	}
+	s.TouchDB(-1)
+	return err
 }
 
 // saveReplied answers a SAVE or BGSAVE in slot sl (nil: in order now):
@@ -459,11 +726,9 @@ func (s *Shard) load(src *snapshot.Source) (snapshot.LoadStats, error) {
 }
 
 // persistenceInfo is INFO's rdb_ lines.
-func (g *Group) persistenceInfo(dirty uint64) string {
+func (g *Group) persistenceInfo() string {
 	p := &g.persist
-	for i := range p.base {
-		dirty -= p.base[i].Load()
-	}
+	dirty := g.changesSinceSave()
 	status := "ok"
 	if p.lastErr.Load() {
 		status = "err"

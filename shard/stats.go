@@ -190,7 +190,6 @@ func (g *Group) Info(sections []string) string {
 		}
 	}
 	var cmds, conns, rejected, mem, blocked, expired, evicted, hops, txns int64
-	var dirty uint64
 	var stale float64
 	dbs := g.opts.Databases
 	keys := make([]int64, dbs)
@@ -215,7 +214,6 @@ func (g *Group) Info(sections []string) string {
 		txns += p.txns.Load()
 		mem += p.usedMemory.Load()
 		blocked += p.blocked.Load()
-		dirty += p.dirty.Load()
 		expired += p.expired.Load()
 		evicted += p.evicted.Load()
 		stale += math.Float64frombits(p.stalePerc.Load()) / float64(len(g.shards))
@@ -280,7 +278,7 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("persistence", true) {
 		sep()
-		fmt.Fprintf(&b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\n%s", g.persistenceInfo(dirty))
+		fmt.Fprintf(&b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\n%s", g.persistenceInfo())
 		g.aofInfo(&b)
 	}
 	if show("stats", true) {

@@ -83,6 +83,10 @@ func run(args []string) error {
 			return err
 		}
 	}
+	// Signals are caught from before the shards serve (and load): a
+	// SIGTERM as soon as a client was answered is a clean shutdown.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	g, err := shard.Start(shard.Options{
 		Shards:    snap.Shards,
 		IO:        snap.IO,
@@ -117,13 +121,20 @@ func run(args []string) error {
 		defer removePidFile(snap.PidFile, log)
 	}
 	log.Info("ready to accept connections", zap.Strings("addrs", g.Addrs()), zap.Int("pid", os.Getpid()))
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	select {
-	case s := <-sig:
-		log.Info("received signal, shutting down", zap.String("signal", s.String()))
-		g.Stop()
-	case <-g.Done():
+	for stopped := false; !stopped; {
+		select {
+		case s := <-sig:
+			log.Info("received signal, shutting down", zap.String("signal", s.String()))
+			// With save points set, the data is saved first; if that
+			// fails the server runs on, as Redis does.
+			if err := g.SaveForShutdown(); err != nil {
+				log.Error("errors trying to shut down the server: the save failed; still running", zap.Error(err))
+				continue
+			}
+			g.Stop()
+		case <-g.Done():
+		}
+		stopped = true
 	}
 	log.Info("radish is now ready to exit, bye bye...")
 	return nil

@@ -8,7 +8,9 @@ import (
 
 // FuzzReadObject decodes arbitrary bytes as a type byte and an object:
 // it must return an error or a record, never panic or hang; a record it
-// returns must survive an encode and decode unchanged. The seeds are every
+// returns must survive an encode and decode unchanged, and SkipObject must
+// read past exactly the bytes ReadObject read (on any input it must return
+// an error or stop within them). The seeds are every
 // sample and legacy value of the unit tests; testdata/fuzz holds DUMP
 // payloads of redis-server 7.0.15 (footer cut) and inputs the fuzzer
 // found.
@@ -31,7 +33,18 @@ func FuzzReadObject(f *testing.F) {
 		if err != nil {
 			return
 		}
+		sk := NewReader(b[1:])
+		skipErr := sk.SkipObject(typ)
+		if sk.Offset() > len(b)-1 {
+			t.Fatalf("skipped %d of %d bytes", sk.Offset(), len(b)-1)
+		}
+		if skipErr != nil && !IsFormat(skipErr) {
+			t.Fatalf("skip: error of no known kind: %v", skipErr)
+		}
 		rec, err := r.ReadObject(typ)
+		if err == nil && (skipErr != nil || sk.Offset()+1 != r.Offset()) {
+			t.Fatalf("ReadObject read %d bytes; SkipObject %d, %v", r.Offset()-1, sk.Offset(), skipErr)
+		}
 		if err != nil {
 			if !IsFormat(err) {
 				t.Fatalf("error of no known kind: %v", err)

@@ -24,7 +24,9 @@
 //     any load after that drops it anyway.
 //   - LoadRDB: one file image into a store: the keys its Owns accepts
 //     (the router's hash, so a snapshot of N shards loads into M), minus
-//     those whose TTL passed. Versions 1 to 12 are read (rdb.MaxVersion).
+//     those whose TTL passed; the other keys' values are skipped, not
+//     decoded (rdb.Reader.SkipObject), so across the shards each value is
+//     decoded once. Versions 1 to 12 are read (rdb.MaxVersion).
 //   - Manifest: <dir>/<dbfilename>: the magic line, the generation, the
 //     shard count, one line per shard (in shard order) naming its file and
 //     size, and "end" (see Manifest.Marshal). If <dbfilename> starts with

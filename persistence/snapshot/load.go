@@ -28,7 +28,7 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 type LoadOptions struct {
 	Store *engine.Store
 	// Owns says whether a key belongs to Store (nil: every key does); the
-	// others are read and dropped.
+	// others' values are skipped (rdb.Reader.SkipObject), not decoded.
 	Owns func(key []byte) bool
 	// Now is the load's time: keys whose TTL passed by now are dropped,
 	// as a Redis primary drops them.
@@ -149,28 +149,39 @@ func LoadRDB(b []byte, name string, o LoadOptions) (LoadStats, error) {
 			return fail(at, err)
 		}
 		key = append(key[:0], k...)
+		if o.Owns != nil && !o.Owns(key) {
+			// Another store's key: its owner reads the value.
+			if err := r.SkipObject(t); err != nil {
+				return fail(at, keyErr(key, err))
+			}
+			expireAt, freq, idle = 0, -1, -1
+			continue
+		}
 		rec, err := r.ReadObject(t)
 		if err != nil {
-			var u *rdb.UnsupportedError
-			if errors.As(err, &u) {
-				err = fmt.Errorf("key %q: %w", key, err)
-			}
-			return fail(at, err)
+			return fail(at, keyErr(key, err))
 		}
-		if o.Owns == nil || o.Owns(key) {
-			if expireAt != 0 && expireAt <= o.Now {
-				st.Expired++
-			} else {
-				rec.ExpireAt = expireAt
-				db.Import(key, rec)
-				if freq >= 0 || idle >= 0 {
-					db.SetAccess(key, freq, idle, o.Now)
-				}
-				st.Loaded++
+		if expireAt != 0 && expireAt <= o.Now {
+			st.Expired++
+		} else {
+			rec.ExpireAt = expireAt
+			db.Import(key, rec)
+			if freq >= 0 || idle >= 0 {
+				db.SetAccess(key, freq, idle, o.Now)
 			}
+			st.Loaded++
 		}
 		expireAt, freq, idle = 0, -1, -1
 	}
+}
+
+// keyErr names the key of a value of a type Radish does not have.
+func keyErr(key []byte, err error) error {
+	var u *rdb.UnsupportedError
+	if errors.As(err, &u) {
+		return fmt.Errorf("key %q: %w", key, err)
+	}
+	return err
 }
 
 // checkEnd checks what follows the EOF opcode at off: from version 5 the
