@@ -495,6 +495,12 @@ func cmdClientHelp(c *Ctx, args [][]byte) {
 		"KILL <option> <value> [<option> <value> [...]]",
 		"    Kill connections. Options are: ID <client-id>, ADDR <ip:port>, LADDR <ip:port>, SKIPME (YES|NO).",
 		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+		"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+		"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
+		"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+		"         [OPTIN] [OPTOUT] [NOLOOP]",
+		"    Control server assisted client side caching.",
+		"TRACKINGINFO", "    Report tracking status for the current connection.",
 		"NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
 		"NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
 	})
