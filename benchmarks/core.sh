@@ -5,6 +5,7 @@
 #   ROUNDS=3 N=500000 bash benchmarks/core.sh
 #   TESTS="lpush lpop sadd spop hset zadd lrange_100" WORKLOADS=P32 bash benchmarks/core.sh
 #   KEYSPACE=10000000 FILL=30000000 TESTS=get bash benchmarks/core.sh
+#   SERVER_ARGS="--appendonly yes --appendfsync always" TESTS=set bash benchmarks/core.sh
 #
 # TESTS are redis-benchmark -t names, run in that order on each server (so
 # sadd fills the set spop pops); WORKLOADS are among P32 (-P 32), P1 and
@@ -14,6 +15,7 @@
 # Server on CPU $SERVER_CPU, redis-benchmark on CPU $CLIENT_CPU (taskset).
 # Prints per-run lines and a Markdown table of medians: throughput, server
 # CPU microseconds per request (utime+stime from /proc), p99 latency.
+# SERVER_ARGS go to both servers, after the defaults (no snapshots, no AOF).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-5}
@@ -33,9 +35,9 @@ go build -o bin/radish-server ./cmd/radish-server
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 
-taskset -c "$SERVER_CPU" redis-server --port "$REDIS_PORT" --save '' --appendonly no --dir "$tmp" >/dev/null &
+taskset -c "$SERVER_CPU" redis-server --port "$REDIS_PORT" --save '' --appendonly no --dir "$tmp" ${SERVER_ARGS:-} >/dev/null &
 redis_pid=$!
-taskset -c "$SERVER_CPU" ./bin/radish-server --port "$RADISH_PORT" --shards 1 --io "$IO" --dir "$tmp" --logfile "$tmp/radish.log" &
+taskset -c "$SERVER_CPU" ./bin/radish-server --port "$RADISH_PORT" --shards 1 --io "$IO" --save '' --dir "$tmp" --logfile "$tmp/radish.log" ${SERVER_ARGS:-} &
 radish_pid=$!
 for p in "$REDIS_PORT" "$RADISH_PORT"; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
