@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"strconv"
 	"sync"
 	"syscall"
@@ -63,6 +64,7 @@ func TestSIGTERMUnderWrites(t *testing.T) {
 	if len(acked) == 0 {
 		t.Fatal("no write was acknowledged")
 	}
+	first := s.log
 	s = startDir(t, dir, args...)
 	c := s.client(2)
 	defer c.Close()
@@ -76,6 +78,9 @@ func TestSIGTERMUnderWrites(t *testing.T) {
 		}
 	}
 	if lost > 0 {
-		t.Errorf("%d of %d acknowledged writes lost", lost, len(acked))
+		before, _ := os.ReadFile(first)
+		after, _ := os.ReadFile(s.log)
+		t.Errorf("%d of %d acknowledged writes lost; the logs before and after the restart:\n%s\n%s",
+			lost, len(acked), before, after)
 	}
 }

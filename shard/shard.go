@@ -449,6 +449,12 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 	c.cl.LastMs = now
 	c.cl.Authed = g.RequirePass() == ""
 	c.cl.Addr, c.cl.LAddr = s.drv.Addrs(id)
+	if s.group.stopping.Load() {
+		// Shutting down: a connection accepted now is closed unserved (a
+		// command it ran here would have no turn to log its effects).
+		s.drv.Close(id)
+		return
+	}
 	s.stats.connections++
 	if n := g.clients.Add(1); n > int64(s.conf.MaxClients) {
 		// As Redis: a refused connection is told why and closed, and it
