@@ -1,5 +1,6 @@
 // Package persistence is the parent of what keeps Radish's data on disk;
-// it holds no code of its own.
+// its own code is the two file steps its children share: a file written
+// and fsynced (WriteFileSync) and a directory fsynced (SyncDir).
 //
 //   - rdb: the one encoding of a key's value in Redis's RDB format and back
 //     (DUMP/RESTORE payloads, and every file below).

@@ -3,6 +3,7 @@ package aof
 import (
 	"errors"
 	"fmt"
+	"github.com/radish-kv/radish/persistence"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,10 +119,10 @@ func (s *Set) create() error {
 	for i := range s.mans {
 		m := &Manifest{Base: &File{Name: BaseName(s.opts.Name, i, 1), Seq: 1, Type: TypeBase},
 			Incrs: []File{{Name: IncrName(s.opts.Name, i, 1), Seq: 1, Type: TypeIncr}}}
-		if err := writeSync(filepath.Join(s.opts.Dir, m.Base.Name), EmptyBase(time.Now().Unix())); err != nil {
+		if err := persistence.WriteFileSync(filepath.Join(s.opts.Dir, m.Base.Name), EmptyBase(time.Now().Unix())); err != nil {
 			return err
 		}
-		if err := writeSync(filepath.Join(s.opts.Dir, m.Incrs[0].Name), nil); err != nil {
+		if err := persistence.WriteFileSync(filepath.Join(s.opts.Dir, m.Incrs[0].Name), nil); err != nil {
 			return err
 		}
 		if err := s.writeManifest(i, m); err != nil {
@@ -129,7 +130,7 @@ func (s *Set) create() error {
 		}
 		s.mans[i] = m
 	}
-	return syncDir(s.opts.Dir)
+	return persistence.SyncDir(s.opts.Dir)
 }
 
 // writeManifest writes shard's manifest as temp-<name>, fsyncs it and
@@ -137,34 +138,10 @@ func (s *Set) create() error {
 func (s *Set) writeManifest(shard int, m *Manifest) error {
 	name := ManifestName(s.opts.Name, shard)
 	tmp := filepath.Join(s.opts.Dir, "temp-"+name)
-	if err := writeSync(tmp, []byte(m.Format())); err != nil {
+	if err := persistence.WriteFileSync(tmp, []byte(m.Format())); err != nil {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(s.opts.Dir, name))
-}
-
-func writeSync(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 // mapped is a file's bytes, mmapped read-only.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/radish-kv/radish/persistence"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -256,7 +257,7 @@ func (s *Save) Commit(sizes []int64) error {
 		m.Files = append(m.Files, File{Name: n, Size: sizes[i]})
 	}
 	tmp := filepath.Join(s.dir, fmt.Sprintf("%s.%d.manifest.tmp", s.name, s.gen))
-	if err := writeSync(tmp, m.Marshal()); err != nil {
+	if err := persistence.WriteFileSync(tmp, m.Marshal()); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -264,7 +265,7 @@ func (s *Save) Commit(sizes []int64) error {
 		os.Remove(tmp)
 		return err
 	}
-	if err := syncDir(s.dir); err != nil {
+	if err := persistence.SyncDir(s.dir); err != nil {
 		return err
 	}
 	s.removeOthers()
@@ -323,31 +324,4 @@ func digits(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-func writeSync(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
