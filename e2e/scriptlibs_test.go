@@ -375,7 +375,7 @@ func TestScriptJobQueue(t *testing.T) {
 func TestScriptKill(t *testing.T) {
 	s := start(t, "--shards", "4")
 	loop := dialDiff(t, s.addr, 2)
-	body := "local i = 0\nwhile true do i = i + 1 end"
+	body := "local i = 0 while true do i = i + 1 end" // one line: the kill lands on line 1
 	if _, err := loop.c.Write([]byte(fmt.Sprintf("*3\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n0\r\n", len(body), body))); err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +409,7 @@ func TestScriptKill(t *testing.T) {
 	if !killed.Load() {
 		t.Fatal("no SCRIPT KILL stopped the script")
 	}
-	want := "-ERR Script killed by user with SCRIPT KILL... script: 5485ac7b11abac6760734f4b4ec80041904408bc, on @user_script:2.\r\n"
+	want := "-ERR Script killed by user with SCRIPT KILL... script: 3fcf51a9b854b8f66cb8685600b0d7df968f4398, on @user_script:1.\r\n"
 	if got := string(loop.read(t)); got != want {
 		t.Fatalf("the killed script answered %q, want %q", got, want)
 	}

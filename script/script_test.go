@@ -248,10 +248,11 @@ func TestKill(t *testing.T) {
 		t.Fatalf("Kill with nothing running = %q", got)
 	}
 	done := make(chan string)
-	go func() { done <- eval(t, r, h, 2, false, "local i = 0\nwhile true do i = i + 1 end", nil, nil) }()
+	go func() { done <- eval(t, r, h, 2, false, "local i = 0 while true do i = i + 1 end", nil, nil) }()
 	for r.Killer.Kill(false) != "" {
 	}
-	want := "-ERR Script killed by user with SCRIPT KILL... script: 5485ac7b11abac6760734f4b4ec80041904408bc, on @user_script:2.\r\n"
+	// One line: wherever the kill lands, it lands on line 1.
+	want := "-ERR Script killed by user with SCRIPT KILL... script: 3fcf51a9b854b8f66cb8685600b0d7df968f4398, on @user_script:1.\r\n"
 	if got := <-done; got != want {
 		t.Errorf("killed run = %q, want %q", got, want)
 	}
