@@ -387,8 +387,10 @@ func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 // write is applied whole or refused whole.
 func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	s.store.SetNoTouch(noTouch)
-	s.stats.commands++
-	s.stats.count(spec)
+	if !s.laterPart {
+		s.stats.commands++
+		s.stats.count(spec)
+	}
 	ctx := &s.ctx
 	ctx.W = w
 	ctx.Now = s.now

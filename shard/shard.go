@@ -88,6 +88,10 @@ type Shard struct {
 	// killer is what SCRIPT KILL, served by any shard, sees of the
 	// script this shard runs (its fields are safe for any goroutine).
 	killer script.Killer
+	// laterPart: the command running now is a part after the first of a
+	// command over several shards, whose call the first part counts (INFO
+	// commandstats counts one call, as Redis).
+	laterPart bool
 	// misconf: writes are refused with -MISCONF (the last background save
 	// failed, stop-writes-on-bgsave-error); taken each turn (snapshot.go).
 	misconf bool

@@ -283,7 +283,9 @@ func (s *Shard) runParts(t *txn) {
 			w := resp.Writer{Proto: proto}
 			o.mut.fx.Tag = tag
 			o.who = who
+			o.laterPart = i > 0
 			o.run1(&w, nil, noTouch, db, spec, args)
+			o.laterPart = false
 			o.who = reader{}
 			o.mut.fx.Tag = command.Tag{}
 			if !held {
@@ -343,7 +345,9 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte, merge comm
 		s.send(i, msgPartRun, func(o *Shard) {
 			o.runOrDeferAll(func() {
 				o.mut.fx.Tag = tag
+				o.laterPart = i > 0
 				b := o.execTo(noTouch, proto, db, spec, args)
+				o.laterPart = false
 				o.mut.fx.Tag = command.Tag{}
 				o.send(home, msgPartDone, func(h *Shard) { h.partDone(t, i, b) })
 			})
