@@ -180,15 +180,15 @@ func TestGrafanaDashboard(t *testing.T) {
 	}
 }
 
-// scrapeNames starts radish-server with a metrics port, writes a key with
-// a TTL so that every series exists, and returns the metric names it
-// exports.
+// scrapeNames starts radish-server with a metrics port and an AOF, writes
+// a key with a TTL so that every series exists, and returns the metric
+// names it exports.
 func scrapeNames(t *testing.T) map[string]bool {
 	t.Helper()
 	bin := binaries(t)["/usr/local/bin/radish-server"]
 	port, mport := freePort(t), freePort(t)
 	srv := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--metrics-port", strconv.Itoa(mport),
-		"--dir", t.TempDir(), "--logfile", "")
+		"--dir", t.TempDir(), "--logfile", "", "--appendonly", "yes")
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,8 @@ func TestMetricsEndpoint(t *testing.T) {
 		{`radish_db_keys_expiring\{db="0",shard="\d+"\}`, 1},
 		{`radish_cross_shard_transactions_total\{shard="\d+"\}`, 1},
 		{`radish_build_info\{[^}]*\}`, 1},
+		{`radish_aof_enabled`, 0},
+		{`radish_rdb_saves_total`, 0},
 		{`radish_memory_used_bytes\{shard="2"\}`, -1},
 		{`process_resident_memory_bytes`, -1},
 		{`go_goroutines`, -1},

@@ -38,6 +38,19 @@ type Shard struct {
 	Refused     []int64          // per command: calls refused before they ran
 	Errors      map[string]int64 // error replies by code (ERR, WRONGTYPE ...)
 	Latency     []Histogram      // per command: sampled call durations
+	// AOFSize and AOFPending are the shard's AOF: bytes of its
+	// incremental file, bytes submitted and not yet on disk (0 without
+	// an AOF).
+	AOFSize, AOFPending int64
+}
+
+// Persistence is the server's snapshot and AOF state.
+type Persistence struct {
+	LastSave   int64 // unix seconds of the last successful save
+	Saves      int64 // successful saves since start
+	LastSaveOK bool  // the last background save worked (or none ran)
+	AOF        bool  // appendonly yes
+	AOFFailing bool  // the AOF's last write or fsync failed
 }
 
 // Histogram is a command's sampled durations on one shard: Buckets[k]
@@ -84,6 +97,8 @@ type Source interface {
 	Sample(dst []Shard) []Shard
 	// Commands names the commands Shard.Calls counts, by index.
 	Commands() []string
+	// Persistence is the server's persistence state.
+	Persistence() Persistence
 }
 
 // Info labels radish_build_info.
@@ -93,7 +108,7 @@ type Info struct {
 }
 
 type desc struct {
-	commands, calls, failed, refused, errors, latency, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires *prometheus.Desc
+	commands, calls, failed, refused, errors, latency, aofSize, aofPending, lastSave, saves, lastSaveOK, aofOn, aofFailing, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires *prometheus.Desc
 }
 
 func newDesc() desc {
@@ -109,17 +124,24 @@ func newDesc() desc {
 		errors:   d("error_replies_total", "Error replies by their code (the first word: ERR, WRONGTYPE ...).", "shard", "code"),
 		latency: d("command_duration_seconds", "Time a command's handler took, for one call in 16 (sampled).",
 			"shard", "cmd"),
-		conns:    d("connected_clients", "Client connections open on the shard.", sh...),
-		rejected: d("rejected_connections_total", "Connections refused because of maxclients.", sh...),
-		hops:     d("cross_shard_hops_total", "Commands the shard sent to the shard owning their key.", sh...),
-		txns:     d("cross_shard_transactions_total", "Commands over keys of several shards the shard coordinated.", sh...),
-		blocked:  d("blocked_clients", "Clients of the shard waiting in a blocking command.", sh...),
-		expired:  d("expired_keys_total", "Keys deleted because their TTL passed.", sh...),
-		evicted:  d("evicted_keys_total", "Keys deleted by the maxmemory policy.", sh...),
-		memory:   d("memory_used_bytes", "Bytes of memory the shard's keyspace uses.", sh...),
-		changes:  d("changes_total", "Changes to data (writes that changed something, expiries, evictions).", sh...),
-		keys:     d("db_keys", "Keys in each database on the shard.", "shard", "db"),
-		expires:  d("db_keys_expiring", "Keys with a TTL in each database on the shard.", "shard", "db"),
+		aofSize:    d("aof_size_bytes", "Bytes of the shard's AOF incremental file.", sh...),
+		aofPending: d("aof_pending_bytes", "Bytes the shard gave its AOF that are not on disk yet.", sh...),
+		lastSave:   d("rdb_last_save_timestamp_seconds", "Unix time of the last successful snapshot."),
+		saves:      d("rdb_saves_total", "Successful snapshots since start."),
+		lastSaveOK: d("rdb_last_bgsave_ok", "1 when the last background save worked (or none ran), else 0."),
+		aofOn:      d("aof_enabled", "1 with appendonly yes."),
+		aofFailing: d("aof_write_failing", "1 while the AOF's last write or fsync failed (writes get -MISCONF)."),
+		conns:      d("connected_clients", "Client connections open on the shard.", sh...),
+		rejected:   d("rejected_connections_total", "Connections refused because of maxclients.", sh...),
+		hops:       d("cross_shard_hops_total", "Commands the shard sent to the shard owning their key.", sh...),
+		txns:       d("cross_shard_transactions_total", "Commands over keys of several shards the shard coordinated.", sh...),
+		blocked:    d("blocked_clients", "Clients of the shard waiting in a blocking command.", sh...),
+		expired:    d("expired_keys_total", "Keys deleted because their TTL passed.", sh...),
+		evicted:    d("evicted_keys_total", "Keys deleted by the maxmemory policy.", sh...),
+		memory:     d("memory_used_bytes", "Bytes of memory the shard's keyspace uses.", sh...),
+		changes:    d("changes_total", "Changes to data (writes that changed something, expiries, evictions).", sh...),
+		keys:       d("db_keys", "Keys in each database on the shard.", "shard", "db"),
+		expires:    d("db_keys_expiring", "Keys with a TTL in each database on the shard.", "shard", "db"),
 	}
 }
 
@@ -131,13 +153,26 @@ type collector struct {
 }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.failed, c.d.refused, c.d.errors, c.d.latency, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
+	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.failed, c.d.refused, c.d.errors, c.d.latency,
+		c.d.aofSize, c.d.aofPending, c.d.lastSave, c.d.saves, c.d.lastSaveOK, c.d.aofOn, c.d.aofFailing, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
 		c.d.blocked, c.d.expired, c.d.evicted, c.d.memory, c.d.changes, c.d.keys, c.d.expires} {
 		ch <- d
 	}
 }
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	p := c.src.Persistence()
+	bit := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	ch <- prometheus.MustNewConstMetric(c.d.lastSave, prometheus.GaugeValue, float64(p.LastSave))
+	ch <- prometheus.MustNewConstMetric(c.d.saves, prometheus.CounterValue, float64(p.Saves))
+	ch <- prometheus.MustNewConstMetric(c.d.lastSaveOK, prometheus.GaugeValue, bit(p.LastSaveOK))
+	ch <- prometheus.MustNewConstMetric(c.d.aofOn, prometheus.GaugeValue, bit(p.AOF))
+	ch <- prometheus.MustNewConstMetric(c.d.aofFailing, prometheus.GaugeValue, bit(p.AOFFailing))
 	names := c.src.Commands()
 	for i, s := range c.src.Sample(nil) {
 		sh := strconv.Itoa(i)
@@ -156,6 +191,10 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.d.expired, float64(s.Expired))
 		counter(c.d.evicted, float64(s.Evicted))
 		gauge(c.d.memory, float64(s.UsedMemory))
+		if p.AOF {
+			gauge(c.d.aofSize, float64(s.AOFSize))
+			gauge(c.d.aofPending, float64(s.AOFPending))
+		}
 		counter(c.d.changes, float64(s.Changes))
 		for db, n := range s.Keys {
 			if n != 0 || s.Expires[db] != 0 {

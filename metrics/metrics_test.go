@@ -13,6 +13,9 @@ type fake struct{ shards []Shard }
 
 func (f fake) Sample(dst []Shard) []Shard { return append(dst[:0], f.shards...) }
 func (f fake) Commands() []string         { return []string{"get", "set", "config|get"} }
+func (f fake) Persistence() Persistence {
+	return Persistence{LastSave: 1700000000, Saves: 2, LastSaveOK: true, AOF: true}
+}
 
 func testSource() fake {
 	return fake{shards: []Shard{
@@ -35,10 +38,11 @@ func TestCollectorLint(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("%s: %s", p.Metric, p.Text)
 	}
-	// 10 per-shard series each, keys and expiring keys for the one
+	// 5 server series (persistence), 12 per-shard series each (the AOF's
+	// two as appendonly is on), keys and expiring keys for the one
 	// database that has any on shard 0, the non-zero calls, failed and
 	// refused calls, error codes, and the one histogram.
-	if n, want := testutil.CollectAndCount(c), 2*10+2+4+4+1; n != want {
+	if n, want := testutil.CollectAndCount(c), 5+2*12+2+4+4+1; n != want {
 		t.Errorf("%d series, want %d", n, want)
 	}
 	if n := testutil.CollectAndCount(c, "radish_command_calls_total"); n != 4 {
@@ -67,6 +71,8 @@ func TestServe(t *testing.T) {
 		`radish_build_info{goversion="go`, `io="epoll",version="1.2.3"} 1`,
 		`radish_command_calls_total{cmd="config|get",shard="1"} 1`,
 		`radish_db_keys{db="0",shard="0"} 5`,
+		"radish_rdb_last_save_timestamp_seconds 1.7e+09", "radish_rdb_saves_total 2", "radish_aof_enabled 1",
+		`radish_aof_size_bytes{shard="1"} 0`,
 		"go_goroutines ", "process_resident_memory_bytes ",
 		// 2^-20 s holds the two durations of bucket -20, 2^-18 the third.
 		`radish_command_duration_seconds_bucket{cmd="get",shard="0",le="9.5367431640625e-07"} 2`,

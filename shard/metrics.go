@@ -32,6 +32,10 @@ func (g *Group) Sample(dst []metrics.Shard) []metrics.Shard {
 		for i := range s.stats.lat {
 			m.Latency[i] = s.stats.lat[i].read()
 		}
+		if set := g.opts.AOF; set != nil {
+			l := set.Log(s.id)
+			m.AOFSize, m.AOFPending = l.Size(), int64(l.Pending())
+		}
 		if errs := p.errs.Load(); errs != nil {
 			m.Errors = *errs // published copies are never written again
 		}
@@ -44,6 +48,18 @@ func (g *Group) Sample(dst []metrics.Shard) []metrics.Shard {
 		dst = append(dst, m)
 	}
 	return dst
+}
+
+// Persistence implements metrics.Source.
+func (g *Group) Persistence() metrics.Persistence {
+	p := &g.persist
+	return metrics.Persistence{
+		LastSave:   p.lastSave.Load(),
+		Saves:      p.saves.Load(),
+		LastSaveOK: !p.lastErr.Load(),
+		AOF:        g.opts.AOF != nil,
+		AOFFailing: g.opts.AOF != nil && g.opts.AOF.Failing(),
+	}
 }
 
 // Commands implements metrics.Source: the command rows' names, by the
