@@ -77,8 +77,8 @@ var foreign = func() map[string]foreignDirective {
 		replica-announced replica-ignore-disk-write-errors replica-ignore-maxmemory
 		replica-lazy-flush replica-priority replica-read-only replica-serve-stale-data
 		req-res-logfile sanitize-dump-payload server-cpulist server_cpulist
-		set-max-listpack-entries set-max-listpack-value set-proc-title shutdown-on-sigint
-		shutdown-on-sigterm shutdown-timeout slave-announce-ip slave-announce-port
+		set-max-listpack-entries set-max-listpack-value set-proc-title
+		shutdown-timeout slave-announce-ip slave-announce-port
 		slave-ignore-maxmemory slave-lazy-flush slave-priority slave-read-only
 		slave-serve-stale-data slowlog-log-slower-than slowlog-max-len socket-mark-id
 		stream-node-max-bytes stream-node-max-entries

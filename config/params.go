@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,6 +68,10 @@ type Snapshot struct {
 	Save      []SavePoint // save points: a BGSAVE once as many changes and seconds passed
 	Daemonize bool        // always false
 	PidFile   string
+	// ShutdownOnSigterm and ShutdownOnSigint are what those signals do, as
+	// SHUTDOWN's flags (ShutdownSave ...; 0: "default": save when save
+	// points are set).
+	ShutdownOnSigterm, ShutdownOnSigint int
 	// UnixSocket is the path of a Unix-domain listener ("": none);
 	// UnixSocketPerm its file's permission bits (0: as the umask leaves them).
 	UnixSocket     string
@@ -302,6 +307,14 @@ var params = []*param{
 	{name: "unixsocketperm", kind: KindSpecial, def: "0", mode: Immutable, parse: parseUnixPerm, format: func(s *Snapshot) string {
 		return strconv.FormatInt(int64(s.UnixSocketPerm), 8)
 	}},
+	{name: "shutdown-on-sigterm", kind: KindSpecial, def: "default", multiArg: true,
+		parse: func(s *Snapshot, args []string, _ *loadState) string {
+			return parseShutdown(&s.ShutdownOnSigterm, args)
+		},
+		format: func(s *Snapshot) string { return formatShutdown(s.ShutdownOnSigterm) }},
+	{name: "shutdown-on-sigint", kind: KindSpecial, def: "default", multiArg: true,
+		parse:  func(s *Snapshot, args []string, _ *loadState) string { return parseShutdown(&s.ShutdownOnSigint, args) },
+		format: func(s *Snapshot) string { return formatShutdown(s.ShutdownOnSigint) }},
 	{name: "pidfile", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.PidFile }},
 	{name: "hash-max-listpack-entries", aliases: []string{"hash-max-ziplist-entries"}, kind: KindInt, def: "512", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HashMaxListpackEntries }},
 	{name: "hash-max-listpack-value", aliases: []string{"hash-max-ziplist-value"}, kind: KindInt, def: "64", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HashMaxListpackValue }},
@@ -629,6 +642,50 @@ func parseSave(s *Snapshot, args []string, ld *loadState) string {
 	}
 	s.Save = pts
 	return ""
+}
+
+// SHUTDOWN's flags, as shutdown-on-sigterm and shutdown-on-sigint name
+// them (Redis's order).
+const (
+	ShutdownSave = 1 << iota
+	ShutdownNoSave
+	ShutdownNow
+	ShutdownForce
+)
+
+var shutdownFlags = []string{"save", "nosave", "now", "force"}
+
+// parseShutdown reads "default" or a combination of save, nosave, now and
+// force, as Redis's enum of flags.
+func parseShutdown(dst *int, args []string) string {
+	v := 0
+	for _, a := range args {
+		switch i := slices.Index(shutdownFlags, strings.ToLower(a)); {
+		case strings.EqualFold(a, "default"):
+		case i >= 0:
+			v |= 1 << i
+		default:
+			return "argument(s) must be one of the following: default, save, nosave, now, force"
+		}
+	}
+	if len(args) == 0 {
+		return "argument(s) must be one of the following: default, save, nosave, now, force"
+	}
+	*dst = v
+	return ""
+}
+
+func formatShutdown(v int) string {
+	var out []string
+	for i, f := range shutdownFlags {
+		if v&(1<<i) != 0 {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return "default"
+	}
+	return strings.Join(out, " ")
 }
 
 // parseUnixPerm reads unixsocketperm in octal, as Redis does.

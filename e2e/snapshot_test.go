@@ -508,3 +508,45 @@ func TestShutdownSave(t *testing.T) {
 		t.Errorf("after SIGTERM with save points: %q", r)
 	}
 }
+
+// TestShutdownOnSigterm: shutdown-on-sigterm's flags as Redis's: save
+// saves with no save points, nosave does not save with them; an invalid
+// value is refused with Redis's text, and CONFIG GET prints the flags in
+// Redis's order.
+func TestShutdownOnSigterm(t *testing.T) {
+	dir := t.TempDir()
+	get := func(s *server, k string) string {
+		return string(dialDiff(t, s.addr, 2).do(t, []string{"GET", k})[0])
+	}
+	s := start(t, "--shards", "2", "--dir", dir, "--shutdown-on-sigterm", "save")
+	d := dialDiff(t, s.addr, 2)
+	for _, c := range []struct{ set, want string }{
+		{"bogus", "-ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigterm') - argument(s) must be one of the following: default, save, nosave, now, force\r\n"},
+		{"now SAVE", "+OK\r\n"},
+		{"default save", "+OK\r\n"},
+	} {
+		if r := string(d.do(t, []string{"CONFIG", "SET", "shutdown-on-sigterm", c.set})[0]); r != c.want {
+			t.Errorf("CONFIG SET shutdown-on-sigterm %q: %q", c.set, r)
+		}
+	}
+	if r := string(d.do(t, []string{"CONFIG", "GET", "shutdown-on-sigterm"})[0]); r !=
+		"*2\r\n$19\r\nshutdown-on-sigterm\r\n$4\r\nsave\r\n" {
+		t.Errorf("CONFIG GET: %q", r)
+	}
+	if r := string(d.do(t, []string{"CONFIG", "GET", "shutdown-on-sigint"})[0]); r !=
+		"*2\r\n$18\r\nshutdown-on-sigint\r\n$7\r\ndefault\r\n" {
+		t.Errorf("CONFIG GET: %q", r)
+	}
+	d.do(t, []string{"SET", "a", "1"})
+	s.stop() // SIGTERM: saves although there are no save points
+	s = start(t, "--dir", dir, "--save", "3600 1", "--shutdown-on-sigterm", "nosave")
+	if r := get(s, "a"); r != "$1\r\n1\r\n" {
+		t.Fatalf("after SIGTERM with shutdown-on-sigterm save: %q", r)
+	}
+	dialDiff(t, s.addr, 2).do(t, []string{"SET", "a", "2"})
+	s.stop() // SIGTERM: does not save although save points are set
+	s = start(t, "--dir", dir)
+	if r := get(s, "a"); r != "$1\r\n1\r\n" {
+		t.Errorf("after SIGTERM with shutdown-on-sigterm nosave: %q", r)
+	}
+}

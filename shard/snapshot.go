@@ -170,12 +170,12 @@ func (g *Group) saveAll(done func(err error)) {
 	}
 }
 
-// SaveForShutdown is the save a shutdown makes when save points are set
-// (SIGTERM, as Redis): it returns once the manifest is in place, or the
-// error that kept it from being; the caller then does not stop, as Redis
-// does not.
-func (g *Group) SaveForShutdown() error {
-	if len(g.conf.Snapshot().Save) == 0 {
+// SaveForShutdown is the save a shutdown by signal makes when save points
+// are set, or always (shutdown-on-sigterm save): it returns once the
+// manifest is in place, or the error that kept it from being; the caller
+// then does not stop, as Redis does not, unless told to force.
+func (g *Group) SaveForShutdown(always bool) error {
+	if !always && len(g.conf.Snapshot().Save) == 0 {
 		return nil
 	}
 	ch := make(chan error, 1)

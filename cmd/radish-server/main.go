@@ -125,11 +125,21 @@ func run(args []string) error {
 		select {
 		case s := <-sig:
 			log.Info("received signal, shutting down", zap.String("signal", s.String()))
-			// With save points set, the data is saved first; if that
-			// fails the server runs on, as Redis does.
-			if err := g.SaveForShutdown(); err != nil {
-				log.Error("errors trying to shut down the server: the save failed; still running", zap.Error(err))
-				continue
+			// As SHUTDOWN with shutdown-on-sigterm's (or -sigint's) flags:
+			// by default the data is saved first when save points are set,
+			// and if that fails the server runs on, as Redis does.
+			flags := conf.Snapshot().ShutdownOnSigterm
+			if s == syscall.SIGINT {
+				flags = conf.Snapshot().ShutdownOnSigint
+			}
+			if flags&config.ShutdownNoSave == 0 {
+				if err := g.SaveForShutdown(flags&config.ShutdownSave != 0); err != nil {
+					if flags&config.ShutdownForce == 0 {
+						log.Error("errors trying to shut down the server: the save failed; still running", zap.Error(err))
+						continue
+					}
+					log.Warn("the save failed; exiting anyway (force)", zap.Error(err))
+				}
 			}
 			g.Stop()
 		case <-g.Done():
