@@ -182,9 +182,11 @@ func (s *server) cli(args ...string) string {
 	return string(out)
 }
 
-// raw opens a plain TCP connection for hand-written protocol.
+// raw opens a plain TCP connection for hand-written protocol. The long
+// timeout is for a loaded machine, where a SYN that overflowed the accept
+// queue is sent again after a second, then three.
 func (s *server) raw() net.Conn {
-	c, err := net.DialTimeout("tcp", s.addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", s.addr, 10*time.Second)
 	if err != nil {
 		s.t.Fatal(err)
 	}
