@@ -39,7 +39,7 @@ hz=$(getconf CLK_TCK)
 start() {
   local bin=$1 shards=$2; shift 2
   # shellcheck disable=SC2068
-  taskset -c "$SERVER_CPU" "$bin" --port "$PORT" --shards "$shards" --io "$IO" --save '' --dir "$tmp" --logfile "$tmp/log" $@ &
+  taskset -c "$SERVER_CPU" "$bin" --port "$PORT" --shards "$shards" --io "$IO" --save '' --enable-debug-command yes --dir "$tmp" --logfile "$tmp/log" $@ &
   pid=$!
   for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && return; sleep 0.05; done
   echo "server $bin did not start" >&2; exit 1

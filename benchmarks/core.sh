@@ -37,7 +37,7 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 
 taskset -c "$SERVER_CPU" redis-server --port "$REDIS_PORT" --save '' --appendonly no --dir "$tmp" ${SERVER_ARGS:-} >/dev/null &
 redis_pid=$!
-taskset -c "$SERVER_CPU" ./bin/radish-server --port "$RADISH_PORT" --shards 1 --io "$IO" --save '' --dir "$tmp" --logfile "$tmp/radish.log" ${SERVER_ARGS:-} &
+taskset -c "$SERVER_CPU" ./bin/radish-server --port "$RADISH_PORT" --shards 1 --io "$IO" --save '' --enable-debug-command yes --dir "$tmp" --logfile "$tmp/radish.log" ${SERVER_ARGS:-} &
 radish_pid=$!
 for p in "$REDIS_PORT" "$RADISH_PORT"; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done

@@ -39,9 +39,9 @@ tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 
 port1=7391 port2=7392
-taskset -c "$ONE_CPUS" "$BIN" --port $port1 --shards 1 --save '' --appendonly no --dir "$tmp" --logfile "$tmp/one.log" &
+taskset -c "$ONE_CPUS" "$BIN" --port $port1 --shards 1 --save '' --appendonly no --enable-debug-command yes --dir "$tmp" --logfile "$tmp/one.log" &
 pid1=$!
-taskset -c "$TWO_CPUS" "$BIN" --port $port2 --shards 2 --save '' --appendonly no --dir "$tmp" --logfile "$tmp/two.log" &
+taskset -c "$TWO_CPUS" "$BIN" --port $port2 --shards 2 --save '' --appendonly no --enable-debug-command yes --dir "$tmp" --logfile "$tmp/two.log" &
 pid2=$!
 for p in $port1 $port2; do
   for _ in $(seq 100); do redis-cli -p $p ping >/dev/null 2>&1 && break; sleep 0.05; done

@@ -13,7 +13,7 @@ BIN=${2:-bin/radish-server}
 PORT=${PORT:-7393}
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-taskset -c 0 "$BIN" --port "$PORT" --shards 1 --save '' --dir "$tmp" --logfile "$tmp/r.log" &
+taskset -c 0 "$BIN" --port "$PORT" --shards 1 --save '' --enable-debug-command yes --dir "$tmp" --logfile "$tmp/r.log" &
 pid=$!
 for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.05; done
 rss() { awk '{printf "%.1f", $2 * 4096 / 1048576}' "/proc/$pid/statm"; }

@@ -41,7 +41,7 @@ start() {
   # A server already there would share the port (SO_REUSEPORT) and the
   # requests.
   if redis-cli -p "$PORT" ping >/dev/null 2>&1; then echo "port $PORT is taken" >&2; exit 1; fi
-  taskset -c "$SERVER_CPU" "$1" --port "$PORT" --shards "$2" --io "$IO" --save '' --dir "$tmp" --logfile "$tmp/log" &
+  taskset -c "$SERVER_CPU" "$1" --port "$PORT" --shards "$2" --io "$IO" --save '' --enable-debug-command yes --dir "$tmp" --logfile "$tmp/log" &
   pid=$!
   for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && return; sleep 0.05; done
   echo "server $1 did not start" >&2; exit 1

@@ -34,7 +34,7 @@ start() {
   if [ "$1" = redis ]; then
     taskset -c "$SERVER_CPU" "$REDIS" --port "$PORT" --save "" --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" &
   else
-    taskset -c "$SERVER_CPU" "$A" --port "$PORT" --shards "$2" --io "$IO" --save '' --dir "$tmp" --logfile "$tmp/log" &
+    taskset -c "$SERVER_CPU" "$A" --port "$PORT" --shards "$2" --io "$IO" --save '' --enable-debug-command yes --dir "$tmp" --logfile "$tmp/log" &
   fi
   pid=$!
   for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && return; sleep 0.05; done

@@ -26,5 +26,5 @@ measure() { # name pid port
 }
 echo "| server | keys | RSS growth B/key | used_memory B/key |"
 echo "|---|---|---|---|"
-"$BIN" --port 7391 --shards 1 --save '' --dir "$tmp" --logfile "$tmp/r.log" & measure radish $! 7391
+"$BIN" --port 7391 --shards 1 --save '' --enable-debug-command yes --dir "$tmp" --logfile "$tmp/r.log" & measure radish $! 7391
 redis-server --port 7392 --save '' --appendonly no --enable-debug-command yes --dir "$tmp" >/dev/null & measure redis-server $! 7392

@@ -35,7 +35,7 @@ hz=$(getconf CLK_TCK)
 start() {
   if redis-cli -p "$PORT" ping >/dev/null 2>&1; then echo "port $PORT is taken" >&2; exit 1; fi
   if [ "$1" = radish ]; then
-    taskset -c "$SERVER_CPU" "$A" --port "$PORT" --shards "$SHARDS" --save '' --dir "$tmp" --logfile "$tmp/log" &
+    taskset -c "$SERVER_CPU" "$A" --port "$PORT" --shards "$SHARDS" --save '' --enable-debug-command yes --dir "$tmp" --logfile "$tmp/log" &
   else
     taskset -c "$SERVER_CPU" "$REDIS" --port "$PORT" --save '' --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" &
   fi

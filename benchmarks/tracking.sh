@@ -35,7 +35,7 @@ start() {
   if [ "$1" = redis ]; then
     taskset -c "$SERVER_CPU" "$REDIS" --port "$PORT" --save "" --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" &
   else
-    taskset -c "$SERVER_CPU" "$A" --port "$PORT" --shards "$SHARDS" --save '' --dir "$tmp" --logfile "$tmp/log" &
+    taskset -c "$SERVER_CPU" "$A" --port "$PORT" --shards "$SHARDS" --save '' --enable-debug-command yes --dir "$tmp" --logfile "$tmp/log" &
   fi
   pid=$!
   for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.05; done

@@ -136,6 +136,9 @@ type Spec struct {
 	Last     int
 	Step     int
 	KeySpecs []KeySpec
+	// Protected: enable-debug-command decides who may run it (DEBUG), as
+	// Redis's PROTECTED flag, which COMMAND does not print.
+	Protected bool
 	// Merge says how the replies of the shards the command ran on combine.
 	// register derives it from the tips (fanOut in table.go); a row states
 	// it only where the tips cannot say it, with the reason.

@@ -565,9 +565,10 @@ var keyspaceSpecs = []*Spec{
 	},
 	{
 		Name: "debug", Arity: -2,
-		Flags:   Admin | NoScript | Loading | Stale,
-		Handler: CmdDebug,
-		Route:   routeDebug,
+		Flags:     Admin | NoScript | Loading | Stale,
+		Protected: true,
+		Handler:   CmdDebug,
+		Route:     routeDebug,
 		// DEBUG POPULATE runs on every shard (routeDebug); Redis, one
 		// process, states no tips.
 		Merge:   MergeAllOK,

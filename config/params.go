@@ -24,11 +24,14 @@ type Snapshot struct {
 	// ProtectedMode: with no password, only loopback and Unix-socket
 	// clients are served (the others are told -DENIED and closed).
 	ProtectedMode bool
-	RequirePass   string
-	Databases     int
-	Dir           string // absolute path
-	LogFile       string // "" = stderr
-	LogLevel      string // "debug", "verbose", "notice", "warning"
+	// EnableDebugCommand says who may run DEBUG: "no" (nobody, Redis's
+	// default), "yes", or "local" (loopback and Unix-socket clients).
+	EnableDebugCommand string
+	RequirePass        string
+	Databases          int
+	Dir                string // absolute path
+	LogFile            string // "" = stderr
+	LogLevel           string // "debug", "verbose", "notice", "warning"
 	// LogFormat is "json" (one JSON object per line) or "console" (text);
 	// Valkey's "legacy" and "logfmt" are read as console.
 	LogFormat    string
@@ -251,6 +254,7 @@ var params = []*param{
 	{name: "shards", kind: KindInt, defFn: func() string { return strconv.Itoa(DefaultShards()) }, mode: Immutable, min: 1, max: MaxShards, i: func(s *Snapshot) *int { return &s.Shards }},
 	{name: "io", kind: KindEnum, def: "auto", mode: Immutable, enum: []string{"auto", "uring", "epoll"}, s: func(s *Snapshot) *string { return &s.IO }},
 	{name: "maxclients", kind: KindInt, def: "10000", min: 1, max: math.MaxUint32, i: func(s *Snapshot) *int { return &s.MaxClients }},
+	{name: "enable-debug-command", kind: KindEnum, def: "no", mode: Immutable, enum: []string{"no", "yes", "local"}, s: func(s *Snapshot) *string { return &s.EnableDebugCommand }},
 	{name: "protected-mode", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.ProtectedMode }},
 	{name: "requirepass", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.RequirePass }},
 	{name: "databases", kind: KindInt, def: "16", mode: Immutable, min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.Databases }},

@@ -122,7 +122,7 @@ func launch(t testing.TB, dir string, wrapper []string, bin string, args ...stri
 	port := freePort(t)
 	s := &server{t: t, port: port, addr: "127.0.0.1:" + strconv.Itoa(port), log: filepath.Join(dir, "server.log")}
 	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-		"--logfile", s.log, "--save", ""}, args...)
+		"--logfile", s.log, "--save", "", "--enable-debug-command", "yes"}, args...)
 	argv := append(append(slices.Clone(wrapper), bin), all...)
 	s.cmd = exec.Command(argv[0], argv[1:]...)
 	s.cmd.Stderr = os.Stderr

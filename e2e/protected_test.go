@@ -6,6 +6,7 @@ import (
 	"net"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -77,5 +78,29 @@ func TestProtectedMode(t *testing.T) {
 	s.cli("CONFIG", "SET", "protected-mode", "no")
 	if got := firstReply(t, ext); got != "+PONG\r\n" {
 		t.Errorf("protected-mode no: %q", got)
+	}
+}
+
+// TestEnableDebugCommand: DEBUG is refused with Redis's text under
+// enable-debug-command no (Redis's default, here as in redis-server, also
+// inside MULTI, whose EXEC then aborts), and allowed under local to a
+// loopback client; CONFIG SET cannot change it.
+func TestEnableDebugCommand(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed (apt-get install redis-server):", err)
+	}
+	ref := startRedis(t, redisBin)
+	s := start(t, "--shards", "2", "--enable-debug-command", "no")
+	a, b := dialDiff(t, s.addr, 2), dialDiff(t, ref, 2)
+	for _, c := range [][]string{{"DEBUG", "HELP"}, {"DEBUG", "DIGEST"}, {"MULTI"}, {"DEBUG", "DIGEST"}, {"EXEC"},
+		{"CONFIG", "SET", "enable-debug-command", "yes"}, {"CONFIG", "GET", "enable-debug-command"}} {
+		if got, want := a.do(t, c)[0], b.do(t, c)[0]; string(got) != string(want) {
+			t.Fatalf("%q: radish %q, redis %q", c, got, want)
+		}
+	}
+	l := start(t, "--enable-debug-command", "local")
+	if got := string(dialDiff(t, l.addr, 2).do(t, []string{"DEBUG", "DIGEST"})[0]); got != "+"+strings.Repeat("0", 40)+"\r\n" {
+		t.Errorf("DEBUG DIGEST from loopback under local: %q", got)
 	}
 }

@@ -23,6 +23,11 @@ const (
 // Texts about the connection or the server's state.
 const (
 	NoAuth = "NOAUTH Authentication required."
+	// DebugNotAllowed is the refusal of DEBUG under enable-debug-command
+	// no (or local, to a remote client).
+	DebugNotAllowed = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", " +
+		"you can run it from a local connection, otherwise you need to set this option in the configuration " +
+		"file, and then restart the server."
 	// Denied is what protected mode tells a client from another host
 	// (Redis 7.0's text, one line).
 	Denied = "DENIED Redis is running in protected mode because protected mode is enabled and no password is set " +

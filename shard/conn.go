@@ -271,6 +271,13 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoAuth) })
 		return
 	}
+	if spec.Protected && s.conf.EnableDebugCommand != "yes" &&
+		(s.conf.EnableDebugCommand != "local" || !isLocal(c.cl.Addr)) {
+		s.stats.refusedCall(spec, errtext.DebugNotAllowed)
+		c.txRefused()
+		s.reply(c, func(w *resp.Writer) { w.Error(errtext.DebugNotAllowed) })
+		return
+	}
 	// A failed background save refuses writes before a failing AOF does,
 	// as in Redis.
 	if s.misconf && s.refuseWrite(c, spec) {

@@ -61,10 +61,13 @@ func newSim(t testing.TB, shards int, seed uint64) *sim {
 		clock: func() time.Time { return m.now },
 	}
 	m.g = g
-	// No save points: a simulation writes no file unless its test asks.
-	if err := g.conf.Set([][2]string{{"save", ""}}); err != nil {
+	// No save points: a simulation writes no file unless its test asks;
+	// DEBUG allowed, as the tests use it.
+	conf, err := config.Load([]string{"--save", "", "--enable-debug-command", "yes"})
+	if err != nil {
 		t.Fatal(err)
 	}
+	g.conf = conf
 	g.persist.init(shards, simEpoch)
 	g.shards = make([]*Shard, shards)
 	m.queue = make([][][][]message, shards)

@@ -77,7 +77,7 @@ func TestSimBgSave(t *testing.T) {
 func simBgSave(t *testing.T, seed uint64) {
 	dir := t.TempDir()
 	m := newSim(t, 3, seed)
-	conf, err := config.Load([]string{"--dir", dir})
+	conf, err := config.Load([]string{"--dir", dir, "--enable-debug-command", "yes"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,11 +53,10 @@ func init() { redis.SetLogger(quiet{}) }
 // with. Persistence is off for every server: no RDB snapshots, no AOF.
 func (s Spec) Args(port int, dir string) []string {
 	a := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--enable-debug-command", "local", // for DEBUG POPULATE
 		"--dir", dir, "--logfile", filepath.Join(dir, "server.log")}
 	if s.Radish {
 		a = append(a, "--shards", strconv.Itoa(max(s.Shards, 1)), "--io", s.IO)
-	} else {
-		a = append(a, "--enable-debug-command", "local") // for DEBUG POPULATE
 	}
 	return append(a, s.Extra...)
 }

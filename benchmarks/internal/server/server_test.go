@@ -9,10 +9,10 @@ import (
 
 func TestArgs(t *testing.T) {
 	r := Spec{Radish: true, Shards: 2, IO: "epoll"}.Args(7000, "/d")
-	if got, want := strings.Join(r, " "), "--port 7000 --bind 127.0.0.1 --save  --appendonly no --dir /d --logfile /d/server.log --shards 2 --io epoll"; got != want {
+	if got, want := strings.Join(r, " "), "--port 7000 --bind 127.0.0.1 --save  --appendonly no --enable-debug-command local --dir /d --logfile /d/server.log --shards 2 --io epoll"; got != want {
 		t.Errorf("radish args %q\nwant %q", got, want)
 	}
-	if got := strings.Join(Spec{Extra: []string{"--io-threads", "4"}}.Args(1, "/d"), " "); !strings.HasSuffix(got, "--enable-debug-command local --io-threads 4") {
+	if got := strings.Join(Spec{Extra: []string{"--io-threads", "4"}}.Args(1, "/d"), " "); !strings.HasSuffix(got, "--logfile /d/server.log --io-threads 4") {
 		t.Errorf("redis args %q", got)
 	}
 }
