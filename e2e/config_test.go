@@ -551,3 +551,17 @@ func TestMaxClientsOverFDLimit(t *testing.T) {
 		t.Errorf("no warning for the lowered maxclients:\n%s", logs)
 	}
 }
+
+// TestPortInUse: a second server on a port a running one listens on
+// refuses to start, as redis-server does, rather than joining the first
+// one's SO_REUSEPORT listeners and taking part of its connections.
+func TestPortInUse(t *testing.T) {
+	s := start(t, "--shards", "2")
+	out := startFails(t, "--shards", "2", "--bind", "127.0.0.1", "--port", strconv.Itoa(s.port))
+	if !strings.Contains(out, "address already in use") {
+		t.Errorf("second server on port %d: stderr %q, want it to name the busy address", s.port, out)
+	}
+	if err := s.client(2).Ping(t.Context()).Err(); err != nil {
+		t.Errorf("first server after the refused start: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,7 +95,14 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 			if optional {
 				a = a[1:]
 			}
-			fd, err := ioloop.ListenTCP(a, true)
+			err := error(nil)
+			if i == 0 && !strings.HasSuffix(a, ":0") {
+				err = ioloop.CheckFree(a)
+			}
+			fd := -1
+			if err == nil {
+				fd, err = ioloop.ListenTCP(a, true)
+			}
 			if err != nil {
 				if optional {
 					if i == 0 {

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 type ctor struct {
@@ -746,13 +748,20 @@ func TestListenTCP(t *testing.T) {
 			host = addr[:len(addr)-2]
 			host = host[1 : len(host)-1]
 		}
-		fd2, err := ListenTCP(net.JoinHostPort(host, strconv.Itoa(port)), true)
+		busy := net.JoinHostPort(host, strconv.Itoa(port))
+		fd2, err := ListenTCP(busy, true)
 		if err != nil {
 			t.Errorf("%s: reuseport bind: %v", addr, err)
 		} else {
 			os.NewFile(uintptr(fd2), "").Close()
 		}
+		if err := CheckFree(busy); !errors.Is(err, unix.EADDRINUSE) {
+			t.Errorf("%s: CheckFree of a port listened on = %v, want EADDRINUSE", busy, err)
+		}
 		os.NewFile(uintptr(fd), "").Close()
+		if err := CheckFree(busy); err != nil {
+			t.Errorf("%s: CheckFree after close: %v", busy, err)
+		}
 	}
 	if _, err := ListenTCP("256.0.0.1:1", false); err == nil {
 		t.Error("bad address accepted")

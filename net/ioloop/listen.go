@@ -19,6 +19,35 @@ import (
 // (SO_REUSEPORT) and the kernel spreads connections over them. The backlog
 // is net.core.somaxconn, at least 511. The caller owns and closes fd.
 func ListenTCP(addr string, reusePort bool) (fd int, err error) {
+	fd, err = bindTCP(addr, reusePort)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.Listen(fd, backlog()); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("ioloop: listen %s: %w", addr, os.NewSyscallError("listen", err))
+	}
+	return fd, nil
+}
+
+// CheckFree fails, as bind(2) does (EADDRINUSE), when another socket
+// listens on addr already. Sockets bound with SO_REUSEPORT share a port
+// with each other without a word, so the shards' listeners alone would
+// join another server's listeners on the same port and split its
+// connections with it; binding once without SO_REUSEPORT first refuses
+// that, as Redis refuses a busy port.
+func CheckFree(addr string) error {
+	fd, err := bindTCP(addr, false)
+	if err != nil {
+		return err
+	}
+	unix.Close(fd)
+	return nil
+}
+
+// bindTCP creates the non-blocking, close-on-exec socket ListenTCP
+// describes and binds it to addr.
+func bindTCP(addr string, reusePort bool) (fd int, err error) {
 	ta, err := net.ResolveTCPAddr("tcp", addr)
 	if err != nil {
 		return -1, err
@@ -67,9 +96,6 @@ func ListenTCP(addr string, reusePort bool) (fd int, err error) {
 	}
 	if err := unix.Bind(fd, sa); err != nil {
 		return fail("bind", err)
-	}
-	if err := unix.Listen(fd, backlog()); err != nil {
-		return fail("listen", err)
 	}
 	return fd, nil
 }
