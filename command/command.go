@@ -90,15 +90,18 @@ type Merge uint8
 
 // Merge kinds.
 const (
-	MergeNone     Merge = iota // one reply; across shards the command runs on gathered copies (shard/cross.go)
-	MergeSum                   // integer replies are added (DEL, EXISTS, DBSIZE)
-	MergeKeyOrder              // array replies hold one element per key; restore argument order (MGET)
-	MergeAllOK                 // +OK when every part said +OK (MSET, FLUSHALL)
-	MergeConcat                // arrays are concatenated (KEYS)
-	MergeAny                   // first non-null reply wins (RANDOMKEY)
-	MergeText                  // bulk strings are concatenated (CLIENT LIST)
-	MergeDigest                // per-database digests mixed into one (DEBUG DIGEST)
-	MergeXor                   // arrays of hex digests XORed element by element (DEBUG DIGEST-VALUE)
+	MergeNone       Merge = iota // one reply; across shards the command runs on gathered copies (shard/cross.go)
+	MergeSum                     // integer replies are added (DEL, EXISTS, DBSIZE)
+	MergeKeyOrder                // array replies hold one element per key; restore argument order (MGET)
+	MergeAllOK                   // +OK when every part said +OK (MSET, FLUSHALL)
+	MergeConcat                  // arrays are concatenated (KEYS)
+	MergeAny                     // first non-null reply wins (RANDOMKEY)
+	MergeText                    // bulk strings are concatenated (CLIENT LIST)
+	MergeDigest                  // per-database digests mixed into one (DEBUG DIGEST)
+	MergeXor                     // arrays of hex digests XORed element by element (DEBUG DIGEST-VALUE)
+	MergeUnion                   // arrays of names, each name once (PUBSUB CHANNELS)
+	MergeUnionCount              // arrays of names: how many distinct ones (PUBSUB NUMPAT)
+	MergePairSum                 // arrays of name, count pairs: counts added per pair (PUBSUB NUMSUB)
 )
 
 // Route is where a command with a Route function runs.
@@ -273,6 +276,11 @@ type Local interface {
 	// whose connection this shard owns, writing its confirmations to w;
 	// false when it does not own it.
 	Subscribe(cl *Client, op PubSubOp, names [][]byte, w *resp.Writer) bool
+	// PubSubQuery is this shard's part of a PUBSUB introspection
+	// subcommand (op) with its arguments after the subcommand: channel or
+	// pattern names (CHANNELS, NUMPAT, SHARDCHANNELS), or one subscriber
+	// count per channel argument (NUMSUB, SHARDNUMSUB).
+	PubSubQuery(op PubSubOp, args [][]byte) (names []string, counts []int64)
 	// ClientExists reports whether a client with this ID is connected,
 	// on any shard (CLIENT TRACKING's REDIRECT).
 	ClientExists(id int64) bool

@@ -5,8 +5,10 @@ package command
 // Their handlers run them inside EXEC only, through Ctx.Local: PUBLISH and
 // SPUBLISH on every shard (each delivers to its own subscribers and counts
 // them, the counts are summed), (P)SUBSCRIBE and (P)UNSUBSCRIBE on the
-// connection's shard. SSUBSCRIBE, SUNSUBSCRIBE and the PUBSUB
-// introspection subcommands are refused inside EXEC (errPubSubInExec).
+// connection's shard, the PUBSUB introspection subcommands on every shard
+// (each reports its part, merged by the row's Merge). SSUBSCRIBE is
+// refused inside EXEC with Redis's text; SUNSUBSCRIBE there is not
+// supported (errPubSubInExec).
 
 // PubSubOp is what a Pub/Sub row asks the shard loop to do.
 type PubSubOp uint8
@@ -68,6 +70,14 @@ func init() {
 			s.Handler, s.AllShards, s.Merge = cmdSPublish, true, MergeSum
 		case PSSubscribe, PSPSubscribe, PSUnsubscribe, PSPUnsubscribe:
 			s.Handler = cmdSubscribeInExec
+		case PSSSubscribe:
+			s.Handler = cmdSSubscribeInExec
+		case PSChannels, PSShardChannels:
+			s.Handler, s.AllShards, s.Merge = pubsubPart(op), true, MergeUnion
+		case PSNumPat:
+			s.Handler, s.AllShards, s.Merge = pubsubPart(op), true, MergeUnionCount
+		case PSNumSub, PSShardNumSub:
+			s.Handler, s.AllShards, s.Merge = pubsubPart(op), true, MergePairSum
 		default:
 			s.Handler = cmdPubSubInExec
 		}
@@ -161,6 +171,37 @@ func cmdSubscribeInExec(c *Ctx, args [][]byte) {
 }
 
 func cmdPubSubInExec(c *Ctx, args [][]byte) { c.W.Error(errPubSubInExec) }
+
+// cmdSSubscribeInExec is SSUBSCRIBE inside EXEC: refused, as Redis
+// refuses it to a client that cannot block.
+func cmdSSubscribeInExec(c *Ctx, args [][]byte) {
+	c.W.Error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")
+}
+
+// pubsubPart is a PUBSUB introspection subcommand inside EXEC, on one
+// shard: its part, which the row's Merge combines with the others'.
+func pubsubPart(op PubSubOp) Handler {
+	return func(c *Ctx, args [][]byte) {
+		if (op == PSChannels || op == PSShardChannels) && len(args) > 3 {
+			c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) +
+				"'. Try PUBSUB HELP.")
+			return
+		}
+		names, counts := c.Local.PubSubQuery(op, args[2:])
+		if counts == nil {
+			c.W.Array(len(names))
+			for _, n := range names {
+				c.W.BulkString(n)
+			}
+			return
+		}
+		c.W.Array(2 * len(counts))
+		for i, n := range counts {
+			c.W.Bulk(args[2+i])
+			c.W.Int(n)
+		}
+	}
+}
 
 func cmdPubSubHelp(c *Ctx, args [][]byte) {
 	lines := []string{

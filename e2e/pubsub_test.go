@@ -258,7 +258,9 @@ func pubsubAgainstRedis(t *testing.T, addr, ref string, proto int) {
 // TestPubSubInMultiAgainstRedis: PUBLISH, SPUBLISH, SUBSCRIBE and
 // UNSUBSCRIBE queued in MULTI run in EXEC as in Redis: the publish counts
 // every shard's receivers, the subscription takes (RESP2 subscribed mode
-// follows).
+// follows). The PUBSUB introspection subcommands count the subscribers of
+// every shard (8 connections over 3 shards), and SSUBSCRIBE is refused
+// with Redis's text.
 func TestPubSubInMultiAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -268,7 +270,7 @@ func TestPubSubInMultiAgainstRedis(t *testing.T) {
 	s := start(t, "--shards", "3")
 	for _, proto := range []int{2, 3} {
 		var a, b []*psConn
-		for range 4 {
+		for range 8 {
 			a, b = append(a, dialPS(t, s.addr, proto)), append(b, dialPS(t, ref, proto))
 		}
 		// A step's commands go in one write, MULTI to EXEC (a PING inside
@@ -282,6 +284,13 @@ func TestPubSubInMultiAgainstRedis(t *testing.T) {
 			{1, [][]string{{"UNSUBSCRIBE", "ch"}}},
 			{1, [][]string{{"MULTI"}, {"PUBLISH", "mine", "z"}, {"PUBLISH", "ch", "w"}, {"EXEC"}}},
 			{0, [][]string{{"UNSUBSCRIBE"}}},
+			{4, [][]string{{"SUBSCRIBE", "ch", "cx"}}}, {5, [][]string{{"SUBSCRIBE", "ch"}}},
+			{6, [][]string{{"PSUBSCRIBE", "c*", "q*"}}}, {7, [][]string{{"PSUBSCRIBE", "c*"}}},
+			{7, [][]string{{"SSUBSCRIBE", "sch2"}}}, {5, [][]string{{"SSUBSCRIBE", "sch"}}},
+			{0, [][]string{{"MULTI"}, {"PUBSUB", "NUMSUB", "ch", "cx", "mine", "nope"}, {"PUBSUB", "NUMPAT"},
+				{"PUBSUB", "SHARDNUMSUB", "sch", "sch2", "x"}, {"PUBSUB", "NUMSUB"}, {"PUBSUB", "CHANNELS", "c[xy]"},
+				{"PUBSUB", "SHARDCHANNELS", "sch?"}, {"PUBSUB", "CHANNELS", "a", "b"}, {"SSUBSCRIBE", "z"},
+				{"PUBLISH", "cx", "v"}, {"EXEC"}}},
 		}
 		for _, st := range steps {
 			got, want := canonicalPS(st.cmds[0], a[st.conn].do(t, st.cmds...)), canonicalPS(st.cmds[0], b[st.conn].do(t, st.cmds...))

@@ -41,6 +41,10 @@ type span struct{ part, lo, hi int }
 //     XOR of the part's key digests, mixed into the dataset's digest
 //     (command.DatasetDigest), a status reply.
 //   - MergeXor: arrays of hex digests XORed element by element.
+//   - MergeUnion: arrays of bulk strings, each distinct string once, in
+//     the order first seen; MergeUnionCount: how many distinct strings.
+//   - MergePairSum: arrays of the same name, integer pairs: the first
+//     part's names with the integers added.
 //   - MergeNone: the single reply as is.
 //
 // Merge copies element bytes without re-encoding them, so RESP2 and RESP3
@@ -148,6 +152,10 @@ func (m *Merger) Merge(w *resp.Writer, kind command.Merge, parts []Part, replies
 		w.Verbatim("txt", m.text)
 	case command.MergeDigest, command.MergeXor:
 		return m.digests(w, kind, replies)
+	case command.MergeUnion, command.MergeUnionCount:
+		return union(w, kind, replies)
+	case command.MergePairSum:
+		return pairSum(w, replies)
 	default:
 		return ErrMerge
 	}
@@ -238,4 +246,75 @@ func aggHeader(r []byte) (n, size int, ok bool) {
 		n = n*10 + int(c-'0')
 	}
 	return 0, 0, false
+}
+
+// union merges MergeUnion and MergeUnionCount parts: arrays of bulk
+// strings.
+func union(w *resp.Writer, kind command.Merge, replies [][]byte) error {
+	seen := make(map[string]struct{})
+	var names []string
+	for _, r := range replies {
+		n, off, ok := aggHeader(r)
+		if !ok {
+			return ErrMerge
+		}
+		for range n {
+			v, size, err := resp.ReadReply(r[off:])
+			if err != nil || size == 0 || v.Type != '$' {
+				return ErrMerge
+			}
+			off += size
+			if _, dup := seen[string(v.Str)]; !dup {
+				seen[string(v.Str)] = struct{}{}
+				names = append(names, string(v.Str))
+			}
+		}
+	}
+	if kind == command.MergeUnionCount {
+		w.Int(int64(len(names)))
+		return nil
+	}
+	w.Array(len(names))
+	for _, name := range names {
+		w.BulkString(name)
+	}
+	return nil
+}
+
+// pairSum merges MergePairSum parts: arrays of name, integer pairs, the
+// same names in the same order in every part.
+func pairSum(w *resp.Writer, replies [][]byte) error {
+	n, _, ok := aggHeader(replies[0])
+	if !ok || n%2 != 0 {
+		return ErrMerge
+	}
+	names := make([][]byte, n/2)
+	sums := make([]int64, n/2)
+	for _, r := range replies {
+		k, off, ok := aggHeader(r)
+		if !ok || k != n {
+			return ErrMerge
+		}
+		for i := range n {
+			v, size, err := resp.ReadReply(r[off:])
+			if err != nil || size == 0 {
+				return ErrMerge
+			}
+			off += size
+			switch {
+			case i%2 == 0 && v.Type == '$':
+				names[i/2] = v.Str
+			case i%2 == 1 && v.Type == ':':
+				sums[i/2] += v.Int
+			default:
+				return ErrMerge
+			}
+		}
+	}
+	w.Array(n)
+	for i, name := range names {
+		w.Bulk(name)
+		w.Int(sums[i])
+	}
+	return nil
 }

@@ -318,6 +318,12 @@ func TestMerge(t *testing.T) {
 		{command.MergeNone, nil, []string{":5\r\n"}, ":5\r\n"},
 		{command.MergeText, nil, []string{"$2\r\nab\r\n", "$1\r\nc\r\n"}, "$3\r\nabc\r\n"},
 		{command.MergeText, nil, []string{"=6\r\ntxt:ab\r\n", "$1\r\nc\r\n"}, "$3\r\nabc\r\n"},
+		{command.MergeUnion, nil, []string{"*2\r\n$1\r\na\r\n$1\r\nb\r\n", "*0\r\n", "*2\r\n$1\r\nc\r\n$1\r\na\r\n"},
+			"*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n"},
+		{command.MergeUnionCount, nil, []string{"*2\r\n$1\r\na\r\n$1\r\nb\r\n", "*1\r\n$1\r\nb\r\n"}, ":2\r\n"},
+		{command.MergePairSum, nil, []string{"*4\r\n$1\r\na\r\n:1\r\n$1\r\nb\r\n:0\r\n", "*4\r\n$1\r\na\r\n:2\r\n$1\r\nb\r\n:5\r\n"},
+			"*4\r\n$1\r\na\r\n:3\r\n$1\r\nb\r\n:5\r\n"},
+		{command.MergePairSum, nil, []string{"*0\r\n", "*0\r\n"}, "*0\r\n"},
 	} {
 		var m Merger
 		var w resp.Writer
@@ -340,6 +346,17 @@ func TestMerge(t *testing.T) {
 		}
 		if err := m.Merge(&w, command.MergeSum, nil, rs); err != ErrMerge {
 			t.Errorf("%q: err %v, want ErrMerge", bad, err)
+		}
+	}
+	for _, bad := range [][]string{{"*1\r\n:1\r\n"}, {"*2\r\n$1\r\na\r\n:1\r\n", "*0\r\n"}, {":1\r\n"}} {
+		rs := [][]byte{}
+		for _, r := range bad {
+			rs = append(rs, []byte(r))
+		}
+		for _, kind := range []command.Merge{command.MergeUnion, command.MergePairSum} {
+			if err := m.Merge(&w, kind, nil, rs); err != ErrMerge {
+				t.Errorf("%v %q: err %v, want ErrMerge", kind, bad, err)
+			}
 		}
 	}
 }

@@ -292,6 +292,20 @@ func (s *Shard) Subscribe(cl *command.Client, op command.PubSubOp, names [][]byt
 	return false
 }
 
+// PubSubQuery implements command.Local: this shard's part of a PUBSUB
+// introspection subcommand inside EXEC.
+func (s *Shard) PubSubQuery(op command.PubSubOp, args [][]byte) ([]string, []int64) {
+	var pattern []byte
+	if len(args) == 1 && (op == command.PSChannels || op == command.PSShardChannels) {
+		pattern = args[0]
+	}
+	a := s.pubsubPart(op, args, pattern)
+	if op == command.PSNumSub || op == command.PSShardNumSub {
+		return nil, a.counts
+	}
+	return a.names, nil
+}
+
 // publish delivers msg to channel's subscribers here and sends it to every
 // shard that may have more; the reply counts them all.
 func (s *Shard) publish(c *conn, ch, msg []byte) {
