@@ -272,7 +272,7 @@ type Local interface {
 	// SPublish delivers msg to this shard's subscribers of the sharded
 	// channel and returns how many got it.
 	SPublish(channel, msg []byte) int64
-	// Subscribe runs a (P)SUBSCRIBE or (P)UNSUBSCRIBE (op) of the client
+	// Subscribe runs a (P)SUBSCRIBE or (P|S)UNSUBSCRIBE (op) of the client
 	// whose connection this shard owns, writing its confirmations to w;
 	// false when it does not own it.
 	Subscribe(cl *Client, op PubSubOp, names [][]byte, w *resp.Writer) bool

@@ -5,10 +5,9 @@ package command
 // Their handlers run them inside EXEC only, through Ctx.Local: PUBLISH and
 // SPUBLISH on every shard (each delivers to its own subscribers and counts
 // them, the counts are summed), (P)SUBSCRIBE and (P)UNSUBSCRIBE on the
-// connection's shard, the PUBSUB introspection subcommands on every shard
-// (each reports its part, merged by the row's Merge). SSUBSCRIBE is
-// refused inside EXEC with Redis's text; SUNSUBSCRIBE there is not
-// supported (errPubSubInExec).
+// connection's shard, as does SUNSUBSCRIBE; the PUBSUB introspection
+// subcommands on every shard (each reports its part, merged by the row's
+// Merge). SSUBSCRIBE is refused inside EXEC with Redis's text.
 
 // PubSubOp is what a Pub/Sub row asks the shard loop to do.
 type PubSubOp uint8
@@ -68,7 +67,7 @@ func init() {
 			s.Handler, s.AllShards, s.Merge = cmdPublish, true, MergeSum
 		case PSSPublish:
 			s.Handler, s.AllShards, s.Merge = cmdSPublish, true, MergeSum
-		case PSSubscribe, PSPSubscribe, PSUnsubscribe, PSPUnsubscribe:
+		case PSSubscribe, PSPSubscribe, PSUnsubscribe, PSPUnsubscribe, PSSUnsubscribe:
 			s.Handler = cmdSubscribeInExec
 		case PSSSubscribe:
 			s.Handler = cmdSSubscribeInExec

@@ -284,6 +284,11 @@ func TestPubSubInMultiAgainstRedis(t *testing.T) {
 			{1, [][]string{{"UNSUBSCRIBE", "ch"}}},
 			{1, [][]string{{"MULTI"}, {"PUBLISH", "mine", "z"}, {"PUBLISH", "ch", "w"}, {"EXEC"}}},
 			{0, [][]string{{"UNSUBSCRIBE"}}},
+			// Keys on several shards: the commands without keys still run
+			// in their place (NUMSUB counts the subscription before it).
+			{0, [][]string{{"MULTI"}, {"SET", "k1", "1"}, {"SET", "k2", "2"}, {"SET", "k3", "3"}, {"SET", "k4", "4"},
+				{"SUBSCRIBE", "me2"}, {"PUBSUB", "NUMSUB", "me2"}, {"MSET", "k5", "5", "k6", "6"}, {"EXEC"}}},
+			{0, [][]string{{"UNSUBSCRIBE"}}},
 			{4, [][]string{{"SUBSCRIBE", "ch", "cx"}}}, {5, [][]string{{"SUBSCRIBE", "ch"}}},
 			{6, [][]string{{"PSUBSCRIBE", "c*", "q*"}}}, {7, [][]string{{"PSUBSCRIBE", "c*"}}},
 			{7, [][]string{{"SSUBSCRIBE", "sch2"}}}, {5, [][]string{{"SSUBSCRIBE", "sch"}}},
@@ -291,6 +296,9 @@ func TestPubSubInMultiAgainstRedis(t *testing.T) {
 				{"PUBSUB", "SHARDNUMSUB", "sch", "sch2", "x"}, {"PUBSUB", "NUMSUB"}, {"PUBSUB", "CHANNELS", "c[xy]"},
 				{"PUBSUB", "SHARDCHANNELS", "sch?"}, {"PUBSUB", "CHANNELS", "a", "b"}, {"SSUBSCRIBE", "z"},
 				{"PUBLISH", "cx", "v"}, {"EXEC"}}},
+			{5, [][]string{{"UNSUBSCRIBE"}}}, {7, [][]string{{"PUNSUBSCRIBE"}}},
+			{5, [][]string{{"MULTI"}, {"SUNSUBSCRIBE", "sch", "other"}, {"PUBSUB", "SHARDNUMSUB", "sch"}, {"SUNSUBSCRIBE"}, {"EXEC"}}},
+			{7, [][]string{{"MULTI"}, {"SUNSUBSCRIBE"}, {"PUBSUB", "SHARDNUMSUB", "sch2"}, {"EXEC"}}},
 		}
 		for _, st := range steps {
 			got, want := canonicalPS(st.cmds[0], a[st.conn].do(t, st.cmds...)), canonicalPS(st.cmds[0], b[st.conn].do(t, st.cmds...))

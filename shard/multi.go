@@ -722,7 +722,7 @@ func (s *Shard) aloneDone(t *txn, idx []int, r execRun) {
 		for k, i := range idx {
 			t.res[i] = r.replies[k]
 		}
-		s.doneExec(t, s.assemble(t))
+		s.doneExec(t, s.assemble(t, false))
 	}
 }
 
@@ -764,13 +764,13 @@ func (s *Shard) runCmds(r cmdRun) [][]byte {
 }
 
 // assemble writes EXEC's reply: every command's, those with no keys run
-// here now.
-func (s *Shard) assemble(t *txn) []byte {
+// here now unless ranHome (the rounds ran them in their place).
+func (s *Shard) assemble(t *txn, ranHome bool) []byte {
 	w := resp.Writer{Proto: t.proto}
 	w.Array(len(t.cmds))
 	for i := range t.cmds {
 		tc := &t.cmds[i]
-		if tc.kind == router.Local || tc.kind == router.ScanEnd {
+		if !ranHome && (tc.kind == router.Local || tc.kind == router.ScanEnd) {
 			s.runHome(&w, t.c, tc)
 			continue
 		}
@@ -816,13 +816,23 @@ func (s *Shard) runExec(t *txn) {
 func (s *Shard) round(t *txn, r int) {
 	if r == len(t.rounds) {
 		s.releaseExec(t)
-		s.doneExec(t, s.assemble(t))
+		s.doneExec(t, s.assemble(t, true))
 		return
 	}
 	rd := t.rounds[r]
 	if len(t.co.Cmds[rd.From].Parts) > 1 {
 		s.spanning(t, rd.From, func() { s.round(t, r+1) })
 		return
+	}
+	// The commands with no keys run here, after every earlier round: a
+	// SUBSCRIBE before a PUBLISH counts, and the messages they send (an
+	// SUNSUBSCRIBE's to its channel's owner) go before the next round's.
+	for i := rd.From; i < rd.To; i++ {
+		if tc := &t.cmds[i]; tc.kind == router.Local || tc.kind == router.ScanEnd {
+			w := resp.Writer{Proto: t.proto}
+			s.runHome(&w, t.c, tc)
+			t.res[i] = w.B
+		}
 	}
 	left := 0
 	for pi := range t.co.Parts {

@@ -268,7 +268,7 @@ func (s *Shard) Publish(ch, msg []byte) int64 { return s.deliverHere(pubsub.Chan
 // shard).
 func (s *Shard) SPublish(ch, msg []byte) int64 { return s.deliverHere(pubsub.Shard, ch, msg) }
 
-// Subscribe implements command.Local: (P)SUBSCRIBE and (P)UNSUBSCRIBE
+// Subscribe implements command.Local: (P)SUBSCRIBE and (P|S)UNSUBSCRIBE
 // inside EXEC.
 func (s *Shard) Subscribe(cl *command.Client, op command.PubSubOp, names [][]byte, w *resp.Writer) bool {
 	for _, c := range s.conns {
@@ -284,6 +284,8 @@ func (s *Shard) Subscribe(cl *command.Client, op command.PubSubOp, names [][]byt
 			s.unsubscribeFrom(w, c, pubsub.Channel, "unsubscribe", names)
 		case command.PSPUnsubscribe:
 			s.unsubscribeFrom(w, c, pubsub.Pattern, "punsubscribe", names)
+		case command.PSSUnsubscribe:
+			s.unsubscribeFrom(w, c, pubsub.Shard, "sunsubscribe", names)
 		default:
 			return false
 		}
