@@ -139,3 +139,46 @@ func TestAOFRewrite(t *testing.T) {
 		})
 	}
 }
+
+// TestAOFAutoRewrite: with auto-aof-rewrite-percentage 0 nothing rewrites
+// by itself; once CONFIG SET turns it on, with a minimum size the AOF
+// already exceeds, the cron rewrites it (aof_base_size becomes its size),
+// and a restart loads what was written.
+func TestAOFAutoRewrite(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--appendonly", "yes", "--shards", "2", "--auto-aof-rewrite-percentage", "0"}
+	s := startDir(t, dir, args...)
+	d := dialDiff(t, s.addr, 2)
+	if r := d.do(t, []string{"CONFIG", "GET", "auto-aof-rewrite-min-size"})[0]; string(r) != "*2\r\n$25\r\nauto-aof-rewrite-min-size\r\n$8\r\n67108864\r\n" {
+		t.Errorf("CONFIG GET auto-aof-rewrite-min-size: %q", r)
+	}
+	msetMany(t, d, "k", 5000)
+	size, _ := strconv.Atoi(persistField(t, d, "aof_current_size"))
+	if size < 100_000 {
+		t.Fatalf("aof_current_size:%d after 5000 keys", size)
+	}
+	if n := persistField(t, d, "aof_rewrites"); n != "0" {
+		t.Fatalf("aof_rewrites:%s with auto-aof-rewrite-percentage 0", n)
+	}
+	for _, kv := range [][2]string{{"auto-aof-rewrite-min-size", "50kb"}, {"auto-aof-rewrite-percentage", "100"}} {
+		if r := d.do(t, []string{"CONFIG", "SET", kv[0], kv[1]})[0]; string(r) != "+OK\r\n" {
+			t.Fatalf("CONFIG SET %s: %q", kv[0], r)
+		}
+	}
+	waitFor(t, "an automatic rewrite", func() bool { return persistField(t, d, "aof_rewrites") == "1" })
+	rewriteDone(t, d)
+	base, _ := strconv.Atoi(persistField(t, d, "aof_base_size"))
+	if cur, _ := strconv.Atoi(persistField(t, d, "aof_current_size")); base == 0 || base != cur {
+		t.Errorf("after the rewrite aof_base_size:%d aof_current_size:%d", base, cur)
+	}
+	sum := digest(t, d)
+	s.stop()
+	s = startDir(t, dir, args...)
+	d = dialDiff(t, s.addr, 2)
+	if got := digest(t, d); got != sum {
+		t.Errorf("DEBUG DIGEST after the restart %q, want %q", got, sum)
+	}
+	if n := dbsize(t, d, 0); n != ":5000\r\n" {
+		t.Errorf("DBSIZE %q", n)
+	}
+}

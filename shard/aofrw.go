@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/persistence/snapshot"
@@ -45,6 +46,7 @@ type rewrites struct {
 	fails    atomic.Int64 // failures since the last success
 	count    atomic.Int64 // rewrites started (aof_rewrites)
 	baseSize atomic.Int64 // the AOF's size after the last rewrite or at start
+	ended    atomic.Int64 // unix ms the last rewrite ended
 }
 
 // rewriteRun is one rewrite: what each shard reported.
@@ -197,6 +199,7 @@ func (g *Group) rewritePartDone(r *rewriteRun, shard int, err error) {
 	}
 	p.rw.run = nil
 	p.rw.start.Store(0)
+	p.rw.ended.Store(time.Now().UnixMilli())
 	p.rw.last.Store(int64(time.Since(r.start).Seconds()))
 	p.rw.failed.Store(r.err != nil)
 	if r.err != nil {
@@ -240,6 +243,42 @@ func (g *Group) rewriteAfterSave() {
 	}
 	if r, _, _ := g.beginRewrite(); r != nil {
 		g.cutFrom0(r)
+	}
+}
+
+// autoRewrite starts a rewrite when auto-aof-rewrite-percentage says, as
+// Redis's serverCron: the AOF (every shard's files together, the one AOF
+// a rewrite replaces) is over auto-aof-rewrite-min-size and has grown by
+// the percentage since the last rewrite or the start, and no rewrite or
+// BGSAVE runs. After 3 failures in a row the next waits a minute,
+// doubling up to an hour, as Redis's aofRewriteLimited.
+func (g *Group) autoRewrite(c *config.Snapshot, now int64) {
+	set := g.opts.AOF
+	if set == nil || c.AutoAOFRewritePercentage == 0 {
+		return
+	}
+	size := set.Size()
+	if size <= c.AutoAOFRewriteMinSize {
+		return
+	}
+	p := &g.persist
+	if n := p.rw.fails.Load(); n >= 3 && now-p.rw.ended.Load() < min(int64(60_000)<<min(n-3, 6), 3_600_000) {
+		return
+	}
+	base := max(p.rw.baseSize.Load(), 1)
+	growth := size*100/base - 100
+	if growth < int64(c.AutoAOFRewritePercentage) {
+		return
+	}
+	p.mu.Lock()
+	busy := p.run != nil && p.run.bg || p.rw.run != nil
+	p.mu.Unlock()
+	if busy {
+		return
+	}
+	if r, _, _ := g.beginRewrite(); r != nil {
+		g.log.Info("starting automatic rewriting of AOF", zap.Int64("growth_percent", growth), zap.Int64("size", size))
+		g.shards[0].cutAll(r, nil)
 	}
 }
 
