@@ -352,4 +352,7 @@ type Server interface {
 	// BgSave starts a background save (BGSAVE; schedule: BGSAVE
 	// SCHEDULE) and returns its status reply, or Redis's error text.
 	BgSave(schedule bool) (status, errText string)
+	// BgRewriteAOF starts a rewrite of the AOF (BGREWRITEAOF) and returns
+	// its status reply, or Redis's error text.
+	BgRewriteAOF() (status, errText string)
 }

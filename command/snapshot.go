@@ -4,11 +4,12 @@ import (
 	"github.com/radish-kv/radish/errtext"
 )
 
-// The snapshot commands: SAVE, BGSAVE, LASTSAVE. The shards' persistence
-// does the work (shard/snapshot.go): SAVE and BGSAVE are placed there by
-// their Route, as their replies wait for every shard; BGSAVE's handler,
-// for where a command runs without placement (a transaction), and
-// LASTSAVE answer at once through Ctx.Server.
+// The snapshot commands: SAVE, BGSAVE, LASTSAVE, and the AOF's
+// BGREWRITEAOF. The shards' persistence does the work (shard/snapshot.go,
+// shard/aofrw.go): SAVE, BGSAVE and BGREWRITEAOF are placed there by
+// their Route, as their replies wait for every shard; the BGSAVE and
+// BGREWRITEAOF handlers, for where a command runs without placement (a
+// transaction), and LASTSAVE answer at once through Ctx.Server.
 
 func init() {
 	register(
@@ -25,6 +26,11 @@ func init() {
 			Args: []Arg{
 				{Name: "schedule", Type: "pure-token", Token: "SCHEDULE", Since: "3.2.2", Flags: ArgOptional},
 			}},
+		&Spec{Name: "bgrewriteaof", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading,
+			Route:   func([][]byte) Route { return Route{Persist: true} },
+			Handler: cmdBgRewriteAOF,
+			Summary: "Asynchronously rewrite the append-only file", Since: "1.0.0", Group: "server",
+			Complexity: "O(1)"},
 		&Spec{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"admin", "dangerous"},
 			Tips:    []string{"nondeterministic_output"},
 			Handler: func(c *Ctx, args [][]byte) { c.W.Int(c.Server.LastSave()) },
@@ -44,6 +50,16 @@ func cmdBgSave(c *Ctx, args [][]byte) {
 		return
 	}
 	status, errText := c.Server.BgSave(schedule)
+	if errText != "" {
+		c.W.Error(errText)
+		return
+	}
+	c.W.Simple(status)
+}
+
+// cmdBgRewriteAOF is BGREWRITEAOF.
+func cmdBgRewriteAOF(c *Ctx, args [][]byte) {
+	status, errText := c.Server.BgRewriteAOF()
 	if errText != "" {
 		c.W.Error(errText)
 		return

@@ -40,8 +40,7 @@ var foreign = func() map[string]foreignDirective {
 		active-defrag-threshold-lower active-defrag-threshold-upper activedefrag activerehashing
 		always-show-logo aof-disable-auto-gc aof-rewrite-incremental-fsync
 		aof-use-rdb-preamble aof-rewrite-cpulist aof_rewrite_cpulist
-		auto-aof-rewrite-min-size
-		auto-aof-rewrite-percentage availability-zone bgsave-cpulist bgsave_cpulist
+		availability-zone bgsave-cpulist bgsave_cpulist
 		bind-source-addr bio-cpulist bio_cpulist busy-reply-threshold client-default-resp
 		cluster-allow-pubsubshard-when-down cluster-allow-reads-when-down
 		cluster-allow-replica-migration cluster-announce-bus-port cluster-announce-client-ipv4

@@ -65,6 +65,12 @@ type Snapshot struct {
 	AppendFilename   string // a name, never a path
 	AOFLoadTruncated bool
 	AOFTimestamps    bool // aof-timestamp-enabled
+	// AutoAOFRewritePercentage and AutoAOFRewriteMinSize: a rewrite
+	// starts by itself once every shard's AOF files together exceed the
+	// minimum size and have grown by the percentage (0: never) since the
+	// last rewrite or the start.
+	AutoAOFRewritePercentage int
+	AutoAOFRewriteMinSize    int64
 
 	// Daemonize holds only its "off" value: anything else is refused
 	// until the feature exists.
@@ -291,6 +297,8 @@ var params = []*param{
 	}},
 	{name: "aof-load-truncated", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.AOFLoadTruncated }},
 	{name: "aof-timestamp-enabled", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.AOFTimestamps }},
+	{name: "auto-aof-rewrite-percentage", kind: KindInt, def: "100", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.AutoAOFRewritePercentage }},
+	{name: "auto-aof-rewrite-min-size", kind: KindMemory, def: "64mb", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.AutoAOFRewriteMinSize }},
 	{name: "save", kind: KindSpecial, def: "3600 1 300 100 60 10000", multiArg: true, parse: parseSave, format: formatSave},
 	{name: "dbfilename", kind: KindString, def: "dump.rdb", mode: Protected, s: func(s *Snapshot) *string { return &s.DBFilename }, check: func(s *Snapshot) string {
 		if s.DBFilename == "" || strings.ContainsRune(s.DBFilename, '/') {

@@ -10,6 +10,7 @@ import (
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/persistence/aof"
+	"github.com/radish-kv/radish/persistence/snapshot"
 )
 
 // The shard's side of the AOF (persistence/aof). With appendonly no none
@@ -317,9 +318,17 @@ func (g *Group) startAOF() error {
 		// The encodings' limits, as the commands will run with them.
 		s.applyConfig(g.conf.Snapshot())
 	}
-	if err := set.Load(func(i int) aof.Applier { return g.shards[i].replayer() }); err != nil {
+	base := func(i int, b []byte, path string) error {
+		s := g.shards[i]
+		// Kept whatever their TTL: the log after the base holds absolute
+		// times, and the keys whose time passed go once the shard runs.
+		_, err := snapshot.LoadRDB(b, path, snapshot.LoadOptions{Store: s.store, Verify: s.conf.RDBChecksum})
 		return err
 	}
+	if err := set.Load(base, func(i int) aof.Applier { return g.shards[i].replayer() }); err != nil {
+		return err
+	}
+	g.persist.rw.baseSize.Store(set.Size())
 	keys := 0
 	for _, s := range g.shards {
 		for db := range s.store.Databases() {
@@ -336,8 +345,9 @@ func (g *Group) startAOF() error {
 	return nil
 }
 
-// aofInfo writes INFO persistence's aof_* fields, in Redis 7's order; a
-// rewrite never runs (there is no BGREWRITEAOF yet).
+// aofInfo writes INFO persistence's aof_* fields, in Redis 7's order:
+// aof_base_size is, as there, the AOF's size at the last rewrite or at
+// start (what auto-aof-rewrite-percentage compares with).
 func (g *Group) aofInfo(b *strings.Builder) {
 	set := g.opts.AOF
 	enabled, status := 0, "ok"
@@ -347,14 +357,12 @@ func (g *Group) aofInfo(b *strings.Builder) {
 			status = "err"
 		}
 	}
-	fmt.Fprintf(b, "aof_enabled:%d\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"+
-		"aof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\n"+
-		"aof_rewrites:0\r\naof_rewrites_consecutive_failures:0\r\naof_last_write_status:%s\r\naof_last_cow_size:0\r\n",
-		enabled, status)
+	fmt.Fprintf(b, "aof_enabled:%d\r\n", enabled)
+	g.rewriteInfo(b)
+	fmt.Fprintf(b, "aof_last_write_status:%s\r\naof_last_cow_size:0\r\n", status)
 	if set == nil {
 		return
 	}
-	base, size := set.Size()
 	fmt.Fprintf(b, "aof_current_size:%d\r\naof_base_size:%d\r\naof_pending_rewrite:0\r\naof_buffer_length:%d\r\n"+
-		"aof_pending_bio_fsync:0\r\naof_delayed_fsync:0\r\n", size, base, set.Pending())
+		"aof_pending_bio_fsync:0\r\naof_delayed_fsync:0\r\n", set.Size(), g.persist.rw.baseSize.Load(), set.Pending())
 }

@@ -278,6 +278,7 @@ func (s *Shard) cron() {
 	s.closeIdle()
 	if s.id == 0 {
 		s.group.savePoints(s.conf, s.now)
+		s.group.autoRewrite(s.conf, s.now)
 	}
 }
 

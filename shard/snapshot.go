@@ -15,6 +15,7 @@ import (
 	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/persistence/snapshot"
 )
 
@@ -44,12 +45,15 @@ type persist struct {
 	base []atomic.Uint64
 
 	loaded, expired int64 // what the start-up load stored and dropped (under mu, then read-only)
+
+	rw rewrites // BGREWRITEAOF (aofrw.go)
 }
 
 func (p *persist) init(shards int, started time.Time) {
 	p.base = make([]atomic.Uint64, shards)
 	p.lastSave.Store(started.Unix())
 	p.lastBg.Store(-1)
+	p.rw.last.Store(-1)
 }
 
 func (p *persist) addLoaded(st snapshot.LoadStats) {
@@ -82,6 +86,9 @@ func (g *Group) beginSave(bg bool, done func(err error)) (*saveRun, string) {
 	defer p.mu.Unlock()
 	if p.run != nil {
 		return nil, errSaveInProgress
+	}
+	if bg && p.rw.run != nil {
+		return nil, errChildActive
 	}
 	c := g.conf.Snapshot()
 	sv, err := snapshot.BeginSave(c.Dir, c.DBFilename, len(g.shards))
@@ -140,6 +147,9 @@ func (g *Group) partSaved(r *saveRun, shard int, size int64, dirty uint64, err e
 	r.done(r.err)
 	for _, fn := range next {
 		fn()
+	}
+	if r.bg {
+		g.rewriteAfterSave()
 	}
 }
 
@@ -262,6 +272,9 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 	case "debug":
 		s.reloadCmd(c, args)
 		return
+	case "bgrewriteaof":
+		s.rewriteCmd(c)
+		return
 	}
 	bg := spec.Name == "bgsave"
 	if bg && (len(args) > 2 || len(args) == 2 && !strings.EqualFold(string(args[1]), "schedule")) {
@@ -279,6 +292,9 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 		}
 	}
 	r, errText := s.group.beginSave(bg, done)
+	if errText == errChildActive && len(args) == 2 && s.group.scheduleSave() {
+		errText = saveScheduled
+	}
 	if errText != "" {
 		s.saveReplied(c, nil, errText)
 		return
@@ -516,6 +532,9 @@ func (g *Group) LastSave() int64 { return g.persist.lastSave.Load() }
 // process (an AOF rewrite); with none running it starts at once, as here.
 func (g *Group) BgSave(schedule bool) (string, string) {
 	r, errText := g.beginSave(true, func(error) {})
+	if errText == errChildActive && schedule && g.scheduleSave() {
+		return saveScheduled, ""
+	}
 	if errText != "" {
 		return "", errText
 	}
@@ -533,7 +552,11 @@ func (g *Group) BgSave(schedule bool) (string, string) {
 // key is preceded by Writer.Before (snapBefore, writeBack, BeforeEvict),
 // so the file is the shard's keyspace when the save started.
 type bgSave struct {
-	run   *saveRun
+	run *saveRun // a BGSAVE's file, or
+	// a rewrite's new AOF base (aofrw.go)
+	rewrite *rewriteRun
+	part    *aof.Part
+
 	w     *snapshot.Writer
 	out   *fileWriter
 	dirty uint64 // the change count at the start
@@ -580,6 +603,10 @@ func (s *Shard) snapEnd(err error) {
 	b := s.snap
 	s.snap = nil
 	s.store.BeforeEvict = nil
+	if b.rewrite != nil {
+		s.rewriteEnd(b, err)
+		return
+	}
 	g, id := s.group, s.id
 	b.out.close(err, func(f *os.File, err error) {
 		if err == nil {

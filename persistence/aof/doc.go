@@ -5,9 +5,10 @@
 //
 // Under <dir>/<appenddirname>, for shard i of N (name is appendfilename):
 //
-//	<name>.<i>.<seq>.base.rdb   the base: an RDB file (until the snapshot
-//	                            writer exists, one holding no keys, which
-//	                            is what Redis 7 writes for an empty dataset)
+//	<name>.<i>.<seq>.base.rdb   the base: an RDB file (empty when the AOF
+//	                            was created; a rewrite's holds the shard's
+//	                            keyspace at its cut, written by the
+//	                            snapshot Writer)
 //	<name>.<i>.<seq>.incr.aof   incremental files: RESP commands
 //	<name>.<i>.manifest         the manifest, Redis 7's lines:
 //	                            "file <name> seq <n> type <b|h|i>"
@@ -30,23 +31,77 @@
 //     what one process wrote (its start time, the same in every shard's
 //     log); RADISH.PART <txn> <part> <parts> <n> says the n commands that
 //     follow are part <part> of <parts> of cross-shard transaction <txn>
-//     of that epoch.
+//     of that epoch; RADISH.CUT <id> ends a shard's log at a rewrite's cut
+//     and RADISH.BASE <id> starts the file that follows it (see Rewrite).
+//   - Rewrite, Part: one BGREWRITEAOF over every shard, and one shard's
+//     share of it.
 //
 // # Load
 //
 // Two passes, each over every shard in parallel. The first maps each
-// shard's files (mmap), checks the base, checks that each incremental
-// file is a sequence of whole commands, and collects the transaction
-// parts it holds whole. A transaction is complete when the logs hold all
-// its parts. The second replays each shard's commands through its
-// command handlers, skipping the parts of incomplete transactions, so a
-// crash never leaves half of a multi-shard MSET. A torn tail (the last
+// shard's files (mmap), checks that each incremental file is a sequence
+// of whole commands, and collects the transaction parts it holds whole
+// and its cuts. A transaction is complete when the logs hold all its
+// parts (or a rewrite's base covers the rest, see Rewrite). The second
+// loads each shard's base (the caller's BaseLoader: the snapshot loader,
+// keeping every key whatever its TTL) and replays its commands through
+// its command handlers, skipping the parts of incomplete transactions,
+// so a crash never leaves half of a multi-shard MSET. A torn tail (the last
 // incremental file ending inside a command, a part or a MULTI ... EXEC
 // block, how an EXEC's effects are logged) is cut at the start of that
 // command, part or MULTI with aof-load-truncated yes and logged, and
 // refused with the file and offset with no; anything else malformed,
 // anywhere, refuses the start with the file and offset. A shard's keys
 // expire only after the load (the log holds absolute times).
+//
+// # Rewrite (BGREWRITEAOF, fork-less)
+//
+// A rewrite replaces each shard's base and incremental files by a new
+// base, the shard's keyspace at the rewrite's cut, and the incremental
+// file the shard's Log wrote from the cut on. Its id is a unix time in
+// ns, above every earlier one.
+//
+//  1. The cut: one transaction holds every key of every shard at once
+//     (the shard package runs it with coord's LockAll on every shard),
+//     and each shard, in it, appends RADISH.CUT <id> to its log and moves
+//     its Log to a new incremental file that starts with RADISH.EPOCH and
+//     RADISH.BASE <id> (Rewrite.Cut, Log.Rotate). Holding every shard at
+//     once, the cut falls between the same transactions everywhere: a
+//     cross-shard one ran before it on every shard or after it on every
+//     shard. The shard then writes its new base with the snapshot Writer,
+//     stepped between its loop turns with copy-before-write (no fork, no
+//     second encoder), into temp-<base name>.
+//  2. The Log's writer makes the old file durable up to the cut, creates
+//     the new incremental file and puts in place the manifest that adds
+//     it (old base, old incremental files, new one), before it writes a
+//     byte of the new file: Redis 7's order.
+//  3. Install, once the shard's base is written and fsynced and once
+//     every shard's step 2 is done: the base is renamed into place, the
+//     manifest becomes "new base, incremental files from the new one on"
+//     with the replaced files as history lines (type h, as Redis 7), the
+//     directory is fsynced, the history files are removed, and the
+//     manifest is written again without them. A start finding history
+//     lines removes those files.
+//
+// Cross-shard atomicity across a crash in the middle of a rewrite on
+// several shards: step 3 waits for every shard's step 2, so once some
+// shard's base holds cut c, every shard's log is on disk up to its CUT c,
+// each shard's manifest names either its old files and the new one (step
+// 2 done) or the new base and the new one (step 3 done). A transaction
+// after the cut has all its parts, as markers, in the new files. One
+// before it has each part either as a marker before a CUT c in its
+// shard's old files, or folded into the new base of a shard that
+// installed. So the load's first pass counts a transaction as complete
+// when some log holds one of its parts before a cut that some shard's
+// base holds (the RADISH.BASE at the start of that shard's first
+// incremental file names it): every other part is in a log or a base.
+// Before any shard installs, every log holds every part as a marker,
+// and the usual rule applies. One rewrite runs at a time.
+//
+// A failed rewrite (its base's write fails, a shutdown) removes its
+// temporary base; the manifest keeps the old base and every incremental
+// file, the new one included, as Redis leaves it, and the next rewrite
+// replaces them all.
 //
 // # Creation, and what a crash leaves
 //
@@ -69,8 +124,11 @@
 //
 // # What must stay true
 //
-//   - Replaying a shard's files on an empty shard rebuilds its data, but
-//     for the parts of transactions some other log lacks.
+//   - Loading a shard's base and replaying its incremental files on an
+//     empty shard rebuilds its data, but for the parts of transactions
+//     neither another log nor another base holds.
+//   - A base holding cut c is in place only once every shard's log is on
+//     disk up to its CUT c.
 //   - Durable never passes what is on disk as the policy requires.
 //   - The commands of one part are adjacent in a log, after its marker.
 package aof

@@ -65,7 +65,8 @@ type Log struct {
 	submitted atomic.Uint64
 
 	mu      sync.Mutex
-	pending []byte // handed over, not yet taken by the writer
+	pending []byte     // handed over, not yet taken by the writer
+	rots    []rotation // file switches at positions ahead of the writer (Rotate)
 	stop    bool
 	kick    chan struct{}
 	done    chan struct{}
@@ -196,6 +197,35 @@ func (l *Log) Submit() uint64 {
 	return l.appended
 }
 
+// rotation is a switch to a new incremental file at position at: the
+// writer fsyncs the file it writes up to at, then calls open with that
+// file's size for the new one, which it writes from then on, then done.
+type rotation struct {
+	at   uint64
+	open func(oldSize int64) (*os.File, error)
+	done func()
+}
+
+// Rotate ends the turn's bytes with the marker RADISH.CUT <cut> and
+// moves the Log to another file from there on (a rewrite, see doc.go):
+// the bytes after the marker go to the file open returns, which starts
+// with RADISH.EPOCH and RADISH.BASE <cut>. The writer makes the old file
+// durable before it calls open (on its goroutine, retried every 100 ms
+// while it fails, as a failed write), and calls done once the new file is
+// the Log's. Positions run on across the files. Called on the shard's
+// goroutine.
+func (l *Log) Rotate(cut int64, open func(oldSize int64) (*os.File, error), done func()) {
+	l.buf = appendCmd(l.buf, "RADISH.CUT", cut)
+	at := l.appended + uint64(len(l.buf))
+	l.mu.Lock()
+	l.rots = append(l.rots, rotation{at: at, open: open, done: done})
+	l.mu.Unlock()
+	l.Submit()
+	l.started, l.db, l.stamped = true, -1, 0
+	l.buf = appendCmd(l.buf, "RADISH.EPOCH", l.epoch)
+	l.buf = appendCmd(l.buf, "RADISH.BASE", cut)
+}
+
 // Appended is the position after the last bytes submitted (shard's
 // goroutine only).
 func (l *Log) Appended() uint64 { return l.appended }
@@ -265,16 +295,32 @@ func (l *Log) run() {
 			l.pending = l.pending[:0]
 		}
 		stop := l.stop
+		var rot *rotation
+		if len(l.rots) > 0 {
+			rot = &l.rots[0]
+		}
 		l.mu.Unlock()
 		policy := l.fsync.Load()
 		var err error
 		if len(buf) > 0 {
+			limit := len(buf)
+			if rot != nil && rot.at-written < uint64(limit) {
+				limit = int(rot.at - written) // the rest goes to the next file
+			}
 			var n int
-			n, err = l.write(buf)
+			n, err = l.write(buf[:limit])
 			written += uint64(n)
 			buf = buf[:copy(buf, buf[n:])]
 			if n > 0 {
 				synced = false
+			}
+		}
+		if err == nil && rot != nil && written == rot.at {
+			if err = l.rotate(*rot, synced); err == nil {
+				synced, lastSync = true, time.Now()
+				if len(buf) > 0 {
+					l.poke() // write the rest to the new file
+				}
 			}
 		}
 		if err == nil && !synced && (policy == FsyncAlways || stop ||
@@ -301,6 +347,27 @@ func (l *Log) run() {
 			retries++
 		}
 	}
+}
+
+// rotate switches to r's file: the current one made durable first.
+func (l *Log) rotate(r rotation, synced bool) error {
+	if !synced {
+		if err := l.f.Sync(); err != nil {
+			return err
+		}
+	}
+	f, err := r.open(l.size.Load())
+	if err != nil {
+		return err
+	}
+	l.f.Close()
+	l.f = f
+	l.size.Store(0)
+	l.mu.Lock()
+	l.rots = l.rots[1:]
+	l.mu.Unlock()
+	r.done()
+	return nil
 }
 
 // write writes b at the end of the file. After an error it takes back

@@ -23,31 +23,76 @@ type partKey struct {
 	part int
 }
 
-// tally counts, per transaction, the parts the logs hold whole.
+// tally is what the first pass found in one shard's incremental files:
+// per transaction part held whole, its part count and how many of the
+// shard's rewrite cuts follow it; the cuts (RADISH.CUT) in the order the
+// files hold them; and the cut its base holds (the RADISH.BASE the first
+// file starts with, 0: none).
 type tally struct {
-	parts map[partKey]int // part -> the transaction's part count
+	parts map[partKey]partSeen
+	cuts  []int64
+	base  int64
+}
+
+// partSeen is one part in a shard's files: its transaction's part count,
+// and the index in tally.cuts of the first cut after it (len: none).
+type partSeen struct {
+	parts int
+	cut   int
 }
 
 func (t *tally) add(k partKey, parts int) {
 	if t.parts == nil {
-		t.parts = make(map[partKey]int)
+		t.parts = make(map[partKey]partSeen)
 	}
-	t.parts[k] = parts
+	t.parts[k] = partSeen{parts: parts, cut: -1}
 }
 
-// complete returns the transactions every part of which some log holds.
+// cut records a RADISH.CUT: every part seen so far precedes it.
+func (t *tally) cut(id int64) {
+	for k, p := range t.parts {
+		if p.cut < 0 {
+			p.cut = len(t.cuts)
+			t.parts[k] = p
+		}
+	}
+	t.cuts = append(t.cuts, id)
+}
+
+// complete returns the transactions to replay: those every part of which
+// some log holds, and those one of whose parts precedes, in its shard's
+// files, a cut that some shard's base holds. A base holding cut c was
+// put in place only once every shard's log was on disk up to c (see
+// doc.go), and a transaction that ran on some shard before c ran before c
+// on every shard (the cut holds every shard's every key at once): so each
+// of its parts is in a log, or in the base of a shard that cut at c.
 func complete(ts []tally) map[txnKey]bool {
+	held := map[int64]bool{}
+	for _, t := range ts {
+		if t.base != 0 {
+			held[t.base] = true
+		}
+	}
 	seen := make(map[txnKey]int)
 	want := make(map[txnKey]int)
+	covered := make(map[txnKey]bool)
 	for _, t := range ts {
-		for k, n := range t.parts {
+		// after[k]: some cut from the k-th on is held by a base.
+		after := make([]bool, len(t.cuts)+1)
+		for k := len(t.cuts) - 1; k >= 0; k-- {
+			after[k] = after[k+1] || held[t.cuts[k]]
+		}
+		for k, p := range t.parts {
 			seen[k.txnKey]++
-			want[k.txnKey] = n
+			want[k.txnKey] = p.parts
+			if p.cut >= 0 && after[p.cut] {
+				covered[k.txnKey] = true
+			}
 		}
 	}
 	out := make(map[txnKey]bool, len(seen))
 	for k, n := range seen {
-		out[k] = n == want[k]
+		out[k] = n == want[k] || covered[k]
 	}
 	return out
 }
@@ -106,6 +151,7 @@ var errFormat = errors.New("bad file format")
 type marker struct {
 	kind  int
 	epoch int64
+	cut   int64 // a rewrite's id (CUT, BASE)
 	part  partKey
 	parts int
 	n     int
@@ -114,6 +160,8 @@ type marker struct {
 const (
 	markEpoch = 1
 	markPart  = 2
+	markCut   = 3
+	markBase  = 4
 )
 
 // parseMarker reads args as a marker; ok is false for a marker with bad
@@ -126,6 +174,16 @@ func parseMarker(args [][]byte, epoch int64) (m marker, ok bool) {
 		}
 		e, err := strconv.ParseInt(string(args[1]), 10, 64)
 		return marker{kind: markEpoch, epoch: e}, err == nil
+	case bytes.EqualFold(args[0], []byte("RADISH.CUT")), bytes.EqualFold(args[0], []byte("RADISH.BASE")):
+		if len(args) != 2 {
+			return m, false
+		}
+		c, err := strconv.ParseInt(string(args[1]), 10, 64)
+		kind := markCut
+		if len(args[0]) == len("RADISH.BASE") {
+			kind = markBase
+		}
+		return marker{kind: kind, cut: c}, err == nil && c > 0
 	case bytes.EqualFold(args[0], []byte("RADISH.PART")):
 		if len(args) != 5 {
 			return m, false
@@ -147,10 +205,12 @@ func parseMarker(args [][]byte, epoch int64) (m marker, ok bool) {
 }
 
 // scanIncr checks an incremental file and tallies the transaction parts
-// it holds whole. It returns where the valid commands end: len(data), or
-// for a torn file the start of the command (or of the transaction part,
-// or of the MULTI ... EXEC block) the file ends in, with errTorn.
-func scanIncr(data []byte, t *tally) (validTo int, err error) {
+// it holds whole and its cuts; first says it is the shard's first file,
+// whose RADISH.BASE names the cut its base holds. It returns where the
+// valid commands end: len(data), or for a torn file the start of the
+// command (or of the transaction part, or of the MULTI ... EXEC block) the
+// file ends in, with errTorn.
+func scanIncr(data []byte, t *tally, first bool) (validTo int, err error) {
 	s := newScanner(data)
 	var epoch int64
 	multi := -1 // where an open MULTI starts
@@ -185,6 +245,12 @@ func scanIncr(data []byte, t *tally) (validTo int, err error) {
 		switch m.kind {
 		case markEpoch:
 			epoch = m.epoch
+		case markCut:
+			t.cut(m.cut)
+		case markBase:
+			if first {
+				t.base = m.cut
+			}
 		case markPart:
 			for range m.n {
 				args, err := s.next()
@@ -244,6 +310,7 @@ func replayIncr(data []byte, done map[txnKey]bool, apply Applier) (int, error) {
 		switch m.kind {
 		case markEpoch:
 			epoch = m.epoch
+		case markCut, markBase:
 		case markPart:
 			skip := !done[m.part.txnKey]
 			for range m.n {

@@ -30,10 +30,25 @@ type Options struct {
 // Set is every shard's AOF: their manifests, and once started their Logs.
 type Set struct {
 	opts    Options
-	mans    []*Manifest
 	logs    []*Log
 	epoch   int64
 	failing atomic.Int32
+
+	// mu guards mans, which a rewrite replaces (a manifest is never
+	// changed once in mans), and lastCut.
+	mu      sync.Mutex
+	mans    []*Manifest
+	lastCut int64
+	// closed[i] is the size of shard i's files but its open incremental
+	// file (which its Log counts).
+	closed []atomic.Int64
+}
+
+// manifest is shard's manifest in place.
+func (s *Set) manifest(shard int) *Manifest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mans[shard]
 }
 
 // BaseName, IncrName and ManifestName are the names of shard's files.
@@ -83,9 +98,42 @@ func Open(opts Options) (*Set, error) {
 		if len(m.Incrs) == 0 {
 			return nil, fmt.Errorf("%s names no incremental file", path)
 		}
+		if len(m.History) > 0 {
+			// A rewrite ended before it removed the files it replaced.
+			s.removeHistory(i, m)
+			m = &Manifest{Base: m.Base, Incrs: m.Incrs}
+		}
 		s.mans[i] = m
 	}
+	s.measure()
 	return s, nil
+}
+
+// measure sets every shard's sizes from its files on disk.
+func (s *Set) measure() {
+	s.closed = make([]atomic.Int64, len(s.mans))
+	for i, m := range s.mans {
+		s.closed[i].Store(s.closedSize(m))
+	}
+}
+
+// closedSize is the size of m's files but its last incremental file.
+func (s *Set) closedSize(m *Manifest) int64 {
+	var n int64
+	if m.Base != nil {
+		n = fileSize(filepath.Join(s.opts.Dir, m.Base.Name))
+	}
+	for _, f := range m.Incrs[:len(m.Incrs)-1] {
+		n += fileSize(filepath.Join(s.opts.Dir, f.Name))
+	}
+	return n
+}
+
+func fileSize(path string) int64 {
+	if st, err := os.Stat(path); err == nil {
+		return st.Size()
+	}
+	return 0
 }
 
 // manifests lists the shard numbers of the manifests present, sorted.
@@ -130,6 +178,7 @@ func (s *Set) create() error {
 		}
 		s.mans[i] = m
 	}
+	s.measure()
 	return persistence.SyncDir(s.opts.Dir)
 }
 
@@ -176,15 +225,21 @@ func (m mapped) unmap() {
 	}
 }
 
-// Load replays every shard's files, the shards in parallel, each through
-// apply(shard): first a pass over every log that checks the files and
-// finds the cross-shard transactions whose every part some log holds,
-// then the replay, which skips the parts of the others. A torn tail of a
-// shard's last incremental file is cut off (and logged) under
-// aof-load-truncated yes, and refused otherwise; a torn or malformed
-// file anywhere else, or a base that is not a valid RDB file, is refused
-// with a *LoadError naming the file and offset.
-func (s *Set) Load(apply func(shard int) Applier) error {
+// BaseLoader loads shard's base file, the RDB image b (mapped) read
+// from path, into the shard; an error names the file and refuses the
+// start.
+type BaseLoader func(shard int, b []byte, path string) error
+
+// Load replays every shard's files, the shards in parallel: the base
+// through base, then the incremental files through apply(shard). First a
+// pass over every log checks the files and finds the cross-shard
+// transactions to replay (complete: every part some log holds, or
+// covered by a rewrite's base), then the replay skips the parts of the
+// others. A torn tail of a shard's last incremental file is cut off (and
+// logged) under aof-load-truncated yes, and refused otherwise; a torn or
+// malformed file anywhere else is refused with a *LoadError naming the
+// file and offset.
+func (s *Set) Load(base BaseLoader, apply func(shard int) Applier) error {
 	n := len(s.mans)
 	files := make([][]mapped, n)
 	defer func() {
@@ -204,6 +259,11 @@ func (s *Set) Load(apply func(shard int) Applier) error {
 	}
 	done := complete(tallies)
 	return s.each(func(i int) error {
+		if b := files[i][0]; b.path != "" {
+			if err := base(i, b.data, b.path); err != nil {
+				return fmt.Errorf("bad AOF base file %s: %w", b.path, err)
+			}
+		}
 		fn := apply(i)
 		for _, f := range files[i][1:] {
 			if off, err := replayIncr(f.data, done, fn); err != nil {
@@ -240,10 +300,6 @@ func (s *Set) check(shard int, t *tally) ([]mapped, error) {
 		if base, err = mapFile(filepath.Join(s.opts.Dir, m.Base.Name)); err != nil {
 			return nil, err
 		}
-		if err := checkBase(base.data); err != nil {
-			base.unmap()
-			return nil, fmt.Errorf("bad AOF base file %s: %w", base.path, err)
-		}
 	}
 	out = append(out, base)
 	for k, f := range m.Incrs {
@@ -252,7 +308,7 @@ func (s *Set) check(shard int, t *tally) ([]mapped, error) {
 			return out, err
 		}
 		out = append(out, mf)
-		valid, err := scanIncr(mf.data, t)
+		valid, err := scanIncr(mf.data, t, k == 0)
 		switch {
 		case err == nil:
 			continue
@@ -318,24 +374,16 @@ func (s *Set) Pending() (n uint64) {
 	return n
 }
 
-// Size is the size of every shard's files: base and incremental files.
-func (s *Set) Size() (base, total int64) {
-	for i, m := range s.mans {
-		if m.Base != nil {
-			if st, err := os.Stat(filepath.Join(s.opts.Dir, m.Base.Name)); err == nil {
-				base += st.Size()
-			}
-		}
-		for _, f := range m.Incrs[:len(m.Incrs)-1] {
-			if st, err := os.Stat(filepath.Join(s.opts.Dir, f.Name)); err == nil {
-				total += st.Size()
-			}
-		}
+// Size is the size of every shard's files, bases and incremental files,
+// from counts kept in memory: no system call.
+func (s *Set) Size() (total int64) {
+	for i := range s.closed {
+		total += s.closed[i].Load()
 		if s.logs != nil {
 			total += s.logs[i].Size()
 		}
 	}
-	return base, base + total
+	return total
 }
 
 // Close flushes and closes every Log.

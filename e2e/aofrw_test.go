@@ -1,0 +1,184 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// msetMany writes n string keys "<prefix>:<i>" with MSETs of 100 (across the
+// shards), so that a base takes many loop turns to write.
+func msetMany(t *testing.T, d *diffConn, prefix string, n int) {
+	t.Helper()
+	for i := 0; i < n; i += 100 {
+		cmd := []string{"MSET"}
+		for j := i; j < min(i+100, n); j++ {
+			cmd = append(cmd, prefix+":"+strconv.Itoa(j), strings.Repeat("b", j%70))
+		}
+		if r := d.do(t, cmd)[0]; string(r) != "+OK\r\n" {
+			t.Fatalf("MSET: %q", r)
+		}
+	}
+}
+
+// digest is DEBUG DIGEST.
+func digest(t *testing.T, d *diffConn) string {
+	t.Helper()
+	return string(d.do(t, []string{"DEBUG", "DIGEST"})[0])
+}
+
+// aofFiles lists the AOF directory's files.
+func aofFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(dir, "appendonlydir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// rewriteDone waits for the rewrite in progress to end and checks it
+// worked.
+func rewriteDone(t *testing.T, d *diffConn) {
+	t.Helper()
+	waitFor(t, "the rewrite", func() bool { return persistField(t, d, "aof_rewrite_in_progress") == "0" })
+	if st := persistField(t, d, "aof_last_bgrewrite_status"); st != "ok" {
+		t.Fatalf("aof_last_bgrewrite_status:%s", st)
+	}
+}
+
+// TestAOFRewrite: BGREWRITEAOF on 1 and 3 shards, under always and
+// everysec, while a client changes, expires, deletes and adds keys (MSETs
+// across shards, a FLUSHDB): once it is over, each shard's directory holds
+// only its new base and incremental file, and a restart (kill -9 under
+// always) gives back every key of every type and encoding, every
+// database, with contents, encodings and expiries, and the same DEBUG
+// DIGEST; a second rewrite with no writes in between leaves bases alone
+// to load from.
+func TestAOFRewrite(t *testing.T) {
+	for _, tc := range []struct {
+		shards int
+		fsync  string
+	}{{1, "always"}, {3, "always"}, {3, "everysec"}} {
+		t.Run(fmt.Sprintf("shards=%d/%s", tc.shards, tc.fsync), func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"--appendonly", "yes", "--appendfsync", tc.fsync, "--shards", strconv.Itoa(tc.shards)}
+			s := startDir(t, dir, args...)
+			d := dialDiff(t, s.addr, 2)
+			keys := snapshotData(t, d)
+			msetMany(t, d, "bulk", 20000)
+			if r := d.do(t, []string{"BGREWRITEAOF"})[0]; string(r) != "+Background append only file rewriting started\r\n" {
+				t.Fatalf("BGREWRITEAOF: %q", r)
+			}
+			for db, ks := range keys {
+				d.do(t, []string{"SELECT", strconv.Itoa(db)})
+				for i, k := range ks {
+					switch i % 4 {
+					case 0:
+						d.do(t, []string{"DEL", k})
+					case 1:
+						d.do(t, []string{"SET", k, "overwritten"})
+					case 2:
+						d.do(t, []string{"PEXPIRE", k, "1"})
+					}
+				}
+				d.do(t, []string{"MSET", "new1", "a", "new2", "b", "new3", "c"})
+			}
+			d.do(t, []string{"SELECT", "15"})
+			d.do(t, []string{"FLUSHDB"})
+			d.do(t, []string{"SET", "after-flush", "x"})
+			d.do(t, []string{"SELECT", "0"})
+			msetMany(t, d, "bulk", 500) // overwrites keys the base may not have reached
+			rewriteDone(t, d)
+			if n := persistField(t, d, "aof_rewrites"); n != "1" {
+				t.Errorf("aof_rewrites:%s", n)
+			}
+			keys[0] = append(keys[0], "new1", "new2", "new3", "bulk:0", "bulk:499", "bulk:19999")
+			keys[15] = append(keys[15], "after-flush")
+			want, sum := model(t, d, keys), digest(t, d)
+			var files []string
+			for i := range tc.shards {
+				files = append(files, fmt.Sprintf("appendonly.aof.%d.2.base.rdb", i), fmt.Sprintf("appendonly.aof.%d.2.incr.aof", i),
+					fmt.Sprintf("appendonly.aof.%d.manifest", i))
+			}
+			slices.Sort(files)
+			if got := aofFiles(t, dir); !reflect.DeepEqual(got, files) {
+				t.Errorf("files after the rewrite %q, want %q", got, files)
+			}
+			if tc.fsync == "always" {
+				s.kill()
+			} else {
+				s.stop()
+			}
+			s = startDir(t, dir, args...)
+			d = dialDiff(t, s.addr, 2)
+			compareModels(t, "after the rewrite and a restart", model(t, d, keys), want)
+			if got := digest(t, d); got != sum {
+				t.Errorf("DEBUG DIGEST after the restart %q, want %q", got, sum)
+			}
+			if r := d.do(t, []string{"BGREWRITEAOF"})[0]; string(r) != "+Background append only file rewriting started\r\n" {
+				t.Fatalf("BGREWRITEAOF: %q", r)
+			}
+			rewriteDone(t, d)
+			s.stop()
+			s = startDir(t, dir, args...)
+			d = dialDiff(t, s.addr, 2)
+			compareModels(t, "after a second rewrite", model(t, d, keys), want)
+			if got := digest(t, d); got != sum {
+				t.Errorf("DEBUG DIGEST after a second rewrite %q, want %q", got, sum)
+			}
+		})
+	}
+}
+
+// TestAOFAutoRewrite: with auto-aof-rewrite-percentage 0 nothing rewrites
+// by itself; once CONFIG SET turns it on, with a minimum size the AOF
+// already exceeds, the cron rewrites it (aof_base_size becomes its size),
+// and a restart loads what was written.
+func TestAOFAutoRewrite(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--appendonly", "yes", "--shards", "2", "--auto-aof-rewrite-percentage", "0"}
+	s := startDir(t, dir, args...)
+	d := dialDiff(t, s.addr, 2)
+	if r := d.do(t, []string{"CONFIG", "GET", "auto-aof-rewrite-min-size"})[0]; string(r) != "*2\r\n$25\r\nauto-aof-rewrite-min-size\r\n$8\r\n67108864\r\n" {
+		t.Errorf("CONFIG GET auto-aof-rewrite-min-size: %q", r)
+	}
+	msetMany(t, d, "k", 5000)
+	size, _ := strconv.Atoi(persistField(t, d, "aof_current_size"))
+	if size < 100_000 {
+		t.Fatalf("aof_current_size:%d after 5000 keys", size)
+	}
+	if n := persistField(t, d, "aof_rewrites"); n != "0" {
+		t.Fatalf("aof_rewrites:%s with auto-aof-rewrite-percentage 0", n)
+	}
+	for _, kv := range [][2]string{{"auto-aof-rewrite-min-size", "50kb"}, {"auto-aof-rewrite-percentage", "100"}} {
+		if r := d.do(t, []string{"CONFIG", "SET", kv[0], kv[1]})[0]; string(r) != "+OK\r\n" {
+			t.Fatalf("CONFIG SET %s: %q", kv[0], r)
+		}
+	}
+	waitFor(t, "an automatic rewrite", func() bool { return persistField(t, d, "aof_rewrites") == "1" })
+	rewriteDone(t, d)
+	base, _ := strconv.Atoi(persistField(t, d, "aof_base_size"))
+	if cur, _ := strconv.Atoi(persistField(t, d, "aof_current_size")); base == 0 || base != cur {
+		t.Errorf("after the rewrite aof_base_size:%d aof_current_size:%d", base, cur)
+	}
+	sum := digest(t, d)
+	s.stop()
+	s = startDir(t, dir, args...)
+	d = dialDiff(t, s.addr, 2)
+	if got := digest(t, d); got != sum {
+		t.Errorf("DEBUG DIGEST after the restart %q, want %q", got, sum)
+	}
+	if n := dbsize(t, d, 0); n != ":5000\r\n" {
+		t.Errorf("DBSIZE %q", n)
+	}
+}
