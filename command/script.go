@@ -86,6 +86,7 @@ func init() {
 		&Spec{Name: "function", Arity: -2, Summary: "A container for function commands", Group: "scripting",
 			Sub: []*Spec{
 				fsub("delete", 3, Write|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
+				fsub("dump", 2, NoScript),
 				fsub("flush", -2, Write|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
 				fsub("help", 2, Loading|Stale),
 				{Name: "function|kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"},
@@ -93,6 +94,7 @@ func init() {
 					Group: "scripting"},
 				fsub("list", -2, NoScript, "nondeterministic_output_order"),
 				fsub("load", -3, Write|DenyOOM|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
+				fsub("restore", -3, Write|DenyOOM|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
 				fsub("stats", 2, NoScript|AllowBusy, "nondeterministic_output", "request_policy:all_shards",
 					"response_policy:special"),
 			}},

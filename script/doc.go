@@ -14,7 +14,10 @@
 //     are not there yet.
 //   - library: FUNCTION's "#!lua name=" code and the functions it
 //     registers (function.go), kept in the Registry and compiled on each
-//     shard at first call.
+//     shard at first call. FUNCTION DUMP writes the libraries' codes in
+//     Redis 7.0's payload and FUNCTION RESTORE compiles a payload's
+//     libraries and joins them to the Registry's as Redis's libraryJoin
+//     does, all or nothing (restore.go).
 //   - Script: a compiled body, by SHA; Spread remembers that a run of it
 //     touched keys on several shards.
 //   - Host: what runs a script's redis.call where the script runs. The

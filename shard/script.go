@@ -121,7 +121,11 @@ func (s *Shard) KillScript(function bool) string {
 }
 
 // Function implements command.Scripts.
-func (s *Shard) Function(c *command.Ctx, args [][]byte) { s.runtime().FunctionCommand(c.W, args) }
+func (s *Shard) Function(c *command.Ctx, args [][]byte) {
+	rt := s.runtime()
+	rt.DumpCompress = s.conf.RDBCompression
+	rt.FunctionCommand(c.W, args)
+}
 
 // resolve finds the script an EVAL row names (compiling and recording an
 // EVAL's body), or the error reply's text.
