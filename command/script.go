@@ -73,8 +73,14 @@ func init() {
 			Tips: tips, Handler: h, Group: "scripting"}
 	}
 	fsub := func(name string, arity int, flags Flag, tips ...string) *Spec {
-		return &Spec{Name: "function|" + name, Arity: arity, Flags: flags, ACL: []string{"scripting"},
+		s := &Spec{Name: "function|" + name, Arity: arity, Flags: flags, ACL: []string{"scripting"},
 			Tips: tips, Handler: cmdFunction, Group: "scripting"}
+		if flags&Write != 0 {
+			// Every change to the libraries is logged by shard 0, in
+			// order (the shards' logs replay side by side).
+			s.Route = func([][]byte) Route { return Route{First: true} }
+		}
+		return s
 	}
 	register(
 		eval("eval", "Execute a Lua script server side", ScriptEval, false),

@@ -3,7 +3,9 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -125,4 +127,125 @@ func TestFunctionDumpAgainstRedis(t *testing.T) {
 			same("FUNCTION", "FLUSH")
 		})
 	}
+}
+
+// TestFunctionsPersist: the FUNCTION libraries, changed from connections
+// of every shard, survive a SAVE and a restart on another shard count,
+// DEBUG RELOAD, and an AOF's replay; a redis-server dump.rdb's libraries
+// load into radish, and radish's shard 0 file's into redis-server.
+func TestFunctionsPersist(t *testing.T) {
+	list := func(d *diffConn) string {
+		return string(d.do(t, []string{"FUNCTION", "LIST", "WITHCODE"})[0])
+	}
+	ok := func(d *diffConn, args ...string) {
+		t.Helper()
+		if r := d.do(t, args)[0]; r[0] == '-' {
+			t.Fatalf("%.40q: %q", args, r)
+		}
+	}
+	libB2 := "#!lua name=libb\nredis.register_function('fb2', function(keys, args) return 'b2' end)"
+	dial := func(s *server) []*diffConn {
+		var cs []*diffConn
+		for range 4 {
+			cs = append(cs, dialDiff(t, s.addr, 2))
+		}
+		return cs
+	}
+
+	t.Run("Snapshot", func(t *testing.T) {
+		dir := t.TempDir()
+		s := start(t, "--shards", "4", "--dir", dir)
+		cs := dial(s)
+		ok(cs[0], "FUNCTION", "LOAD", libA)
+		ok(cs[1], "FUNCTION", "LOAD", libB)
+		ok(cs[2], "FUNCTION", "LOAD", libS)
+		ok(cs[3], "FUNCTION", "DELETE", "s")
+		ok(cs[2], "FUNCTION", "LOAD", "REPLACE", libB2)
+		want := list(cs[0])
+		ok(cs[1], "SAVE")
+		s.kill()
+		s = start(t, "--shards", "2", "--dir", dir)
+		cs = dial(s)
+		if got := list(cs[1]); got != want {
+			t.Fatalf("after the restart:\n%q\nwant\n%q", got, want)
+		}
+		ok(cs[0], "SET", "k", "v")
+		if r := cs[1].do(t, []string{"FCALL", "fa", "1", "k"})[0]; string(r) != "$1\r\nv\r\n" {
+			t.Errorf("FCALL after the restart: %q", r)
+		}
+		ok(cs[1], "FUNCTION", "DELETE", "libb")
+		want = list(cs[0])
+		ok(cs[1], "DEBUG", "RELOAD")
+		if got := list(cs[0]); got != want {
+			t.Errorf("after DEBUG RELOAD:\n%q\nwant\n%q", got, want)
+		}
+		ok(cs[1], "FUNCTION", "LOAD", libB)
+		ok(cs[1], "DEBUG", "RELOAD", "NOSAVE")
+		if got := list(cs[0]); got != want {
+			t.Errorf("after DEBUG RELOAD NOSAVE:\n%q\nwant\n%q", got, want)
+		}
+	})
+
+	t.Run("AOF", func(t *testing.T) {
+		dir := t.TempDir()
+		args := []string{"--shards", "4", "--dir", dir, "--appendonly", "yes"}
+		s := start(t, args...)
+		cs := dial(s)
+		ok(cs[0], "FUNCTION", "LOAD", libA)
+		ok(cs[1], "FUNCTION", "LOAD", libB)
+		p := string(bulk(t, cs[2].do(t, []string{"FUNCTION", "DUMP"})[0]))
+		ok(cs[2], "FUNCTION", "DELETE", "liba")
+		ok(cs[3], "FUNCTION", "LOAD", "REPLACE", libB2)
+		ok(cs[0], "FUNCTION", "FLUSH")
+		ok(cs[1], "FUNCTION", "LOAD", libS)
+		ok(cs[2], "FUNCTION", "RESTORE", p)
+		ok(cs[3], "FUNCTION", "DELETE", "libb")
+		ok(cs[0], "FUNCTION", "LOAD", libB2)
+		want := list(cs[0])
+		s.kill()
+		s = start(t, args...)
+		if got := list(dialDiff(t, s.addr, 2)); got != want {
+			t.Errorf("after the AOF's replay:\n%q\nwant\n%q", got, want)
+		}
+	})
+
+	t.Run("Redis", func(t *testing.T) {
+		rdir := t.TempDir()
+		raddr, rcmd := startRedisIn(t, rdir, "dump.rdb")
+		r := dialDiff(t, raddr, 2)
+		ok(r, "FUNCTION", "LOAD", libA)
+		ok(r, "FUNCTION", "LOAD", libB)
+		libs := func(d *diffConn) string {
+			var b []byte
+			for _, lib := range []string{"liba", "libb"} {
+				b = append(b, d.do(t, []string{"FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", lib})[0]...)
+			}
+			return string(b)
+		}
+		want := libs(r)
+		ok(r, "SAVE")
+		rcmd.Process.Kill()
+		rcmd.Wait()
+		b, err := os.ReadFile(filepath.Join(rdir, "dump.rdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "dump.rdb"), b, 0o644)
+		s := start(t, "--shards", "3", "--dir", dir)
+		d := dialDiff(t, s.addr, 2)
+		if got := libs(d); got != want {
+			t.Errorf("redis's dump.rdb in radish:\n%q\nwant\n%q", got, want)
+		}
+		ok(d, "SAVE")
+		s.stop()
+		files, _ := filepath.Glob(filepath.Join(dir, "dump.rdb.*.0.rdb"))
+		if len(files) != 1 {
+			t.Fatalf("shard 0's files: %q", files)
+		}
+		raddr, _ = startRedisIn(t, dir, filepath.Base(files[0]))
+		if got := libs(dialDiff(t, raddr, 2)); got != want {
+			t.Errorf("radish's shard 0 file in redis:\n%q\nwant\n%q", got, want)
+		}
+	})
 }
