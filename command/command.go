@@ -115,6 +115,9 @@ type Route struct {
 	// Persist: the shard's persistence runs it (SAVE, BGSAVE): it spans
 	// every shard and its reply waits for them.
 	Persist bool
+	// First: on shard 0, which logs it (FUNCTION LOAD: the changes to the
+	// FUNCTION libraries are in one shard's log, in order).
+	First bool
 }
 
 // Handler executes one command on the shard that owns its keys and writes

@@ -73,8 +73,14 @@ func init() {
 			Tips: tips, Handler: h, Group: "scripting"}
 	}
 	fsub := func(name string, arity int, flags Flag, tips ...string) *Spec {
-		return &Spec{Name: "function|" + name, Arity: arity, Flags: flags, ACL: []string{"scripting"},
+		s := &Spec{Name: "function|" + name, Arity: arity, Flags: flags, ACL: []string{"scripting"},
 			Tips: tips, Handler: cmdFunction, Group: "scripting"}
+		if flags&Write != 0 {
+			// Every change to the libraries is logged by shard 0, in
+			// order (the shards' logs replay side by side).
+			s.Route = func([][]byte) Route { return Route{First: true} }
+		}
+		return s
 	}
 	register(
 		eval("eval", "Execute a Lua script server side", ScriptEval, false),
@@ -86,6 +92,7 @@ func init() {
 		&Spec{Name: "function", Arity: -2, Summary: "A container for function commands", Group: "scripting",
 			Sub: []*Spec{
 				fsub("delete", 3, Write|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
+				fsub("dump", 2, NoScript),
 				fsub("flush", -2, Write|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
 				fsub("help", 2, Loading|Stale),
 				{Name: "function|kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"},
@@ -93,6 +100,7 @@ func init() {
 					Group: "scripting"},
 				fsub("list", -2, NoScript, "nondeterministic_output_order"),
 				fsub("load", -3, Write|DenyOOM|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
+				fsub("restore", -3, Write|DenyOOM|NoScript, "request_policy:all_shards", "response_policy:all_succeeded"),
 				fsub("stats", 2, NoScript|AllowBusy, "nondeterministic_output", "request_policy:all_shards",
 					"response_policy:special"),
 			}},

@@ -113,6 +113,11 @@ func NewStore(databases int) *Store {
 // and after a command to learn whether it wrote.
 func (s *Store) Dirty() uint64 { return s.dirty }
 
+// Changed counts a change to what the server keeps that is not a key's
+// (FUNCTION LOAD), as Redis counts it in server.dirty: the command is then
+// propagated and persisted as a write is.
+func (s *Store) Changed() { s.dirty++ }
+
 // DB returns database i (0 <= i < the number given to NewStore). The *DB is
 // stable for the Store's life: SwapDB exchanges contents, not pointers.
 func (s *Store) DB(i int) *DB { return s.dbs[i] }

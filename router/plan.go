@@ -73,8 +73,9 @@ type Planner struct {
 // reads only the row's data, never its name:
 //   - AllShards rows run everywhere (All);
 //   - a Route function places the rest of the rows no key spec can place
-//     (SCAN's cursor, DEBUG POPULATE, SAVE, PFMERGE of destkey alone); a
-//     zero Route leaves the command to the rules below;
+//     (SCAN's cursor, DEBUG POPULATE, SAVE, PFMERGE of destkey alone, the
+//     FUNCTION changes on shard 0); a zero Route leaves the command to the
+//     rules below;
 //   - with one shard everything else is Local;
 //   - keys from the key specs: all on self, Owned; all on one other shard,
 //     Hop; spread over shards, Parts, unless the command is malformed
@@ -134,6 +135,11 @@ func (p *Planner) route(r command.Route, args [][]byte, self, n int) Placement {
 		return Placement{Kind: All, Merge: r.Merge}
 	case r.Persist:
 		return Placement{Kind: Persist}
+	case r.First:
+		if self != 0 {
+			return Placement{Kind: Hop, Dst: 0}
+		}
+		return Placement{Kind: Local}
 	case r.Cursor > 0 && r.Cursor < len(args):
 		cur, errText := command.ParseScanCursor(args[r.Cursor])
 		if errText != "" {

@@ -14,7 +14,15 @@
 //     are not there yet.
 //   - library: FUNCTION's "#!lua name=" code and the functions it
 //     registers (function.go), kept in the Registry and compiled on each
-//     shard at first call.
+//     shard at first call. FUNCTION DUMP writes the libraries' codes in
+//     Redis 7.0's payload and FUNCTION RESTORE compiles a payload's
+//     libraries and joins them to the Registry's as Redis's libraryJoin
+//     does, all or nothing (restore.go). The libraries persist through
+//     shard 0 (shard/snapshot.go): every change to them runs there (the
+//     router's Route.First) and is one of its writes, so its log holds
+//     them in order; its snapshot file holds them, and its load (from its
+//     file, or from a redis-server dump.rdb) restores them for every
+//     shard, the Registry being the process's.
 //   - Script: a compiled body, by SHA; Spread remembers that a run of it
 //     touched keys on several shards.
 //   - Host: what runs a script's redis.call where the script runs. The

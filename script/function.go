@@ -387,6 +387,10 @@ func (r *Runtime) FunctionCommand(w *resp.Writer, args [][]byte) {
 		w.OK()
 	case "list":
 		r.functionList(w, args[2:])
+	case "dump":
+		r.functionDump(w)
+	case "restore":
+		r.functionRestore(w, args)
 	case "stats":
 		libs := r.reg.Libraries()
 		n := 0

@@ -87,6 +87,8 @@ type Runtime struct {
 	Killer *Killer
 	// Log receives redis.log's messages (level 0 debug ... 3 warning).
 	Log func(level int, msg string)
+	// DumpCompress is rdbcompression, for FUNCTION DUMP.
+	DumpCompress bool
 
 	// The run in progress.
 	call    *Call

@@ -121,7 +121,18 @@ func (s *Shard) KillScript(function bool) string {
 }
 
 // Function implements command.Scripts.
-func (s *Shard) Function(c *command.Ctx, args [][]byte) { s.runtime().FunctionCommand(c.W, args) }
+// A change to the libraries counts as a write of the store (logged,
+// propagated, counted for the save points); the router runs those
+// subcommands on shard 0.
+func (s *Shard) Function(c *command.Ctx, args [][]byte) {
+	rt := s.runtime()
+	rt.DumpCompress = s.conf.RDBCompression
+	start := len(c.W.B)
+	rt.FunctionCommand(c.W, args)
+	if spec, _ := command.Resolve(args); spec != nil && spec.Flags&command.Write != 0 && c.W.B[start] != '-' {
+		c.Store.Changed()
+	}
+}
 
 // resolve finds the script an EVAL row names (compiling and recording an
 // EVAL's body), or the error reply's text.

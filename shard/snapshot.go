@@ -17,6 +17,7 @@ import (
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/persistence/snapshot"
+	"github.com/radish-kv/radish/script"
 )
 
 // Snapshots (persistence/snapshot): a save writes one RDB file per shard,
@@ -455,6 +456,9 @@ func (s *Shard) reload(src *snapshot.Source, flush bool) error {
 	}
 	if flush {
 		s.store.FlushAll()
+		if s.id == 0 {
+			s.group.scripts.FlushLibraries()
+		}
 	}
 	var err error
 	if src != nil {
@@ -511,8 +515,13 @@ func (s *Shard) saveShard(r *saveRun) {
 }
 
 // writeOptions are the snapshot writer's settings from the configuration.
+// Shard 0's file holds the FUNCTION libraries, as shard 0's log holds
+// their changes (the router runs them there).
 func (s *Shard) writeOptions() snapshot.Options {
 	o := snapshot.Options{Compress: s.conf.RDBCompression, Checksum: s.conf.RDBChecksum, Time: s.now}
+	if s.id == 0 {
+		o.Functions = s.group.scripts.Codes()
+	}
 	switch p := s.conf.MaxMemoryPolicy; {
 	case strings.HasSuffix(p, "-lru"):
 		o.Access = snapshot.AccessLRU
@@ -731,22 +740,39 @@ func openSnapshot(c *config.Snapshot) (*snapshot.Source, error) {
 
 // load stores this shard's keys of src, before the loop serves: every
 // file when the shard counts differ (or src is a plain RDB file), else
-// only its own. Each file's checksum is checked by one shard.
+// only its own. Each file's checksum is checked by one shard. Shard 0
+// loads the FUNCTION libraries (its file holds them, see writeOptions),
+// for every shard: they are the process's.
 func (s *Shard) load(src *snapshot.Source) (snapshot.LoadStats, error) {
 	n := len(s.group.shards)
 	var total snapshot.LoadStats
 	now := time.Now().UnixMilli()
+	var codes [][]byte
 	for j, im := range src.Images {
 		if src.Manifest != nil && len(src.Images) == n && j != s.id {
 			continue
 		}
-		st, err := snapshot.LoadRDB(im.Data, im.Name, snapshot.LoadOptions{
-			Store: s.store, Owns: s.owns, Now: now, Verify: j%n == s.id && s.conf.RDBChecksum,
-		})
+		o := snapshot.LoadOptions{Store: s.store, Owns: s.owns, Now: now, Verify: j%n == s.id && s.conf.RDBChecksum}
+		if s.id == 0 {
+			o.Function = func(code []byte) error {
+				codes = append(codes, code)
+				return nil
+			}
+		}
+		st, err := snapshot.LoadRDB(im.Data, im.Name, o)
 		total.Loaded += st.Loaded
 		total.Expired += st.Expired
 		if err != nil {
 			return total, err
+		}
+	}
+	if len(codes) > 0 {
+		libs, errText := s.runtime().CheckLibraries(codes)
+		if errText == "" {
+			errText = s.group.scripts.RestoreLibraries(libs, script.RestoreReplace)
+		}
+		if errText != "" {
+			return total, fmt.Errorf("loading the FUNCTION libraries: %s", errText)
 		}
 	}
 	return total, nil

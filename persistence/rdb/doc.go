@@ -28,6 +28,9 @@
 //     inside a string (listpack.go, ziplist.go).
 //   - DUMP payload: type byte and object, RDB version (2 bytes LE), CRC64
 //     of all before (8 bytes LE; crc64.go is Redis's Jones CRC).
+//   - Function record: RDB_OPCODE_FUNCTION2 and a FUNCTION library's code
+//     as a string (function.go); FUNCTION DUMP's payload is such records
+//     and a DUMP payload's footer.
 //
 // # What it never does
 //

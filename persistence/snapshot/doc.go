@@ -7,9 +7,11 @@
 //
 //   - Writer: one store's keyspace as an RDB stream to an io.Writer: the
 //     magic "REDIS0010", aux fields (redis-ver, redis-bits, ctime, used-mem,
-//     aof-base), then per database holding keys SELECTDB, RESIZEDB and its
-//     keys in key order (expiry in ms, the LRU idle time or LFU counter
-//     under such a policy, type, key, value), then EOF and the CRC64
+//     aof-base), the FUNCTION libraries given (Options.Functions, one
+//     RDB_OPCODE_FUNCTION2 record each), then per database holding keys
+//     SELECTDB, RESIZEDB and its keys in key order (expiry in ms, the LRU
+//     idle time or LFU counter under such a policy, type, key, value),
+//     then EOF and the CRC64
 //     (zero with rdbchecksum no). WriteAll writes it at once; Step writes
 //     a bounded number of keys per call, so a shard can write between
 //     loop turns. The AOF's base file is a Writer's stream with AOFBase.
@@ -26,7 +28,8 @@
 //     (the router's hash, so a snapshot of N shards loads into M), minus
 //     those whose TTL passed; the other keys' values are skipped, not
 //     decoded (rdb.Reader.SkipObject), so across the shards each value is
-//     decoded once. Versions 1 to 12 are read (rdb.MaxVersion).
+//     decoded once. Versions 1 to 12 are read (rdb.MaxVersion). The
+//     FUNCTION libraries' codes go to LoadOptions.Function.
 //   - Manifest: <dir>/<dbfilename>: the magic line, the generation, the
 //     shard count, one line per shard (in shard order) naming its file and
 //     size, and "end" (see Manifest.Marshal). If <dbfilename> starts with

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
@@ -36,6 +37,10 @@ type LoadOptions struct {
 	// Verify checks the file's CRC64 (a zero checksum means the writer
 	// computed none, and is not checked, as in Redis).
 	Verify bool
+	// Function, when set, receives the code of each FUNCTION library the
+	// file holds (a copy); an error it returns fails the load. Unset, the
+	// libraries are skipped.
+	Function func(code []byte) error
 }
 
 // LoadStats count what a load did.
@@ -141,8 +146,17 @@ func LoadRDB(b []byte, name string, o LoadOptions) (LoadStats, error) {
 			continue
 		case opModuleAux:
 			return fail(at, errors.New("module data is not supported"))
-		case opFunction, opFunction2:
-			return fail(at, errors.New("functions are not supported"))
+		case opFunction2:
+			code, err := r.ReadString()
+			if err == nil && o.Function != nil {
+				err = o.Function(slices.Clone(code))
+			}
+			if err != nil {
+				return fail(at, err)
+			}
+			continue
+		case opFunction:
+			return fail(at, errors.New("Pre-release function format not supported"))
 		}
 		k, err := r.ReadString()
 		if err != nil {

@@ -471,3 +471,37 @@ func TestPointInTimeEviction(t *testing.T) {
 		dst.Close()
 	}
 }
+
+// TestFunctions: the FUNCTION libraries a Writer is given come back to a
+// load's Function, in order, beside the keys; a load without Function
+// skips them, and Function's error fails the load.
+func TestFunctions(t *testing.T) {
+	src := engine.NewStore(16)
+	defer src.Close()
+	populate(t, src)
+	codes := [][]byte{[]byte("#!lua name=a\n" + strings.Repeat("-- padding\n", 10)), []byte("#!lua name=b\n")}
+	file := write(t, src, Options{Compress: true, Checksum: true, Functions: codes}, 7)
+	var got [][]byte
+	dst := engine.NewStore(16)
+	defer dst.Close()
+	if _, err := LoadRDB(file, "f", LoadOptions{Store: dst, Now: testNow, Verify: true, Function: func(c []byte) error {
+		got = append(got, c)
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(got, codes, bytes.Equal) {
+		t.Errorf("functions %q, want %q", got, codes)
+	}
+	if c, w := contents(dst, testNow), contents(src, testNow); !mapsEqual(c, w) {
+		t.Errorf("keys differ:\n%s", diff(c, w))
+	}
+	if _, err := LoadRDB(file, "f", LoadOptions{Store: engine.NewStore(16), Now: testNow}); err != nil {
+		t.Errorf("a load without Function: %v", err)
+	}
+	boom := errors.New("boom")
+	_, err := LoadRDB(file, "f", LoadOptions{Store: engine.NewStore(16), Now: testNow, Function: func([]byte) error { return boom }})
+	if !errors.Is(err, boom) {
+		t.Errorf("Function's error: %v", err)
+	}
+}

@@ -49,6 +49,9 @@ type Options struct {
 	// does under an LRU or LFU maxmemory policy: AccessLRU writes the idle
 	// time (RDB_OPCODE_IDLE), AccessLFU the counter (RDB_OPCODE_FREQ).
 	Access Access
+	// Functions are the codes of the FUNCTION libraries, written after the
+	// aux fields as Redis 7.0 writes them (RDB_OPCODE_FUNCTION2).
+	Functions [][]byte
 }
 
 // Access is which access clock a file carries (Options.Access).
@@ -253,6 +256,9 @@ func (w *Writer) header() {
 		aof = "1"
 	}
 	w.aux("aof-base", aof)
+	for _, code := range w.opt.Functions {
+		w.buf = w.enc.AppendFunction(w.buf, code)
+	}
 }
 
 func (w *Writer) aux(k, v string) {
