@@ -269,7 +269,8 @@ func writeArgs(w *resp.Writer, args []Arg) {
 		a := &args[i]
 		block := a.Type == "oneof" || a.Type == "block"
 		n := 2
-		for _, present := range []bool{a.Type == "key", a.Token != "", a.Summary != "",
+		keyIdx := a.Type == "key" || a.Type == "pattern" && a.KeySpecIndex > 0
+		for _, present := range []bool{keyIdx, a.Token != "", a.Summary != "",
 			a.Since != "", a.DeprecatedSince != "", a.Flags != 0, block} {
 			if present {
 				n++
@@ -280,7 +281,7 @@ func writeArgs(w *resp.Writer, args []Arg) {
 		w.BulkString(a.Name)
 		w.BulkString("type")
 		w.BulkString(a.Type)
-		if a.Type == "key" {
+		if keyIdx {
 			w.BulkString("key_spec_index")
 			w.Int(int64(a.KeySpecIndex))
 		}

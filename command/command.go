@@ -142,6 +142,26 @@ type Spec struct {
 	Last     int
 	Step     int
 	KeySpecs []KeySpec
+	// GetKeys, when set, finds the keys instead of the key specs, as
+	// Redis's getkeys procedure does for a command whose key specs cannot
+	// (SORT's STORE may come anywhere): it appends one KeyRange per key
+	// found, naming the key spec whose flags apply.
+	GetKeys func(args [][]byte, dst []KeyRange) []KeyRange
+	// Patterns, when set, reports whether the command, with these
+	// arguments, reads keys that the values of its own keys name through
+	// patterns (SORT's BY and GET): no key spec can say which, so on
+	// several shards it runs holding every shard, on copies of its keys
+	// and of the keys PatternKeys names (shard/patterns.go).
+	Patterns func(args [][]byte) bool
+	// PatternKeys appends to dst the keys those patterns name, read from
+	// db, which holds the command's own keys.
+	PatternKeys func(db *engine.DB, args [][]byte, now int64, dst [][]byte) [][]byte
+	// BeforeGather, when set, runs on every shard that owns keys of the
+	// command before they are copied for a run elsewhere (the gather plan,
+	// a Held run): what the command does to its keys beyond their values,
+	// which a run on copies cannot do (SORT turns the sorted set it sorts
+	// into a skiplist, as Redis does).
+	BeforeGather func(db *engine.DB, args [][]byte, now int64)
 	// Protected: enable-debug-command decides who may run it (DEBUG), as
 	// Redis's PROTECTED flag, which COMMAND does not print.
 	Protected bool

@@ -10,6 +10,11 @@
 // and AllShards and Merge from Redis's command tips, and panics on a row
 // that states one of them as derived (table.go, register and fanOut).
 //
+// A row whose key specs cannot find its keys states GetKeys (Redis's
+// getkeys procedure: SORT's STORE), and a row whose keys' values name
+// more keys states Patterns and PatternKeys (SORT's BY and GET, sort.go),
+// from which the router places it Held.
+//
 // CopyArgs is the one way to keep a command's arguments past the read
 // buffer they alias.
 //

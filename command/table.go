@@ -30,7 +30,8 @@ const (
 // Arg documents one argument for COMMAND DOCS (Redis's redisCommandArg).
 // Type is one of "string", "integer", "double", "key", "pattern",
 // "unix-time", "pure-token", "oneof", "block". KeySpecIndex is printed for
-// Type "key" only; Args only for "oneof" and "block".
+// Type "key", and for a "pattern" that names keys (SORT's BY and GET: an
+// index above 0); Args only for "oneof" and "block".
 type Arg struct {
 	Name            string
 	Type            string

@@ -783,3 +783,15 @@ func (db *DB) ZStore(dst []byte, n int, pair func(i int) (float64, []byte), now 
 	db.s.dirty++
 	return n
 }
+
+// ZSetSkiplist turns key's sorted set into the skiplist encoding when it
+// is a listpack, as Redis's SORT does to the sorted set it sorts. The
+// members and scores stay, so Dirty does not count it.
+func (db *DB) ZSetSkiplist(key []byte, now int64) {
+	z, o, err := db.openZSet(key, now)
+	if err != nil || !o.exists() || z.enc != encListpack {
+		return
+	}
+	z.convert()
+	db.setObj(&o, z.enc, z.x)
+}

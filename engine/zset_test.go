@@ -469,3 +469,35 @@ func TestPrefetchZSet(t *testing.T) {
 		t.Fatal("prefetched a string or a listpack")
 	}
 }
+
+// TestZSetSkiplist: SORT's conversion keeps members and scores, counts no
+// change, and leaves a skiplist alone.
+func TestZSetSkiplist(t *testing.T) {
+	s := NewStore(1)
+	defer s.Close()
+	db := s.DB(0)
+	key := []byte("z")
+	m := zmodel{}
+	for i := range 20 {
+		mb, sc := fmt.Sprintf("m%d", i), float64(i%7)
+		db.ZAdd(key, 0, 1, func(int) (float64, []byte) { return sc, []byte(mb) }, 0)
+		m[mb] = sc
+	}
+	dirty := s.Dirty()
+	db.ZSetSkiplist(key, 0)
+	if enc, _ := db.Encoding(key, 0); enc != "skiplist" {
+		t.Fatalf("encoding %s", enc)
+	}
+	if s.Dirty() != dirty {
+		t.Fatal("the conversion counted as a change")
+	}
+	if got := zsetContents(t, db, key); !slices.Equal(got, m.sorted()) {
+		t.Fatal("contents differ")
+	}
+	db.ZSetSkiplist(key, 0)
+	db.ZSetSkiplist([]byte("missing"), 0)
+	db.Delete(key, 0)
+	if s.SlabLive() != 0 {
+		t.Fatalf("%d blocks live", s.SlabLive())
+	}
+}

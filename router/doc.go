@@ -9,8 +9,10 @@
 //     shard (Local; Owned when its keys are there, which a txn may hold), on
 //     the one other shard that owns all its keys (Hop), as a txn over parts
 //     on several shards (Parts), on every shard (All), or as a SCAN step on
-//     the shard its cursor names (Scan, ScanEnd). It is computed from the
-//     row's data only: AllShards, Route, the key specs (Spec.Keys).
+//     the shard its cursor names (Scan, ScanEnd), or holding every shard
+//     when its keys' values name the keys it reads (Held: SORT's BY and
+//     GET patterns). It is computed from the row's data only: AllShards,
+//     Route, Patterns, the key specs (Spec.Keys).
 //   - tag: the part of a key that is hashed (Tag). The bytes inside the first
 //     "{...}" when that is non-empty (Redis Cluster hash-tag rules), else the
 //     whole key. Keys with the same tag always share a shard, so users can

@@ -38,9 +38,14 @@ const (
 	// Persist: the shard's persistence runs the command (SAVE, BGSAVE): on
 	// every shard, with a reply that waits for them all.
 	Persist
+	// Held: the command reads keys that the values of its own keys name
+	// (command.Spec.Patterns: SORT's BY and GET), which no key spec can
+	// place: it runs holding every shard, on copies of its keys and of
+	// those (Spec.PatternKeys).
+	Held
 )
 
-var kindNames = [...]string{"local", "owned", "hop", "parts", "all", "scan", "scan-end", "persist"}
+var kindNames = [...]string{"local", "owned", "hop", "parts", "all", "scan", "scan-end", "persist", "held"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -77,6 +82,8 @@ type Planner struct {
 //     FUNCTION changes on shard 0); a zero Route leaves the command to the
 //     rules below;
 //   - with one shard everything else is Local;
+//   - a row whose Patterns says the arguments name keys through the
+//     values of its own (SORT ... BY w_*) is Held;
 //   - keys from the key specs: all on self, Owned; all on one other shard,
 //     Hop; spread over shards, Parts, unless the command is malformed
 //     (MSET with a key and no value), which then runs Local so its handler
@@ -107,6 +114,9 @@ func (p *Planner) plan(spec *command.Spec, args [][]byte, self, n int) Placement
 		if r := spec.Route(args); r != (command.Route{}) {
 			return p.route(r, args, self, n)
 		}
+	}
+	if spec.Patterns != nil && spec.Patterns(args) {
+		return Placement{Kind: Held}
 	}
 	keys, ok := spec.Keys(args, p.keys[:0])
 	if !ok || len(keys) == 0 {

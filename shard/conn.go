@@ -329,6 +329,8 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.scan(c, spec, args, pl.Dst)
 	case router.Persist:
 		s.persistCmd(c, spec, args)
+	case router.Held:
+		s.held(c, spec, args)
 	case router.ScanEnd:
 		s.reply(c, func(w *resp.Writer) {
 			w.Array(2)

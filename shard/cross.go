@@ -36,7 +36,11 @@ func (s *Shard) gather(t *txn) {
 	}
 	for i := range t.parts {
 		keys, dbs := t.co.Parts[i].Keys, [2]int{t.db, other}
+		pre, args := t.spec.BeforeGather, t.args
 		s.on(t, i, msgGather, func(o *Shard) any {
+			if pre != nil {
+				pre(o.store.DB(dbs[0]), args, o.now)
+			}
 			es := make([]entry, 0, len(keys))
 			for _, db := range dbs {
 				if db < 0 {
@@ -112,7 +116,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 				writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
 			}
 		}
-		tag, id, keys, held, db := t.tag(i), t.id, t.co.Parts[i].Keys, t.in != nil, t.db
+		tag, id, part, held, db := t.tag(i), t.id, &t.co.Parts[i], t.in != nil, t.db
 		evs := s.heldFor(events, t.parts[i].Shard)
 		s.on(t, i, msgWriteBack, func(o *Shard) any {
 			for _, e := range writes {
@@ -123,7 +127,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 				o.emitEvent(e.class, e.name, e.key)
 			}
 			if !held {
-				o.unlock(id, keys)
+				o.unlockPart(id, part)
 			}
 			return nil
 		}, func(any) {

@@ -90,6 +90,10 @@
 //     undone and run again there or held: with coord's protocol over its
 //     declared keys or every shard, on gathered copies written back. A
 //     script whose keys share one shard never stops another.
+//   - Held command: one whose keys' values name the keys it reads (SORT
+//     with BY or GET patterns, patterns.go): its txn takes every shard
+//     whole, home copies its keys, then the keys their values name, and
+//     runs it with the gather plan.
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

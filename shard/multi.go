@@ -27,7 +27,8 @@ import (
 // would place it (router.Planner); its keys, and the watched keys, are the
 // txn's parts: per shard the keys with their intents (exclusive where a
 // command may write), or the whole shard for a command with no fixed keys
-// (KEYS, DBSIZE, FLUSHALL, SCAN: coord.Table.LockAll).
+// (KEYS, DBSIZE, FLUSHALL, SCAN: coord.Table.LockAll), or every shard
+// whole for a Held command (SORT with patterns, patterns.go).
 //   - No part (every command keyless: PING, SELECT) or one on this
 //     shard: the txn runs here, at once or behind the work its keys wait
 //     for, and costs no message.
@@ -478,7 +479,7 @@ func (s *Shard) newExec(c *conn) *txn {
 				tc.parts = append(tc.parts, p)
 				ps = append(ps, b.keys(p.Shard, partKeys(q.spec, p))...)
 			}
-		case router.All:
+		case router.All, router.Held:
 			for sh := range n {
 				ps = append(ps, b.all(sh)...)
 			}
@@ -868,7 +869,8 @@ func (s *Shard) spanning(t *txn, i int, then func()) {
 	tc := &t.cmds[i]
 	sub := &txn{id: t.id, c: t.c, spec: tc.spec, merge: tc.spec.Merge, args: tc.args, proto: t.proto, db: tc.db,
 		noTouch: t.noTouch, in: t, parts: tc.parts}
-	if tc.kind == router.All {
+	if tc.kind == router.All || tc.kind == router.Held {
+		sub.patterned = tc.kind == router.Held
 		sub.parts = make([]router.Part, len(s.group.shards))
 		for sh := range sub.parts {
 			sub.parts[sh] = router.Part{Shard: sh, Args: tc.args}

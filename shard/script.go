@@ -357,6 +357,17 @@ func (h *directHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) boo
 			return h.refuse(w, &fault{db: h.db, key: k})
 		}
 	}
+	if n > 1 && spec.Patterns != nil && spec.Patterns(args) {
+		// The keys its patterns name (SORT ... BY w_*), read here.
+		for _, k := range spec.PatternKeys(s.store.DB(h.db), args, s.now, nil) {
+			if router.ShardOf(k, n) != s.id {
+				return h.refuse(w, &fault{db: h.db, key: k, remote: true})
+			}
+			if !h.j.isDeclared(k) && !s.locks.Free([]coord.Key{{Name: k, Intent: coord.Shared}}) {
+				return h.refuse(w, &fault{db: h.db, key: k})
+			}
+		}
+	}
 	if spec.Flags&command.Write != 0 {
 		wk, _ := spec.WriteKeys(args, nil)
 		dbs := []int{h.db}
@@ -473,6 +484,7 @@ type heldHost struct {
 	have    map[wkey]bool // keys gathered, existing or not
 	written []wkey        // keys of the commands that changed data
 	fault   *fault
+	more    []wkey // other keys the faulting call needs (its patterns')
 	inTx    bool
 }
 
@@ -500,6 +512,23 @@ func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool 
 				h.fault = &fault{db: db, key: slices.Clone(args[i]), remote: true}
 				return false
 			}
+		}
+	}
+	if len(s.group.shards) > 1 && spec.Patterns != nil && spec.Patterns(args) {
+		// The keys its patterns name (SORT ... BY w_*), all fetched in
+		// one round.
+		for _, k := range spec.PatternKeys(h.store.DB(h.db), args, s.now, nil) {
+			if wk := (wkey{h.db, string(k)}); !h.have[wk] {
+				h.more = append(h.more, wk)
+			}
+		}
+		if len(h.more) > 0 {
+			if h.inTx {
+				w.Error(errScriptKey)
+				return true
+			}
+			h.fault = &fault{db: h.db, key: []byte(h.more[0].key), remote: true}
+			return false
 		}
 	}
 	ctx := command.Ctx{Store: h.store, DB: h.store.DB(h.db), DBIndex: h.db, W: w, Now: s.now,
@@ -648,7 +677,7 @@ func (s *Shard) heldAttempt(r *heldRun) {
 		st.FlushAll()
 		k := wkey{h.fault.db, string(h.fault.key)}
 		if r.all {
-			s.fetch(r, []wkey{k})
+			s.fetch(r, append([]wkey{k}, h.more...))
 			return
 		}
 		sc.Spread = true

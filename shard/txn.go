@@ -123,6 +123,8 @@ type txn struct {
 	// run, when set, is what runs once every key is held (a script's
 	// held run, script.go), instead of the parts.
 	run func()
+	// patterned: a Held command (patterns.go); its parts are every shard.
+	patterned bool
 }
 
 // tag marks the effects of part i.
@@ -272,6 +274,10 @@ func (s *Shard) refuse(t *txn) {
 // runParts runs the locked txn: a command with one reply (MergeNone) with
 // the gather plan, any other as its parts, each on its shard, merged.
 func (s *Shard) runParts(t *txn) {
+	if t.patterned {
+		s.runPatterned(t)
+		return
+	}
 	if t.spec.Merge == command.MergeNone || t.blockFn != nil {
 		s.gather(t)
 		return

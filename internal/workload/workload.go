@@ -19,29 +19,29 @@ var unordered = map[string]bool{
 
 // Canonical is the reply to args as a comparison needs it: as it is, or,
 // for a command whose reply lists members in no specified order (HGETALL,
-// SMEMBERS, KEYS ...), with its members sorted; for DUMP, the payload's
-// type byte and contents.
+// SMEMBERS, KEYS ..., an ALPHA SORT's ties), with its members sorted; for
+// DUMP, the payload's type byte and contents.
 func Canonical(args []string, raw []byte) []byte {
 	name := strings.ToUpper(args[0])
 	switch {
+	case unordered[name] && name == "HGETALL":
+		return sortedReply(raw, 2)
 	case unordered[name]:
-		return sortedReply(raw, name == "HGETALL")
+		return sortedReply(raw, 1)
+	case name == "SORT" || name == "SORT_RO":
+		return canonicalSort(args, raw)
 	case name == "DUMP":
 		return canonicalDump(raw)
 	}
 	return raw
 }
 
-// sortedReply re-encodes an aggregate reply with its members sorted;
-// pairs: field-value pairs sort as units (HGETALL).
-func sortedReply(raw []byte, pairs bool) []byte {
+// sortedReply re-encodes an aggregate reply with its members sorted, as
+// units of step members (HGETALL's field-value pairs: 2).
+func sortedReply(raw []byte, step int) []byte {
 	v, _, err := resp.ReadReply(raw)
 	if err != nil || v.Elems == nil {
 		return raw
-	}
-	step := 1
-	if pairs {
-		step = 2
 	}
 	var units [][]byte
 	for i := 0; i+step <= len(v.Elems); i += step {
@@ -105,7 +105,7 @@ func (g *Gen) multi(batch [][]string) [][]string {
 			batch = append(batch, []string{"NOSUCHCMD", g.val()})
 		default:
 			args := g.Next()
-			for inMulti[args[0]] || unordered[args[0]] {
+			for inMulti[args[0]] || unordered[args[0]] || isTiedSort(args) {
 				args = g.Next()
 			}
 			batch = append(batch, args)
@@ -176,7 +176,7 @@ func (g *Gen) Next() []string {
 
 func (g *Gen) command() []string {
 	s, l, h, e, z := g.key('s'), g.key('l'), g.key('h'), g.key('e'), g.key('z')
-	switch g.r.IntN(102) {
+	switch g.r.IntN(104) {
 	case 0:
 		return []string{"SET", s, g.val()}
 	case 1:
@@ -416,6 +416,8 @@ func (g *Gen) command() []string {
 		return g.hll(s)
 	case 99, 100:
 		return g.geo(s)
+	case 102, 103:
+		return g.sort(l, e, z)
 	default:
 		return []string{"SMISMEMBER", e, g.val(), g.val(), g.val()}
 	}

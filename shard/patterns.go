@@ -1,0 +1,121 @@
+package shard
+
+import (
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/coord"
+	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/router"
+)
+
+// A command whose patterns name the keys it reads (SORT ... BY w_* GET
+// h_*->f; command.Spec.Patterns) cannot say them before it reads its own
+// keys, so on a server of several shards it is placed Held: its txn takes
+// every shard whole with coord's protocol, as a script that meets keys of
+// several shards does; home exports the command's own keys (the sorted
+// key, the STORE key) from their shards, imports them into its scratch
+// store, asks the row which keys their values name (Spec.PatternKeys),
+// exports those in a second round, then runs the command with the gather
+// plan (cross.go: the handler on the copies, the keys it wrote written
+// back on their shards, every shard released). Nothing runs on any shard
+// between the first export and the write-back, so the command is atomic.
+// Inside EXEC the same run is one of the txn's commands: EXEC holds every
+// shard for it (multi.go). Without patterns the row is an ordinary
+// command on its own keys: on one shard, with no message when that is
+// the connection's.
+
+// held places a Held command: a txn over every shard.
+func (s *Shard) held(c *conn, spec *command.Spec, args [][]byte) {
+	s.stats.txns++
+	s.txnSeq++
+	n := len(s.group.shards)
+	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: spec, merge: spec.Merge, proto: c.cl.Proto,
+		db: c.cl.DB, noTouch: c.cl.NoTouch, who: c.reader(s.id, false), patterned: true}
+	t.args = command.CopyArgs(args)
+	t.co = coord.Txn{ID: t.id, Parts: make([]coord.Part, n)}
+	t.parts = make([]router.Part, n)
+	for sh := range n {
+		t.parts[sh] = router.Part{Shard: sh}
+		t.co.Parts[sh] = coord.Part{Shard: sh, All: true}
+	}
+	t.sl = s.pend(c)
+	c.barrier = true
+	s.acquire(t)
+}
+
+// runPatterned runs t, which holds every shard (its parts are the shards
+// in order), with the two export rounds described above.
+func (s *Shard) runPatterned(t *txn) {
+	got := make([][]entry, len(t.parts))
+	have := make(map[string]bool)
+	idx, _ := t.spec.Keys(t.args, nil)
+	own := make([][]byte, len(idx))
+	for i, j := range idx {
+		own[i] = t.args[j]
+	}
+	s.export(t, own, true, got, have, func() {
+		if s.scratch == nil {
+			s.scratch = engine.NewStore(s.group.opts.Databases)
+		}
+		sc := s.scratch
+		sc.FlushAll()
+		for _, es := range got {
+			for _, e := range es {
+				if e.ok {
+					sc.DB(e.db).Import(e.key, e.rec)
+				}
+			}
+		}
+		named := t.spec.PatternKeys(sc.DB(t.db), t.args, s.now, nil)
+		sc.FlushAll()
+		s.export(t, named, false, got, have, func() { s.runGathered(t, got) })
+	})
+}
+
+// export gets the keys of t's database that it does not have yet from
+// their shards into got (per part: per shard), then calls then; own: they
+// are the command's own keys, which its BeforeGather prepares first.
+func (s *Shard) export(t *txn, keys [][]byte, own bool, got [][]entry, have map[string]bool, then func()) {
+	n := len(s.group.shards)
+	per := make([][][]byte, n)
+	left := 0
+	for _, k := range keys {
+		if have[string(k)] {
+			continue
+		}
+		have[string(k)] = true
+		sh := router.ShardOf(k, n)
+		if per[sh] == nil {
+			left++
+		}
+		per[sh] = append(per[sh], k)
+	}
+	if left == 0 {
+		then()
+		return
+	}
+	db, args, pre := t.db, t.args, t.spec.BeforeGather
+	if !own {
+		pre = nil
+	}
+	for sh, ks := range per {
+		if ks == nil {
+			continue
+		}
+		s.on(t, sh, msgGather, func(o *Shard) any {
+			if pre != nil {
+				pre(o.store.DB(db), args, o.now)
+			}
+			es := make([]entry, len(ks))
+			for i, k := range ks {
+				rec, ok := o.store.DB(db).Export(k, o.now)
+				es[i] = entry{db: db, key: k, rec: rec, ok: ok}
+			}
+			return es
+		}, func(r any) {
+			got[sh] = append(got[sh], r.([]entry)...)
+			if left--; left == 0 {
+				then()
+			}
+		})
+	}
+}
