@@ -415,9 +415,22 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	if s.kev.flags != 0 && spec.Flags&command.Write != 0 {
 		s.eventsBefore(db, spec, args)
 	}
-	if s.stats.untimed--; s.stats.untimed > 0 {
+	switch s.stats.untimed--; {
+	case s.clock.slowNs >= 0:
+		d := s.timed(ctx, spec, args)
+		if s.stats.untimed <= 0 {
+			s.stats.untimed = latencyEvery
+			s.stats.observe(spec, d)
+		}
+		if int64(d) >= s.clock.slowNs && !s.laterPart {
+			if s.wholeArgs != nil {
+				args = s.wholeArgs
+			}
+			s.logSlow(cl, spec, args, d)
+		}
+	case s.stats.untimed > 0:
 		spec.Handler(ctx, args)
-	} else {
+	default:
 		s.stats.untimed = latencyEvery
 		t0 := time.Now()
 		spec.Handler(ctx, args)

@@ -90,6 +90,10 @@
 //     undone and run again there or held: with coord's protocol over its
 //     declared keys or every shard, on gathered copies written back. A
 //     script whose keys share one shard never stops another.
+//   - slow log (slowlog.go): while slowlog-log-slower-than is not -1
+//     every command is timed (one clock read per command); a slow one's
+//     entry goes to the slow log of its client's shard, under that log's
+//     own mutex (taken only for a slow command and by SLOWLOG).
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

@@ -65,6 +65,7 @@ type Group struct {
 	scripts script.Registry
 
 	clientIDs atomic.Int64
+	slowIDs   atomic.Int64 // the next slow log entry's id (slowlog.go)
 	// clientShard maps each connected client's ID to its shard (int).
 	clientShard sync.Map
 	clients     atomic.Int64

@@ -442,7 +442,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgSave: "save", msgSaved: "saved",
 	msgInvalidate: "invalidate", msgInvalidated: "invalidated", msgTrackPrefixes: "track-prefixes",
 	msgScript: "script", msgScriptDone: "script-done",
-	msgScriptFetch: "script-fetch",
+	msgScriptFetch: "script-fetch", msgSlow: "slow",
 }
 
 // String names a message kind in a simulation's trace.
