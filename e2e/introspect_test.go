@@ -115,3 +115,81 @@ func TestSlowlogAgainstRedis(t *testing.T) {
 		})
 	}
 }
+
+// infoFields reads INFO's fields named (section "everything") over d.
+func infoFields(t *testing.T, d *diffConn, names ...string) map[string]string {
+	t.Helper()
+	v, _, err := resp.ReadReply(d.do(t, []string{"INFO", "everything"})[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(v.Str), "\r\n") {
+		k, val, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		for _, n := range names {
+			if k == n {
+				out[k] = val
+			}
+		}
+	}
+	return out
+}
+
+// TestInfoStatsAgainstRedis runs the same read and write commands on
+// radish (three shards) and redis-server after CONFIG RESETSTAT and
+// compares keyspace_hits and keyspace_misses (lookups of read commands,
+// one per key argument, across shards too), then the Pub/Sub counts with
+// one subscriber; and checks what cannot equal Redis's: the bytes in and
+// out grow by at least what was sent and received, and the memory fields
+// add up (used_memory_dataset + used_memory_overhead = used_memory).
+func TestInfoStatsAgainstRedis(t *testing.T) {
+	ref := needRedis(t)
+	s := start(t, "--shards", "3")
+	a, b := dialDiff(t, s.addr, 2), dialDiff(t, ref, 2)
+	diffScript(t, a, b, nil,
+		[]string{"FLUSHALL"}, []string{"SET", "a", "1"}, []string{"RPUSH", "l", "1", "2"}, []string{"HSET", "h", "f", "v"},
+		[]string{"SADD", "s", "m"}, []string{"ZADD", "z", "1", "m"}, []string{"CONFIG", "RESETSTAT"},
+		[]string{"GET", "a"}, []string{"GET", "b"}, []string{"MGET", "a", "b", "l", "h"}, []string{"EXISTS", "a", "b", "a"},
+		[]string{"TYPE", "s"}, []string{"TTL", "nosuch"}, []string{"LRANGE", "l", "0", "-1"}, []string{"HGETALL", "h"},
+		[]string{"HGETALL", "nosuch"}, []string{"SMEMBERS", "s"}, []string{"ZSCORE", "z", "m"}, []string{"ZRANGE", "nosuch", "0", "1"},
+		[]string{"GET", "l"}, []string{"INCR", "a"}, []string{"SET", "c", "1"}, []string{"DEL", "c", "nosuch"},
+		[]string{"STRLEN", "a"}, []string{"OBJECT", "ENCODING", "a"}, []string{"SISMEMBER", "s", "x"}, []string{"LINDEX", "l", "0"},
+	)
+	names := []string{"keyspace_hits", "keyspace_misses", "pubsub_channels", "pubsub_patterns", "pubsubshard_channels"}
+	check := func() {
+		t.Helper()
+		got, want := infoFields(t, a, names...), infoFields(t, b, names...)
+		for _, n := range names {
+			if got[n] != want[n] || got[n] == "" {
+				t.Errorf("%s: radish %q, redis %q", n, got[n], want[n])
+			}
+		}
+	}
+	check()
+	sa, sb := dialDiff(t, s.addr, 3), dialDiff(t, ref, 3)
+	diffScript(t, sa, sb, nil, []string{"SUBSCRIBE", "c1", "c2"}, []string{"PSUBSCRIBE", "p*"}, []string{"SSUBSCRIBE", "{x}1"})
+	check()
+
+	f := infoFields(t, a, "total_net_input_bytes", "total_net_output_bytes", "used_memory", "used_memory_dataset",
+		"used_memory_overhead", "used_memory_startup", "used_memory_peak", "instantaneous_ops_per_sec", "mem_fragmentation_ratio")
+	num := func(k string) int64 {
+		n, err := strconv.ParseInt(f[k], 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %q", k, f[k])
+		}
+		return n
+	}
+	if num("total_net_input_bytes") < 300 || num("total_net_output_bytes") < 100 {
+		t.Errorf("net bytes: %v", f)
+	}
+	if num("used_memory_dataset")+num("used_memory_overhead") != num("used_memory") ||
+		num("used_memory_startup") > num("used_memory") || num("used_memory_peak") < num("used_memory") {
+		t.Errorf("memory fields: %v", f)
+	}
+	if _, err := strconv.ParseFloat(f["mem_fragmentation_ratio"], 64); err != nil || f["instantaneous_ops_per_sec"] == "" {
+		t.Errorf("ratios: %v", f)
+	}
+}

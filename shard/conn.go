@@ -394,6 +394,7 @@ func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 // write is applied whole or refused whole.
 func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	s.store.SetNoTouch(noTouch)
+	s.store.CountReads(spec.Flags&command.ReadOnly != 0)
 	if !s.laterPart {
 		s.stats.commands++
 		s.stats.count(spec)
@@ -436,6 +437,7 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 		spec.Handler(ctx, args)
 		s.stats.observe(spec, time.Since(t0))
 	}
+	s.store.CountReads(false)
 	ctx.Client = nil
 	ctx.W = nil
 	if s.who.track && spec.Flags&command.ReadOnly != 0 {

@@ -78,6 +78,7 @@ type Group struct {
 	clock func() time.Time
 
 	persist persist          // snapshots (snapshot.go)
+	rates   rates            // INFO's instantaneous metrics and memory peak (info.go)
 	src     *snapshot.Source // what the shards load at start, nil when nothing
 }
 

@@ -71,6 +71,7 @@ type Shard struct {
 	// expireBudget is what is left of the cron's active-expiry work.
 	expireBudget int
 	memPeak      int64 // UsedMemory's peak since the last purge
+	startMem     int64 // UsedMemory of the empty store (INFO's used_memory_startup)
 	// scratch is where single-reply commands spanning shards run (see
 	// gather), and where blocking commands are dry-run.
 	scratch *engine.Store
@@ -118,6 +119,7 @@ func newShard(g *Group, id int) *Shard {
 		done:    make(chan struct{}),
 	}
 	s.clock.base = time.Now()
+	s.startMem = s.store.UsedMemory()
 	s.stats.calls = make([]int64, len(command.Rows()))
 	s.stats.pub.calls = make([]atomic.Int64, len(command.Rows()))
 	s.stats.lat = make([]latency, len(command.Rows()))
@@ -285,6 +287,7 @@ func (s *Shard) cron() {
 	s.closeIdle()
 	if s.id == 0 {
 		s.group.savePoints(s.conf, s.now)
+		s.group.sample(s.group.clock())
 	}
 }
 
