@@ -378,4 +378,19 @@ type Server interface {
 	// BgRewriteAOF starts a rewrite of the AOF (BGREWRITEAOF) and returns
 	// its status reply, or Redis's error text.
 	BgRewriteAOF() (status, errText string)
+	// SlowlogGet returns the newest count entries of the slow log, newest
+	// first (count < 0: every one kept); SlowlogLen counts them and
+	// SlowlogReset empties it.
+	SlowlogGet(count int) []SlowEntry
+	SlowlogLen() int
+	SlowlogReset()
+}
+
+// SlowEntry is one command in the slow log: its id, when it was logged
+// (unix seconds), how long it ran, its arguments as Redis keeps them
+// (truncated), and its client's address and name.
+type SlowEntry struct {
+	ID, Time, Micros int64
+	Args             [][]byte
+	Addr, Name       string
 }

@@ -57,7 +57,6 @@ var foreign = func() map[string]foreignDirective {
 		enable-module-command enable-protected-configs events-per-io-thread
 		extended-redis-compatibility hide-user-data-from-log ignore-warnings
 		import-mode io-threads io-threads-do-reads jemalloc-bg-thread key-load-delay
-		latency-monitor-threshold latency-tracking latency-tracking-info-percentiles
 		lazyfree-lazy-eviction lazyfree-lazy-expire lazyfree-lazy-server-del
 		lazyfree-lazy-user-del lazyfree-lazy-user-flush list-compress-depth
 		list-max-ziplist-entries list-max-ziplist-value
@@ -79,7 +78,7 @@ var foreign = func() map[string]foreignDirective {
 		set-max-listpack-entries set-max-listpack-value set-proc-title
 		shutdown-timeout slave-announce-ip slave-announce-port
 		slave-ignore-maxmemory slave-lazy-flush slave-priority slave-read-only
-		slave-serve-stale-data slowlog-log-slower-than slowlog-max-len socket-mark-id
+		slave-serve-stale-data socket-mark-id
 		stream-node-max-bytes stream-node-max-entries
 		syslog-facility syslog-ident tcp-backlog tcp-keepalive-probes tls-auth-clients
 		tls-ca-cert-dir tls-ca-cert-file tls-cert-file tls-ciphers tls-ciphersuites

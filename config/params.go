@@ -106,6 +106,19 @@ type Snapshot struct {
 	// addresses; 0: no metrics endpoint.
 	MetricsPort int
 
+	// SlowlogLogSlowerThan is slowlog-log-slower-than in microseconds: a
+	// command that ran at least so long enters the slow log; -1: none.
+	SlowlogLogSlowerThan int64
+	SlowlogMaxLen        int64
+	// LatencyMonitorThreshold is latency-monitor-threshold in
+	// milliseconds: events at least so long are kept (LATENCY); 0: off.
+	LatencyMonitorThreshold int64
+	// LatencyTracking: per-command latency histograms are shown (INFO
+	// latencystats, LATENCY HISTOGRAM), with LatencyPercentiles in
+	// INFO (latency-tracking-info-percentiles, each in [0, 100]).
+	LatencyTracking    bool
+	LatencyPercentiles []float64
+
 	// cgroupMem is not a parameter: the cgroup memory limit in bytes that
 	// Load read (0: none), carried into every later Snapshot by Set.
 	cgroupMem int64
@@ -339,6 +352,11 @@ var params = []*param{
 	{name: "lfu-decay-time", kind: KindInt, def: "1", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFUDecayTime }},
 	{name: "tracking-table-max-keys", kind: KindInt, def: "1000000", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TrackingTableMaxKeys }},
 	{name: "active-expire-effort", kind: KindInt, def: "1", min: 1, max: 10, i: func(s *Snapshot) *int { return &s.ActiveExpireEffort }},
+	{name: "slowlog-log-slower-than", kind: KindInt, def: "10000", min: -1, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.SlowlogLogSlowerThan }},
+	{name: "slowlog-max-len", kind: KindInt, def: "128", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.SlowlogMaxLen }},
+	{name: "latency-monitor-threshold", kind: KindInt, def: "0", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.LatencyMonitorThreshold }},
+	{name: "latency-tracking", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.LatencyTracking }},
+	{name: "latency-tracking-info-percentiles", kind: KindSpecial, def: "50 99 99.9", multiArg: true, parse: parsePercentiles, format: formatPercentiles},
 	{name: "metrics-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.MetricsPort }},
 }
 
@@ -773,4 +791,41 @@ func strerror(err error) string {
 		msg = strings.ToUpper(msg[:1]) + msg[1:]
 	}
 	return msg
+}
+
+// parsePercentiles reads latency-tracking-info-percentiles as Redis:
+// numbers in [0, 100], none at all for an empty list.
+func parsePercentiles(s *Snapshot, args []string, _ *loadState) string {
+	ps := make([]float64, 0, len(args))
+	for _, a := range args {
+		if a == "" && len(args) == 1 {
+			break
+		}
+		f, ok := parseFloat(a)
+		if !ok {
+			return "Invalid latency-tracking-info-percentiles parameters"
+		}
+		if f < 0 || f > 100 {
+			return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
+		}
+		ps = append(ps, f)
+	}
+	s.LatencyPercentiles = ps
+	return ""
+}
+
+func formatPercentiles(s *Snapshot) string {
+	out := make([]string, len(s.LatencyPercentiles))
+	for i, f := range s.LatencyPercentiles {
+		out[i] = FormatPercentile(f)
+	}
+	return strings.Join(out, " ")
+}
+
+// FormatPercentile prints a percentile as Redis does ("%f" with its
+// trailing zeros trimmed): 50, 99.9.
+func FormatPercentile(f float64) string {
+	t := strconv.FormatFloat(f, 'f', 6, 64)
+	t = strings.TrimRight(t, "0")
+	return strings.TrimSuffix(t, ".")
 }

@@ -69,6 +69,16 @@ type Store struct {
 
 	rnd uint64 // xorshift state for RandomKey and expiry sampling (no clock)
 
+	// reads: lookups of keys are counted as hits and misses
+	// (CountReads); hits and misses are the counts.
+	reads        bool
+	hits, misses int64
+	// lastRead is the key the last counted lookup was for (the address
+	// of its first byte, which keeps nothing alive, and its length): a
+	// handler that looks one argument up twice counts once.
+	lastRead    uintptr
+	lastReadLen int
+
 	// Limits are the compact-encoding thresholds; the server copies its
 	// configuration here (NewStore sets Redis's defaults).
 	Limits Limits

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
 
 	"github.com/radish-kv/radish/engine/slab"
 )
@@ -603,6 +604,8 @@ type Stats struct {
 	ExpiredStalePerc      float64 // expired_stale_perc
 	ExpiredTimeCapReached int64   // expired_time_cap_reached_count
 	EvictedKeys           int64   // evicted_keys
+	KeyspaceHits          int64   // keyspace_hits: keys found by a counted lookup (CountReads)
+	KeyspaceMisses        int64   // keyspace_misses: keys not found
 }
 
 // Stats returns the counters.
@@ -612,6 +615,8 @@ func (s *Store) Stats() Stats {
 		ExpiredStalePerc:      s.exp.stalePerc,
 		ExpiredTimeCapReached: s.exp.timeCapReached,
 		EvictedKeys:           s.mem.evicted,
+		KeyspaceHits:          s.hits,
+		KeyspaceMisses:        s.misses,
 	}
 }
 
@@ -619,4 +624,26 @@ func (s *Store) Stats() Stats {
 func (s *Store) ResetStats() {
 	s.exp.expiredKeys, s.exp.stalePerc, s.exp.timeCapReached = 0, 0, 0
 	s.mem.evicted = 0
+	s.hits, s.misses = 0, 0
+}
+
+// CountReads turns on (or off) the counting of key lookups as keyspace
+// hits and misses, as Redis counts the lookups of read commands: the
+// server turns it on for the duration of each read-only command.
+func (s *Store) CountReads(on bool) { s.reads, s.lastRead = on, 0 }
+
+// counted files the outcome of one lookup of key when reads are counted.
+func (s *Store) counted(key []byte, found bool) {
+	if s.reads {
+		if p := uintptr(unsafe.Pointer(unsafe.SliceData(key))); p != s.lastRead || len(key) != s.lastReadLen {
+			s.lastRead, s.lastReadLen = p, len(key)
+		} else {
+			return
+		}
+		if found {
+			s.hits++
+		} else {
+			s.misses++
+		}
+	}
 }

@@ -292,3 +292,29 @@ func BenchmarkActiveExpire(b *testing.B) {
 		s.ActiveExpireCycle(now+20_000, 1, 1<<30)
 	}
 }
+
+// TestCountReads: while reads are counted, each key looked up counts
+// one hit or miss, however often the handler looks the same argument up;
+// otherwise nothing counts.
+func TestCountReads(t *testing.T) {
+	s := NewStore(1)
+	defer s.Close()
+	db := s.DB(0)
+	a, b := []byte("a"), []byte("b")
+	db.SetString(a, []byte("1"), 0, false)
+	db.GetString(a, 0)
+	s.CountReads(true)
+	db.GetString(a, 0)
+	db.TypeOf(a, 0)
+	db.GetString(b, 0)
+	db.Exists([]byte("a"), 0)
+	s.CountReads(false)
+	db.GetString(b, 0)
+	if st := s.Stats(); st.KeyspaceHits != 2 || st.KeyspaceMisses != 1 {
+		t.Fatalf("hits %d misses %d, want 2 and 1", st.KeyspaceHits, st.KeyspaceMisses)
+	}
+	s.ResetStats()
+	if st := s.Stats(); st.KeyspaceHits != 0 || st.KeyspaceMisses != 0 {
+		t.Fatalf("after ResetStats: %+v", st)
+	}
+}

@@ -15,6 +15,7 @@ func (db *DB) GetString(key []byte, now int64) (val []byte, found bool, err erro
 	db.s.seen(now)
 	_, h, p := db.lookupLeaf(key)
 	if h == slab.Nil {
+		db.s.counted(key, false)
 		return nil, false, nil
 	}
 	// Fast path for the common leaf: short key, no TTL, inline string.
@@ -26,6 +27,7 @@ func (db *DB) GetString(key []byte, now int64) (val []byte, found bool, err erro
 			if n := b[o]; n < 0x80 {
 				// Small class: the block is its class size (clock at its end).
 				db.s.touch(b[:slab.ClassSize(slab.HandleClass(h)):slab.ClassSize(slab.HandleClass(h))])
+				db.s.counted(key, true)
 				return b[o+1 : o+1+int(n) : o+1+int(n)], true, nil
 			}
 		}
@@ -33,9 +35,11 @@ func (db *DB) GetString(key []byte, now int64) (val []byte, found bool, err erro
 	l := db.readLeaf(h)
 	if l.expired(now) {
 		db.expireKey(key)
+		db.s.counted(key, false)
 		return nil, false, nil
 	}
 	db.s.touch(l.b)
+	db.s.counted(key, true)
 	if leafTyp(l.flags) != TypeString {
 		return nil, true, ErrWrongType
 	}

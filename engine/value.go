@@ -203,13 +203,16 @@ func (db *DB) peek(key []byte, now int64) (*slab.Handle, slab.Handle, leaf) {
 	db.s.seen(now)
 	ref, h := db.lookup(key)
 	if h == slab.Nil {
+		db.s.counted(key, false)
 		return nil, slab.Nil, leaf{}
 	}
 	l := db.readLeaf(h)
 	if l.expired(now) {
 		db.expireKey(key)
+		db.s.counted(key, false)
 		return nil, slab.Nil, leaf{}
 	}
+	db.s.counted(key, true)
 	return ref, h, l
 }
 

@@ -6,7 +6,8 @@
 // Nouns:
 //   - Shard: one shard's counters as of its last loop turn (commands,
 //     connections, cross-shard hops and transactions, keys per database,
-//     memory, expiries, evictions, changes, calls per command row).
+//     memory, expiries, evictions, changes, keyspace hits and misses,
+//     bytes in and out, calls per command row).
 //   - Source: what gives the Shards; the shard group implements it by
 //     reading its published atomics.
 //   - Server: the HTTP listener serving /metrics.

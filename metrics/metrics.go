@@ -30,6 +30,10 @@ type Shard struct {
 	Expired     int64 // keys deleted by expiry
 	Evicted     int64 // keys deleted by eviction
 	UsedMemory  int64 // bytes of the shard's keyspace
+	Hits        int64 // keys found by read commands (keyspace hits)
+	Misses      int64 // keys read commands did not find
+	NetIn       int64 // bytes received from clients
+	NetOut      int64 // bytes sent to clients
 	Changes     uint64
 	Keys        []int64          // per database
 	Expires     []int64          // per database: keys with a TTL
@@ -108,7 +112,7 @@ type Info struct {
 }
 
 type desc struct {
-	commands, calls, failed, refused, errors, latency, aofSize, aofPending, lastSave, saves, lastSaveOK, aofOn, aofFailing, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires *prometheus.Desc
+	commands, calls, failed, refused, errors, latency, aofSize, aofPending, lastSave, saves, lastSaveOK, aofOn, aofFailing, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires, hits, misses, netIn, netOut *prometheus.Desc
 }
 
 func newDesc() desc {
@@ -139,6 +143,10 @@ func newDesc() desc {
 		expired:    d("expired_keys_total", "Keys deleted because their TTL passed.", sh...),
 		evicted:    d("evicted_keys_total", "Keys deleted by the maxmemory policy.", sh...),
 		memory:     d("memory_used_bytes", "Bytes of memory the shard's keyspace uses.", sh...),
+		hits:       d("keyspace_hits_total", "Keys found by the lookups of read commands.", sh...),
+		misses:     d("keyspace_misses_total", "Keys not found by the lookups of read commands.", sh...),
+		netIn:      d("net_input_bytes_total", "Bytes received from the shard's clients.", sh...),
+		netOut:     d("net_output_bytes_total", "Bytes sent to the shard's clients.", sh...),
 		changes:    d("changes_total", "Changes to data (writes that changed something, expiries, evictions).", sh...),
 		keys:       d("db_keys", "Keys in each database on the shard.", "shard", "db"),
 		expires:    d("db_keys_expiring", "Keys with a TTL in each database on the shard.", "shard", "db"),
@@ -155,7 +163,8 @@ type collector struct {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.failed, c.d.refused, c.d.errors, c.d.latency,
 		c.d.aofSize, c.d.aofPending, c.d.lastSave, c.d.saves, c.d.lastSaveOK, c.d.aofOn, c.d.aofFailing, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
-		c.d.blocked, c.d.expired, c.d.evicted, c.d.memory, c.d.changes, c.d.keys, c.d.expires} {
+		c.d.blocked, c.d.expired, c.d.evicted, c.d.memory, c.d.changes, c.d.keys, c.d.expires,
+		c.d.hits, c.d.misses, c.d.netIn, c.d.netOut} {
 		ch <- d
 	}
 }
@@ -191,6 +200,10 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.d.expired, float64(s.Expired))
 		counter(c.d.evicted, float64(s.Evicted))
 		gauge(c.d.memory, float64(s.UsedMemory))
+		counter(c.d.hits, float64(s.Hits))
+		counter(c.d.misses, float64(s.Misses))
+		counter(c.d.netIn, float64(s.NetIn))
+		counter(c.d.netOut, float64(s.NetOut))
 		if p.AOF {
 			gauge(c.d.aofSize, float64(s.AOFSize))
 			gauge(c.d.aofPending, float64(s.AOFPending))

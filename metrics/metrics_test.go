@@ -38,11 +38,11 @@ func TestCollectorLint(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("%s: %s", p.Metric, p.Text)
 	}
-	// 5 server series (persistence), 12 per-shard series each (the AOF's
+	// 5 server series (persistence), 16 per-shard series each (the AOF's
 	// two as appendonly is on), keys and expiring keys for the one
 	// database that has any on shard 0, the non-zero calls, failed and
 	// refused calls, error codes, and the one histogram.
-	if n, want := testutil.CollectAndCount(c), 5+2*12+2+4+4+1; n != want {
+	if n, want := testutil.CollectAndCount(c), 5+2*16+2+4+4+1; n != want {
 		t.Errorf("%d series, want %d", n, want)
 	}
 	if n := testutil.CollectAndCount(c, "radish_command_calls_total"); n != 4 {

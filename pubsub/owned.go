@@ -45,6 +45,9 @@ func (o *Owned) Homes(channel []byte) (per []int32, total int) {
 	return nil, 0
 }
 
+// Len is how many sharded channels owned here have subscribers.
+func (o *Owned) Len() int { return len(o.m) }
+
 // Channels appends to dst the channels with subscribers that match
 // pattern (all when nil).
 func (o *Owned) Channels(dst []string, pattern []byte) []string {

@@ -173,6 +173,15 @@ func (r *Registry[S]) Subscribers(kind Kind, channel []byte) []S {
 // Patterns returns how many distinct patterns have subscribers here.
 func (r *Registry[S]) Patterns() int { return len(r.pats) }
 
+// Len is how many channels (Channel, Shard) or patterns (Pattern) have
+// subscribers here.
+func (r *Registry[S]) Len(kind Kind) int {
+	if kind == Pattern {
+		return len(r.pats)
+	}
+	return len(r.chans[kind])
+}
+
 // Matching calls fn for every pattern matching channel (Redis's glob) with
 // its subscribers, in subscription order. fn must not change the registry.
 func (r *Registry[S]) Matching(channel []byte, fn func(pattern string, subs []S)) {

@@ -396,6 +396,7 @@ func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 // write is applied whole or refused whole.
 func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	s.store.SetNoTouch(noTouch)
+	s.store.CountReads(spec.Flags&command.ReadOnly != 0)
 	if !s.laterPart {
 		s.stats.commands++
 		s.stats.count(spec)
@@ -417,14 +418,28 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	if s.kev.flags != 0 && spec.Flags&command.Write != 0 {
 		s.eventsBefore(db, spec, args)
 	}
-	if s.stats.untimed--; s.stats.untimed > 0 {
+	switch s.stats.untimed--; {
+	case s.clock.slowNs >= 0:
+		d := s.timed(ctx, spec, args)
+		if s.stats.untimed <= 0 {
+			s.stats.untimed = latencyEvery
+			s.stats.observe(spec, d)
+		}
+		if int64(d) >= s.clock.slowNs && !s.laterPart {
+			if s.wholeArgs != nil {
+				args = s.wholeArgs
+			}
+			s.logSlow(cl, spec, args, d)
+		}
+	case s.stats.untimed > 0:
 		spec.Handler(ctx, args)
-	} else {
+	default:
 		s.stats.untimed = latencyEvery
 		t0 := time.Now()
 		spec.Handler(ctx, args)
 		s.stats.observe(spec, time.Since(t0))
 	}
+	s.store.CountReads(false)
 	ctx.Client = nil
 	ctx.W = nil
 	if s.who.track && spec.Flags&command.ReadOnly != 0 {

@@ -94,6 +94,10 @@
 //     with BY or GET patterns, patterns.go): its txn takes every shard
 //     whole, home copies its keys, then the keys their values name, and
 //     runs it with the gather plan.
+//   - slow log (slowlog.go): while slowlog-log-slower-than is not -1
+//     every command is timed (one clock read per command); a slow one's
+//     entry goes to the slow log of its client's shard, under that log's
+//     own mutex (taken only for a slow command and by SLOWLOG).
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

@@ -66,6 +66,7 @@ type Group struct {
 	scripts script.Registry
 
 	clientIDs atomic.Int64
+	slowIDs   atomic.Int64 // the next slow log entry's id (slowlog.go)
 	// clientShard maps each connected client's ID to its shard (int).
 	clientShard sync.Map
 	clients     atomic.Int64
@@ -78,6 +79,7 @@ type Group struct {
 	clock func() time.Time
 
 	persist persist          // snapshots (snapshot.go)
+	rates   rates            // INFO's instantaneous metrics and memory peak (info.go)
 	src     *snapshot.Source // what the shards load at start, nil when nothing
 }
 

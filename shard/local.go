@@ -76,6 +76,7 @@ func (g *Group) ResetStats() {
 				st.lat[i].reset()
 			}
 			s.store.ResetStats()
+			st.netInBase, st.netOutBase = s.drv.Traffic()
 		}}})
 	}
 }

@@ -59,5 +59,6 @@ const (
 	msgScript                           // run a script on the shard of its keys (script.go)
 	msgScriptDone                       // its reply, or the key it could not use, back home
 	msgScriptFetch                      // export keys a script held on every shard met
+	msgSlow                             // a slow command's entry, for its client's shard's slow log
 	numMsgKinds
 )

@@ -71,6 +71,7 @@ type Shard struct {
 	// expireBudget is what is left of the cron's active-expiry work.
 	expireBudget int
 	memPeak      int64 // UsedMemory's peak since the last purge
+	startMem     int64 // UsedMemory of the empty store (INFO's used_memory_startup)
 	// scratch is where single-reply commands spanning shards run (see
 	// gather), and where blocking commands are dry-run.
 	scratch *engine.Store
@@ -92,10 +93,15 @@ type Shard struct {
 	// command over several shards, whose call the first part counts (INFO
 	// commandstats counts one call, as Redis).
 	laterPart bool
+	// wholeArgs, while the first part of such a command runs, is the
+	// whole command, which the slow log keeps (slowlog.go).
+	wholeArgs [][]byte
 	// misconf: writes are refused with -MISCONF (the last background save
 	// failed, stop-writes-on-bgsave-error); taken each turn (snapshot.go).
 	misconf bool
 
+	clock cmdClock // times commands (slowlog.go)
+	slow  slowLog
 	conf  *config.Snapshot // the configuration last applied
 	stats shardStats       // published for INFO at the end of each turn
 	done  chan struct{}
@@ -112,6 +118,8 @@ func newShard(g *Group, id int) *Shard {
 		waiters: make(map[wkey][]*waiter),
 		done:    make(chan struct{}),
 	}
+	s.clock.base = time.Now()
+	s.startMem = s.store.UsedMemory()
 	s.stats.calls = make([]int64, len(command.Rows()))
 	s.stats.pub.calls = make([]atomic.Int64, len(command.Rows()))
 	s.stats.lat = make([]latency, len(command.Rows()))
@@ -242,6 +250,7 @@ func (s *Shard) Turn(now time.Time) {
 	s.flushEffects()
 	s.submitAOF()
 	s.publishStats()
+	s.clock.mark = 0 // what comes next is not a command
 }
 
 // shutdown answers what was read, then closes every connection.
@@ -279,6 +288,7 @@ func (s *Shard) cron() {
 	if s.id == 0 {
 		s.group.savePoints(s.conf, s.now)
 		s.group.autoRewrite(s.conf, s.now)
+		s.group.sample(s.group.clock())
 	}
 }
 
@@ -351,6 +361,10 @@ func (s *Shard) oom(spec *command.Spec) bool {
 func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.conf = c
 	s.setNotify(c)
+	s.clock.slowNs = -1
+	if c.SlowlogLogSlowerThan >= 0 {
+		s.clock.slowNs = c.SlowlogLogSlowerThan * 1000
+	}
 	s.reader.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ctx.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ahead.MaxBulkLen = c.ProtoMaxBulkLen

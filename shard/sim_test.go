@@ -418,6 +418,7 @@ func (d *simDriver) Poll(time.Duration, ioloop.Handler) error { return nil }
 func (d *simDriver) Wake()                                    {}
 func (d *simDriver) Shutdown() error                          { return nil }
 func (d *simDriver) Kind() string                             { return "sim" }
+func (d *simDriver) Traffic() (in, out int64)                 { return 0, 0 }
 func (d *simDriver) Addrs(ioloop.ConnID) (string, string)     { return "127.0.0.1:1", "127.0.0.1:6379" }
 func (d *simDriver) Output(c ioloop.ConnID) *[]byte {
 	if cn := d.conns[c]; cn == nil || cn.closed {
@@ -442,7 +443,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgSave: "save", msgSaved: "saved",
 	msgInvalidate: "invalidate", msgInvalidated: "invalidated", msgTrackPrefixes: "track-prefixes",
 	msgScript: "script", msgScriptDone: "script-done",
-	msgScriptFetch: "script-fetch",
+	msgScriptFetch: "script-fetch", msgSlow: "slow",
 }
 
 // String names a message kind in a simulation's trace.

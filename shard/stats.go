@@ -13,6 +13,7 @@ import (
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/metrics"
+	"github.com/radish-kv/radish/pubsub"
 )
 
 // shardStats are counters the shard's goroutine bumps; published copies are
@@ -36,6 +37,9 @@ type shardStats struct {
 	// the timed calls' durations per row (latency.go).
 	untimed int
 	lat     []latency
+	// netInBase and netOutBase are the driver's traffic at the last
+	// CONFIG RESETSTAT.
+	netInBase, netOutBase int64
 
 	pub published
 }
@@ -57,14 +61,22 @@ type published struct {
 	trkPrefixes atomic.Int64
 	expired     atomic.Int64
 	evicted     atomic.Int64
-	stalePerc   atomic.Uint64 // float64 bits
-	usedMemory  atomic.Int64
-	dirty       atomic.Uint64  // changes since start (the mutation path's count)
-	keys        []atomic.Int64 // per database
-	expires     []atomic.Int64
-	calls       []atomic.Int64 // per command row (Spec.ID)
-	failed      []atomic.Int64
-	refused     []atomic.Int64
+	hits        atomic.Int64 // keyspace hits and misses (engine.Stats)
+	misses      atomic.Int64
+	netIn       atomic.Int64 // bytes received from and sent to clients (the driver's Traffic)
+	netOut      atomic.Int64
+	// channels and patterns with subscribers here, sharded channels
+	// owned here that have subscribers.
+	channels, patterns, shardChannels atomic.Int64
+	stalePerc                         atomic.Uint64 // float64 bits
+	usedMemory                        atomic.Int64
+	slabMapped                        atomic.Int64   // bytes the store's slab mapped
+	dirty                             atomic.Uint64  // changes since start (the mutation path's count)
+	keys                              []atomic.Int64 // per database
+	expires                           []atomic.Int64
+	calls                             []atomic.Int64 // per command row (Spec.ID)
+	failed                            []atomic.Int64
+	refused                           []atomic.Int64
 	// errs is a copy of shardStats.errs, replaced when it moved.
 	errs atomic.Pointer[map[string]int64]
 }
@@ -132,8 +144,19 @@ func (s *Shard) publishStats() {
 	es := s.store.Stats()
 	setInt(&p.expired, es.ExpiredKeys)
 	setInt(&p.evicted, es.EvictedKeys)
+	setInt(&p.hits, es.KeyspaceHits)
+	setInt(&p.misses, es.KeyspaceMisses)
+	if s.drv != nil {
+		in, out := s.drv.Traffic()
+		setInt(&p.netIn, in-st.netInBase)
+		setInt(&p.netOut, out-st.netOutBase)
+	}
+	setInt(&p.channels, int64(s.ps.reg.Len(pubsub.Channel)))
+	setInt(&p.patterns, int64(s.ps.reg.Len(pubsub.Pattern)))
+	setInt(&p.shardChannels, int64(s.ps.owned.Len()))
 	setUint(&p.stalePerc, math.Float64bits(es.ExpiredStalePerc))
 	setInt(&p.usedMemory, s.store.UsedMemory())
+	setInt(&p.slabMapped, s.store.SlabMapped())
 	setUint(&p.dirty, s.mut.dirty)
 	for i := range p.keys {
 		db := s.store.DB(i)
@@ -189,7 +212,8 @@ func (g *Group) Info(sections []string) string {
 			b.WriteString("\r\n")
 		}
 	}
-	var cmds, conns, rejected, mem, blocked, expired, evicted, hops, txns int64
+	var cmds, conns, rejected, blocked, expired, evicted, hops, txns int64
+	var hits, misses, netIn, netOut, channels, patterns, shardChannels int64
 	var stale float64
 	dbs := g.opts.Databases
 	keys := make([]int64, dbs)
@@ -212,7 +236,13 @@ func (g *Group) Info(sections []string) string {
 		rejected += p.rejected.Load()
 		hops += p.hops.Load()
 		txns += p.txns.Load()
-		mem += p.usedMemory.Load()
+		hits += p.hits.Load()
+		misses += p.misses.Load()
+		netIn += p.netIn.Load()
+		netOut += p.netOut.Load()
+		channels += p.channels.Load()
+		patterns += p.patterns.Load()
+		shardChannels += p.shardChannels.Load()
 		blocked += p.blocked.Load()
 		expired += p.expired.Load()
 		evicted += p.evicted.Load()
@@ -265,16 +295,7 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("memory", true) {
 		sep()
-		rss := rssBytes()
-		ratio := 0.0
-		if mem > 0 {
-			ratio = float64(rss) / float64(mem)
-		}
-		conf := g.conf.Snapshot()
-		maxmem, policy := conf.MemoryBudget(), conf.MaxMemoryPolicy
-		fmt.Fprintf(&b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_rss:%d\r\n"+
-			"used_memory_rss_human:%s\r\nmaxmemory:%d\r\nmaxmemory_policy:%s\r\nmem_fragmentation_ratio:%.2f\r\n",
-			mem, human(mem), rss, human(rss), maxmem, policy, ratio)
+		g.memoryInfo(&b)
 	}
 	if show("persistence", true) {
 		sep()
@@ -283,11 +304,18 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("stats", true) {
 		sep()
+		r := &g.rates
 		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\n"+
+			"instantaneous_ops_per_sec:%d\r\ntotal_net_input_bytes:%d\r\ntotal_net_output_bytes:%d\r\n"+
+			"instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\n"+
 			"rejected_connections:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nevicted_keys:%d\r\n"+
+			"keyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
+			"pubsubshard_channels:%d\r\n"+
 			"tracking_total_keys:%d\r\ntracking_total_items:%d\r\ntracking_total_prefixes:%d\r\n"+
 			"unexpected_error_replies:0\r\ntotal_error_replies:%d\r\ncross_shard_hops:%d\r\ncross_shard_txns:%d\r\n",
-			conns, cmds, rejected, expired, stale, evicted, trkKeys, trkItems, trkPrefixes, errReplies, hops, txns)
+			conns, cmds, int64(r.instantaneous(0)), netIn, netOut, r.instantaneous(1)/1024, r.instantaneous(2)/1024,
+			rejected, expired, stale, evicted, hits, misses, channels, patterns, shardChannels,
+			trkKeys, trkItems, trkPrefixes, errReplies, hops, txns)
 	}
 	if show("replication", true) {
 		sep()

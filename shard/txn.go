@@ -284,14 +284,14 @@ func (s *Shard) runParts(t *txn) {
 	}
 	for i := range t.parts {
 		id, keys, tag, spec, args := t.id, t.co.Parts[i].Keys, t.tag(i), t.spec, t.parts[i].Args
-		proto, noTouch, db, held, who := t.proto, t.noTouch, t.db, t.in != nil, t.who
+		proto, noTouch, db, held, who, whole := t.proto, t.noTouch, t.db, t.in != nil, t.who, t.args
 		s.on(t, i, msgPartRun, func(o *Shard) any {
 			w := resp.Writer{Proto: proto}
 			o.mut.fx.Tag = tag
 			o.who = who
-			o.laterPart = i > 0
+			o.laterPart, o.wholeArgs = i > 0, whole
 			o.run1(&w, nil, noTouch, db, spec, args)
-			o.laterPart = false
+			o.laterPart, o.wholeArgs = false, nil
 			o.who = reader{}
 			o.mut.fx.Tag = command.Tag{}
 			if !held {

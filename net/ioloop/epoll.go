@@ -52,6 +52,8 @@ type Epoll struct {
 	inPoll     bool
 	closed     bool
 	dispatched int
+	netIn      int64 // bytes received, for Traffic
+	netOut     int64 // bytes sent
 	discard    []byte
 	pool       bufPool
 
@@ -93,6 +95,9 @@ func NewEpoll(opts Options) (Driver, error) {
 
 // Kind returns "epoll".
 func (d *Epoll) Kind() string { return "epoll" }
+
+// Traffic implements Driver.
+func (d *Epoll) Traffic() (in, out int64) { return d.netIn, d.netOut }
 
 func (d *Epoll) conn(c ConnID) *econn {
 	s := c.slot()
@@ -325,6 +330,7 @@ func (d *Epoll) service(slot uint32, c *econn) {
 		n, err := unix.Write(c.fd, c.out[c.sendOff:])
 		if n > 0 {
 			c.sendOff += n
+			d.netOut += int64(n)
 			continue
 		}
 		switch err {
@@ -369,6 +375,7 @@ func (d *Epoll) readConn(slot uint32, c *econn, hup bool) {
 		n, err := unix.Read(c.fd, b)
 		if n > 0 {
 			c.in.wr += n
+			d.netIn += int64(n)
 			got = true
 			if n < len(b) && !hup {
 				break

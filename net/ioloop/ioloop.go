@@ -87,6 +87,10 @@ type Driver interface {
 	Shutdown() error
 	// Kind returns "io_uring" or "epoll".
 	Kind() string
+	// Traffic returns the bytes received from and sent to every
+	// connection since the driver started (INFO's total_net_*_bytes).
+	// Call it on the loop goroutine.
+	Traffic() (in, out int64)
 	// Addrs returns the peer and local addresses of c as "ip:port" (Redis's
 	// CLIENT LIST addr and laddr); empty strings for a stale c.
 	Addrs(c ConnID) (peer, local string)

@@ -81,6 +81,8 @@ type Uring struct {
 	inPoll     bool
 	closed     bool
 	dispatched int
+	netIn      int64 // bytes received, for Traffic
+	netOut     int64 // bytes sent
 	adopted    []int // sockets handed over by Adopt, opened at the next Poll
 	multishot  bool
 	inflight   int // requests in flight that reference memory (recv, send, wake read)
@@ -128,6 +130,9 @@ func NewUring(opts Options) (Driver, error) {
 
 // Kind returns "io_uring".
 func (d *Uring) Kind() string { return "io_uring" }
+
+// Traffic implements Driver.
+func (d *Uring) Traffic() (in, out int64) { return d.netIn, d.netOut }
 
 // SetupFlags names the setup flags the kernel accepted, e.g.
 // "SINGLE_ISSUER|DEFER_TASKRUN|SUBMIT_ALL".
@@ -558,6 +563,7 @@ func (d *Uring) recvDone(slot uint32, c *uconn, res int32) {
 	switch {
 	case res > 0:
 		c.in.wr += int(res)
+		d.netIn += int64(res)
 		d.markDirty(slot, c) // re-arm in the next turn
 		if !c.closeReq {
 			d.dispatched++
@@ -594,6 +600,7 @@ func (d *Uring) sendDone(slot uint32, c *uconn, res int32) {
 	}
 	i := c.cur ^ 1
 	c.sendOff += int(res)
+	d.netOut += int64(res)
 	if c.sendOff >= len(c.out[i]) {
 		c.sending, c.sendOff = false, 0
 		c.out[i] = c.out[i][:0]

@@ -1,0 +1,195 @@
+package e2e
+
+import (
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// diffScript sends each command to radish (a) and redis-server (b) and
+// requires the same reply once norm has rewritten both (nil: as they
+// are).
+func diffScript(t *testing.T, a, b *diffConn, norm func(args []string, reply []byte) []byte, cmds ...[]string) {
+	t.Helper()
+	for _, c := range cmds {
+		got, want := a.do(t, c)[0], b.do(t, c)[0]
+		if norm != nil {
+			got, want = norm(c, got), norm(c, want)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("%q:\nradish %q\nredis  %q", c, got, want)
+		}
+	}
+}
+
+// needRedis starts redis-server with extra arguments.
+func needRedis(t *testing.T, extra ...string) string {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed (apt-get install redis-server):", err)
+	}
+	return startRedis(t, redisBin, extra...)
+}
+
+// slowNorm rewrites the entries of a SLOWLOG GET reply: what differs by
+// nature (id, time, duration, the client's port) becomes 0, an address
+// keeps only its host.
+func slowNorm(t *testing.T) func([]string, []byte) []byte {
+	return func(args []string, reply []byte) []byte {
+		if len(args) < 2 || !strings.EqualFold(args[0], "slowlog") || !strings.EqualFold(args[1], "get") || reply[0] != '*' {
+			return reply
+		}
+		v, _, err := resp.ReadReply(reply)
+		if err != nil {
+			t.Fatalf("%q: %v", reply, err)
+		}
+		for i := range v.Elems {
+			e := v.Elems[i].Elems
+			for j := range 3 {
+				e[j].Int = 0
+			}
+			if h, _, ok := strings.Cut(string(e[4].Str), ":"); ok {
+				e[4].Str = []byte(h)
+			}
+		}
+		w := resp.Writer{Proto: 3}
+		resp.AppendValue(&w, v)
+		return w.B
+	}
+}
+
+// TestSlowlogAgainstRedis logs every command (slowlog-log-slower-than
+// 0) on radish (three shards) and on redis-server and compares SLOWLOG
+// GET's entries (arguments truncated as Redis does, the client's name and
+// host; a command over several shards is one entry), LEN, trimming to
+// slowlog-max-len, RESET and the errors, RESP2 and RESP3.
+func TestSlowlogAgainstRedis(t *testing.T) {
+	ref := needRedis(t)
+	s := start(t, "--shards", "3")
+	long := strings.Repeat("v", 300)
+	many := []string{"RPUSH", "list"}
+	for i := range 40 {
+		many = append(many, strconv.Itoa(i))
+	}
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			a, b := dialDiff(t, s.addr, proto), dialDiff(t, ref, proto)
+			diffScript(t, a, b, slowNorm(t),
+				[]string{"CONFIG", "SET", "slowlog-log-slower-than", "0"},
+				[]string{"CONFIG", "SET", "slowlog-max-len", "128"},
+				[]string{"SLOWLOG", "RESET"},
+				[]string{"CLIENT", "SETNAME", "slow"},
+				[]string{"SET", "k", long},
+				[]string{"MSET", "a", "1", "b", "2", "c", "3", "d", "4"},
+				many,
+				[]string{"GET", "nosuch"},
+				[]string{"SLOWLOG", "GET", "3"},
+				[]string{"SLOWLOG", "GET"},
+				[]string{"SLOWLOG", "LEN"},
+				[]string{"SLOWLOG", "GET", "-1"},
+				[]string{"SLOWLOG", "GET", "0"},
+				[]string{"SLOWLOG", "GET", "-2"},
+				[]string{"SLOWLOG", "GET", "x"},
+				[]string{"SLOWLOG", "GET", "1", "2"},
+				[]string{"SLOWLOG", "LEN", "x"},
+				[]string{"SLOWLOG", "NOSUCH"},
+				[]string{"SLOWLOG", "HELP"},
+				[]string{"CONFIG", "SET", "slowlog-max-len", "3"},
+				[]string{"PING"},
+				[]string{"SLOWLOG", "LEN"},
+				[]string{"SLOWLOG", "GET", "-1"},
+				[]string{"CONFIG", "SET", "slowlog-log-slower-than", "-1"},
+				[]string{"SLOWLOG", "RESET"},
+				[]string{"PING"},
+				[]string{"SLOWLOG", "LEN"},
+				[]string{"CONFIG", "SET", "slowlog-log-slower-than", "-2"},
+				[]string{"CONFIG", "SET", "slowlog-max-len", "-1"},
+				[]string{"CONFIG", "GET", "slowlog-max-len"},
+				[]string{"CONFIG", "GET", "slowlog-log-slower-than"},
+				[]string{"CONFIG", "SET", "slowlog-log-slower-than", "10000", "slowlog-max-len", "128"},
+			)
+		})
+	}
+}
+
+// infoFields reads INFO's fields named (section "everything") over d.
+func infoFields(t *testing.T, d *diffConn, names ...string) map[string]string {
+	t.Helper()
+	v, _, err := resp.ReadReply(d.do(t, []string{"INFO", "everything"})[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(v.Str), "\r\n") {
+		k, val, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		for _, n := range names {
+			if k == n {
+				out[k] = val
+			}
+		}
+	}
+	return out
+}
+
+// TestInfoStatsAgainstRedis runs the same read and write commands on
+// radish (three shards) and redis-server after CONFIG RESETSTAT and
+// compares keyspace_hits and keyspace_misses (lookups of read commands,
+// one per key argument, across shards too), then the Pub/Sub counts with
+// one subscriber; and checks what cannot equal Redis's: the bytes in and
+// out grow by at least what was sent and received, and the memory fields
+// add up (used_memory_dataset + used_memory_overhead = used_memory).
+func TestInfoStatsAgainstRedis(t *testing.T) {
+	ref := needRedis(t)
+	s := start(t, "--shards", "3")
+	a, b := dialDiff(t, s.addr, 2), dialDiff(t, ref, 2)
+	diffScript(t, a, b, nil,
+		[]string{"FLUSHALL"}, []string{"SET", "a", "1"}, []string{"RPUSH", "l", "1", "2"}, []string{"HSET", "h", "f", "v"},
+		[]string{"SADD", "s", "m"}, []string{"ZADD", "z", "1", "m"}, []string{"CONFIG", "RESETSTAT"},
+		[]string{"GET", "a"}, []string{"GET", "b"}, []string{"MGET", "a", "b", "l", "h"}, []string{"EXISTS", "a", "b", "a"},
+		[]string{"TYPE", "s"}, []string{"TTL", "nosuch"}, []string{"LRANGE", "l", "0", "-1"}, []string{"HGETALL", "h"},
+		[]string{"HGETALL", "nosuch"}, []string{"SMEMBERS", "s"}, []string{"ZSCORE", "z", "m"}, []string{"ZRANGE", "nosuch", "0", "1"},
+		[]string{"GET", "l"}, []string{"INCR", "a"}, []string{"SET", "c", "1"}, []string{"DEL", "c", "nosuch"},
+		[]string{"STRLEN", "a"}, []string{"OBJECT", "ENCODING", "a"}, []string{"SISMEMBER", "s", "x"}, []string{"LINDEX", "l", "0"},
+	)
+	names := []string{"keyspace_hits", "keyspace_misses", "pubsub_channels", "pubsub_patterns", "pubsubshard_channels"}
+	check := func() {
+		t.Helper()
+		got, want := infoFields(t, a, names...), infoFields(t, b, names...)
+		for _, n := range names {
+			if got[n] != want[n] || got[n] == "" {
+				t.Errorf("%s: radish %q, redis %q", n, got[n], want[n])
+			}
+		}
+	}
+	check()
+	sa, sb := dialDiff(t, s.addr, 3), dialDiff(t, ref, 3)
+	diffScript(t, sa, sb, nil, []string{"SUBSCRIBE", "c1", "c2"}, []string{"PSUBSCRIBE", "p*"}, []string{"SSUBSCRIBE", "{x}1"})
+	check()
+
+	f := infoFields(t, a, "total_net_input_bytes", "total_net_output_bytes", "used_memory", "used_memory_dataset",
+		"used_memory_overhead", "used_memory_startup", "used_memory_peak", "instantaneous_ops_per_sec", "mem_fragmentation_ratio")
+	num := func(k string) int64 {
+		n, err := strconv.ParseInt(f[k], 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %q", k, f[k])
+		}
+		return n
+	}
+	if num("total_net_input_bytes") < 300 || num("total_net_output_bytes") < 100 {
+		t.Errorf("net bytes: %v", f)
+	}
+	if num("used_memory_dataset")+num("used_memory_overhead") != num("used_memory") ||
+		num("used_memory_startup") > num("used_memory") || num("used_memory_peak") < num("used_memory") {
+		t.Errorf("memory fields: %v", f)
+	}
+	if _, err := strconv.ParseFloat(f["mem_fragmentation_ratio"], 64); err != nil || f["instantaneous_ops_per_sec"] == "" {
+		t.Errorf("ratios: %v", f)
+	}
+}

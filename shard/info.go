@@ -1,0 +1,140 @@
+package shard
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// What INFO reports beyond the shards' counters: the instantaneous rates
+// (Redis's 16 samples 100 ms apart, taken by shard 0's cron), the peak of
+// memory in use, and the memory of the empty stores.
+
+// instSamples is the number of samples a rate averages, as Redis's
+// STATS_METRIC_SAMPLES.
+const instSamples = 16
+
+// rates are Redis's instantaneous metrics: ops, bytes in, bytes out.
+type rates struct {
+	mu      sync.Mutex
+	last    time.Time
+	prev    [3]int64
+	samples [3][instSamples]float64 // per second
+	idx     int
+	peak    int64 // used_memory's peak, bytes
+}
+
+// sample takes one sample of the totals at now when 100 ms passed since
+// the last one; called by shard 0's cron and by INFO (for the peak).
+func (g *Group) sample(now time.Time) {
+	t := g.totals()
+	r := &g.rates
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.peak = max(r.peak, t.mem)
+	d := now.Sub(r.last)
+	if d < 100*time.Millisecond {
+		return
+	}
+	cur := [3]int64{t.cmds, t.netIn, t.netOut}
+	if !r.last.IsZero() {
+		for i := range cur {
+			r.samples[i][r.idx] = float64(cur[i]-r.prev[i]) / d.Seconds()
+		}
+		r.idx = (r.idx + 1) % instSamples
+	}
+	r.prev, r.last = cur, now
+}
+
+// instantaneous returns the average of the samples of metric i.
+func (r *rates) instantaneous(i int) float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var sum float64
+	for _, v := range r.samples[i] {
+		sum += v
+	}
+	return sum / instSamples
+}
+
+// totals are sums of every shard's published counters.
+type totals struct {
+	cmds, netIn, netOut, mem, mapped int64
+}
+
+func (g *Group) totals() totals {
+	var t totals
+	for _, s := range g.shards {
+		p := &s.stats.pub
+		t.cmds += p.commands.Load()
+		t.netIn += p.netIn.Load()
+		t.netOut += p.netOut.Load()
+		t.mem += p.usedMemory.Load()
+		t.mapped += p.slabMapped.Load()
+	}
+	return t
+}
+
+// memoryInfo is INFO's memory section.
+func (g *Group) memoryInfo(b *strings.Builder) {
+	g.sample(g.clock())
+	t := g.totals()
+	mem, rss := t.mem, rssBytes()
+	g.rates.mu.Lock()
+	peak := max(g.rates.peak, mem)
+	g.rates.mu.Unlock()
+	startup := int64(0)
+	for _, s := range g.shards {
+		startup += s.startMem
+	}
+	overhead := min(startup, mem)
+	dataset := mem - overhead
+	net := max(mem-startup, 1)
+	conf := g.conf.Snapshot()
+	maxmem, policy := conf.MemoryBudget(), conf.MaxMemoryPolicy
+	sys := systemMemory()
+	fmt.Fprintf(b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_rss:%d\r\n"+
+		"used_memory_rss_human:%s\r\nused_memory_peak:%d\r\nused_memory_peak_human:%s\r\n"+
+		"used_memory_peak_perc:%.2f%%\r\nused_memory_overhead:%d\r\nused_memory_startup:%d\r\n"+
+		"used_memory_dataset:%d\r\nused_memory_dataset_perc:%.2f%%\r\n"+
+		"allocator_allocated:%d\r\nallocator_active:%d\r\nallocator_resident:%d\r\n"+
+		"total_system_memory:%d\r\ntotal_system_memory_human:%s\r\n"+
+		"maxmemory:%d\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"+
+		"allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%d\r\nallocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%d\r\n"+
+		"mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%d\r\nmem_allocator:slab\r\n",
+		mem, human(mem), rss, human(rss), peak, human(peak),
+		float64(mem)*100/float64(max(peak, 1)), overhead, startup,
+		dataset, float64(dataset)*100/float64(net),
+		mem, t.mapped, rss, sys, human(sys),
+		maxmem, human(maxmem), policy,
+		ratio(t.mapped, mem), t.mapped-mem, ratio(rss, t.mapped), rss-t.mapped,
+		ratio(rss, mem), rss-mem)
+}
+
+// ratio is a/b, 0 when b is 0.
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// systemMemory is the machine's memory (MemTotal in /proc/meminfo).
+func systemMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var kb int64
+		if _, err := fmt.Sscanf(sc.Text(), "MemTotal: %d kB", &kb); err == nil {
+			return kb * 1024
+		}
+	}
+	return 0
+}
