@@ -136,6 +136,10 @@ type Spec struct {
 	Last     int
 	Step     int
 	KeySpecs []KeySpec
+	// KeyFlags, for a row whose key spec is flagged KeyVariableFlags,
+	// gives the flags its key has with these arguments (Redis's getkeys
+	// procedure: SET without GET only overwrites). See Spec.KeyFlagsOf.
+	KeyFlags func(args [][]byte) KeyFlag
 	// Protected: enable-debug-command decides who may run it (DEBUG), as
 	// Redis's PROTECTED flag, which COMMAND does not print.
 	Protected bool
