@@ -23,6 +23,9 @@ type Snapshot struct {
 // User returns the user named name, or nil. It does not allocate.
 func (s *Snapshot) User(name []byte) *User { return s.users[string(name)] }
 
+// UserNamed is User for a name held as a string.
+func (s *Snapshot) UserNamed(name string) *User { return s.users[name] }
+
 // Default is the default user.
 func (s *Snapshot) Default() *User { return s.def }
 
