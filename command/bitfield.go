@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"math"
 
 	"github.com/radish-kv/radish/errtext"
@@ -22,9 +23,10 @@ var bitfieldSpecs = []*Spec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Index: 1, LastKey: 0, Step: 1,
 				Notes: "This command allows both access and modification of the key"},
 		},
-		Handler: CmdBitField,
-		Summary: "Perform arbitrary bitfield integer operations on strings",
-		Since:   "3.2.0", Group: "bitmap",
+		KeyFlags: bitfieldKeyFlags,
+		Handler:  CmdBitField,
+		Summary:  "Perform arbitrary bitfield integer operations on strings",
+		Since:    "3.2.0", Group: "bitmap",
 		Complexity: "O(1) for each subcommand specified",
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpecIndex: 0},
@@ -339,4 +341,22 @@ func signedOverflow(value, incr int64, n int, overflow int) (int64, bool) {
 	default:
 		return minV, true
 	}
+}
+
+// bitfieldKeyFlags is Redis's bitfieldGetKeys: a BITFIELD of GETs (and
+// OVERFLOW) only reads its key; anything else, a syntax error included,
+// may write it.
+func bitfieldKeyFlags(args [][]byte) KeyFlag {
+	for i := 2; i < len(args); i++ {
+		rem := len(args) - i - 1
+		switch a := args[i]; {
+		case bytes.EqualFold(a, []byte("get")) && rem >= 2:
+			i += 2
+		case bytes.EqualFold(a, []byte("overflow")) && rem >= 1:
+			i++
+		default:
+			return KeyRW | KeyAccess | KeyUpdate
+		}
+	}
+	return KeyRO | KeyAccess
 }

@@ -456,11 +456,7 @@ func getKeys(c *Ctx, args [][]byte, withFlags bool) {
 			}
 			c.W.Array(2)
 			c.W.Bulk(args[i])
-			var f KeyFlag
-			if r.Spec >= 0 {
-				f = s.KeySpecs[r.Spec].Flags
-			}
-			writeStatusSet(c.W, f.Names())
+			writeStatusSet(c.W, s.KeyFlagsOf(r, args).Names())
 		}
 	}
 }

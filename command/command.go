@@ -162,6 +162,10 @@ type Spec struct {
 	// which a run on copies cannot do (SORT turns the sorted set it sorts
 	// into a skiplist, as Redis does).
 	BeforeGather func(db *engine.DB, args [][]byte, now int64)
+	// KeyFlags, for a row whose key spec is flagged KeyVariableFlags,
+	// gives the flags its key has with these arguments (Redis's getkeys
+	// procedure: SET without GET only overwrites). See Spec.KeyFlagsOf.
+	KeyFlags func(args [][]byte) KeyFlag
 	// Protected: enable-debug-command decides who may run it (DEBUG), as
 	// Redis's PROTECTED flag, which COMMAND does not print.
 	Protected bool
@@ -310,19 +314,27 @@ type Local interface {
 	// Tracked tells the shard that cl's tracking state changed (CLIENT
 	// TRACKING, RESET); oldPrefixes are its BCAST prefixes before.
 	Tracked(cl *Client, oldPrefixes []string)
+	// Authenticate makes cl the user named user when pass authenticates
+	// it (AUTH, HELLO AUTH: cmd is the command's name as sent), else
+	// records the failure in the ACL LOG and reports false; user nil is
+	// the default user (RESET: authenticated only when it needs no
+	// password).
+	Authenticate(cl *Client, cmd, user, pass []byte) bool
 }
 
 // Client is one connection's state, owned by the shard that accepted it.
 type Client struct {
-	ID        int64
-	Name      string
-	LibName   string
-	LibVer    string
-	Addr      string
-	LAddr     string
-	Proto     int // 2 or 3
-	DB        int
-	Authed    bool
+	ID      int64
+	Name    string
+	LibName string
+	LibVer  string
+	Addr    string
+	LAddr   string
+	Proto   int // 2 or 3
+	DB      int
+	Authed  bool
+	// User is the name of the ACL user the connection runs as.
+	User      string
 	CreatedMs int64
 	LastMs    int64
 	LastCmd   string
@@ -362,8 +374,12 @@ type Server interface {
 	ConfigGet(patterns []string) [][2]string
 	// ConfigSet applies all pairs or none; the error text is Redis's.
 	ConfigSet(pairs [][2]string) error
-	// RequirePass is the password AUTH checks ("" when none is set).
-	RequirePass() string
+	// ACL runs an ACL subcommand (args[0] is "ACL") on the users every
+	// shard shares, writing its reply to c.W.
+	ACL(c *Ctx, args [][]byte)
+	// DefaultNoPass reports whether the default user is on and needs no
+	// password: a new connection, and RESET, are then authenticated.
+	DefaultNoPass() bool
 	// Info is the text of INFO for the given sections, in Redis's format.
 	Info(sections []string) string
 	// ResetStats clears the counters CONFIG RESETSTAT clears.

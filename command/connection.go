@@ -133,7 +133,7 @@ func cmdHello(c *Ctx, args [][]byte) {
 		more := len(args) - i - 1
 		switch opt := strings.ToLower(string(args[i])); {
 		case opt == "auth" && more >= 2:
-			if !checkAuth(c, args[i+1], args[i+2]) {
+			if !checkAuth(c, args[0], args[i+1], args[i+2]) {
 				return
 			}
 			i += 2
@@ -178,15 +178,13 @@ func cmdHello(c *Ctx, args [][]byte) {
 	w.Array(0)
 }
 
-// checkAuth checks a user name and password against requirepass and
-// replies with the error when they are wrong.
-func checkAuth(c *Ctx, user, pass []byte) bool {
-	want := c.Server.RequirePass()
-	if string(user) != "default" || want != "" && string(pass) != want {
+// checkAuth authenticates the client as user with pass (package acl's
+// users) and replies with the error when they are wrong.
+func checkAuth(c *Ctx, cmd, user, pass []byte) bool {
+	if !c.Local.Authenticate(c.Client, cmd, user, pass) {
 		c.W.Error("WRONGPASS invalid username-password pair or user is disabled.")
 		return false
 	}
-	c.Client.Authed = true
 	return true
 }
 
@@ -195,7 +193,7 @@ func cmdAuth(c *Ctx, args [][]byte) {
 		c.W.Error(errtext.Syntax)
 		return
 	}
-	if len(args) == 2 && c.Server.RequirePass() == "" {
+	if len(args) == 2 && c.Server.DefaultNoPass() {
 		c.W.Error("ERR AUTH <password> called without any password configured for the default user. " +
 			"Are you sure your configuration is correct?")
 		return
@@ -204,7 +202,7 @@ func cmdAuth(c *Ctx, args [][]byte) {
 	if len(args) == 3 {
 		user, pass = args[1], args[2]
 	}
-	if checkAuth(c, user, pass) {
+	if checkAuth(c, args[0], user, pass) {
 		c.W.Simple("OK")
 	}
 }
@@ -239,8 +237,8 @@ func cmdReset(c *Ctx, args [][]byte) {
 	cl.Reply = ReplyOn
 	cl.NoEvict = false
 	cl.NoTouch = false
-	cl.Authed = c.Server.RequirePass() == ""
 	if c.Local != nil {
+		c.Local.Authenticate(cl, nil, nil, nil)
 		c.Local.Unsubscribe(cl)
 		if cl.Track.On {
 			old := slices.Clone(cl.Track.Prefixes)
@@ -332,9 +330,16 @@ func clientLine(b []byte, cl *Client, now int64) []byte {
 	}
 	return fmt.Appendf(b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d "+
 		"sub=%d psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 "+
-		"obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=%d resp=%d lib-name=%s lib-ver=%s\n",
+		"obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s\n",
 		cl.ID, cl.Addr, cl.LAddr, cl.Name, (now-cl.CreatedMs)/1000, (now-cl.LastMs)/1000, flags, cl.DB,
-		cl.Subs, cl.PSubs, cl.SSubs, cl.LastCmd, cl.Track.redirect(), cl.Proto, cl.LibName, cl.LibVer)
+		cl.Subs, cl.PSubs, cl.SSubs, cl.LastCmd, cl.User, cl.Track.redirect(), cl.Proto, cl.LibName, cl.LibVer)
+}
+
+// ClientInfo is cl's CLIENT INFO line without its newline (the ACL LOG's
+// client-info).
+func ClientInfo(cl *Client, now int64) string {
+	b := clientLine(nil, cl, now)
+	return string(b[:len(b)-1])
 }
 
 func cmdClientInfo(c *Ctx, args [][]byte) {

@@ -189,3 +189,17 @@ func (s *Spec) HasKeys() bool {
 	}
 	return len(s.KeySpecs) == 0 && s.First > 0
 }
+
+// KeyFlagsOf returns the flags of the keys range r found in args: its key
+// spec's or, for a spec flagged KeyVariableFlags, those the row's KeyFlags
+// gives these arguments. A legacy range (no key spec) has none.
+func (s *Spec) KeyFlagsOf(r KeyRange, args [][]byte) KeyFlag {
+	if r.Spec < 0 {
+		return 0
+	}
+	f := s.KeySpecs[r.Spec].Flags
+	if f&KeyVariableFlags != 0 && s.KeyFlags != nil {
+		return s.KeyFlags(args)
+	}
+	return f
+}

@@ -38,6 +38,7 @@ var stringSpecs = []*Spec{
 		KeySpecs: []KeySpec{
 			{Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Index: 1, LastKey: 0, Step: 1, Notes: "RW and ACCESS due to the optional `GET` argument"},
 		},
+		KeyFlags:  setKeyFlags,
 		Handler:   CmdSet,
 		Propagate: propSet(2),
 		Summary:   "Set the string value of a key",
@@ -1058,4 +1059,14 @@ func CmdLCS(c *Ctx, args [][]byte) {
 	}
 	c.W.BulkString("len")
 	c.W.Int(int64(total))
+}
+
+// setKeyFlags is Redis's setGetKeys: SET reads its key only with GET.
+func setKeyFlags(args [][]byte) KeyFlag {
+	for _, a := range args[min(3, len(args)):] {
+		if len(a) == 3 && (a[0]|0x20) == 'g' && (a[1]|0x20) == 'e' && (a[2]|0x20) == 't' {
+			return KeyRW | KeyAccess | KeyUpdate
+		}
+	}
+	return KeyOW | KeyUpdate
 }

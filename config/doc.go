@@ -29,8 +29,11 @@
 //   - foreign directive: one of Redis 7.0's or Valkey 8's that is not a
 //     parameter here (foreign.go). A file may name it, so a stock redis.conf
 //     starts radish; Load ignores it and lists it (Config.Ignored), unless
-//     its value promises a missing feature (replicaof, tls-port, user...),
-//     which is refused. CONFIG GET/SET do not know it. Any other name is
+//     its value promises a missing feature (replicaof, tls-port ...),
+//     which is refused.
+//   - user lines: Redis's special directive, one per ACL user (its name,
+//     then its rules), kept in order in Snapshot.Users for package acl;
+//     not a parameter CONFIG GET knows. CONFIG GET/SET do not know it. Any other name is
 //     "Bad directive", as in Redis.
 //
 // What it never does: it never exits, prints, logs, chdirs, binds, opens

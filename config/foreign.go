@@ -35,7 +35,7 @@ func never([]string) bool { return false }
 var foreign = func() map[string]foreignDirective {
 	m := make(map[string]foreignDirective)
 	for _, n := range strings.Fields(`
-		acl-pubsub-default acllog-max-len active-defrag-cycle-max active-defrag-cycle-min
+		active-defrag-cycle-max active-defrag-cycle-min
 		active-defrag-cycle-us active-defrag-ignore-bytes active-defrag-max-scan-fields
 		active-defrag-threshold-lower active-defrag-threshold-upper activedefrag activerehashing
 		always-show-logo aof-disable-auto-gc aof-rewrite-incremental-fsync
@@ -95,8 +95,6 @@ var foreign = func() map[string]foreignDirective {
 		"cluster-enabled": {only("no"), "cluster mode is not supported: radish shards the keyspace itself (set cluster-enabled no)"},
 		"tls-port":        {only("0"), "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
 		"rdma-port":       {only("0"), "RDMA is not supported: radish listens on plain TCP only (set rdma-port 0)"},
-		"aclfile":         {only(""), "ACL users are not supported yet: use requirepass (remove aclfile)"},
-		"user":            {never, "ACL users are not supported yet: use requirepass (remove user)"},
 		"supervised":      {only("no"), "supervised upstart/systemd is not supported yet: radish sends no readiness signal (set supervised no)"},
 		"syslog-enabled":  {only("no"), "syslog is not supported: radish logs to logfile or stderr (set syslog-enabled no)"},
 		"loadmodule":      {never, "modules are not supported (remove loadmodule)"},

@@ -234,6 +234,15 @@ func (ld *loadState) parse(s *Snapshot, text, file string) error {
 			}
 			continue
 		}
+		if name == "user" {
+			// Redis's special directive: one line per user, applied by
+			// package acl at start.
+			if len(args) < 2 {
+				return fail(errArgs)
+			}
+			s.Users = append(slices.Clip(s.Users), args[1:])
+			continue
+		}
 		p := byName[name]
 		if p == nil {
 			f, ok := foreign[name]

@@ -28,10 +28,19 @@ type Snapshot struct {
 	// default), "yes", or "local" (loopback and Unix-socket clients).
 	EnableDebugCommand string
 	RequirePass        string
-	Databases          int
-	Dir                string // absolute path
-	LogFile            string // "" = stderr
-	LogLevel           string // "debug", "verbose", "notice", "warning"
+	// ACLFile is aclfile: the users' file ACL LOAD and ACL SAVE use
+	// ("": none). Users are the config file's user lines, each the
+	// user's name then its rules (package acl applies them).
+	ACLFile string
+	Users   [][]string
+	// ACLPubsubAllChannels is acl-pubsub-default allchannels (new users
+	// may use every channel) rather than resetchannels.
+	ACLPubsubAllChannels bool
+	ACLLogMaxLen         int
+	Databases            int
+	Dir                  string // absolute path
+	LogFile              string // "" = stderr
+	LogLevel             string // "debug", "verbose", "notice", "warning"
 	// LogFormat is "json" (one JSON object per line) or "console" (text);
 	// Valkey's "legacy" and "logfmt" are read as console.
 	LogFormat    string
@@ -276,6 +285,24 @@ var params = []*param{
 	{name: "enable-debug-command", kind: KindEnum, def: "no", mode: Immutable, enum: []string{"no", "yes", "local"}, s: func(s *Snapshot) *string { return &s.EnableDebugCommand }},
 	{name: "protected-mode", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.ProtectedMode }},
 	{name: "requirepass", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.RequirePass }},
+	{name: "aclfile", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.ACLFile }},
+	{name: "acl-pubsub-default", kind: KindSpecial, def: "resetchannels", parse: func(s *Snapshot, args []string, _ *loadState) string {
+		switch strings.ToLower(args[0]) {
+		case "allchannels":
+			s.ACLPubsubAllChannels = true
+		case "resetchannels":
+			s.ACLPubsubAllChannels = false
+		default:
+			return "argument(s) must be one of the following: allchannels, resetchannels"
+		}
+		return ""
+	}, format: func(s *Snapshot) string {
+		if s.ACLPubsubAllChannels {
+			return "allchannels"
+		}
+		return "resetchannels"
+	}},
+	{name: "acllog-max-len", kind: KindInt, def: "128", min: 0, max: math.MaxInt64, i: func(s *Snapshot) *int { return &s.ACLLogMaxLen }},
 	{name: "databases", kind: KindInt, def: "16", mode: Immutable, min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.Databases }},
 	{name: "dir", kind: KindSpecial, defFn: cwd, mode: Protected, parse: parseDir, format: func(s *Snapshot) string { return s.Dir }},
 	{name: "logfile", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.LogFile }},

@@ -270,3 +270,26 @@ func TestArgv(t *testing.T) {
 		t.Error("usage lacks parameters")
 	}
 }
+
+func TestACLDirectives(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "r.conf")
+	os.WriteFile(f, []byte("user default on >pw ~* +@all\nuser app on nopass \"~app:*\" +@read\nacl-pubsub-default allchannels\nacllog-max-len 5\naclfile /x/users.acl\n"), 0o644)
+	c, err := load([]string{f, "--user", "other", "off"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Snapshot()
+	want := [][]string{{"default", "on", ">pw", "~*", "+@all"}, {"app", "on", "nopass", "~app:*", "+@read"}, {"other", "off"}}
+	if !reflect.DeepEqual(s.Users, want) || !s.ACLPubsubAllChannels || s.ACLLogMaxLen != 5 || s.ACLFile != "/x/users.acl" {
+		t.Errorf("users %q, pubsub %v, log %d, file %q", s.Users, s.ACLPubsubAllChannels, s.ACLLogMaxLen, s.ACLFile)
+	}
+	if got := c.Get([]string{"acl*"}); fmt.Sprint(got) != "[[aclfile /x/users.acl] [acl-pubsub-default allchannels] [acllog-max-len 5]]" {
+		t.Errorf("CONFIG GET acl*: %q", got)
+	}
+	if err := c.Set([][2]string{{"acl-pubsub-default", "nochannels"}}); err == nil {
+		t.Error("acl-pubsub-default takes allchannels or resetchannels")
+	}
+	if _, err := load([]string{"--user"}, nil); err == nil {
+		t.Error("a user line names a user")
+	}
+}

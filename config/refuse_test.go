@@ -92,8 +92,6 @@ func TestForeign(t *testing.T) {
 		{"slaveof 10.0.0.1 6379", "replication is not supported yet: radish cannot be a replica (remove slaveof)"},
 		{"cluster-enabled yes", "cluster mode is not supported: radish shards the keyspace itself (set cluster-enabled no)"},
 		{"tls-port 6380", "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
-		{"aclfile /etc/redis/users.acl", "ACL users are not supported yet: use requirepass (remove aclfile)"},
-		{"user default on nopass ~* +@all", "ACL users are not supported yet: use requirepass (remove user)"},
 		{"supervised systemd", "supervised upstart/systemd is not supported yet: radish sends no readiness signal (set supervised no)"},
 		{"syslog-enabled yes", "syslog is not supported: radish logs to logfile or stderr (set syslog-enabled no)"},
 		{"loadmodule /x.so", "modules are not supported (remove loadmodule)"},

@@ -28,6 +28,9 @@ type Host interface {
 	// OutOfMemory reports whether a command that may grow memory must be
 	// refused.
 	OutOfMemory() bool
+	// Permit returns the error that refuses the script's user spec with
+	// args (its ACL), or "".
+	Permit(spec *command.Spec, args [][]byte) string
 }
 
 // Flags are a script's shebang flags (#!lua flags=...).
@@ -569,6 +572,11 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 		return r.callError(L, raise, "ERR Wrong number of args calling Redis command from script")
 	case spec.Flags&command.NoScript != 0:
 		return r.callError(L, raise, "ERR This Redis command is not allowed from script")
+	}
+	if e := c.Host.Permit(spec, args); e != "" {
+		return r.callError(L, raise, e)
+	}
+	switch {
 	case c.ReadOnly && spec.Flags&command.Write != 0:
 		return r.callError(L, raise, "ERR Write commands are not allowed from read-only scripts.")
 	case spec.Flags&command.DenyOOM != 0 && c.Host.OutOfMemory():

@@ -35,6 +35,8 @@ func (h *storeHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool
 
 func (h *storeHost) OutOfMemory() bool { return false }
 
+func (h *storeHost) Permit(spec *command.Spec, args [][]byte) string { return "" }
+
 // eval runs body with keys and argv on r and returns the raw reply.
 func eval(t *testing.T, r *Runtime, h Host, proto int, ro bool, body string, keys, argv []string) string {
 	t.Helper()

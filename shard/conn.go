@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"github.com/radish-kv/radish/acl"
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/errtext"
@@ -43,6 +44,9 @@ type conn struct {
 	// cachingSpent: the command CLIENT CACHING applied to ran; the flag
 	// clears at the next (tracking.go).
 	cachingSpent bool
+	// user is the connection's ACL user, as aclAt holds it (acl.go).
+	user  *acl.User
+	aclAt *acl.Snapshot
 }
 
 // slot is a reply in a connection's queue.
@@ -276,6 +280,12 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.stats.refusedCall(spec, errtext.DebugNotAllowed)
 		c.txRefused()
 		s.reply(c, func(w *resp.Writer) { w.Error(errtext.DebugNotAllowed) })
+		return
+	}
+	if snap := s.group.acl.reg.Current(); c.aclAt != snap && !s.rebind(c, snap) {
+		return
+	}
+	if !c.user.AllowsAll() && !s.permit(c, spec, args) {
 		return
 	}
 	// A failed background save refuses writes before a failing AOF does,

@@ -78,6 +78,7 @@ type Group struct {
 	// own now.
 	clock func() time.Time
 
+	acl     aclState         // the users (acl.go)
 	persist persist          // snapshots (snapshot.go)
 	rates   rates            // INFO's instantaneous metrics and memory peak (info.go)
 	src     *snapshot.Source // what the shards load at start, nil when nothing
@@ -121,6 +122,10 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 			g.closeListeners()
 			return nil, errors.New("no address could be bound")
 		}
+	}
+	if err := g.initACL(conf.Snapshot()); err != nil {
+		g.closeListeners()
+		return nil, err
 	}
 	g.shards = make([]*Shard, opts.Shards)
 	for i := range g.shards {
@@ -263,10 +268,13 @@ func (g *Group) Done() <-chan struct{} { return g.stopped }
 func (g *Group) ConfigGet(patterns []string) [][2]string { return g.conf.Get(patterns) }
 
 // ConfigSet implements command.Server.
-func (g *Group) ConfigSet(pairs [][2]string) error { return g.conf.Set(pairs) }
-
-// RequirePass implements command.Server.
-func (g *Group) RequirePass() string { return g.conf.Snapshot().RequirePass }
+func (g *Group) ConfigSet(pairs [][2]string) error {
+	if err := g.conf.Set(pairs); err != nil {
+		return err
+	}
+	g.aclConfigSet(pairs)
+	return nil
+}
 
 func (g *Group) cfgHz() int { return g.conf.Snapshot().Hz }
 

@@ -82,12 +82,15 @@ type watched struct {
 
 // txCmd is a command of an EXEC's txn, as placed.
 type txCmd struct {
-	spec  *command.Spec
-	args  [][]byte
-	db    int
-	kind  router.Kind
-	dst   int           // Owned, Hop, Scan: the shard that runs it
-	parts []router.Part // Parts: its share per shard
+	// denied is the reply of a command the ACL no longer allows (it runs
+	// nowhere), or "".
+	denied string
+	spec   *command.Spec
+	args   [][]byte
+	db     int
+	kind   router.Kind
+	dst    int           // Owned, Hop, Scan: the shard that runs it
+	parts  []router.Part // Parts: its share per shard
 }
 
 // inMulti reports whether c is inside MULTI.
@@ -460,6 +463,12 @@ func (s *Shard) newExec(c *conn) *txn {
 		tc := &t.cmds[i]
 		tc.spec, tc.db, tc.args = q.spec, q.db, m.args[a:a+q.n:a+q.n]
 		a += q.n
+		if !c.user.AllowsAll() {
+			if tc.denied = s.execDenied(c, q.spec, tc.args); tc.denied != "" {
+				tc.kind = router.Local
+				continue
+			}
+		}
 		if q.spec.Flags&command.DenyOOM != 0 && t.spec == execSpec {
 			t.spec = q.spec // EXEC is refused whole when out of memory
 		}
@@ -645,6 +654,10 @@ func (s *Shard) runKeyed(w *resp.Writer, tc *txCmd, noTouch bool) {
 
 // runHome runs a command with no keys on the connection's shard.
 func (s *Shard) runHome(w *resp.Writer, c *conn, tc *txCmd) {
+	if tc.denied != "" {
+		w.Error(tc.denied)
+		return
+	}
 	if tc.kind == router.ScanEnd {
 		w.Array(2)
 		w.BulkString("0")

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/radish-kv/radish/acl"
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/engine"
@@ -57,6 +58,7 @@ type scriptJob struct {
 	proto   int
 	noTouch bool
 	cl      command.Client // for keyless commands the script calls
+	user    *acl.User      // whose permissions its calls are checked with
 	moved   bool           // it was sent to the shard of the key a direct run met
 }
 
@@ -192,7 +194,7 @@ func (s *Shard) newJob(c *conn, spec *command.Spec, args [][]byte) (*scriptJob, 
 	j := &scriptJob{c: c, spec: spec, sha: sc.SHA, keys: args[3 : 3+nk], argv: args[3+nk:],
 		ro: ro || sc.Flags&script.NoWrites != 0}
 	if c != nil {
-		j.db, j.proto, j.noTouch, j.cl = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl
+		j.db, j.proto, j.noTouch, j.cl, j.user = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl, c.user
 	}
 	return j, sc, ""
 }
@@ -409,6 +411,11 @@ func (h *directHost) refuse(w *resp.Writer, f *fault) bool {
 // OutOfMemory implements script.Host.
 func (h *directHost) OutOfMemory() bool { return h.s.outOfMemory() }
 
+// Permit implements script.Host.
+func (h *directHost) Permit(spec *command.Spec, args [][]byte) string {
+	return h.s.scriptPermit(h.j.user, &h.j.cl, spec, args)
+}
+
 func (j *scriptJob) isDeclared(k []byte) bool {
 	return slices.ContainsFunc(j.keys, func(d []byte) bool { return string(d) == string(k) })
 }
@@ -456,7 +463,7 @@ func (s *Shard) Eval(c *command.Ctx, args [][]byte) {
 		c.W.Error(errText)
 		return
 	}
-	j.db, j.proto = c.DBIndex, c.W.Proto
+	j.db, j.proto, j.user = c.DBIndex, c.W.Proto, s.who.user
 	if c.Client != nil {
 		j.cl, j.noTouch = *c.Client, c.Client.NoTouch
 	}
@@ -565,6 +572,11 @@ func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool 
 // OutOfMemory implements script.Host: every shard the run holds passed
 // the memory check when it granted its keys.
 func (h *heldHost) OutOfMemory() bool { return false }
+
+// Permit implements script.Host.
+func (h *heldHost) Permit(spec *command.Spec, args [][]byte) string {
+	return h.s.scriptPermit(h.j.user, &h.j.cl, spec, args)
+}
 
 // heldRun is a script's held run: its txn and the keys gathered so far.
 type heldRun struct {

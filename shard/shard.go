@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"github.com/radish-kv/radish/acl"
 	"net"
 	"runtime"
 	"strings"
@@ -26,6 +27,9 @@ import (
 type Shard struct {
 	id    int
 	group *Group
+	// aclSeen is the users' snapshot this shard's connections were last
+	// rebound to (acl.go).
+	aclSeen *acl.Snapshot
 
 	drv   ioloop.Driver
 	store *engine.Store
@@ -230,6 +234,7 @@ func (s *Shard) Turn(now time.Time) {
 		s.applyConfig(c)
 	}
 	s.misconf = s.group.stopWrites(s.conf)
+	s.sweepACL()
 	s.drainInbox()
 	s.expireBlocked()
 	s.runLocal()
@@ -466,7 +471,7 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 	c.cl.Proto = 2
 	c.cl.CreatedMs = now
 	c.cl.LastMs = now
-	c.cl.Authed = g.RequirePass() == ""
+	s.openACL(c)
 	c.cl.Addr, c.cl.LAddr = s.drv.Addrs(id)
 	if s.group.stopping.Load() {
 		// Shutting down: a connection accepted now is closed unserved (a
@@ -485,7 +490,7 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 		s.closeConn(c)
 		return
 	}
-	if s.conf.ProtectedMode && g.RequirePass() == "" && !isLocal(c.cl.Addr) {
+	if s.conf.ProtectedMode && g.DefaultNoPass() && !isLocal(c.cl.Addr) {
 		// No password and a client from another host: as Redis, it is
 		// told why and closed.
 		g.clients.Add(-1)

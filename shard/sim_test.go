@@ -68,6 +68,9 @@ func newSim(t testing.TB, shards int, seed uint64) *sim {
 		t.Fatal(err)
 	}
 	g.conf = conf
+	if err := g.initACL(conf.Snapshot()); err != nil {
+		t.Fatal(err)
+	}
 	g.persist.init(shards, simEpoch)
 	g.shards = make([]*Shard, shards)
 	m.queue = make([][][][]message, shards)
