@@ -252,7 +252,7 @@ func (s *Spec) WriteKeys(args [][]byte, dst []int) (out []int, ok bool) {
 		return s.Keys(args, dst)
 	}
 	var buf [4]KeyRange
-	rs, ok := s.ranges(args, buf[:0])
+	rs, ok := s.KeyRanges(args, buf[:0])
 	if !ok {
 		return dst, false
 	}

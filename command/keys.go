@@ -42,22 +42,14 @@ func (r KeyRange) End() int {
 // ok is false when keys cannot be determined (a bad or out-of-range numkeys,
 // a range past the end): the handler will report the error. A row without
 // key specs but with a legacy First/Last/Step uses that; a row with
-// GetKeys uses that instead. It does not allocate when dst has room.
+// GetKeys uses that instead. It does not allocate when dst has room,
+// except for a row with GetKeys (dst would escape through the call, so
+// GetKeys fills a slice of its own, appended to dst).
 func (s *Spec) KeyRanges(args [][]byte, dst []KeyRange) (out []KeyRange, ok bool) {
 	if s.GetKeys != nil {
-		return s.GetKeys(args, dst), true
+		return append(dst, s.GetKeys(args, nil)...), true
 	}
 	return s.specRanges(args, dst)
-}
-
-// ranges is KeyRanges into buf for a caller that does not keep them: a
-// row with GetKeys allocates (dst would escape through the call), any
-// other does not.
-func (s *Spec) ranges(args [][]byte, buf []KeyRange) ([]KeyRange, bool) {
-	if s.GetKeys != nil {
-		return s.GetKeys(args, nil), true
-	}
-	return s.specRanges(args, buf)
 }
 
 // specRanges is KeyRanges from the key specs.
@@ -167,7 +159,7 @@ func keywordStart(k *KeySpec, args [][]byte) int {
 // the handler reports the error. It does not allocate when dst has room.
 func (s *Spec) Keys(args [][]byte, dst []int) (out []int, ok bool) {
 	var buf [4]KeyRange
-	rs, ok := s.ranges(args, buf[:0])
+	rs, ok := s.KeyRanges(args, buf[:0])
 	if !ok {
 		return dst, false
 	}
