@@ -145,3 +145,63 @@ func TestKeyspaceEventsAgainstRedis(t *testing.T) {
 		t.Fatalf("expiry: radish %q, redis %q", streams[0], streams[1])
 	}
 }
+
+// TestKeyMissAgainstRedis: with the m class on, a read command that does
+// not find a key emits "keymiss" for it, on keys of every shard, and
+// keyspace_misses counts the same misses, as in Redis. (Redis also
+// counts the lookups of some write commands, GETEX or a *STORE's
+// sources; radish counts those of read commands only.)
+func TestKeyMissAgainstRedis(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed:", err)
+	}
+	ref := startRedis(t, redisBin)
+	s := start(t, "--shards", "3")
+	w := []*psConn{dialPS(t, s.addr, 2), dialPS(t, ref, 2)}
+	sub := []*psConn{dialPS(t, s.addr, 2), dialPS(t, ref, 2)}
+	for i := range w {
+		w[i].do(t, []string{"FLUSHALL"}, []string{"CONFIG", "SET", "notify-keyspace-events", "KEm"},
+			[]string{"CONFIG", "RESETSTAT"}, []string{"SET", "a", "1"}, []string{"HSET", "h", "f", "v"},
+			[]string{"SET", "gone", "v", "PX", "1"})
+		sub[i].do(t, []string{"PSUBSCRIBE", "__key*"})
+	}
+	time.Sleep(20 * time.Millisecond)
+	cmds := [][]string{
+		{"GET", "a"}, {"GET", "nokey"}, {"MGET", "a", "b", "c", "d", "e", "f"}, {"EXISTS", "x", "a", "y"},
+		{"TYPE", "t1"}, {"HGET", "h", "f"}, {"HGET", "nh", "f"}, {"LRANGE", "l", "0", "-1"}, {"SMEMBERS", "s"},
+		{"ZSCORE", "z", "m"}, {"STRLEN", "q"}, {"GET", "gone"}, {"TTL", "tt"}, {"SET", "w", "1"},
+	}
+	for _, cmd := range cmds {
+		got, want := w[0].do(t, cmd), w[1].do(t, cmd)
+		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Fatalf("%v: radish replied %q, redis %q", cmd, got, want)
+		}
+		events := sub[1].do(t)
+		var gotEv, wantEv []string
+		sub[0].c.SetDeadline(time.Now().Add(2 * time.Second))
+		for _, e := range events {
+			f, err := sub[0].tryFrame()
+			if err != nil {
+				t.Fatalf("%v: %v; redis sent %q", cmd, err, events)
+			}
+			gotEv, wantEv = append(gotEv, string(f)), append(wantEv, string(e))
+		}
+		if extra := sub[0].do(t); len(extra) > 0 {
+			gotEv = append(gotEv, fmt.Sprintf("and then %q", extra))
+		}
+		byKey(gotEv)
+		byKey(wantEv)
+		if fmt.Sprintf("%q", gotEv) != fmt.Sprintf("%q", wantEv) {
+			t.Fatalf("%v: radish's events %q\nredis's events %q", cmd, gotEv, wantEv)
+		}
+	}
+	misses := func(c *psConn) string {
+		info := string(c.do(t, []string{"INFO", "stats"})[0])
+		i := strings.Index(info, "keyspace_misses:")
+		return strings.TrimSpace(info[i : i+strings.Index(info[i:], "\n")])
+	}
+	if got, want := misses(w[0]), misses(w[1]); got != want {
+		t.Errorf("radish %s, redis %s", got, want)
+	}
+}

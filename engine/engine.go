@@ -78,6 +78,9 @@ type Store struct {
 	// handler that looks one argument up twice counts once.
 	lastRead    uintptr
 	lastReadLen int
+	// missed, when set, is told each key a counted lookup did not find
+	// (keymiss notifications).
+	missed func(key []byte)
 
 	// Limits are the compact-encoding thresholds; the server copies its
 	// configuration here (NewStore sets Redis's defaults).

@@ -644,6 +644,13 @@ func (s *Store) counted(key []byte, found bool) {
 			s.hits++
 		} else {
 			s.misses++
+			if s.missed != nil {
+				s.missed(key)
+			}
 		}
 	}
 }
+
+// OnMiss sets (nil: clears) the function told each key a counted lookup
+// did not find, when keyspace_misses counts it: Redis's keymiss event.
+func (s *Store) OnMiss(fn func(key []byte)) { s.missed = fn }

@@ -303,6 +303,8 @@ func TestCountReads(t *testing.T) {
 	a, b := []byte("a"), []byte("b")
 	db.SetString(a, []byte("1"), 0, false)
 	db.GetString(a, 0)
+	var missed []string
+	s.OnMiss(func(k []byte) { missed = append(missed, string(k)) })
 	s.CountReads(true)
 	db.GetString(a, 0)
 	db.TypeOf(a, 0)
@@ -312,6 +314,9 @@ func TestCountReads(t *testing.T) {
 	db.GetString(b, 0)
 	if st := s.Stats(); st.KeyspaceHits != 2 || st.KeyspaceMisses != 1 {
 		t.Fatalf("hits %d misses %d, want 2 and 1", st.KeyspaceHits, st.KeyspaceMisses)
+	}
+	if len(missed) != 1 || missed[0] != "b" {
+		t.Fatalf("OnMiss told %q, want [b]", missed)
 	}
 	s.ResetStats()
 	if st := s.Stats(); st.KeyspaceHits != 0 || st.KeyspaceMisses != 0 {

@@ -425,8 +425,11 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 		s.beforeTouches()
 	}
 	dirty, start := s.store.Dirty(), len(w.B)
-	if s.kev.flags != 0 && spec.Flags&command.Write != 0 {
-		s.eventsBefore(db, spec, args)
+	if s.kev.flags != 0 {
+		s.kev.db = db
+		if spec.Flags&command.Write != 0 {
+			s.eventsBefore(db, spec, args)
+		}
 	}
 	switch s.stats.untimed--; {
 	case s.clock.slowNs >= 0:

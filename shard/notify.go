@@ -54,7 +54,17 @@ func (s *Shard) setNotify(c *config.Snapshot) {
 	if s.kev.emit == nil {
 		s.kev.emit = s.emitEvent
 	}
+	if f&config.NotifyKeyMiss != 0 {
+		s.store.OnMiss(s.keyMiss)
+	} else {
+		s.store.OnMiss(nil)
+	}
 }
+
+// keyMiss emits "keymiss" for a key a read command did not find (the
+// engine's counted lookups, those keyspace_misses counts, as Redis emits
+// it where it counts a miss).
+func (s *Shard) keyMiss(key []byte) { s.emitEvent('m', "keymiss", key) }
 
 // eventsBefore notes which write keys of a command exist before it runs.
 func (s *Shard) eventsBefore(db int, spec *command.Spec, args [][]byte) {
@@ -98,7 +108,9 @@ func (s *Shard) eventsAfter(d *engine.DB, db int, spec *command.Spec, args [][]b
 	}
 }
 
-// emitEvent appends one event of database kev.db, when its class is on.
+// emitEvent appends one event of database kev.db, when its class is on
+// (run1 sets kev.db to the command's database while notifications are
+// on; a write's events set it again).
 func (s *Shard) emitEvent(class byte, event string, key []byte) {
 	switch {
 	case s.kev.flags&config.NotifyClass(class) == 0:
