@@ -325,9 +325,9 @@ var params = []*param{
 		}
 		return ""
 	}},
-	// appendonly is set at start only until CONFIG SET can write the base
-	// of the data it already holds (Redis does that first).
-	{name: "appendonly", kind: KindBool, def: "no", mode: Immutable, b: func(s *Snapshot) *bool { return &s.AppendOnly }},
+	// appendonly at run time: the shards' Group starts or stops the AOF
+	// (shard/aofrun.go), writing a base of the data first, as Redis.
+	{name: "appendonly", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.AppendOnly }},
 	{name: "appendfsync", kind: KindEnum, def: "everysec", enum: []string{"always", "everysec", "no"}, s: func(s *Snapshot) *string { return &s.AppendFsync }},
 	{name: "appenddirname", kind: KindString, def: "appendonlydir", mode: Immutable, s: func(s *Snapshot) *string { return &s.AppendDirName }, check: func(s *Snapshot) string {
 		return baseName(s.AppendDirName, "appenddirname", "dirname")

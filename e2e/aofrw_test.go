@@ -182,3 +182,80 @@ func TestAOFAutoRewrite(t *testing.T) {
 		t.Errorf("DBSIZE %q", n)
 	}
 }
+
+// TestAOFConfigSet: CONFIG SET appendonly yes on a server holding every
+// type and encoding answers at once and writes a base of the data first
+// (a rewrite in progress in INFO), keeping the writes made meanwhile; a
+// restart from the AOF after kill -9 holds it all. CONFIG SET appendonly no
+// stops logging: a write after it is not in the AOF. Turned on again, the
+// new files replace the stale ones.
+func TestAOFConfigSet(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--shards", "3", "--appendfsync", "always"}
+	s := startDir(t, dir, args...)
+	d := dialDiff(t, s.addr, 2)
+	keys := snapshotData(t, d)
+	msetMany(t, d, "bulk", 20000)
+	if r := d.do(t, []string{"CONFIG", "SET", "appendonly", "yes"})[0]; string(r) != "+OK\r\n" {
+		t.Fatalf("CONFIG SET appendonly yes: %q", r)
+	}
+	if on := persistField(t, d, "aof_enabled"); on != "1" {
+		t.Errorf("aof_enabled:%s", on)
+	}
+	d.do(t, []string{"MSET", "during1", "a", "during2", "b", "during3", "c"})
+	d.do(t, []string{"DEL", keys[0][0]})
+	rewriteDone(t, d)
+	d.do(t, []string{"SET", "after", "x"})
+	keys[0] = append(keys[0], "during1", "during2", "during3", "after", "bulk:0", "bulk:19999")
+	want, sum := model(t, d, keys), digest(t, d)
+	s.kill()
+	args = append(args, "--appendonly", "yes")
+	s = startDir(t, dir, args...)
+	d = dialDiff(t, s.addr, 2)
+	compareModels(t, "after CONFIG SET appendonly yes and kill -9", model(t, d, keys), want)
+	if got := digest(t, d); got != sum {
+		t.Errorf("DEBUG DIGEST after the restart %q, want %q", got, sum)
+	}
+
+	if r := d.do(t, []string{"CONFIG", "SET", "appendonly", "no"})[0]; string(r) != "+OK\r\n" {
+		t.Fatalf("CONFIG SET appendonly no: %q", r)
+	}
+	d.do(t, []string{"SET", "not-logged", "x"})
+	if on := persistField(t, d, "aof_enabled"); on != "0" {
+		t.Errorf("aof_enabled:%s after CONFIG SET appendonly no", on)
+	}
+	s.stop()
+	s = startDir(t, dir, args...)
+	d = dialDiff(t, s.addr, 2)
+	if r := d.do(t, []string{"EXISTS", "not-logged"})[0]; string(r) != ":0\r\n" {
+		t.Errorf("a write after CONFIG SET appendonly no was logged: %q", r)
+	}
+	if got := digest(t, d); got != sum {
+		t.Errorf("DEBUG DIGEST after appendonly no and a restart %q, want %q", got, sum)
+	}
+
+	// Off and on again: the new AOF replaces the one in use.
+	d.do(t, []string{"CONFIG", "SET", "appendonly", "no"})
+	d.do(t, []string{"SET", "between", "x"})
+	waitFor(t, "CONFIG SET appendonly yes", func() bool {
+		// Refused while the AOF turned off is still being closed.
+		return string(d.do(t, []string{"CONFIG", "SET", "appendonly", "yes"})[0]) == "+OK\r\n"
+	})
+	rewriteDone(t, d)
+	var files []string
+	for i := range 3 {
+		files = append(files, fmt.Sprintf("appendonly.aof.%d.2.base.rdb", i), fmt.Sprintf("appendonly.aof.%d.2.incr.aof", i),
+			fmt.Sprintf("appendonly.aof.%d.manifest", i))
+	}
+	slices.Sort(files)
+	if got := aofFiles(t, dir); !reflect.DeepEqual(got, files) {
+		t.Errorf("files after turning the AOF on again %q, want %q", got, files)
+	}
+	s.kill()
+	s = startDir(t, dir, args...)
+	d = dialDiff(t, s.addr, 2)
+	if r := d.do(t, []string{"EXISTS", "between"})[0]; string(r) != ":1\r\n" {
+		t.Errorf("a write before turning the AOF on again is not in its base: %q", r)
+	}
+	compareModels(t, "after turning the AOF on again", model(t, d, keys), want)
+}

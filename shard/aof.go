@@ -63,8 +63,13 @@ type journal interface {
 
 // aofState is a shard's AOF state, owned by its goroutine.
 type aofState struct {
-	log  journal
-	hold bool // appendfsync always: replies and messages wait for the disk
+	log journal
+	set *aof.Set // the Set log belongs to (nil for the tests' fakes)
+	// next is the effect sink before the log's (attachAOF); draining: the
+	// AOF was turned off, and log stays until what waits for it left.
+	next     EffectSink
+	draining bool
+	hold     bool // appendfsync always: replies and messages wait for the disk
 	// heldNow are the connections that got held bytes this turn; waiting
 	// those with held bytes not yet released.
 	heldNow []*conn
@@ -82,6 +87,7 @@ type aofState struct {
 func (s *Shard) attachAOF(l journal) {
 	s.aof.log = l
 	next := s.mut.sink
+	s.aof.next = next
 	s.mut.sink = func(shard int, fx *command.Effects) {
 		l.Append(fx)
 		if next != nil {
@@ -172,6 +178,10 @@ func (s *Shard) submitAOF() {
 	a.heldNow = a.heldNow[:0]
 	if len(a.waiting) > 0 {
 		s.releaseHeld(a.log.Durable())
+	}
+	if a.draining && len(a.waiting) == 0 && len(a.heldOut) == 0 {
+		a.log, a.draining = nil, false
+		s.group.aofDraining.Add(-1)
 	}
 }
 
@@ -272,7 +282,7 @@ func (s *Shard) holdOutbox() {
 // aofRefuses returns the MISCONF error a command gets while a Log's disk
 // fails, as Redis refuses writes (and PING) then; "" otherwise.
 func (s *Shard) aofRefuses(spec *command.Spec) string {
-	set := s.group.opts.AOF
+	set := s.aof.set
 	if set == nil || !set.Failing() || spec.Flags&command.Write == 0 && spec.Name != "ping" {
 		return ""
 	}
@@ -309,7 +319,7 @@ func (s *Shard) replayer() aof.Applier {
 // startAOF loads the AOF into the shards, every shard its own files in
 // parallel, then opens the Logs they append to.
 func (g *Group) startAOF() error {
-	set := g.opts.AOF
+	set := g.aofSet()
 	if set == nil {
 		return nil
 	}
@@ -341,6 +351,7 @@ func (g *Group) startAOF() error {
 	}
 	for i, s := range g.shards {
 		s.attachAOF(set.Log(i))
+		s.aof.set = set
 	}
 	return nil
 }
@@ -349,7 +360,7 @@ func (g *Group) startAOF() error {
 // aof_base_size is, as there, the AOF's size at the last rewrite or at
 // start (what auto-aof-rewrite-percentage compares with).
 func (g *Group) aofInfo(b *strings.Builder) {
-	set := g.opts.AOF
+	set := g.aofSet()
 	enabled, status := 0, "ok"
 	if set != nil {
 		enabled = 1

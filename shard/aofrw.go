@@ -51,6 +51,7 @@ type rewrites struct {
 
 // rewriteRun is one rewrite: what each shard reported.
 type rewriteRun struct {
+	set   *aof.Set
 	rw    *aof.Rewrite
 	start time.Time
 	left  int
@@ -70,7 +71,7 @@ const (
 // beginRewrite starts a rewrite (r set), schedules one after the BGSAVE
 // in progress (status rewriteScheduled), or says why not.
 func (g *Group) beginRewrite() (r *rewriteRun, status, errText string) {
-	set := g.opts.AOF
+	set := g.aofSet()
 	if set == nil {
 		return nil, "", "ERR BGREWRITEAOF needs appendonly yes here: radish writes no AOF base without an AOF"
 	}
@@ -84,7 +85,7 @@ func (g *Group) beginRewrite() (r *rewriteRun, status, errText string) {
 		p.rw.scheduled = true
 		return nil, rewriteScheduled, ""
 	}
-	r = &rewriteRun{rw: set.BeginRewrite(), start: time.Now(), left: len(g.shards)}
+	r = &rewriteRun{set: set, rw: set.BeginRewrite(), start: time.Now(), left: len(g.shards)}
 	p.rw.run = r
 	p.rw.scheduled = false
 	p.rw.count.Add(1)
@@ -156,7 +157,16 @@ func (s *Shard) cutAll(r *rewriteRun, then func()) {
 // the log, which then ends its file with the cut and goes on in a new
 // one; the new base is the keyspace as it is now.
 func (s *Shard) cutAOF(r *rewriteRun) {
-	s.flushEffects()
+	switch {
+	case s.group.aofSet() != r.set:
+		r.rw.Skip()
+		s.group.rewritePartDone(r, s.id, errAOFOff)
+		return
+	case s.aof.set != r.set:
+		s.attachRuntime(r.set) // CONFIG SET appendonly yes
+	default:
+		s.flushEffects()
+	}
 	p := r.rw.Cut(s.id)
 	f, err := p.CreateBase()
 	if err != nil {
@@ -197,6 +207,10 @@ func (g *Group) rewritePartDone(r *rewriteRun, shard int, err error) {
 		p.mu.Unlock()
 		return
 	}
+	if r.set.Enabling() && r.err == nil && g.aofSet() == r.set {
+		r.err = r.set.Commit(r.rw)
+	}
+	off := r.set.Enabling() && r.err != nil
 	p.rw.run = nil
 	p.rw.start.Store(0)
 	p.rw.ended.Store(time.Now().UnixMilli())
@@ -207,12 +221,21 @@ func (g *Group) rewritePartDone(r *rewriteRun, shard int, err error) {
 		g.log.Warn("background AOF rewrite failed", zap.Error(r.err))
 	} else {
 		p.rw.fails.Store(0)
-		p.rw.baseSize.Store(g.opts.AOF.Size())
+		p.rw.baseSize.Store(r.set.Size())
 		g.log.Info("background AOF rewrite finished successfully", zap.Duration("took", time.Since(r.start)))
 	}
 	save := p.rw.saveNext
 	p.rw.saveNext = false
 	p.mu.Unlock()
+	if off {
+		// The AOF turned on at run time never got its files: off again.
+		g.aofMu.Lock()
+		if g.aofSet() == r.set {
+			g.disableAOF()
+			g.conf.Set([][2]string{{"appendonly", "no"}})
+		}
+		g.aofMu.Unlock()
+	}
 	if save {
 		g.BgSave(false)
 	}
@@ -253,7 +276,7 @@ func (g *Group) rewriteAfterSave() {
 // BGSAVE runs. After 3 failures in a row the next waits a minute,
 // doubling up to an hour, as Redis's aofRewriteLimited.
 func (g *Group) autoRewrite(c *config.Snapshot, now int64) {
-	set := g.opts.AOF
+	set := g.aofSet()
 	if set == nil || c.AutoAOFRewritePercentage == 0 {
 		return
 	}

@@ -42,7 +42,10 @@
 //     it starts, then appends each turn's effects to it and submits them
 //     once; under appendfsync always what leaves after the turn's first
 //     write (replies, messages to other shards) waits until the log's
-//     writer has it on disk.
+//     writer has it on disk. BGREWRITEAOF (aofrw.go) cuts every shard's
+//     log in one transaction holding every shard's keys, and each shard
+//     writes its new base like a BGSAVE's file; CONFIG SET appendonly
+//     (aofrun.go) attaches or detaches the logs at run time.
 //   - txn: a command whose keys span shards, or an EXEC (multi.go). It takes its keys on every
 //     shard with coord's protocol (one parallel try round; if a shard
 //     refuses, shard by shard in ascending order), runs its parts, then

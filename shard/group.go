@@ -78,10 +78,17 @@ type Group struct {
 	// own now.
 	clock func() time.Time
 
-	acl     aclState         // the users (acl.go)
-	persist persist          // snapshots (snapshot.go)
-	rates   rates            // INFO's instantaneous metrics and memory peak (info.go)
-	src     *snapshot.Source // what the shards load at start, nil when nothing
+	acl     aclState // the users (acl.go)
+	persist persist  // snapshots (snapshot.go)
+	rates   rates    // INFO's instantaneous metrics and memory peak (info.go)
+	// aof is the AOF in use (opts.AOF at start; CONFIG SET appendonly
+	// changes it, aofrun.go), nil when appendonly is no.
+	aof atomic.Pointer[aof.Set]
+	// aofMu orders CONFIG SET appendonly's changes; aofDraining counts
+	// the shards still to let go of an AOF turned off.
+	aofMu       sync.Mutex
+	aofDraining atomic.Int32
+	src         *snapshot.Source // what the shards load at start, nil when nothing
 }
 
 // Start opens the listeners and starts one locked goroutine per shard.
@@ -132,6 +139,7 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 		g.shards[i] = newShard(g, i)
 	}
 	g.persist.init(opts.Shards, g.started)
+	g.aof.Store(opts.AOF)
 	var src *snapshot.Source
 	var err error
 	if opts.AOF == nil {
@@ -269,10 +277,16 @@ func (g *Group) ConfigGet(patterns []string) [][2]string { return g.conf.Get(pat
 
 // ConfigSet implements command.Server.
 func (g *Group) ConfigSet(pairs [][2]string) error {
+	g.aofMu.Lock()
+	defer g.aofMu.Unlock()
+	before := g.conf.Snapshot().AppendOnly
 	if err := g.conf.Set(pairs); err != nil {
 		return err
 	}
 	g.aclConfigSet(pairs)
+	if after := g.conf.Snapshot().AppendOnly; after != before {
+		return g.switchAOF(after)
+	}
 	return nil
 }
 

@@ -36,7 +36,7 @@ func (g *Group) Sample(dst []metrics.Shard) []metrics.Shard {
 		for i := range s.stats.lat {
 			m.Latency[i] = s.stats.lat[i].read()
 		}
-		if set := g.opts.AOF; set != nil {
+		if set := g.aofSet(); set != nil {
 			l := set.Log(s.id)
 			m.AOFSize, m.AOFPending = l.Size(), int64(l.Pending())
 		}
@@ -57,12 +57,13 @@ func (g *Group) Sample(dst []metrics.Shard) []metrics.Shard {
 // Persistence implements metrics.Source.
 func (g *Group) Persistence() metrics.Persistence {
 	p := &g.persist
+	set := g.aofSet()
 	return metrics.Persistence{
 		LastSave:   p.lastSave.Load(),
 		Saves:      p.saves.Load(),
 		LastSaveOK: !p.lastErr.Load(),
-		AOF:        g.opts.AOF != nil,
-		AOFFailing: g.opts.AOF != nil && g.opts.AOF.Failing(),
+		AOF:        set != nil,
+		AOFFailing: set != nil && set.Failing(),
 	}
 }
 

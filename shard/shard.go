@@ -376,7 +376,7 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 	policy, _ := engine.ParsePolicy(c.MaxMemoryPolicy)
 	s.store.SetMaxMemory(c.MemoryBudget()/int64(len(s.group.shards)), policy, c.MaxMemorySamples)
 	s.store.SetLFU(c.LFULogFactor, c.LFUDecayTime)
-	if s.aof.log != nil {
+	if s.aof.log != nil && !s.aof.draining {
 		p := aof.ParseFsync(c.AppendFsync)
 		s.aof.log.SetFsync(p)
 		s.aof.log.SetTimestamps(c.AOFTimestamps)

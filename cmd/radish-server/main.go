@@ -108,14 +108,13 @@ func run(args []string) error {
 		defer ms.Close()
 		log.Info("serving metrics", zap.Strings("addrs", ms.Addrs()))
 	}
-	if set != nil {
-		// After the shards: their last turns are on disk before the exit.
-		defer func() {
-			if err := set.Close(); err != nil {
-				log.Error("closing the append only file", zap.Error(err))
-			}
-		}()
-	}
+	// After the shards: their last turns are on disk before the exit (the
+	// AOF in use then: CONFIG SET appendonly may have changed it).
+	defer func() {
+		if err := g.CloseAOF(); err != nil {
+			log.Error("closing the append only file", zap.Error(err))
+		}
+	}()
 	if snap.PidFile != "" {
 		writePidFile(snap.PidFile, log)
 		defer removePidFile(snap.PidFile, log)

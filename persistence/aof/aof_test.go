@@ -515,3 +515,71 @@ func TestRewriteCrash(t *testing.T) {
 		t.Errorf("manifest %q", m)
 	}
 }
+
+// TestEnable: an AOF turned on at run time is named by no manifest until
+// its rewrite commits; a crash during the commit's renames is finished at
+// the next start, one before them leaves no AOF, and the manifests of an
+// older AOF in the directory go at the commit.
+func TestEnable(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 2)
+	write(t, testOpts(t, dir, 3), map[int][]*command.Effects{2: {fxOf(t, "0 - SET stale 1")}}) // an older AOF, of 3 shards
+	enable := func() *Set {
+		s, err := Enable(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Start(func(int) {}); err != nil {
+			t.Fatal(err)
+		}
+		r := s.BeginRewrite()
+		p0, p1 := r.Cut(0), r.Cut(1)
+		s.Log(0).Append(fxOf(t, "0 - SET x 1"))
+		s.Log(0).Submit()
+		rewriteBase(t, p0, true, "a=1")
+		rewriteBase(t, p1, true, "b=1")
+		if !s.Enabling() {
+			t.Fatal("committed before Commit")
+		}
+		if err := s.Commit(r); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		return s
+	}
+	enable()
+	got, err := load(t, opts)
+	want := [][]string{{"0 BASE a 1", "0 SET x 1"}, {"0 BASE b 1"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the commit %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ManifestName("appendonly.aof", 2))); !os.IsNotExist(err) {
+		t.Errorf("the older AOF's manifest of shard 2 is still there: %v", err)
+	}
+	// A crash after the first rename: the start does the second.
+	m1 := filepath.Join(dir, ManifestName("appendonly.aof", 1))
+	enable()
+	os.Rename(m1, filepath.Join(dir, "temp-"+ManifestName("appendonly.aof", 1)))
+	if got, err = load(t, opts); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("after a crash in the renames %q, %v", got, err)
+	}
+	// A crash before any rename: the temporary manifests go, the AOF in
+	// place stays.
+	m0 := filepath.Join(dir, ManifestName("appendonly.aof", 0))
+	before, _ := os.ReadFile(m0)
+	s, err := Enable(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	os.WriteFile(filepath.Join(dir, "temp-"+ManifestName("appendonly.aof", 0)), []byte(enableMark+"123 2\nfile x seq 9 type i\n"), 0o644)
+	if got, err = load(t, opts); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("after a crash before the renames %q, %v", got, err)
+	}
+	if after, _ := os.ReadFile(m0); string(after) != string(before) {
+		t.Errorf("manifest changed: %q, was %q", after, before)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "temp-*")); len(tmps) != 0 {
+		t.Errorf("temporary manifests left: %q", tmps)
+	}
+}

@@ -103,6 +103,24 @@
 // file, the new one included, as Redis leaves it, and the next rewrite
 // replaces them all.
 //
+// # Enable (CONFIG SET appendonly yes)
+//
+// Enable creates every shard's new incremental file (sequence numbers
+// after those of a stale AOF in the directory) and names its new base;
+// no manifest names them. A rewrite then runs as above, except that at
+// its cut each shard's Log starts (RADISH.EPOCH, RADISH.BASE) instead of
+// rotating, and Install only renames the base into place. Once every
+// shard's base is, Commit writes each shard's manifest as
+// temp-<name>.<i>.manifest (first line "# radish-enable <id> <shards>",
+// a comment to Redis's parser and to ours), fsyncs them and the
+// directory, renames them all into place in shard order, fsyncs the
+// directory, and removes the stale AOF's files. A crash before the first
+// rename leaves the directory as it was, plus files no manifest names
+// and temporary manifests that the next Open removes; a crash during the
+// renames leaves, for every shard of the commit, its temporary or its
+// renamed manifest, both marked: Open finishes the renames. So the AOF
+// turned on is every shard's or none's.
+//
 // # Creation, and what a crash leaves
 //
 // With no manifest in the directory, Open writes, per shard: the base

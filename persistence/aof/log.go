@@ -226,6 +226,15 @@ func (l *Log) Rotate(cut int64, open func(oldSize int64) (*os.File, error), done
 	l.buf = appendCmd(l.buf, "RADISH.BASE", cut)
 }
 
+// Begin starts a Log an AOF turned on at run time writes from its cut on:
+// RADISH.EPOCH, then RADISH.BASE <cut>. Called on the shard's goroutine
+// before anything is appended.
+func (l *Log) Begin(cut int64) {
+	l.started = true
+	l.buf = appendCmd(l.buf, "RADISH.EPOCH", l.epoch)
+	l.buf = appendCmd(l.buf, "RADISH.BASE", cut)
+}
+
 // Appended is the position after the last bytes submitted (shard's
 // goroutine only).
 func (l *Log) Appended() uint64 { return l.appended }

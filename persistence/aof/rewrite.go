@@ -37,6 +37,10 @@ func (s *Set) BeginRewrite() *Rewrite {
 	return r
 }
 
+// Skip stands for shard's cut when it makes none (the AOF was turned off
+// before its cut came): the other shards' Install no longer wait for it.
+func (r *Rewrite) Skip() { r.rotated.Done() }
+
 // ID is the rewrite's cut id, the one its markers carry.
 func (r *Rewrite) ID() int64 { return r.id }
 
@@ -59,6 +63,14 @@ type Part struct {
 func (r *Rewrite) Cut(shard int) *Part {
 	s := r.set
 	m := s.manifest(shard)
+	if s.Enabling() {
+		// The Log starts here; the files are the manifest-to-be's.
+		p := &Part{r: r, shard: shard, incr: m.Incrs[0], base: *m.Base}
+		p.tmp = filepath.Join(s.opts.Dir, "temp-"+p.base.Name)
+		s.logs[shard].Begin(r.id)
+		r.rotated.Done()
+		return p
+	}
 	last := m.Incrs[len(m.Incrs)-1]
 	p := &Part{r: r, shard: shard, incr: File{Name: IncrName(s.opts.Name, shard, last.Seq+1), Seq: last.Seq + 1, Type: TypeIncr}}
 	seq := int64(1)
@@ -118,6 +130,9 @@ func (p *Part) Install(f *os.File) error {
 	if err := os.Rename(p.tmp, filepath.Join(s.opts.Dir, p.base.Name)); err != nil {
 		os.Remove(p.tmp)
 		return err
+	}
+	if s.Enabling() {
+		return nil // no manifest names it until Commit
 	}
 	old := s.manifest(p.shard)
 	at := slices.IndexFunc(old.Incrs, func(f File) bool { return f.Name == p.incr.Name })

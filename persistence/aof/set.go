@@ -39,6 +39,11 @@ type Set struct {
 	mu      sync.Mutex
 	mans    []*Manifest
 	lastCut int64
+	// enabling: an AOF turned on at run time whose manifests are not yet
+	// written (enable.go); stale are the files of the manifests it
+	// replaces.
+	enabling bool
+	stale    []string
 	// closed[i] is the size of shard i's files but its open incremental
 	// file (which its Log counts).
 	closed []atomic.Int64
@@ -72,6 +77,9 @@ func Open(opts Options) (*Set, error) {
 	s := &Set{opts: opts, epoch: time.Now().UnixNano()}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("can't create the append-only directory %s: %w", opts.Dir, err)
+	}
+	if err := s.recoverEnable(); err != nil {
+		return nil, err
 	}
 	found, err := s.manifests()
 	if err != nil {
