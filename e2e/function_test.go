@@ -131,7 +131,7 @@ func TestFunctionDumpAgainstRedis(t *testing.T) {
 
 // TestFunctionsPersist: the FUNCTION libraries, changed from connections
 // of every shard, survive a SAVE and a restart on another shard count,
-// DEBUG RELOAD, and an AOF's replay; a redis-server dump.rdb's libraries
+// DEBUG RELOAD, and an AOF's replay (base and incremental files); a redis-server dump.rdb's libraries
 // load into radish, and radish's shard 0 file's into redis-server.
 func TestFunctionsPersist(t *testing.T) {
 	list := func(d *diffConn) string {
@@ -198,6 +198,10 @@ func TestFunctionsPersist(t *testing.T) {
 		ok(cs[3], "FUNCTION", "LOAD", "REPLACE", libB2)
 		ok(cs[0], "FUNCTION", "FLUSH")
 		ok(cs[1], "FUNCTION", "LOAD", libS)
+		// The new base holds the libraries; the changes after it are in
+		// the new incremental file.
+		ok(cs[3], "BGREWRITEAOF")
+		rewriteDone(t, cs[3])
 		ok(cs[2], "FUNCTION", "RESTORE", p)
 		ok(cs[3], "FUNCTION", "DELETE", "libb")
 		ok(cs[0], "FUNCTION", "LOAD", libB2)

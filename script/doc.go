@@ -8,10 +8,12 @@
 //     whose metatable reads through and refuses writes: "Attempt to modify
 //     a readonly table"; reading a missing global is "Script attempted to
 //     access nonexistent global variable"), as are the string, table, math,
-//     coroutine, bit, cjson and redis tables; os, io, debug, loadfile,
-//     dofile, require, module and print do not exist. bit and cjson are
-//     LuaBitOp's and lua-cjson's behaviour (libs.go); cmsgpack and struct
-//     are not there yet.
+//     coroutine, bit, cjson, cmsgpack, struct and redis tables; os, io,
+//     debug, loadfile, dofile, require, module and print do not exist. bit
+//     and cjson are LuaBitOp's and lua-cjson's behaviour (libs.go),
+//     cmsgpack lua-cmsgpack 0.4.0's (msgpack.go), struct Redis's
+//     lua_struct as built for x86-64 (struct.go), with Lua 5.1's argument
+//     errors.
 //   - library: FUNCTION's "#!lua name=" code and the functions it
 //     registers (function.go), kept in the Registry and compiled on each
 //     shard at first call. FUNCTION DUMP writes the libraries' codes in

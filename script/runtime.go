@@ -135,10 +135,12 @@ func New(reg *Registry, k *Killer) *Runtime {
 	r.openRedis(g)
 	g.RawSetString("bit", openBit(L))
 	g.RawSetString("cjson", openCJSON(L))
+	g.RawSetString("cmsgpack", r.openCMsgpack(L))
+	g.RawSetString("struct", r.openStruct(L))
 	// Every library table and the globals become read-only: each is
 	// replaced by an empty proxy whose metatable reads through to it and
 	// refuses writes; reading a missing global is an error.
-	for _, name := range []string{"string", "table", "math", "coroutine", "bit", "cjson"} {
+	for _, name := range []string{"string", "table", "math", "coroutine", "bit", "cjson", "cmsgpack", "struct"} {
 		g.RawSetString(name, r.readOnly(g.RawGetString(name).(*lua.LTable)))
 	}
 	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {

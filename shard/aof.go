@@ -332,8 +332,13 @@ func (g *Group) startAOF() error {
 		s := g.shards[i]
 		// Kept whatever their TTL: the log after the base holds absolute
 		// times, and the keys whose time passed go once the shard runs.
-		_, err := snapshot.LoadRDB(b, path, snapshot.LoadOptions{Store: s.store, Verify: s.conf.RDBChecksum})
-		return err
+		o := snapshot.LoadOptions{Store: s.store, Verify: s.conf.RDBChecksum}
+		var codes [][]byte
+		s.collectLibraries(&o, &codes)
+		if _, err := snapshot.LoadRDB(b, path, o); err != nil {
+			return err
+		}
+		return s.restoreLibraries(codes)
 	}
 	if err := set.Load(base, func(i int) aof.Applier { return g.shards[i].replayer() }); err != nil {
 		return err

@@ -753,12 +753,7 @@ func (s *Shard) load(src *snapshot.Source) (snapshot.LoadStats, error) {
 			continue
 		}
 		o := snapshot.LoadOptions{Store: s.store, Owns: s.owns, Now: now, Verify: j%n == s.id && s.conf.RDBChecksum}
-		if s.id == 0 {
-			o.Function = func(code []byte) error {
-				codes = append(codes, code)
-				return nil
-			}
-		}
+		s.collectLibraries(&o, &codes)
 		st, err := snapshot.LoadRDB(im.Data, im.Name, o)
 		total.Loaded += st.Loaded
 		total.Expired += st.Expired
@@ -766,16 +761,35 @@ func (s *Shard) load(src *snapshot.Source) (snapshot.LoadStats, error) {
 			return total, err
 		}
 	}
-	if len(codes) > 0 {
-		libs, errText := s.runtime().CheckLibraries(codes)
-		if errText == "" {
-			errText = s.group.scripts.RestoreLibraries(libs, script.RestoreReplace)
-		}
-		if errText != "" {
-			return total, fmt.Errorf("loading the FUNCTION libraries: %s", errText)
+	return total, s.restoreLibraries(codes)
+}
+
+// collectLibraries has o's load append the FUNCTION libraries to codes
+// on shard 0 (which loads them for every shard, see writeOptions); other
+// shards skip them.
+func (s *Shard) collectLibraries(o *snapshot.LoadOptions, codes *[][]byte) {
+	if s.id == 0 {
+		o.Function = func(code []byte) error {
+			*codes = append(*codes, code)
+			return nil
 		}
 	}
-	return total, nil
+}
+
+// restoreLibraries makes the libraries a load read known, replacing
+// those of the same names.
+func (s *Shard) restoreLibraries(codes [][]byte) error {
+	if len(codes) == 0 {
+		return nil
+	}
+	libs, errText := s.runtime().CheckLibraries(codes)
+	if errText == "" {
+		errText = s.group.scripts.RestoreLibraries(libs, script.RestoreReplace)
+	}
+	if errText != "" {
+		return fmt.Errorf("loading the FUNCTION libraries: %s", errText)
+	}
+	return nil
 }
 
 // persistenceInfo is INFO's rdb_ lines.
