@@ -48,6 +48,9 @@
 //     spans for O(log n) rank and range, whose nodes are the entry blocks
 //     of the object hash table, so ZSCORE is O(1) and a member is stored
 //     once. Small sorted sets are one packed block ordered by score.
+//   - Memory usage: a key's leaf block plus every block of its value, at
+//     block size (DB.MemoryUsage, memory.go; each objType's size walks the
+//     blocks its free frees).
 //   - Record: a key's value in a self-contained form (Export/Import). For
 //     a hash: uvarint field count, then field and value as (uvarint length,
 //     bytes) each; for a set: uvarint count, then the members the same way;

@@ -20,7 +20,7 @@ import (
 // same Store.
 
 func init() {
-	registerObj(TypeHash, &objType{free: hashFree, export: hashExport, load: hashLoad})
+	registerObj(TypeHash, &objType{free: hashFree, export: hashExport, load: hashLoad, size: hashSetSize})
 }
 
 func hashFree(db *DB, enc int, x slab.Handle) {

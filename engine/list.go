@@ -40,6 +40,7 @@ func init() {
 			x, ok := db.s.decodeList(data)
 			return encQuicklist, x, ok
 		},
+		size: listSize,
 	})
 }
 

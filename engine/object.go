@@ -76,6 +76,9 @@ type objType struct {
 	// load builds an object from a serialization; ok is false when data is
 	// malformed or describes an empty value (the key is then not stored).
 	load func(db *DB, data []byte) (enc int, x slab.Handle, ok bool)
+	// size is the bytes of every block of the object (MEMORY USAGE); nil:
+	// the root block's.
+	size func(db *DB, enc int, x slab.Handle) int64
 }
 
 var objTypes [8]*objType

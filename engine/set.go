@@ -22,7 +22,7 @@ import (
 // same Store (integers are formatted into the Store's scratch buffer).
 
 func init() {
-	registerObj(TypeSet, &objType{free: setFree, export: setExport, load: setLoad})
+	registerObj(TypeSet, &objType{free: setFree, export: setExport, load: setLoad, size: hashSetSize})
 }
 
 const isHdr = 6

@@ -30,7 +30,7 @@ import (
 var ErrScoreNaN = errors.New("ERR resulting score is not a number (NaN)")
 
 func init() {
-	registerObj(TypeZSet, &objType{free: zsetFree, export: zsetExport, load: zsetLoad})
+	registerObj(TypeZSet, &objType{free: zsetFree, export: zsetExport, load: zsetLoad, size: zsetSize})
 }
 
 func zsetFree(db *DB, enc int, x slab.Handle) {
