@@ -400,6 +400,36 @@ type Server interface {
 	SlowlogGet(count int) []SlowEntry
 	SlowlogLen() int
 	SlowlogReset()
+	// LatencyEvents returns the latency monitor's events, each with its
+	// samples oldest first; LatencyReset forgets the events named (all
+	// when none) and returns how many it forgot.
+	LatencyEvents() []LatencyEvent
+	LatencyReset(events []string) int
+	// LatencyHistograms returns the commands' latency histograms, for the
+	// commands named (every one that ran when names is nil; a container
+	// names its subcommands too).
+	LatencyHistograms(names []string) []CmdLatency
+}
+
+// LatencySample is a latency monitor sample: the unix second it was
+// taken in and the worst latency of that second, in milliseconds.
+type LatencySample struct{ Time, Ms int64 }
+
+// LatencyEvent is one event of the latency monitor ("command",
+// "fast-command", "expire-cycle"): its samples and its worst ever.
+type LatencyEvent struct {
+	Name    string
+	Samples []LatencySample
+	Max     int64
+}
+
+// CmdLatency is one command's latency histogram as LATENCY HISTOGRAM
+// replies it: its calls and, per bucket (its upper bound in µs), the
+// calls at most that long.
+type CmdLatency struct {
+	Name    string
+	Calls   int64
+	Buckets [][2]int64
 }
 
 // SlowEntry is one command in the slow log: its id, when it was logged

@@ -3,6 +3,8 @@ package e2e
 import (
 	"fmt"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -192,4 +194,111 @@ func TestInfoStatsAgainstRedis(t *testing.T) {
 	if _, err := strconv.ParseFloat(f["mem_fragmentation_ratio"], 64); err != nil || f["instantaneous_ops_per_sec"] == "" {
 		t.Errorf("ratios: %v", f)
 	}
+}
+
+// digits replaces every run of digits in a reply with "0": what a
+// latency or a time is differs by nature between two servers.
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// TestLatencyAgainstRedis compares the latency monitor with redis-server
+// (three shards): DOCTOR disabled, with nothing observed and after a
+// slow command (DEBUG SLEEP), LATEST, HISTORY, GRAPH and RESET (numbers
+// aside), the errors and HELP; and LATENCY HISTOGRAM's shape: the same
+// commands with the same calls, Redis's bucket labels, cumulative counts
+// ending at the calls; RESP2 and RESP3.
+func TestLatencyAgainstRedis(t *testing.T) {
+	ref := needRedis(t, "--enable-debug-command", "yes")
+	s := start(t, "--shards", "3")
+	norm := func(args []string, reply []byte) []byte { return digits.ReplaceAll(reply, []byte("0")) }
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			a, b := dialDiff(t, s.addr, proto), dialDiff(t, ref, proto)
+			diffScript(t, a, b, norm,
+				[]string{"CONFIG", "SET", "latency-monitor-threshold", "0"},
+				[]string{"LATENCY", "RESET"},
+				[]string{"LATENCY", "DOCTOR"},
+				[]string{"LATENCY", "LATEST"},
+				[]string{"CONFIG", "SET", "latency-monitor-threshold", "10"},
+				[]string{"LATENCY", "DOCTOR"},
+				[]string{"LATENCY", "GRAPH", "command"},
+				[]string{"LATENCY", "HISTORY", "command"},
+				[]string{"DEBUG", "SLEEP", "0.03"},
+				[]string{"LATENCY", "LATEST"},
+				[]string{"LATENCY", "HISTORY", "command"},
+				[]string{"LATENCY", "HISTORY", "nosuch"},
+				[]string{"LATENCY", "GRAPH", "command"},
+				[]string{"LATENCY", "DOCTOR"},
+				[]string{"CONFIG", "SET", "slowlog-log-slower-than", "-1"},
+				[]string{"LATENCY", "DOCTOR"},
+				[]string{"CONFIG", "SET", "slowlog-log-slower-than", "10000"},
+				[]string{"LATENCY", "RESET", "nosuch", "command"},
+				[]string{"LATENCY", "RESET"},
+				[]string{"LATENCY", "LATEST"},
+				[]string{"LATENCY", "HISTORY"},
+				[]string{"LATENCY", "NOSUCH"},
+				[]string{"LATENCY", "HELP"},
+				[]string{"CONFIG", "SET", "latency-monitor-threshold", "0"},
+				[]string{"CONFIG", "GET", "latency-tracking"},
+				[]string{"CONFIG", "GET", "latency-tracking-info-percentiles"},
+				[]string{"CONFIG", "SET", "latency-tracking-info-percentiles", "50 101"},
+				[]string{"CONFIG", "SET", "latency-tracking-info-percentiles", "50 x"},
+			)
+			diffScript(t, a, b, nil, []string{"CONFIG", "RESETSTAT"})
+			for i := range 40 {
+				diffScript(t, a, b, nil, []string{"SET", "k" + strconv.Itoa(i), "v"}, []string{"GET", "k" + strconv.Itoa(i)})
+			}
+			got, want := histograms(t, a), histograms(t, b)
+			for _, cmd := range []string{"set", "get"} {
+				if got[cmd].calls != want[cmd].calls || got[cmd].calls == 0 {
+					t.Errorf("%s: radish %d calls, redis %d", cmd, got[cmd].calls, want[cmd].calls)
+				}
+				if last := got[cmd].cum[len(got[cmd].cum)-1]; last != got[cmd].calls {
+					t.Errorf("%s: cumulative counts end at %d, not at the calls", cmd, last)
+				}
+				for _, l := range got[cmd].labels {
+					if !slices.Contains([]int64{1, 2, 4, 8, 16, 33, 66, 132, 264, 528, 1056, 2113, 4227, 8454, 16909, 33818,
+						67637, 135274, 270549, 541098, 1082196}, l) {
+						t.Errorf("%s: bucket %d is not one of Redis's", cmd, l)
+					}
+				}
+			}
+			// Percentiles as configured in INFO, none with latency-tracking no.
+			pct := regexp.MustCompile(`(?m)^latency_percentiles_usec_get:p50=[0-9.]+,p99\.5=[0-9.]+\r$`)
+			diffScript(t, a, b, nil, []string{"CONFIG", "SET", "latency-tracking-info-percentiles", "50 99.5"})
+			for _, d := range []*diffConn{a, b} {
+				if info := d.do(t, []string{"INFO", "latencystats"})[0]; !pct.Match(info) {
+					t.Errorf("INFO latencystats: %q", info)
+				}
+			}
+			diffScript(t, a, b, nil, []string{"CONFIG", "SET", "latency-tracking", "no"}, []string{"INFO", "latencystats"},
+				[]string{"CONFIG", "SET", "latency-tracking", "yes"},
+				[]string{"CONFIG", "SET", "latency-tracking-info-percentiles", "50 99 99.9"})
+		})
+	}
+}
+
+type histogram struct {
+	calls       int64
+	labels, cum []int64
+}
+
+// histograms reads LATENCY HISTOGRAM SET GET NOSUCH.
+func histograms(t *testing.T, d *diffConn) map[string]histogram {
+	t.Helper()
+	v, _, err := resp.ReadReply(d.do(t, []string{"LATENCY", "HISTOGRAM", "SET", "GET", "NOSUCH"})[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]histogram{}
+	for i := 0; i+1 < len(v.Elems); i += 2 {
+		h := v.Elems[i+1].Elems
+		var hg histogram
+		hg.calls = h[1].Int
+		for j := 0; j+1 < len(h[3].Elems); j += 2 {
+			hg.labels = append(hg.labels, h[3].Elems[j].Int)
+			hg.cum = append(hg.cum, h[3].Elems[j+1].Int)
+		}
+		out[string(v.Elems[i].Str)] = hg
+	}
+	return out
 }

@@ -432,17 +432,22 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 		}
 	}
 	switch s.stats.untimed--; {
-	case s.clock.slowNs >= 0:
+	case s.clock.on:
 		d := s.timed(ctx, spec, args)
 		if s.stats.untimed <= 0 {
 			s.stats.untimed = latencyEvery
 			s.stats.observe(spec, d)
+		} else if s.stats.lat[spec.ID()].count.Load() == 0 {
+			s.stats.observe(spec, d) // a command's first call: its histogram is never empty
 		}
-		if int64(d) >= s.clock.slowNs && !s.laterPart {
+		if s.clock.slowNs >= 0 && int64(d) >= s.clock.slowNs && !s.laterPart {
 			if s.wholeArgs != nil {
 				args = s.wholeArgs
 			}
 			s.logSlow(cl, spec, args, d)
+		}
+		if s.conf.LatencyMonitorThreshold > 0 {
+			s.slowCommand(spec, d)
 		}
 	case s.stats.untimed > 0:
 		spec.Handler(ctx, args)

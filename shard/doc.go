@@ -100,7 +100,9 @@
 //   - slow log (slowlog.go): while slowlog-log-slower-than is not -1
 //     every command is timed (one clock read per command); a slow one's
 //     entry goes to the slow log of its client's shard, under that log's
-//     own mutex (taken only for a slow command and by SLOWLOG).
+//     own mutex (taken only for a slow command and by SLOWLOG); a command
+//     or expiry slice past latency-monitor-threshold is a latency event,
+//     filed in the group's table under its mutex (latmon.go).
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

@@ -78,9 +78,10 @@ type Group struct {
 	// own now.
 	clock func() time.Time
 
-	acl     aclState // the users (acl.go)
-	persist persist  // snapshots (snapshot.go)
-	rates   rates    // INFO's instantaneous metrics and memory peak (info.go)
+	acl     aclState       // the users (acl.go)
+	persist persist        // snapshots (snapshot.go)
+	rates   rates          // INFO's instantaneous metrics and memory peak (info.go)
+	latmon  latencyMonitor // LATENCY's events (latmon.go)
 	// aof is the AOF in use (opts.AOF at start; CONFIG SET appendonly
 	// changes it, aofrun.go), nil when appendonly is no.
 	aof atomic.Pointer[aof.Set]

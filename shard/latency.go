@@ -11,7 +11,8 @@ import (
 
 // Command latency. Reading the clock around every command would cost a
 // tenth of a pipelined GET, so a shard times one call in latencyEvery
-// (whatever the command) and files its duration in a histogram per
+// (whatever the command; while the slow log times every command, one in
+// latencyEvery and each command's first) and files its duration in a histogram per
 // command row whose buckets are powers of two of a second: bucket k holds
 // durations in (2^(k-1), 2^k] s, which is Prometheus's native histogram
 // schema 0. INFO commandstats' usec scales the sampled sum back to every

@@ -335,10 +335,12 @@ func (s *Shard) fastCycles() {
 		}
 		end := clock()
 		s.expireAt = end.Add(end.Sub(start))
+		s.expireLatency(end.Sub(start))
 	case s.store.ExpireCapped():
 		s.store.ActiveExpireCycle(s.now, e, slice)
 		end := clock()
 		s.expireAt = end.Add(2 * end.Sub(start))
+		s.expireLatency(end.Sub(start))
 	}
 	s.evict()
 }
@@ -370,6 +372,7 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 	if c.SlowlogLogSlowerThan >= 0 {
 		s.clock.slowNs = c.SlowlogLogSlowerThan * 1000
 	}
+	s.clock.on = s.clock.slowNs >= 0 || c.LatencyMonitorThreshold > 0
 	s.reader.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ctx.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ahead.MaxBulkLen = c.ProtoMaxBulkLen

@@ -9,8 +9,9 @@ import (
 	"github.com/radish-kv/radish/command"
 )
 
-// The slow log (SLOWLOG). While slowlog-log-slower-than is not -1, every
-// command a shard runs is timed, as in Redis, but with one clock read per
+// The slow log (SLOWLOG). While slowlog-log-slower-than is not -1 (or
+// latency-monitor-threshold is above 0: latmon.go), every command a shard
+// runs is timed, as in Redis, but with one clock read per
 // command rather than two: a command starts where the one before it on
 // the shard ended (clock.mark), as long as nothing else ran in between.
 // The mark is dropped at the end of each turn (the cron, the AOF, the
@@ -37,8 +38,10 @@ const (
 type cmdClock struct {
 	base time.Time // with a monotonic reading: time.Since reads one clock
 	mark int64     // when the last command ended, ns since base; 0: unknown
-	// slowNs is slowlog-log-slower-than in ns, -1 when off.
+	// slowNs is slowlog-log-slower-than in ns, -1 when off; on: every
+	// command is timed (the slow log or the latency monitor is on).
 	slowNs int64
+	on     bool
 }
 
 // since is the monotonic time in ns since base.

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/metrics"
 	"github.com/radish-kv/radish/pubsub"
 )
@@ -354,10 +355,18 @@ func (g *Group) Info(sections []string) string {
 	if show("latencystats", false) {
 		sep()
 		b.WriteString("# Latencystats\r\n")
-		for _, k := range slices.Sorted(maps.Keys(lat)) {
-			h := lat[k]
-			fmt.Fprintf(&b, "latency_percentiles_usec_%s:p50=%.3f,p99=%.3f,p99.9=%.3f\r\n",
-				k, h.Percentile(50)*1e6, h.Percentile(99)*1e6, h.Percentile(99.9)*1e6)
+		if conf := g.conf.Snapshot(); conf.LatencyTracking {
+			for _, k := range slices.Sorted(maps.Keys(lat)) {
+				h := lat[k]
+				fmt.Fprintf(&b, "latency_percentiles_usec_%s:", k)
+				for i, p := range conf.LatencyPercentiles {
+					if i > 0 {
+						b.WriteByte(',')
+					}
+					fmt.Fprintf(&b, "p%s=%.3f", config.FormatPercentile(p), h.Percentile(p)*1e6)
+				}
+				b.WriteString("\r\n")
+			}
 		}
 	}
 	if show("errorstats", false) {
