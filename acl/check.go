@@ -79,7 +79,7 @@ func (s *selector) check(spec *command.Spec, args [][]byte) (Reason, int) {
 	}
 	if s.flags&selAllKeys == 0 && spec.HasKeys() {
 		var buf [8]command.KeyRange
-		rs, _ := spec.KeyRanges(args, buf[:0])
+		rs, _ := spec.TempKeyRanges(args, buf[:0])
 		for _, r := range rs {
 			need := need(spec.KeyFlagsOf(r, args))
 			for i := r.First; i <= r.Last; i += r.Step {

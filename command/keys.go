@@ -60,6 +60,13 @@ func (s *Spec) ranges(args [][]byte, buf []KeyRange) ([]KeyRange, bool) {
 	return s.specRanges(args, buf)
 }
 
+// TempKeyRanges is KeyRanges into buf for a caller that keeps neither
+// the ranges nor buf past the call (the ACL check): it allocates only for
+// a row with GetKeys.
+func (s *Spec) TempKeyRanges(args [][]byte, buf []KeyRange) ([]KeyRange, bool) {
+	return s.ranges(args, buf)
+}
+
 // specRanges is KeyRanges from the key specs.
 func (s *Spec) specRanges(args [][]byte, dst []KeyRange) (out []KeyRange, ok bool) {
 	argc := len(args)
