@@ -163,6 +163,8 @@ func TestCheck(t *testing.T) {
 		{rw, []string{"copy", "w1", "r1"}, DeniedKey, 1},
 		{rw, []string{"bitfield", "r1", "get", "u8", "0"}, OK, 0},
 		{rw, []string{"bitfield", "r1", "set", "u8", "0", "1"}, DeniedKey, 1},
+		{rw, []string{"sort", "r1", "store", "w1"}, OK, 0},
+		{rw, []string{"sort", "r1", "store", "r2"}, DeniedKey, 3},
 		{rw, []string{"set", "sel1", "v"}, OK, 0},   // the selector
 		{rw, []string{"get", "sel1"}, DeniedKey, 1}, // neither
 		{rw, []string{"publish", "news.a", "x"}, OK, 0},

@@ -33,6 +33,11 @@
 // rows (transaction.go: MULTI, EXEC, DISCARD, WATCH, UNWATCH) have no
 // handler but UNWATCH's: their Tx role tells the shard to run them, and a
 // row's Selects tells it the database a queued SELECT leads to.
+// The ACL rows (acl.go) hand their subcommands to Server.ACL: the users
+// are the server's (package acl), and AUTH and HELLO AUTH authenticate
+// through Local.Authenticate; the permission check reads the rows' key
+// specs (Spec.KeyFlagsOf: KeyFlags for SET and BITFIELD, whose flags
+// depend on the arguments) and PubSubOf.
 // The EVAL and FCALL rows (script.go) are placed by the shard itself
 // (Spec.Script), and their handler runs a script only inside a
 // transaction, through Ctx.Scripts.

@@ -67,6 +67,12 @@
 //     sends the invalidations to the readers' home shards in one batch
 //     per destination per turn, and the home turns them into pushes or
 //     redirected messages (tracking.go).
+//   - user: a connection's ACL user, taken from the group's acl.Registry
+//     snapshot (acl.go); dispatch checks every command against it where
+//     the connection is, before placing it, so hops and txn parts are
+//     never checked again; a script's calls are checked with the user its
+//     reader carries. A change of the users wakes every shard, which
+//     closes the connections of a deleted or reloaded user.
 //   - MULTI: a connection's queued commands and watched keys (multiState).
 //     WATCH registers each key's version on its shard; EXEC runs the queue
 //     as one txn over every key of its commands and the watched keys
