@@ -107,7 +107,10 @@ func (a StreamID) String() string { return string(a.Append(nil)) }
 
 // Stream errors, with Redis's text.
 var (
-	ErrXAddIDSmall     = errors.New("ERR The ID specified in XADD is equal or smaller than the target stream top item")
+	ErrXAddIDSmall = errors.New("ERR The ID specified in XADD is equal or smaller than the target stream top item")
+	// ErrXAddSeqOverflow is Redis 7.0's answer to an ms-* whose sequence
+	// would overflow.
+	ErrXAddSeqOverflow = errors.New("ERR Elements are too large to be stored")
 	ErrStreamExhausted = errors.New("ERR The stream has exhausted the last possible ID, unable to add more items")
 )
 
@@ -803,7 +806,8 @@ func (st stream) trim(a *XTrimArgs) int64 {
 		break
 	}
 	if deleted > 0 {
-		st.setFirst(st.edgeOrMax(true, false))
+		first, _ := st.edge(true, false) // 0-0 when empty, as Redis 7.0.15
+		st.setFirst(first)
 	}
 	return deleted
 }
@@ -830,11 +834,6 @@ type XAddID struct {
 type XAddResult struct {
 	ID      StreamID // the new entry's ID
 	Trimmed int64    // entries trimmed
-	Len     uint64   // the stream's length afterwards
-	// Edge is the first entry's ID afterwards, deleted entries counted
-	// (the largest ID when empty): the MINID an approximate trim is
-	// propagated with.
-	Edge StreamID
 }
 
 // XAdd appends an entry (fv: field, value, ...; at least one pair) to the
@@ -867,7 +866,7 @@ func (db *DB) XAdd(key []byte, id XAddID, fv [][]byte, noMkStream bool, trim *XT
 		nid = StreamID{id.ID.Ms, 0}
 		if id.ID.Ms == last.Ms {
 			if last.Seq == math.MaxUint64 {
-				return res, false, ErrXAddIDSmall
+				return res, false, ErrXAddSeqOverflow
 			}
 			nid.Seq = last.Seq + 1
 		}
@@ -888,21 +887,18 @@ func (db *DB) XAdd(key []byte, id XAddID, fv [][]byte, noMkStream bool, trim *XT
 		res.Trimmed = st.trim(trim)
 		db.s.dirty += uint64(res.Trimmed)
 	}
-	res.Len = st.length()
-	res.Edge = st.edgeOrMax(true, true)
 	return res, true, nil
 }
 
-// XTrim trims the stream at key; it returns the entries removed, the
-// length afterwards and the first ID deleted entries counted (as XAdd).
-func (db *DB) XTrim(key []byte, a *XTrimArgs, now int64) (trimmed int64, length uint64, edge StreamID, err error) {
+// XTrim trims the stream at key; it returns the entries removed.
+func (db *DB) XTrim(key []byte, a *XTrimArgs, now int64) (int64, error) {
 	st, found, err := db.openStream(key, now)
 	if err != nil || !found {
-		return 0, 0, StreamID{}, err
+		return 0, err
 	}
-	trimmed = st.trim(a)
+	trimmed := st.trim(a)
 	db.s.dirty += uint64(trimmed)
-	return trimmed, st.length(), st.edgeOrMax(true, true), nil
+	return trimmed, nil
 }
 
 // XLen returns the stream's length (0 when absent).
@@ -940,16 +936,18 @@ func (st stream) rangeEach(start, end StreamID, count int, rev bool, fn func(id 
 	return n
 }
 
-// XDel deletes the entries with the given IDs and returns how many
-// existed. The stream stays (empty) when its last entry goes, as in Redis.
-func (db *DB) XDel(key []byte, ids []StreamID, now int64) (int, error) {
+// XDel deletes the entries with the IDs id(0) ... id(n-1) and returns how
+// many existed. The stream stays (empty) when its last entry goes, as in
+// Redis.
+func (db *DB) XDel(key []byte, count int, id func(i int) StreamID, now int64) (int, error) {
 	st, found, err := db.openStream(key, now)
 	if err != nil || !found {
 		return 0, err
 	}
 	n := 0
 	firstGone := false
-	for _, id := range ids {
+	for i := 0; i < count; i++ {
+		id := id(i)
 		if !st.deleteID(id) {
 			continue
 		}
@@ -974,14 +972,14 @@ func (db *DB) XDel(key []byte, ids []StreamID, now int64) (int, error) {
 // XSetID errors, with Redis's text.
 var (
 	ErrXSetIDSmall    = errors.New("ERR The ID specified in XSETID is smaller than the target stream top item")
-	ErrXSetIDMaxDel   = errors.New("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id")
 	ErrXSetIDAdded    = errors.New("ERR The entries_added specified in XSETID is smaller than the target stream length")
 	ErrXSetIDNoStream = errors.New("ERR no such key")
 )
 
 // XSetID sets the stream's last ID and, when given (entriesAdded >= 0,
 // maxDeleted non-zero), its entries-added count and largest deleted ID, as
-// XSETID does.
+// XSETID does in Redis 7.0 (which does not compare id with the stream's
+// largest deleted ID).
 func (db *DB) XSetID(key []byte, id StreamID, entriesAdded int64, maxDeleted StreamID, now int64) error {
 	st, found, err := db.openStream(key, now)
 	if err != nil {
@@ -989,9 +987,6 @@ func (db *DB) XSetID(key []byte, id StreamID, entriesAdded int64, maxDeleted Str
 	}
 	if !found {
 		return ErrXSetIDNoStream
-	}
-	if id.Less(st.maxDeleted()) {
-		return ErrXSetIDMaxDel
 	}
 	if st.length() > 0 {
 		if last, _ := st.edge(false, false); id.Less(last) {
@@ -1020,6 +1015,11 @@ type StreamInfo struct {
 	FirstID      StreamID // Redis's recorded first_id
 	MaxDeletedID StreamID
 	EntriesAdded uint64
+	// Edge is the first entry's ID, deleted entries counted (the largest
+	// ID when empty): the MINID an approximate trim is propagated with.
+	Edge StreamID
+	// LastLive is the last live entry's ID (0-0 when empty).
+	LastLive StreamID
 }
 
 // XInfo returns the stream's metadata; found is false when absent.
@@ -1035,7 +1035,7 @@ func (st stream) info() StreamInfo {
 	return StreamInfo{
 		Length: st.length(), Nodes: ixCount(st.db.s.slab.Bytes(st.index())),
 		LastID: st.lastID(), FirstID: st.firstID(), MaxDeletedID: st.maxDeleted(),
-		EntriesAdded: st.added(),
+		EntriesAdded: st.added(), Edge: st.edgeOrMax(true, true), LastLive: st.edgeOrMax(false, false),
 	}
 }
 
@@ -1150,4 +1150,81 @@ func streamLoad(db *DB, data []byte) (int, slab.Handle, bool) {
 	st.setMaxDel(maxDel)
 	st.setAdded(added)
 	return encStream, st.x, true
+}
+
+// StreamRecord reads a stream's Record (Export's serialization).
+type StreamRecord struct {
+	Last, First, MaxDeleted StreamID
+	EntriesAdded            uint64
+	Len                     int // entries
+
+	r    recReader
+	left int
+	fv   [][]byte
+}
+
+// OpenStreamRecord starts reading a stream record's entries with Next;
+// false when data is malformed.
+func OpenStreamRecord(data []byte) (StreamRecord, bool) {
+	s := StreamRecord{r: recReader{b: data}}
+	s.Last, s.First, s.MaxDeleted = s.r.id(), s.r.id(), s.r.id()
+	s.EntriesAdded = s.r.uvarint()
+	s.Len = s.r.count(3)
+	s.left = s.Len
+	return s, !s.r.bad
+}
+
+// Next returns the next entry (fv: field, value, ...; valid until the
+// next call, aliasing the record); false after the last or on malformed
+// data.
+func (s *StreamRecord) Next() (id StreamID, fv [][]byte, ok bool) {
+	if s.left == 0 || s.r.bad {
+		return id, nil, false
+	}
+	s.left--
+	id = s.r.id()
+	nf := s.r.count(2)
+	s.fv = s.fv[:0]
+	for j := 0; j < 2*nf; j++ {
+		s.fv = append(s.fv, s.r.str())
+	}
+	return id, s.fv, !s.r.bad
+}
+
+// StreamRecordBuilder writes a stream's Record entry by entry (the RDB
+// loader's side of StreamRecord). Its checks are the loader's, except
+// that Finish refuses entries out of order.
+type StreamRecordBuilder struct {
+	entries []byte
+	n       int
+	prev    StreamID
+	bad     bool
+}
+
+// Add appends an entry (fv: field, value, ...; copied).
+func (b *StreamRecordBuilder) Add(id StreamID, fv [][]byte) {
+	if b.n > 0 && !b.prev.Less(id) || len(fv) == 0 || len(fv)%2 != 0 {
+		b.bad = true
+	}
+	b.prev = id
+	b.n++
+	b.entries = appendIDVarint(b.entries, id)
+	b.entries = binary.AppendUvarint(b.entries, uint64(len(fv)/2))
+	for _, s := range fv {
+		b.entries = appendStr(b.entries, s)
+	}
+}
+
+// Finish returns the Record; false when the entries were out of order,
+// one had no fields, or one is after last.
+func (b *StreamRecordBuilder) Finish(last, first, maxDeleted StreamID, entriesAdded uint64) (Record, bool) {
+	if b.bad || b.n > 0 && last.Less(b.prev) {
+		return Record{}, false
+	}
+	d := appendIDVarint(nil, last)
+	d = appendIDVarint(d, first)
+	d = appendIDVarint(d, maxDeleted)
+	d = binary.AppendUvarint(d, entriesAdded)
+	d = binary.AppendUvarint(d, uint64(b.n))
+	return Record{Type: TypeStream, Data: append(d, b.entries...)}, true
 }
