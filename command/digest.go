@@ -77,6 +77,9 @@ func keyDigest(db *engine.DB, key []byte, now int64, withName bool) (Digest, boo
 	}
 	var typ [4]byte
 	binary.BigEndian.PutUint32(typ[:], uint32(rec.Type-engine.TypeString))
+	if rec.Type == engine.TypeStream {
+		binary.BigEndian.PutUint32(typ[:], 6) // OBJ_STREAM; 5 is OBJ_MODULE
+	}
 	d.mix(typ[:])
 	var buf []byte
 	switch rec.Type {
@@ -97,6 +100,17 @@ func keyDigest(db *engine.DB, key []byte, now int64, withName bool) (Digest, boo
 			e.mix(v)
 			d.xor(e[:])
 		})
+	case engine.TypeStream:
+		// Each entry's ID as "ms.seq", then its fields and values.
+		sr, _ := engine.OpenStreamRecord(rec.Data)
+		for id, fv, ok := sr.Next(); ok; id, fv, ok = sr.Next() {
+			buf = strconv.AppendUint(buf[:0], id.Ms, 10)
+			buf = append(buf, '.')
+			d.mix(strconv.AppendUint(buf, id.Seq, 10))
+			for _, s := range fv {
+				d.mix(s)
+			}
+		}
 	}
 	if rec.ExpireAt > 0 {
 		d.xor([]byte("!!expire!!"))

@@ -789,7 +789,7 @@ func ParseScanCursor(b []byte) (uint64, string) {
 // kvTypeByName maps SCAN's TYPE argument to an engine type; ok false for a
 // name no key of this engine can have (Redis then filters out every key).
 func kvTypeByName(name []byte) (engine.Type, bool) {
-	for _, t := range []engine.Type{engine.TypeString, engine.TypeList, engine.TypeSet, engine.TypeZSet, engine.TypeHash} {
+	for _, t := range []engine.Type{engine.TypeString, engine.TypeList, engine.TypeSet, engine.TypeZSet, engine.TypeHash, engine.TypeStream} {
 		if strings.EqualFold(string(name), t.String()) {
 			return t, true
 		}

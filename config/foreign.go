@@ -79,7 +79,6 @@ var foreign = func() map[string]foreignDirective {
 		shutdown-timeout slave-announce-ip slave-announce-port
 		slave-ignore-maxmemory slave-lazy-flush slave-priority slave-read-only
 		slave-serve-stale-data socket-mark-id
-		stream-node-max-bytes stream-node-max-entries
 		syslog-facility syslog-ident tcp-backlog tcp-keepalive-probes tls-auth-clients
 		tls-ca-cert-dir tls-ca-cert-file tls-cert-file tls-ciphers tls-ciphersuites
 		tls-client-cert-file tls-client-key-file tls-client-key-file-pass tls-cluster

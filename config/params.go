@@ -107,6 +107,8 @@ type Snapshot struct {
 	ZSetMaxListpackValue   int64
 	ListMaxListpackSize    int
 	HLLSparseMaxBytes      int64
+	StreamNodeMaxBytes     int64
+	StreamNodeMaxEntries   int64
 	LFULogFactor           int
 	LFUDecayTime           int
 	ActiveExpireEffort     int
@@ -374,6 +376,8 @@ var params = []*param{
 	{name: "zset-max-listpack-entries", aliases: []string{"zset-max-ziplist-entries"}, kind: KindInt, def: "128", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ZSetMaxListpackEntries }},
 	{name: "zset-max-listpack-value", aliases: []string{"zset-max-ziplist-value"}, kind: KindInt, def: "64", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ZSetMaxListpackValue }},
 	{name: "hll-sparse-max-bytes", kind: KindMemory, def: "3000", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HLLSparseMaxBytes }},
+	{name: "stream-node-max-bytes", kind: KindMemory, def: "4096", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.StreamNodeMaxBytes }},
+	{name: "stream-node-max-entries", kind: KindInt, def: "100", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.StreamNodeMaxEntries }},
 	{name: "list-max-listpack-size", aliases: []string{"list-max-ziplist-size"}, kind: KindInt, def: "-2", min: math.MinInt32, max: math.MaxInt32, i: func(s *Snapshot) *int { return &s.ListMaxListpackSize }},
 	{name: "lfu-log-factor", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFULogFactor }},
 	{name: "lfu-decay-time", kind: KindInt, def: "1", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFUDecayTime }},

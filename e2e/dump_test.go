@@ -88,6 +88,29 @@ func dumpKeys() (cmds [][]string, keys []string, byteSame map[string]bool) {
 	}
 	add("z:big", true, zb...)
 	add("z:longmember", true, "ZADD", "1", strings.Repeat("m", 65), "2", "short")
+	// Streams: nodes split by entries and by bytes, entries with the
+	// master's fields and with others, integers of every width; one with
+	// deleted entries (Redis keeps them as flagged entries, Radish drops
+	// them from a payload: not the same bytes) and an empty one.
+	for i := 0; i < 700; i++ {
+		fv := []string{"f", strconv.Itoa(i * 7919), "name", "n" + strconv.Itoa(i%13)}
+		switch i % 7 {
+		case 3:
+			fv = []string{"other", strings.Repeat("v", i%200)}
+		case 5:
+			fv = append(fv, "extra", rnd(i%40))
+		}
+		add("x:big", true, append([]string{"XADD", strconv.Itoa(1000+i/5) + "-" + strconv.Itoa(i%5)}, fv...)...)
+	}
+	add("x:small", true, "XADD", "1-1", "a", "1", "b", "-2147483649")
+	add("x:small", true, "XADD", "1-2", "a", "2", "b", "hello")
+	add("x:small", true, "XSETID", "9-9", "ENTRIESADDED", "5", "MAXDELETEDID", "3-3")
+	for i := 1; i <= 30; i++ {
+		add("x:deleted", false, "XADD", strconv.Itoa(i)+"-0", "f", strings.Repeat("d", i*10))
+	}
+	add("x:deleted", false, "XDEL", "1-0", "5-0", "6-0", "30-0")
+	add("x:empty", false, "XADD", "5-5", "f", "v")
+	add("x:empty", false, "XDEL", "5-5")
 	return cmds, keys, byteSame
 }
 
@@ -107,6 +130,8 @@ func content(t *testing.T, d *diffConn, key string) string {
 		args = []string{"HGETALL", key}
 	case "+zset":
 		args = []string{"ZRANGE", key, "0", "-1", "WITHSCORES"}
+	case "+stream":
+		args = []string{"XRANGE", key, "-", "+"}
 	case "+none":
 		return "none"
 	default:

@@ -51,6 +51,12 @@
 //   - Memory usage: a key's leaf block plus every block of its value, at
 //     block size (DB.MemoryUsage, memory.go; each objType's size walks the
 //     blocks its free frees).
+//   - Stream: a root block (length, last/first/largest-deleted IDs,
+//     entries added), an index block of (master ID, node) sorted by ID and
+//     node blocks of packed entries, each entry's ID a delta from its
+//     node's master and its fields omitted when they are the master's;
+//     nodes close where Redis's listpacks do (stream-node-max-bytes and
+//     -entries), so approximate trims match Redis's (stream.go).
 //   - Record: a key's value in a self-contained form (Export/Import). For
 //     a hash: uvarint field count, then field and value as (uvarint length,
 //     bytes) each; for a set: uvarint count, then the members the same way;

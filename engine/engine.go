@@ -19,9 +19,10 @@ const (
 	TypeSet
 	TypeZSet
 	TypeHash
+	TypeStream
 )
 
-var typeNames = [...]string{"none", "string", "list", "set", "zset", "hash"}
+var typeNames = [...]string{"none", "string", "list", "set", "zset", "hash", "stream"}
 
 // String returns the name TYPE replies with.
 func (t Type) String() string {
@@ -56,8 +57,9 @@ type Store struct {
 	// scratch holds values the engine formats (integers) and hands out as
 	// borrowed []byte: valid until the next call on the Store.
 	scratch []byte
-	tmp     []byte // working buffer (APPEND of inline values, packed entries)
-	offs    []int  // working buffer (element offsets of a packed block)
+	tmp     []byte   // working buffer (APPEND of inline values, packed entries)
+	offs    []int    // working buffer (element offsets of a packed block)
+	fv      [][]byte // working buffer (a stream entry's fields and values)
 
 	// dirty counts changes to the data: every exported call that changes
 	// a key adds at least one (Dirty).
@@ -174,7 +176,7 @@ func (s *Store) reset() {
 // slot bitmaps): see SlabOverhead.
 func (s *Store) UsedMemory() int64 {
 	n := s.slab.InUse()
-	n += int64(unsafe.Sizeof(*s)) + int64(cap(s.scratch)+cap(s.tmp)+8*cap(s.offs)) + int64(cap(s.dbs))*8
+	n += int64(unsafe.Sizeof(*s)) + int64(cap(s.scratch)+cap(s.tmp)+8*cap(s.offs)+24*cap(s.fv)) + int64(cap(s.dbs))*8
 	for _, db := range s.dbs {
 		n += db.heapBytes()
 	}

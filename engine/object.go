@@ -52,7 +52,9 @@ type Limits struct {
 	ListCompressDepth      int // list-compress-depth (0)
 	// HLLSparseMaxBytes (hll-sparse-max-bytes, 3000) is read by the
 	// HyperLogLog commands, whose values are strings to the engine.
-	HLLSparseMaxBytes int
+	HLLSparseMaxBytes    int
+	StreamNodeMaxBytes   int // stream-node-max-bytes (4096)
+	StreamNodeMaxEntries int // stream-node-max-entries (100)
 }
 
 // DefaultLimits returns Redis 7.0's defaults.
@@ -63,6 +65,7 @@ func DefaultLimits() Limits {
 		ZSetMaxListpackEntries: 128, ZSetMaxListpackValue: 64,
 		ListMaxListpackSize: -2,
 		HLLSparseMaxBytes:   3000,
+		StreamNodeMaxBytes:  4096, StreamNodeMaxEntries: 100,
 	}
 }
 
@@ -161,6 +164,9 @@ func (db *DB) delObj(key []byte, o *obj) {
 
 // objEncoding returns OBJECT ENCODING's name for a non-string leaf.
 func objEncoding(t Type, enc int) string {
+	if t == TypeStream {
+		return "stream"
+	}
 	if objTypes[t] == nil {
 		switch t {
 		case TypeList:

@@ -317,6 +317,8 @@ func rebuild(fx *command.Effects, db int, key []byte, rec engine.Record, ok bool
 		fx.ArgString("SET")
 		fx.Arg(key)
 		fx.Arg(rec.Data)
+	case engine.TypeStream:
+		rebuildStream(fx, db, key, rec)
 	default:
 		name, per := rebuildCmd(rec.Type)
 		fx.Begin(db, command.CauseMoved, 2+per*rec.Elements(nil))

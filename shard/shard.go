@@ -393,6 +393,8 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 		ZSetMaxListpackValue:   int(c.ZSetMaxListpackValue),
 		ListMaxListpackSize:    c.ListMaxListpackSize,
 		HLLSparseMaxBytes:      int(c.HLLSparseMaxBytes),
+		StreamNodeMaxBytes:     int(min(c.StreamNodeMaxBytes, 1<<30)),
+		StreamNodeMaxEntries:   int(min(c.StreamNodeMaxEntries, 1<<31)),
 	}
 }
 

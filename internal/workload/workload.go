@@ -56,7 +56,10 @@ func sortedReply(raw []byte, step int) []byte {
 }
 
 // Gen makes random commands over a few keys of each type.
-type Gen struct{ r *rand.Rand }
+type Gen struct {
+	r   *rand.Rand
+	xms int // the ms part of the last stream ID XADD was given
+}
 
 // New returns a generator drawing from r.
 func New(r *rand.Rand) *Gen { return &Gen{r: r} }
@@ -176,7 +179,7 @@ func (g *Gen) Next() []string {
 
 func (g *Gen) command() []string {
 	s, l, h, e, z := g.key('s'), g.key('l'), g.key('h'), g.key('e'), g.key('z')
-	switch g.r.IntN(104) {
+	switch g.r.IntN(107) {
 	case 0:
 		return []string{"SET", s, g.val()}
 	case 1:
@@ -416,7 +419,9 @@ func (g *Gen) command() []string {
 		return g.hll(s)
 	case 99, 100:
 		return g.geo(s)
-	case 102, 103:
+	case 101, 102, 103:
+		return g.stream(s)
+	case 104, 105:
 		return g.sort(l, e, z)
 	default:
 		return []string{"SMISMEMBER", e, g.val(), g.val(), g.val()}

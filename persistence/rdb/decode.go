@@ -223,8 +223,10 @@ func (r *Reader) ReadObject(t byte) (engine.Record, error) {
 			return engine.Record{}, err
 		}
 		return engine.Record{Type: engine.TypeString, Data: append([]byte(nil), s...)}, nil
-	case TypeModulePreGA, TypeModule2, TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
+	case TypeModulePreGA, TypeModule2:
 		return engine.Record{}, &UnsupportedError{Type: t}
+	case TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
+		return r.readStream(t)
 	}
 	if t >= TypeHashMetadata && t <= typeLast {
 		return engine.Record{}, &UnsupportedError{Type: t}

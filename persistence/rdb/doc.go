@@ -16,11 +16,12 @@
 //     Reader.ReadObject builds one.
 //   - Type: the byte before a value (Type* constants, rdb.h's
 //     RDB_TYPE_*). Written: string, quicklist 2 of listpacks, intset or
-//     plain set, listpack or plain hash, listpack or ZSET_2 sorted set.
-//     Read besides: plain list, ziplist list, quicklist of ziplists,
-//     listpack set, ZSET with text scores, ziplist sorted set, ziplist and
-//     zipmap hashes. Refused with an UnsupportedError: modules, streams,
-//     hashes with field TTLs.
+//     plain set, listpack or plain hash, listpack or ZSET_2 sorted set,
+//     STREAM_LISTPACKS_2 stream (stream.go). Read besides: plain list,
+//     ziplist list, quicklist of ziplists, listpack set, ZSET with text
+//     scores, ziplist sorted set, ziplist and zipmap hashes, streams of
+//     types 15 and 21. Refused with an UnsupportedError: modules, hashes
+//     with field TTLs, streams with consumer groups.
 //   - Length: 6, 14, 32 or 64 bits (AppendLen, Reader.ReadLen); a first
 //     byte 11xxxxxx instead says a string is encoded: an 8, 16 or 32-bit
 //     integer, or LZF (lzf.go).

@@ -101,6 +101,8 @@ func (e *Encoder) Type(r engine.Record) byte {
 			return TypeZSetListpack
 		}
 		return TypeZSet2
+	case engine.TypeStream:
+		return TypeStreamListpacks2
 	}
 	panic("rdb: record of unknown type")
 }
@@ -162,6 +164,8 @@ func (e *Encoder) AppendObject(dst []byte, r engine.Record) []byte {
 		return e.AppendString(dst, e.lp.finish())
 	case TypeZSetListpack:
 		return e.appendZSetListpack(dst, r)
+	case TypeStreamListpacks2:
+		return e.appendStream(dst, r)
 	case TypeZSet2:
 		// Highest score first, as Redis writes it (its loader then inserts
 		// each at the head).

@@ -63,7 +63,8 @@ var ErrFormat = errors.New("rdb: bad data format")
 var ErrPayload = errors.New("rdb: DUMP payload version or checksum are wrong")
 
 // UnsupportedError is the error of a value of a type Radish does not have
-// (modules, streams, hashes with field TTLs: types 6, 7, 15, 19, 21 to 25).
+// (modules, hashes with field TTLs: types 6, 7, 22 to 25; streams with
+// consumer groups: 15, 19, 21).
 type UnsupportedError struct{ Type byte }
 
 func (e *UnsupportedError) Error() string {

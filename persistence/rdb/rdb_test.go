@@ -3,6 +3,7 @@ package rdb
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -82,8 +83,12 @@ func model(r engine.Record) string {
 	if r.Type != engine.TypeList {
 		slices.Sort(els)
 	}
-	if r.Type == engine.TypeString {
+	switch r.Type {
+	case engine.TypeString:
 		return "string:" + string(r.Data)
+	case engine.TypeStream:
+		// The record is canonical: the same stream, the same bytes.
+		return fmt.Sprintf("stream:%q", r.Data)
 	}
 	return fmt.Sprint(r.Type, ":", len(els), ":", strings.Join(els, "\x00"))
 }
@@ -131,6 +136,17 @@ func samples() []sample {
 			}, 0)
 		}
 	}
+	stream := func(n int, fv func(i int) []string, del ...int) func(db *engine.DB, key []byte) {
+		return func(db *engine.DB, key []byte) {
+			for i := 0; i < n; i++ {
+				db.XAdd(key, engine.XAddID{ID: engine.StreamID{Ms: uint64(1000 + i/3), Seq: uint64(i % 3)}}, bs(fv(i)...), false, nil, 0)
+			}
+			db.XDel(key, len(del), func(j int) engine.StreamID {
+				return engine.StreamID{Ms: uint64(1000 + del[j]/3), Seq: uint64(del[j] % 3)}
+			}, 0)
+			db.XSetID(key, engine.StreamID{Ms: 5000, Seq: 7}, -1, engine.StreamID{}, 0)
+		}
+	}
 	pairs := func(n, vlen int) []string {
 		var out []string
 		for i := 0; i < n; i++ {
@@ -169,6 +185,13 @@ func samples() []sample {
 		{"zset small", zset("1.5", "a", "-0", "b", "inf", "c", "-inf", "d", "1e300", "e", "3", "f"), TypeZSetListpack},
 		{"zset long member", zset("1", strings.Repeat("m", 65)), TypeZSet2},
 		{"zset many", zset(scored(200, 2)...), TypeZSet2},
+		{"stream small", stream(3, func(i int) []string { return []string{"f", strconv.Itoa(i), "name", "x"} }), TypeStreamListpacks2},
+		{"stream fields vary", stream(50, func(i int) []string {
+			return []string{"f" + strconv.Itoa(i%4), strings.Repeat("v", i), "-12", strconv.Itoa(-i * 1000)}
+		}, 0, 7, 49), TypeStreamListpacks2},
+		{"stream many nodes", stream(1000, func(i int) []string { return []string{"f", strconv.Itoa(i)} }, 3, 500, 999), TypeStreamListpacks2},
+		{"stream long values", stream(20, func(i int) []string { return []string{"f", strings.Repeat("L", 3000+i)} }), TypeStreamListpacks2},
+		{"stream empty", stream(2, func(i int) []string { return []string{"f", "v"} }, 0, 1), TypeStreamListpacks2},
 	}
 }
 
@@ -444,7 +467,7 @@ func TestRefused(t *testing.T) {
 	if _, err := ParseDump(future); err != ErrPayload {
 		t.Errorf("version %d: %v", MaxVersion+1, err)
 	}
-	for _, typ := range []byte{TypeModulePreGA, TypeModule2, TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3, 22, 23, 24, 25} {
+	for _, typ := range []byte{TypeModulePreGA, TypeModule2, 22, 23, 24, 25} {
 		var u *UnsupportedError
 		if _, err := NewReader([]byte{0}).ReadObject(typ); !errors.As(err, &u) || !IsFormat(err) {
 			t.Errorf("type %d: %v", typ, err)
@@ -519,5 +542,35 @@ func TestTruncated(t *testing.T) {
 				t.Fatalf("%q cut at %d decoded", v[:min(len(v), 40)], cut)
 			}
 		}
+	}
+}
+
+// TestStreamFromRedis decodes DUMP payloads of redis-server 7.0.15: a
+// stream whose node holds a deleted entry (XADD 1-1 a 1 b hello, 1-5 a 2
+// b x*30, 2-0 c 3, XDEL 1-5, XADD 5-5 a -7 b y, XSETID 7-0), and one with
+// a consumer group, which is refused until groups are kept.
+func TestStreamFromRedis(t *testing.T) {
+	p, _ := hex.DecodeString("13011000000000000000010000000000000001c34056406e126e0000001f00030101010201816102816202002009000020010b01018568656c6c6f06050103200e00042016019e78e01400011f0520270c0101dfff02010181630203010620330004200108dff9028179020501ff0307000101010504000a005efdc938d9602393")
+	rec, err := ParseDump(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr, _ := engine.OpenStreamRecord(rec.Data)
+	var got []string
+	for id, fv, ok := sr.Next(); ok; id, fv, ok = sr.Next() {
+		got = append(got, fmt.Sprint(id, fmt.Sprintf("%s", fv)))
+	}
+	want := []string{"1-1[a 1 b hello]", "2-0[c 3]", "5-5[a -7 b y]"}
+	if !slices.Equal(got, want) || sr.Last.String() != "7-0" || sr.MaxDeleted.String() != "1-5" || sr.EntriesAdded != 4 || sr.First.String() != "1-1" {
+		t.Fatalf("entries %q, last %v, max deleted %v, added %d, first %v", got, sr.Last, sr.MaxDeleted, sr.EntriesAdded, sr.First)
+	}
+	groups, _ := hex.DecodeString("1301100000000000000001000000000000000126260000000f0002010001010181610200010201000100010101040102010101000102010401ff0202010101000002010367727001010101000000000000000100000000000000016ba7a231a2010000010105616c6963656ba7a231a201000001000000000000000100000000000000010a00dc4ec8a2f82febde")
+	var u *UnsupportedError
+	if _, err := ParseDump(groups); !errors.As(err, &u) {
+		t.Fatalf("a stream with a group: %v", err)
+	}
+	r := NewReader(groups[1 : len(groups)-10])
+	if err := r.SkipObject(groups[0]); err != nil || r.Offset() != len(groups)-11 {
+		t.Fatalf("skip: %v at %d of %d", err, r.Offset(), len(groups)-11)
 	}
 }

@@ -10,8 +10,10 @@ import "strconv"
 // ReadObject. Its errors are ReadObject's kinds.
 func (r *Reader) SkipObject(t byte) error {
 	switch t {
-	case TypeModulePreGA, TypeModule2, TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
+	case TypeModulePreGA, TypeModule2:
 		return &UnsupportedError{Type: t}
+	case TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
+		return r.skipStream(t)
 	case TypeString, TypeHashZipmap, TypeListZiplist, TypeSetIntset, TypeZSetZiplist, TypeHashZiplist,
 		TypeHashListpack, TypeZSetListpack, TypeSetListpack:
 		return r.skipString()

@@ -1,0 +1,119 @@
+package workload
+
+import "strconv"
+
+// streamKeys hold streams, on several shards.
+var streamKeys = []string{"q1", "{t}q2", "q3"}
+
+// stream returns a stream command with explicit IDs (the clock picks
+// "*"'s): XADD with every option (IDs that only grow, now and then one
+// too small, ms-* forms, trims exact and approximate), XRANGE and
+// XREVRANGE with exclusive bounds and COUNT, XDEL, XTRIM, XSETID, XLEN,
+// XREAD over keys of several shards, COPY; now and then on the string key
+// s (a wrong type).
+func (g *Gen) stream(s string) []string {
+	key := func() string {
+		if g.r.IntN(12) == 0 {
+			return s
+		}
+		return streamKeys[g.r.IntN(len(streamKeys))]
+	}
+	id := func() string {
+		if g.xms == 0 || g.r.IntN(3) == 0 {
+			return g.pick("-", "+", "0", "1-1", "(1-1", "(5", "(+", "abc")
+		}
+		ms := g.r.IntN(g.xms + 1)
+		switch g.r.IntN(3) {
+		case 0:
+			return strconv.Itoa(ms)
+		case 1:
+			return "(" + strconv.Itoa(ms) + "-" + strconv.Itoa(g.r.IntN(3))
+		}
+		return strconv.Itoa(ms) + "-" + strconv.Itoa(g.r.IntN(3))
+	}
+	switch g.r.IntN(16) {
+	case 0, 1, 2, 3, 4, 5:
+		args := []string{"XADD", key()}
+		if g.r.IntN(8) == 0 {
+			args = append(args, "NOMKSTREAM")
+		}
+		if g.r.IntN(4) == 0 {
+			args = append(args, g.pick("MAXLEN", "MINID", "maxlen"))
+			if op := g.pick("", "=", "~", "~"); op != "" {
+				args = append(args, op)
+			}
+			if args[len(args)-1] == "MINID" || args[len(args)-2] == "MINID" {
+				args = append(args, strconv.Itoa(g.r.IntN(g.xms+1)))
+			} else {
+				args = append(args, strconv.Itoa(g.r.IntN(150)))
+			}
+			if g.r.IntN(3) == 0 {
+				args = append(args, "LIMIT", g.pick("0", "1", "100", "-1"))
+			}
+		}
+		g.xms += g.r.IntN(3)
+		switch g.r.IntN(8) {
+		case 0:
+			args = append(args, strconv.Itoa(g.xms)+"-*")
+		case 1:
+			args = append(args, strconv.Itoa(max(0, g.xms-g.r.IntN(5)))+"-"+strconv.Itoa(g.r.IntN(3)))
+		default:
+			args = append(args, strconv.Itoa(g.xms)+"-"+strconv.Itoa(g.r.IntN(4)))
+		}
+		for range 1 + g.r.IntN(3) {
+			args = append(args, g.pick("f", "g", "name", "1"), g.val())
+		}
+		return args
+	case 6:
+		return []string{g.pick("XLEN", "TYPE", "EXISTS"), key()}
+	case 7, 8:
+		args := []string{g.pick("XRANGE", "XREVRANGE"), key(), id(), id()}
+		if g.r.IntN(2) == 0 {
+			args = append(args, "COUNT", g.pick("0", "1", "3", "10", "-1"))
+		}
+		return args
+	case 9:
+		args := []string{"XDEL", key()}
+		for range 1 + g.r.IntN(3) {
+			args = append(args, strconv.Itoa(g.r.IntN(g.xms+1))+"-"+strconv.Itoa(g.r.IntN(4)))
+		}
+		return args
+	case 10:
+		args := []string{"XTRIM", key(), g.pick("MAXLEN", "MINID")}
+		if op := g.pick("", "=", "~"); op != "" {
+			args = append(args, op)
+		}
+		args = append(args, strconv.Itoa(g.r.IntN(max(g.xms, 150)+1)))
+		if g.r.IntN(3) == 0 {
+			args = append(args, "LIMIT", g.pick("0", "1", "100"))
+		}
+		return args
+	case 11:
+		args := []string{"XSETID", key(), strconv.Itoa(g.xms+g.r.IntN(3)-1) + "-" + strconv.Itoa(g.r.IntN(5))}
+		if g.r.IntN(2) == 0 {
+			args = append(args, "ENTRIESADDED", strconv.Itoa(g.r.IntN(300)))
+		}
+		if g.r.IntN(3) == 0 {
+			args = append(args, "MAXDELETEDID", strconv.Itoa(g.r.IntN(g.xms+1)))
+		}
+		return args
+	case 12, 13:
+		args := []string{"XREAD"}
+		if g.r.IntN(2) == 0 {
+			args = append(args, "COUNT", g.pick("1", "2", "5", "0"))
+		}
+		n := 1 + g.r.IntN(3)
+		args = append(args, "STREAMS")
+		for range n {
+			args = append(args, key())
+		}
+		for range n {
+			args = append(args, g.pick("0", "$", strconv.Itoa(g.r.IntN(g.xms+1)), strconv.Itoa(g.r.IntN(g.xms+1))+"-1"))
+		}
+		return args
+	case 14:
+		return []string{"COPY", key(), key(), "REPLACE"}
+	default:
+		return []string{"OBJECT", "ENCODING", key()}
+	}
+}

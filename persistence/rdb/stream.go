@@ -1,0 +1,405 @@
+package rdb
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/radish-kv/radish/engine"
+)
+
+// Streams (RDB_TYPE_STREAM_LISTPACKS*, rdb.c rdbSaveObject/rdbLoadObject):
+//
+//	nodes     count, then per node its master ID (a 16-byte string, ms
+//	          and seq big endian) and its listpack (a string)
+//	length    count of live entries
+//	last ID   ms, seq (lengths)
+//	          type 19 and 21 only: first ID, largest deleted ID (ms, seq
+//	          each), entries added
+//	groups    count, then per group: name, last delivered ID (ms, seq),
+//	          entries read (19, 21), the pending entries (count; each a raw
+//	          16-byte ID, an 8-byte delivery time and a delivery count),
+//	          the consumers (count; each its name, its 8-byte seen time,
+//	          in 21 its active time too, and the IDs it owns: count, raw
+//	          16-byte IDs)
+//
+// A node's listpack holds its master entry (live count, deleted count,
+// field count, the fields, 0) and then each entry: flags (1 deleted, 2
+// same fields as the master), the ID's ms and seq differences from the
+// master, the field count and fields unless flag 2, the values, and the
+// number of listpack elements of the entry before this one.
+//
+// Writing, nodes are split where Redis 7.0 splits them when the entries
+// are added in order (engine/stream.go does the same), and every entry is
+// live.
+
+const (
+	xFlagDeleted    = 1
+	xFlagSameFields = 2
+)
+
+// lpIntEntrySize is the size of the listpack entry of integer v.
+func lpIntEntrySize(v int64) int { return lpIntSize(v) + 1 }
+
+// appendStream writes a stream record as type 19.
+func (e *Encoder) appendStream(dst []byte, r engine.Record) []byte {
+	maxBytes := e.Limits.StreamNodeMaxBytes
+	if maxBytes <= 0 || maxBytes > 1<<30 {
+		maxBytes = 1 << 30
+	}
+	e.planNodes(r, maxBytes, e.Limits.StreamNodeMaxEntries)
+	var master [][]byte
+	dst = AppendLen(dst, uint64(len(e.elems)))
+	sr, _ := engine.OpenStreamRecord(r.Data)
+	for _, n := range e.elems {
+		var m engine.StreamID
+		e.lp.reset(e.lp.buf)
+		master = master[:0]
+		for k := 0; k < n; k++ {
+			id, fv, _ := sr.Next()
+			if k == 0 {
+				m = id
+				e.lp.addInt(int64(n))
+				e.lp.addInt(0)
+				e.lp.addInt(int64(len(fv) / 2))
+				for i := 0; i < len(fv); i += 2 {
+					master = append(master, fv[i])
+					e.lp.add(fv[i])
+				}
+				e.lp.addInt(0)
+			}
+			same := sameFields(master, fv)
+			flags := int64(0)
+			if same {
+				flags = xFlagSameFields
+			}
+			e.lp.addInt(flags)
+			e.lp.addInt(int64(id.Ms - m.Ms))
+			e.lp.addInt(int64(id.Seq - m.Seq))
+			elems := 3 + len(fv)/2
+			if !same {
+				e.lp.addInt(int64(len(fv) / 2))
+				elems += len(fv)/2 + 1
+			}
+			for i := 0; i < len(fv); i += 2 {
+				if !same {
+					e.lp.add(fv[i])
+				}
+				e.lp.add(fv[i+1])
+			}
+			e.lp.addInt(int64(elems))
+		}
+		var key [16]byte
+		binary.BigEndian.PutUint64(key[:], m.Ms)
+		binary.BigEndian.PutUint64(key[8:], m.Seq)
+		dst = e.AppendString(dst, key[:])
+		dst = e.AppendString(dst, e.lp.finish())
+	}
+	dst = AppendLen(dst, uint64(sr.Len))
+	for _, v := range []uint64{sr.Last.Ms, sr.Last.Seq, sr.First.Ms, sr.First.Seq, sr.MaxDeleted.Ms, sr.MaxDeleted.Seq, sr.EntriesAdded} {
+		dst = AppendLen(dst, v)
+	}
+	return AppendLen(dst, 0) // consumer groups
+}
+
+// planNodes fills e.elems with the entries of each node, closing a node
+// where Redis's streamAppendItem would: when its listpack plus the new
+// entry's fields and values would reach maxBytes, or it holds maxEntries.
+func (e *Encoder) planNodes(r engine.Record, maxBytes, maxEntries int) {
+	sr, _ := engine.OpenStreamRecord(r.Data)
+	e.elems = e.elems[:0]
+	var master [][]byte
+	var m engine.StreamID
+	lpBody, count := 0, 0
+	for id, fv, ok := sr.Next(); ok; id, fv, ok = sr.Next() {
+		tot := 0
+		for _, s := range fv {
+			tot += len(s)
+		}
+		if count > 0 && (7+lpIntEntrySize(int64(count))+lpIntEntrySize(0)+lpBody+tot >= maxBytes ||
+			maxEntries > 0 && count >= maxEntries) {
+			e.elems = append(e.elems, count)
+			count = 0
+		}
+		if count == 0 {
+			m = id
+			master = master[:0]
+			lpBody = lpIntEntrySize(int64(len(fv)/2)) + 2
+			for i := 0; i < len(fv); i += 2 {
+				master = append(master, fv[i])
+				lpBody += lpEntrySize(fv[i])
+			}
+		}
+		lpBody += lpIntEntrySize(int64(id.Ms-m.Ms)) + lpIntEntrySize(int64(id.Seq-m.Seq)) +
+			streamEntrySize(sameFields(master, fv), fv)
+		count++
+	}
+	if count > 0 {
+		e.elems = append(e.elems, count)
+	}
+}
+
+// sameFields reports whether fv's fields are master's.
+func sameFields(master, fv [][]byte) bool {
+	if len(master) != len(fv)/2 {
+		return false
+	}
+	for i, f := range master {
+		if string(f) != string(fv[2*i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// streamEntrySize is the size of an entry's listpack elements other than
+// its ID deltas: flags, the field count and fields unless same, the
+// values, the element count.
+func streamEntrySize(same bool, fv [][]byte) int {
+	n := lpIntEntrySize(0)
+	elems := 3 + len(fv)/2
+	if !same {
+		n += lpIntEntrySize(int64(len(fv) / 2))
+		elems += len(fv)/2 + 1
+	}
+	for i := 0; i < len(fv); i += 2 {
+		if !same {
+			n += lpEntrySize(fv[i])
+		}
+		n += lpEntrySize(fv[i+1])
+	}
+	return n + lpIntEntrySize(int64(elems))
+}
+
+// readStream reads a stream of RDB type t (15, 19 or 21). Deleted
+// entries are dropped; a stream with consumer groups is not read yet
+// (UnsupportedError).
+func (r *Reader) readStream(t byte) (engine.Record, error) {
+	nodes, enc, err := r.ReadLen()
+	if err != nil || enc || nodes > uint64(r.remaining()) {
+		return engine.Record{}, errFormat("bad stream node count")
+	}
+	var p streamParse
+	for range nodes {
+		key, err := r.ReadString()
+		if err != nil {
+			return engine.Record{}, err
+		}
+		if len(key) != 16 {
+			return engine.Record{}, errFormat("stream node key is not 16 bytes")
+		}
+		m := engine.StreamID{Ms: binary.BigEndian.Uint64(key), Seq: binary.BigEndian.Uint64(key[8:])}
+		lp, err := r.ReadString()
+		if err != nil {
+			return engine.Record{}, err
+		}
+		p.elems = p.elems[:0]
+		if _, err := lpEach(lp, func(e []byte) error {
+			p.elems = append(p.elems, append([]byte(nil), e...))
+			return nil
+		}); err != nil {
+			return engine.Record{}, err
+		}
+		if len(p.elems) == 0 {
+			return engine.Record{}, errFormat("empty listpack inside stream")
+		}
+		if err := p.node(m); err != nil {
+			return engine.Record{}, err
+		}
+	}
+	var v [8]uint64 // length, last, first, largest deleted, entries added
+	n := 8
+	if t == TypeStreamListpacks {
+		n = 3
+	}
+	for i := 0; i < n; i++ {
+		if v[i], enc, err = r.ReadLen(); err != nil || enc {
+			return engine.Record{}, errFormat("bad stream metadata")
+		}
+	}
+	if t == TypeStreamListpacks {
+		// Redis 5 and 6 kept no first ID, deleted ID or count: Redis 7
+		// loads them as the first entry, none and the length.
+		v[3], v[4], v[7] = p.first.Ms, p.first.Seq, v[0]
+	}
+	if g, enc, err := r.ReadLen(); err != nil || enc {
+		return engine.Record{}, errFormat("bad stream group count")
+	} else if g != 0 {
+		return engine.Record{}, &UnsupportedError{Type: t}
+	}
+	rec, ok := p.b.Finish(engine.StreamID{Ms: v[1], Seq: v[2]}, engine.StreamID{Ms: v[3], Seq: v[4]},
+		engine.StreamID{Ms: v[5], Seq: v[6]}, v[7])
+	if !ok {
+		return engine.Record{}, errFormat("bad stream entries")
+	}
+	return rec, nil
+}
+
+// streamParse turns the elements of a stream's node listpacks into
+// entries.
+type streamParse struct {
+	b     engine.StreamRecordBuilder
+	elems [][]byte
+	fv    [][]byte
+	first engine.StreamID // the first live entry's (0-0: none yet)
+	live  bool
+}
+
+// node parses one node's elements (master ID m).
+func (p *streamParse) node(m engine.StreamID) error {
+	el := p.elems
+	i := 0
+	bad := false
+	next := func() []byte {
+		if i >= len(el) {
+			bad = true
+			return nil
+		}
+		i++
+		return el[i-1]
+	}
+	nextInt := func() int64 {
+		v, err := strconv.ParseInt(string(next()), 10, 64)
+		bad = bad || err != nil
+		return v
+	}
+	nextInt() // live count
+	nextInt() // deleted count
+	nf := nextInt()
+	if bad || nf < 0 || nf > int64(len(el)) {
+		return errFormat("bad stream master entry")
+	}
+	master := el[i : i+int(nf)]
+	i += int(nf)
+	if nextInt() != 0 || bad {
+		return errFormat("bad stream master entry")
+	}
+	for i < len(el) && !bad {
+		flags := nextInt()
+		id := m
+		id.Ms += uint64(nextInt())
+		id.Seq += uint64(nextInt())
+		n := nf
+		if flags&xFlagSameFields == 0 {
+			n = nextInt()
+		}
+		if n <= 0 || n > int64(len(el)) {
+			return errFormat("bad stream entry")
+		}
+		p.fv = p.fv[:0]
+		for k := int64(0); k < n; k++ {
+			if flags&xFlagSameFields != 0 {
+				if k >= int64(len(master)) {
+					return errFormat("bad stream entry")
+				}
+				p.fv = append(p.fv, master[k])
+			} else {
+				p.fv = append(p.fv, next())
+			}
+			p.fv = append(p.fv, next())
+		}
+		nextInt() // the element count, for walking backwards
+		if bad {
+			break
+		}
+		if flags&xFlagDeleted == 0 {
+			if !p.live {
+				p.first, p.live = id, true
+			}
+			p.b.Add(id, p.fv)
+		}
+	}
+	if bad {
+		return errFormat("bad stream entry")
+	}
+	return nil
+}
+
+// skipStream reads past a stream of RDB type t.
+func (r *Reader) skipStream(t byte) error {
+	lenOf := func() (uint64, error) {
+		n, enc, err := r.ReadLen()
+		if err == nil && enc {
+			err = errFormat("bad stream length")
+		}
+		return n, err
+	}
+	skip := func(n uint64) error {
+		if n > uint64(r.remaining()) {
+			return errTruncated
+		}
+		_, err := r.take(int(n))
+		return err
+	}
+	nodes, err := lenOf()
+	if err != nil {
+		return err
+	}
+	for range 2 * min(nodes, uint64(r.remaining())+1) {
+		if err := r.skipString(); err != nil {
+			return err
+		}
+	}
+	meta := 8
+	if t == TypeStreamListpacks {
+		meta = 3
+	}
+	for range meta {
+		if _, err := lenOf(); err != nil {
+			return err
+		}
+	}
+	groups, err := lenOf()
+	if err != nil {
+		return err
+	}
+	for range min(groups, uint64(r.remaining())+1) {
+		if err := r.skipString(); err != nil {
+			return err
+		}
+		ids := 2
+		if t != TypeStreamListpacks {
+			ids = 3
+		}
+		for range ids {
+			if _, err := lenOf(); err != nil {
+				return err
+			}
+		}
+		pel, err := lenOf()
+		if err != nil {
+			return err
+		}
+		for range min(pel, uint64(r.remaining())+1) {
+			if err := skip(24); err != nil {
+				return err
+			}
+			if _, err := lenOf(); err != nil {
+				return err
+			}
+		}
+		consumers, err := lenOf()
+		if err != nil {
+			return err
+		}
+		for range min(consumers, uint64(r.remaining())+1) {
+			if err := r.skipString(); err != nil {
+				return err
+			}
+			times := uint64(8)
+			if t == TypeStreamListpacks3 {
+				times = 16
+			}
+			if err := skip(times); err != nil {
+				return err
+			}
+			owned, err := lenOf()
+			if err != nil {
+				return err
+			}
+			if err := skip(16 * min(owned, uint64(r.remaining())+1)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
