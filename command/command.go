@@ -306,6 +306,9 @@ type Client struct {
 	Subs, PSubs, SSubs int
 	// Track is the client's CLIENT TRACKING state (tracking.go).
 	Track Tracking
+	// Master: the client is a replica's link to its primary (CLIENT LIST
+	// flag M, TYPE master).
+	Master bool
 }
 
 // Subscribed reports whether the client holds any subscription (RESP2
@@ -344,4 +347,11 @@ type Server interface {
 	// BgSave starts a background save (BGSAVE; schedule: BGSAVE
 	// SCHEDULE) and returns its status reply, or Redis's error text.
 	BgSave(schedule bool) (status, errText string)
+	// Role writes ROLE's reply; Replica reports whether the server is a
+	// replica (HELLO's role).
+	Role(w *resp.Writer)
+	Replica() bool
+	// ReplicaOf changes the replication role in the background: a
+	// replica of host:port, or a primary when host is "" (REPLICAOF).
+	ReplicaOf(host string, port int)
 }

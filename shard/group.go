@@ -77,6 +77,7 @@ type Group struct {
 	clock func() time.Time
 
 	persist persist          // snapshots (snapshot.go)
+	repl    replState        // replication (repl.go)
 	src     *snapshot.Source // what the shards load at start, nil when nothing
 }
 
@@ -166,6 +167,7 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 		g.unix = u
 	}
 	log.Info("shards started", zap.Int("shards", opts.Shards), zap.String("io", g.IOKind()))
+	g.initRepl()
 	return g, nil
 }
 
@@ -225,6 +227,7 @@ func (g *Group) Addrs() []string {
 // Stop stops every shard: they stop accepting, answer what they read,
 // close their connections and return. Safe to call more than once.
 func (g *Group) Stop() {
+	g.stopRepl() // its last commands run while the shards still do
 	if g.stopping.Swap(true) {
 		<-g.stopped
 		return

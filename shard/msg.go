@@ -59,5 +59,6 @@ const (
 	msgScript                           // run a script on the shard of its keys (script.go)
 	msgScriptDone                       // its reply, or the key it could not use, back home
 	msgScriptFetch                      // export keys a script held on every shard met
+	msgRepl                             // replication: a role change, a full sync's load, a REPLICAOF's reply (repl.go)
 	numMsgKinds
 )

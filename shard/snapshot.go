@@ -262,6 +262,9 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 	case "debug":
 		s.reloadCmd(c, args)
 		return
+	case "replicaof", "slaveof", "replconf":
+		s.replCmd(c, spec, args)
+		return
 	}
 	bg := spec.Name == "bgsave"
 	if bg && (len(args) > 2 || len(args) == 2 && !strings.EqualFold(string(args[1]), "schedule")) {
@@ -709,6 +712,9 @@ func (s *Shard) load(src *snapshot.Source) (snapshot.LoadStats, error) {
 	n := len(s.group.shards)
 	var total snapshot.LoadStats
 	now := time.Now().UnixMilli()
+	if s.replica {
+		now = 0 // a replica keeps expired keys: its primary deletes them
+	}
 	for j, im := range src.Images {
 		if src.Manifest != nil && len(src.Images) == n && j != s.id {
 			continue
