@@ -349,6 +349,9 @@ type Client struct {
 	Subs, PSubs, SSubs int
 	// Track is the client's CLIENT TRACKING state (tracking.go).
 	Track Tracking
+	// Master: the client is a replica's link to its primary (CLIENT LIST
+	// flag M, TYPE master).
+	Master bool
 }
 
 // Subscribed reports whether the client holds any subscription (RESP2
@@ -409,6 +412,13 @@ type Server interface {
 	// commands named (every one that ran when names is nil; a container
 	// names its subcommands too).
 	LatencyHistograms(names []string) []CmdLatency
+	// Role writes ROLE's reply; Replica reports whether the server is a
+	// replica (HELLO's role).
+	Role(w *resp.Writer)
+	Replica() bool
+	// ReplicaOf changes the replication role in the background: a
+	// replica of host:port, or a primary when host is "" (REPLICAOF).
+	ReplicaOf(host string, port int)
 }
 
 // LatencySample is a latency monitor sample: the unix second it was

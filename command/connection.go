@@ -173,7 +173,11 @@ func cmdHello(c *Ctx, args [][]byte) {
 	w.BulkString("mode")
 	w.BulkString("standalone")
 	w.BulkString("role")
-	w.BulkString("master")
+	if c.Server.Replica() {
+		w.BulkString("replica")
+	} else {
+		w.BulkString("master")
+	}
 	w.BulkString("modules")
 	w.Array(0)
 }
@@ -304,6 +308,9 @@ func cmdClientSetInfo(c *Ctx, args [][]byte) {
 func clientLine(b []byte, cl *Client, now int64) []byte {
 	// Redis's letters, in its order, for the states radish has.
 	flags := ""
+	if cl.Master {
+		flags += "M"
+	}
 	if cl.Subscribed() {
 		flags += "P"
 	}
@@ -350,6 +357,7 @@ func cmdClientInfo(c *Ctx, args [][]byte) {
 // the replies are concatenated (MergeText).
 func cmdClientList(c *Ctx, args [][]byte) {
 	var ids map[int64]bool
+	master := -1 // TYPE master: 1, TYPE normal: 0
 	if len(args) > 2 {
 		if len(args) < 4 || !strings.EqualFold(string(args[2]), "id") {
 			if strings.EqualFold(string(args[2]), "type") && len(args) == 4 {
@@ -359,7 +367,12 @@ func cmdClientList(c *Ctx, args [][]byte) {
 					c.W.Error("ERR Unknown client type '" + string(args[3]) + "'")
 					return
 				}
-				if !strings.EqualFold(string(args[3]), "normal") {
+				switch strings.ToLower(string(args[3])) {
+				case "normal":
+					master = 0
+				case "master":
+					master = 1
+				default:
 					c.W.Verbatim("txt", nil)
 					return
 				}
@@ -381,7 +394,7 @@ func cmdClientList(c *Ctx, args [][]byte) {
 	}
 	var b []byte
 	c.Local.Clients(func(cl *Client) {
-		if ids == nil || ids[cl.ID] {
+		if (ids == nil || ids[cl.ID]) && (master < 0 || cl.Master == (master == 1)) {
 			b = clientLine(b, cl, c.Now)
 		}
 	})

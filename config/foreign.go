@@ -61,24 +61,23 @@ var foreign = func() map[string]foreignDirective {
 		lazyfree-lazy-user-del lazyfree-lazy-user-flush list-compress-depth
 		list-max-ziplist-entries list-max-ziplist-value
 		loading-process-events-interval-bytes locale-collate log-timestamp-format
-		lua-replicate-commands lua-time-limit masterauth masteruser
+		lua-replicate-commands lua-time-limit  
 		max-new-connections-per-cycle max-new-tls-connections-per-cycle maxmemory-clients
 		maxmemory-eviction-tenacity min-replicas-max-lag min-replicas-to-write
 		min-slaves-max-lag min-slaves-to-write no-appendfsync-on-rewrite oom-score-adj
-		oom-score-adj-values prefetch-batch-max-size primaryauth primaryuser
+		oom-score-adj-values prefetch-batch-max-size  
 		proc-title-template propagation-error-behavior rdb-del-sync-files
 		rdb-key-save-delay rdb-save-incremental-fsync rdb-version-check
-		rdma-bind rdma-completion-vector rdma-rx-size repl-backlog-size
-		repl-backlog-ttl repl-disable-tcp-nodelay repl-diskless-load repl-diskless-sync
-		repl-diskless-sync-delay repl-diskless-sync-max-replicas repl-ping-replica-period
-		repl-ping-slave-period repl-timeout replica-announce-ip replica-announce-port
-		replica-announced replica-ignore-disk-write-errors replica-ignore-maxmemory
-		replica-lazy-flush replica-priority replica-read-only replica-serve-stale-data
+		rdma-bind rdma-completion-vector rdma-rx-size 
+		 repl-disable-tcp-nodelay repl-diskless-load repl-diskless-sync
+		repl-diskless-sync-delay repl-diskless-sync-max-replicas 
+		   
+		 replica-ignore-disk-write-errors replica-ignore-maxmemory
+		replica-lazy-flush   
 		req-res-logfile sanitize-dump-payload server-cpulist server_cpulist
 		set-max-listpack-entries set-max-listpack-value set-proc-title
-		shutdown-timeout slave-announce-ip slave-announce-port
-		slave-ignore-maxmemory slave-lazy-flush slave-priority slave-read-only
-		slave-serve-stale-data socket-mark-id
+		shutdown-timeout
+		slave-ignore-maxmemory slave-lazy-flush socket-mark-id
 		syslog-facility syslog-ident tcp-backlog tcp-keepalive-probes tls-auth-clients
 		tls-ca-cert-dir tls-ca-cert-file tls-cert-file tls-ciphers tls-ciphersuites
 		tls-client-cert-file tls-client-key-file tls-client-key-file-pass tls-cluster
@@ -89,8 +88,6 @@ var foreign = func() map[string]foreignDirective {
 		m[n] = foreignDirective{}
 	}
 	for n, d := range map[string]foreignDirective{
-		"replicaof":       {only("no one"), "replication is not supported yet: radish cannot be a replica (remove replicaof)"},
-		"slaveof":         {only("no one"), "replication is not supported yet: radish cannot be a replica (remove slaveof)"},
 		"cluster-enabled": {only("no"), "cluster mode is not supported: radish shards the keyspace itself (set cluster-enabled no)"},
 		"tls-port":        {only("0"), "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
 		"rdma-port":       {only("0"), "RDMA is not supported: radish listens on plain TCP only (set rdma-port 0)"},

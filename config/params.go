@@ -113,6 +113,22 @@ type Snapshot struct {
 	LFUDecayTime           int
 	ActiveExpireEffort     int
 
+	// Replication (persistence/repl). ReplicaOf is replicaof's "host
+	// port" at start ("": a primary); REPLICAOF changes the role at run
+	// time, not this.
+	ReplicaOf              string
+	MasterAuth, MasterUser string
+	ReplicaReadOnly        bool
+	ReplicaServeStaleData  bool
+	ReplTimeout            int // seconds
+	ReplPingReplicaPeriod  int // seconds
+	ReplicaPriority        int
+	ReplicaAnnounced       bool
+	ReplicaAnnounceIP      string
+	ReplicaAnnouncePort    int
+	ReplBacklogSize        int64
+	ReplBacklogTTL         int // seconds
+
 	// MetricsPort is where /metrics is served (Prometheus), on the bind
 	// addresses; 0: no metrics endpoint.
 	MetricsPort int
@@ -388,6 +404,20 @@ var params = []*param{
 	{name: "latency-monitor-threshold", kind: KindInt, def: "0", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.LatencyMonitorThreshold }},
 	{name: "latency-tracking", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.LatencyTracking }},
 	{name: "latency-tracking-info-percentiles", kind: KindSpecial, def: "50 99 99.9", multiArg: true, parse: parsePercentiles, format: formatPercentiles},
+	{name: "replicaof", aliases: []string{"slaveof"}, kind: KindSpecial, def: "", mode: Immutable, multiArg: true,
+		parse: parseReplicaOf, format: func(s *Snapshot) string { return s.ReplicaOf }},
+	{name: "masterauth", aliases: []string{"primaryauth"}, kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.MasterAuth }},
+	{name: "masteruser", aliases: []string{"primaryuser"}, kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.MasterUser }},
+	{name: "replica-read-only", aliases: []string{"slave-read-only"}, kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.ReplicaReadOnly }},
+	{name: "replica-serve-stale-data", aliases: []string{"slave-serve-stale-data"}, kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.ReplicaServeStaleData }},
+	{name: "repl-timeout", kind: KindInt, def: "60", min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.ReplTimeout }},
+	{name: "repl-ping-replica-period", aliases: []string{"repl-ping-slave-period"}, kind: KindInt, def: "10", min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.ReplPingReplicaPeriod }},
+	{name: "replica-priority", aliases: []string{"slave-priority"}, kind: KindInt, def: "100", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.ReplicaPriority }},
+	{name: "replica-announced", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.ReplicaAnnounced }},
+	{name: "replica-announce-ip", aliases: []string{"slave-announce-ip"}, kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.ReplicaAnnounceIP }},
+	{name: "replica-announce-port", aliases: []string{"slave-announce-port"}, kind: KindInt, def: "0", min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.ReplicaAnnouncePort }},
+	{name: "repl-backlog-size", kind: KindMemory, def: "1mb", min: 1, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ReplBacklogSize }},
+	{name: "repl-backlog-ttl", kind: KindInt, def: "3600", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.ReplBacklogTTL }},
 	{name: "metrics-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.MetricsPort }},
 }
 
@@ -759,6 +789,29 @@ func parseUnixPerm(s *Snapshot, args []string, _ *loadState) string {
 		return "argument couldn't be parsed into an integer"
 	}
 	s.UnixSocketPerm = int(v)
+	return ""
+}
+
+// parseReplicaOf reads replicaof's "host port" or "no one" (a primary).
+func parseReplicaOf(s *Snapshot, args []string, _ *loadState) string {
+	if len(args) == 1 {
+		args = strings.Fields(args[0])
+	}
+	if len(args) == 0 {
+		s.ReplicaOf = ""
+		return ""
+	}
+	if len(args) != 2 {
+		return errArgs
+	}
+	if strings.EqualFold(args[0], "no") && strings.EqualFold(args[1], "one") {
+		s.ReplicaOf = ""
+		return ""
+	}
+	if p, ok := ParseInt(args[1]); !ok || p < 0 || p > 65535 {
+		return "Invalid master port"
+	}
+	s.ReplicaOf = args[0] + " " + args[1]
 	return ""
 }
 

@@ -69,6 +69,10 @@ type Store struct {
 	// argument; it uses lastNow to treat a KEEPTTL of an expired key as absent.
 	lastNow int64
 
+	// replica: keys past their TTL are hidden from reads but kept until
+	// the primary's DEL removes them (SetReplica).
+	replica bool
+
 	rnd uint64 // xorshift state for RandomKey and expiry sampling (no clock)
 
 	// reads: lookups of keys are counted as hits and misses

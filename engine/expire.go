@@ -186,10 +186,20 @@ func (s *Store) ActiveExpireCycle(now int64, effort, work int) (sampled, expired
 // (ExpireFastWork) on the next loop turns, as Redis's beforeSleep does.
 func (s *Store) ExpireCapped() bool { return s.exp.capped }
 
+// SetReplica turns the replica's expiry rules on or off. On, a key past
+// its TTL reads as absent but stays (a lookup reports it missing and
+// deletes nothing), writes that name no time (SET KEEPTTL) keep it, and
+// the caller runs no active expiry: the primary's DEL removes it, and
+// its writes run with now 0, which never finds a key expired.
+func (s *Store) SetReplica(on bool) { s.replica = on }
+
 // expireKey deletes key, whose TTL has passed, counting it and calling
 // OnExpire first. key may alias the leaf.
 func (db *DB) expireKey(key []byte) {
 	s := db.s
+	if s.replica {
+		return // hidden, not deleted: the primary's DEL removes it
+	}
 	s.exp.expiredKeys++
 	if s.OnExpire != nil {
 		s.OnExpire(s.dbIndex(db), s.hookKey(key))

@@ -94,7 +94,7 @@ func (db *DB) SetTextString(key, val []byte) {
 func (db *DB) setString(key []byte, v *value, expireAt int64, keepTTL bool) {
 	ref, h := db.lookup(key)
 	if h != slab.Nil {
-		if l := db.readLeaf(h); l.expired(db.s.lastNow) {
+		if l := db.readLeaf(h); !db.s.replica && l.expired(db.s.lastNow) {
 			db.expireKey(key) // as Redis's lookupKeyWrite: gone before the SET
 			h = slab.Nil
 		}
@@ -115,7 +115,7 @@ func (db *DB) setString(key []byte, v *value, expireAt int64, keepTTL bool) {
 	db.s.touch(l.b) // LFU: the counter counts the write (dbOverwrite keeps it)
 	if keepTTL {
 		expireAt = l.expireAt()
-		if expireAt != 0 && expireAt <= db.s.lastNow {
+		if expireAt != 0 && expireAt <= db.s.lastNow && !db.s.replica {
 			expireAt = 0
 		}
 	}

@@ -43,6 +43,10 @@ const (
 		"from the outside."
 	OOM       = "OOM command not allowed when used memory > 'maxmemory'."
 	Unblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+	// ReadOnly and MasterDown are a replica's refusals (replica-read-only,
+	// replica-serve-stale-data no while the link to its primary is down).
+	ReadOnly   = "READONLY You can't write against a read only replica."
+	MasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 )
 
 // Texts of MULTI/EXEC.

@@ -8,6 +8,8 @@
 //     save points, the load at start-up); its Writer also writes the AOF's
 //     base file.
 //   - aof: each shard's append-only file of effects.
+//   - repl: replication's protocol (PSYNC): a replica's link to its
+//     primary, whose full sync loads through snapshot's loader.
 //
 // Every shard writes and loads its own part, on its own thread, with no
 // global lock and no fork; a file is renamed into place only once it is

@@ -270,6 +270,9 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		return
 	}
 	if !c.cl.Authed && spec.Flags&command.NoAuth == 0 {
+		if spec.Name == "replconf" && s.masterHello(c, args) {
+			return
+		}
 		s.stats.refusedCall(spec, errtext.NoAuth)
 		c.txRefused()
 		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoAuth) })
@@ -287,6 +290,14 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	}
 	if !c.user.AllowsAll() && !s.permit(c, spec, args) {
 		return
+	}
+	if s.replica && !c.cl.Master {
+		if e := s.replRefuses(spec); e != "" {
+			s.stats.refusedCall(spec, e)
+			c.txRefused()
+			s.reply(c, func(w *resp.Writer) { w.Error(e) })
+			return
+		}
 	}
 	// A failed background save refuses writes before a failing AOF does,
 	// as in Redis.
@@ -414,6 +425,9 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	ctx := &s.ctx
 	ctx.W = w
 	ctx.Now = s.now
+	if s.replica && spec.Flags&command.Write != 0 {
+		ctx.Now = 0 // the primary's writes find alive every key it did (repl.go)
+	}
 	ctx.DBIndex = db
 	ctx.DB = s.store.DB(db)
 	ctx.Client = cl

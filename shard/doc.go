@@ -92,6 +92,16 @@
 //     with -MISCONF (stop-writes-on-bgsave-error); SHUTDOWN and SIGTERM
 //     save first; DEBUG RELOAD saves, then each shard flushes and loads in
 //     one step of its loop.
+//   - replication (repl.go): as a replica the group is the Host of a
+//     persistence/repl.Replica: a full sync reloads every shard from the
+//     received RDB file in one step of its loop; the stream runs on the
+//     master link, a connection of shard 0 marked as the primary's, whose
+//     commands take the ordinary path (a cross-shard MSET or EXEC of the
+//     stream is a txn as any client's). A replica shard refuses clients'
+//     writes (-READONLY) and, under replica-serve-stale-data no while the
+//     link is down, what is not stale-safe (-MASTERDOWN); it runs no
+//     active expiry, hides expired keys without deleting them, and runs
+//     the primary's writes at time 0, so they see what the primary saw.
 //   - script: an EVAL or FCALL call (script.go; package script is the Lua
 //     runtime). It runs on the shard of its declared keys, on the real
 //     store, each redis.call through the mutation path, with an undo

@@ -82,6 +82,7 @@ type Group struct {
 	persist persist        // snapshots (snapshot.go)
 	rates   rates          // INFO's instantaneous metrics and memory peak (info.go)
 	latmon  latencyMonitor // LATENCY's events (latmon.go)
+	repl    replState      // replication (repl.go)
 	// aof is the AOF in use (opts.AOF at start; CONFIG SET appendonly
 	// changes it, aofrun.go), nil when appendonly is no.
 	aof atomic.Pointer[aof.Set]
@@ -190,6 +191,7 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 		g.unix = u
 	}
 	log.Info("shards started", zap.Int("shards", opts.Shards), zap.String("io", g.IOKind()))
+	g.initRepl()
 	return g, nil
 }
 
@@ -249,6 +251,7 @@ func (g *Group) Addrs() []string {
 // Stop stops every shard: they stop accepting, answer what they read,
 // close their connections and return. Safe to call more than once.
 func (g *Group) Stop() {
+	g.stopRepl() // its last commands run while the shards still do
 	if g.stopping.Swap(true) {
 		<-g.stopped
 		return

@@ -14,7 +14,7 @@ func (s *Shard) closeIdle() {
 	}
 	s.idleCheck = s.now
 	for _, c := range s.conns {
-		if c.blocked == nil && !c.closing && s.now-c.cl.LastMs > limit {
+		if c.blocked == nil && !c.closing && !c.cl.Master && s.now-c.cl.LastMs > limit {
 			s.group.log.Debug("closing idle client", shardField(s.id), zap.Int64("id", c.cl.ID))
 			s.closeConn(c)
 		}

@@ -60,5 +60,6 @@ const (
 	msgScriptDone                       // its reply, or the key it could not use, back home
 	msgScriptFetch                      // export keys a script held on every shard met
 	msgSlow                             // a slow command's entry, for its client's shard's slow log
+	msgRepl                             // replication: a role change, a full sync's load, a REPLICAOF's reply (repl.go)
 	numMsgKinds
 )

@@ -360,9 +360,10 @@ func (s *Shard) unwatchKeys(ws []watched) {
 }
 
 // outOfMemory reports whether memory is over the budget with nothing
-// left to evict.
+// left to evict; never on a replica, which neither evicts nor refuses
+// its primary's writes (Redis's replica-ignore-maxmemory yes).
 func (s *Shard) outOfMemory() bool {
-	if !s.store.OverBudget() {
+	if s.replica || !s.store.OverBudget() {
 		return false
 	}
 	_, ok := s.store.Evict(s.now)

@@ -103,6 +103,9 @@ type Shard struct {
 	// misconf: writes are refused with -MISCONF (the last background save
 	// failed, stop-writes-on-bgsave-error); taken each turn (snapshot.go).
 	misconf bool
+	// replica: the group replicates a primary (repl.go): clients' writes
+	// are refused, no key expires here, the primary's writes run at time 0.
+	replica bool
 
 	clock cmdClock // times commands (slowlog.go)
 	slow  slowLog
@@ -317,7 +320,7 @@ func (s *Shard) purge() {
 // half of the shard's time, whatever a key costs to delete.
 func (s *Shard) fastCycles() {
 	clock := s.group.clock
-	if clock().Before(s.expireAt) {
+	if s.replica || clock().Before(s.expireAt) {
 		s.evict()
 		return
 	}
@@ -345,9 +348,11 @@ func (s *Shard) fastCycles() {
 	s.evict()
 }
 
-// evict frees memory toward the budget in one bounded step.
+// evict frees memory toward the budget in one bounded step; a replica
+// never evicts (Redis's replica-ignore-maxmemory yes): its primary's DELs
+// do.
 func (s *Shard) evict() {
-	if s.store.OverBudget() {
+	if s.store.OverBudget() && !s.replica {
 		s.store.Evict(s.now)
 	}
 }
@@ -509,9 +514,10 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 }
 
 // isLocal reports whether a client's address (ip:port, or a Unix socket's
-// path and port 0) is on this host's loopback interface or a Unix socket.
+// path and port 0: "@" for an abstract or unnamed one, as a replica's
+// master link) is on this host's loopback interface or a Unix socket.
 func isLocal(addr string) bool {
-	if strings.HasPrefix(addr, "/") {
+	if strings.HasPrefix(addr, "/") || strings.HasPrefix(addr, "@") {
 		return true
 	}
 	host, _, err := net.SplitHostPort(addr)

@@ -447,6 +447,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgInvalidate: "invalidate", msgInvalidated: "invalidated", msgTrackPrefixes: "track-prefixes",
 	msgScript: "script", msgScriptDone: "script-done",
 	msgScriptFetch: "script-fetch", msgSlow: "slow",
+	msgRepl: "repl",
 }
 
 // String names a message kind in a simulation's trace.

@@ -275,6 +275,8 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 		return
 	case "bgrewriteaof":
 		s.rewriteCmd(c)
+	case "replicaof", "slaveof", "replconf":
+		s.replCmd(c, spec, args)
 		return
 	}
 	bg := spec.Name == "bgsave"
@@ -748,6 +750,9 @@ func (s *Shard) load(src *snapshot.Source) (snapshot.LoadStats, error) {
 	var total snapshot.LoadStats
 	now := time.Now().UnixMilli()
 	var codes [][]byte
+	if s.replica {
+		now = 0 // a replica keeps expired keys: its primary deletes them
+	}
 	for j, im := range src.Images {
 		if src.Manifest != nil && len(src.Images) == n && j != s.id {
 			continue

@@ -320,7 +320,7 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("replication", true) {
 		sep()
-		b.WriteString("# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_repl_offset:0\r\n")
+		g.replicationInfo(&b)
 	}
 	if show("cpu", true) {
 		sep()

@@ -1,0 +1,69 @@
+// Package repl is replication's protocol: Redis's PSYNC, spoken as a
+// replica to any Redis-protocol primary (redis-server 7, Valkey, radish).
+//
+// It owns no data. A Replica reads its primary's stream and hands it to
+// a Host (shard.Group): the Host loads the full sync's RDB file into its
+// shards and runs the stream's commands on a connection into its
+// ordinary command path, as the primary's client.
+//
+// Nouns:
+//   - replication ID and offset: a primary's stream of writes is named
+//     by a 40-hex-digit ID; the offset counts its bytes. A replica holds
+//     (ID, offset) of what it applied: the offset of the last byte of the
+//     last command whose reply came back from the Host's connection (a
+//     command read but not yet run does not count), plus the link's own
+//     commands (PING, REPLCONF), which move it without running.
+//   - replid2: after a +CONTINUE that names a new ID (the primary was
+//     itself promoted), the old ID and the offset where its history ends
+//     (second_repl_offset, that offset + 1), so that this replica's own
+//     replicas may still continue the old stream.
+//
+// The protocol, as a Redis 7 replica speaks it:
+//
+//	-> PING                                  <- +PONG (or -NOAUTH: AUTH follows)
+//	-> AUTH [masteruser] masterauth          <- +OK   (when masterauth is set)
+//	-> REPLCONF listening-port <port>        <- +OK
+//	-> REPLCONF ip-address <ip>              <- +OK   (replica-announce-ip)
+//	-> REPLCONF capa eof capa psync2         <- +OK
+//	-> PSYNC <replid> <offset+1> | PSYNC ? -1
+//	<- +FULLRESYNC <replid> <offset>, newlines while the primary prepares,
+//	   then $<length>\r\n<RDB> or $EOF:<40-byte mark>\r\n<RDB><mark>
+//	   (diskless), then the stream from <offset>
+//	<- +CONTINUE [<new replid>]: the stream from <offset+1>
+//	<- the stream: commands as RESP arrays, never answered; the offset
+//	   counts every byte. REPLCONF GETACK * asks for
+//	-> REPLCONF ACK <offset applied>, sent once the commands before the
+//	   GETACK have run, and once a second regardless.
+//
+// The full sync's RDB is written to a file in dir (temp-<pid>-repl.rdb),
+// then the Host empties every database and loads it (each shard keeps
+// the keys it owns: the two sides may have different shard counts, and
+// a redis-server's dump loads as one file), with keys past their TTL
+// kept (the primary deletes them); the file is removed after. Commands
+// go to the Host in batches, one per read from the primary; a MULTI ...
+// EXEC block waits until its EXEC is read, so it reaches the Host whole
+// and runs atomically there over every shard it touches.
+//
+// What happens on each kind of disconnect:
+//   - the link fails or goes silent for repl-timeout (the primary pings
+//     every repl-ping-replica-period): what was read and sent to the
+//     Host still runs; a partial command or an unfinished MULTI block is
+//     dropped; once every command sent has run, the link reconnects
+//     (after a second) with PSYNC <replid> <applied+1>. A primary whose
+//     backlog still holds that offset answers +CONTINUE and the stream
+//     resumes with no byte lost or run twice; otherwise +FULLRESYNC and a
+//     full sync replaces the data.
+//   - the primary is down: the link retries once a second; meanwhile
+//     the replica serves its data (or -MASTERDOWN to commands that are
+//     not stale-safe under replica-serve-stale-data no).
+//   - REPLICAOF another primary: the link stops (its commands sent run
+//     first) and a new one starts with the same (ID, offset), so a
+//     sibling promoted from the same primary continues it (replid2).
+//   - REPLICAOF NO ONE: the link stops the same way; the (ID, offset)
+//     applied is what the server, now a primary, reports as replid2 and
+//     second_repl_offset - 1.
+//   - the Host's connection fails (the server stops): the link stops.
+//
+// What it never does: touch the data itself, run a command the primary
+// did not send, or acknowledge an offset whose commands have not run.
+package repl

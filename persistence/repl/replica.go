@@ -1,0 +1,493 @@
+package repl
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Host is what a replica's link needs of the server it feeds.
+type Host interface {
+	// FullSync empties every database and loads the RDB file at path,
+	// routing each key to the shard that owns it. Every command Apply's
+	// connection carried before has run by then.
+	FullSync(path string) error
+	// Apply returns a connection into the server's command path on which
+	// commands run as the primary's (replica-read-only does not refuse
+	// them, and they see no key expired), each answered with one reply.
+	Apply() (net.Conn, error)
+}
+
+// Options configure a replica's link.
+type Options struct {
+	Addr       string // the primary, host:port
+	User, Pass string // masteruser, masterauth
+	// ListenPort and AnnounceIP are what REPLCONF tells the primary.
+	ListenPort int
+	AnnounceIP string
+	Dir        string        // where the full sync's RDB file is written
+	Timeout    time.Duration // repl-timeout: a link silent this long is dropped
+	// ReplID and Offset are the stream this server already holds (its
+	// cached primary, or its own history as a primary): PSYNC asks to
+	// continue it. An empty ReplID asks for a full sync.
+	ReplID string
+	Offset int64
+	Log    *zap.Logger
+}
+
+// States of a replica's link, as ROLE names them.
+const (
+	StateConnect    = "connect"    // waiting to dial
+	StateConnecting = "connecting" // dialing
+	StateHandshake  = "handshake"  // PING, AUTH, REPLCONF
+	StateSync       = "sync"       // receiving the full sync's RDB
+	StateConnected  = "connected"  // applying the stream
+)
+
+// Status is a replica's link as INFO replication and ROLE show it.
+type Status struct {
+	State          string
+	ReplID         string // the stream's replication ID
+	ReplID2        string // the one before it ("" when none)
+	SecondOffset   int64  // where ReplID2's history ends, plus one (-1: none)
+	Read, Applied  int64  // offsets read from the primary and applied
+	LastIO         time.Time
+	DownSince      time.Time // zero: never up
+	SyncTotal      int64     // the full sync's RDB size (-1: unknown, an EOF-marked transfer)
+	SyncRead       int64
+	SyncLastIO     time.Time
+	EverConnected  bool
+	FullSyncs      int64
+	PartialSyncsOK int64
+}
+
+// Replica is the link from this server to its primary: it connects,
+// shakes hands, loads the full sync's RDB through the Host, then applies
+// the command stream on the Host's Apply connection, acknowledging the
+// offset it applied; it reconnects after any failure with PSYNC, so a
+// short cut resumes where it stopped. Its methods are safe for any
+// goroutine.
+type Replica struct {
+	h    Host
+	o    Options
+	stop chan struct{}
+	done chan struct{}
+
+	mu   sync.Mutex
+	st   Status
+	conn net.Conn // the primary's connection while one is open
+
+	// The offsets: applied moves when the Host has run a command (its
+	// reply came back on the Apply connection); pend holds the end
+	// offsets of the commands sent there not yet answered, in order.
+	off struct {
+		sync.Mutex
+		pend    []int64
+		applied int64
+		ackAt   int64 // a GETACK waits until applied reaches it (-1: none)
+		idle    *sync.Cond
+	}
+	apply  net.Conn
+	wmu    sync.Mutex // serializes writes to the primary's connection
+	closed atomic.Bool
+	up     atomic.Bool // State is StateConnected
+}
+
+// Up reports whether the link is up: synced and streaming.
+func (r *Replica) Up() bool { return r.up.Load() }
+
+// Start starts a link to o.Addr feeding h.
+func Start(h Host, o Options) *Replica {
+	r := &Replica{h: h, o: o, stop: make(chan struct{}), done: make(chan struct{})}
+	r.off.idle = sync.NewCond(&r.off.Mutex)
+	r.off.ackAt = -1
+	r.st = Status{State: StateConnect, ReplID: o.ReplID, SecondOffset: -1, Read: o.Offset, Applied: o.Offset, SyncTotal: -1}
+	r.off.applied = o.Offset
+	go r.run()
+	return r
+}
+
+// Status returns the link's state now.
+func (r *Replica) Status() Status {
+	r.mu.Lock()
+	st := r.st
+	r.mu.Unlock()
+	r.off.Lock()
+	st.Applied = r.off.applied
+	r.off.Unlock()
+	return st
+}
+
+// Stop ends the link: it closes the primary's connection, waits until
+// every command sent to the Host has run, and returns the stream it
+// holds (the replication ID and the offset applied), for a promotion or
+// a PSYNC to another primary. It must not be called from a goroutine
+// the Host's Apply connection needs to make progress.
+func (r *Replica) Stop() Status {
+	if !r.closed.Swap(true) {
+		close(r.stop)
+		r.mu.Lock()
+		if r.conn != nil {
+			r.conn.Close()
+		}
+		r.mu.Unlock()
+	}
+	<-r.done
+	return r.Status()
+}
+
+func (r *Replica) setState(s string) {
+	r.mu.Lock()
+	r.st.State = s
+	r.mu.Unlock()
+}
+
+func (r *Replica) log() *zap.Logger {
+	if r.o.Log == nil {
+		return zap.NewNop()
+	}
+	return r.o.Log
+}
+
+// run connects, syncs and streams until Stop, retrying once a second.
+func (r *Replica) run() {
+	defer close(r.done)
+	defer func() {
+		if r.apply != nil {
+			r.drain()
+			r.apply.Close()
+		}
+	}()
+	for {
+		err := r.session()
+		r.mu.Lock()
+		if r.st.State == StateConnected || r.st.DownSince.IsZero() && r.st.EverConnected {
+			r.st.DownSince = time.Now()
+		}
+		r.conn = nil
+		r.st.State = StateConnect
+		r.mu.Unlock()
+		if r.apply != nil {
+			r.drain()
+		}
+		if r.closed.Load() {
+			return
+		}
+		if err != nil {
+			r.log().Warn("replication link to the primary failed", zap.String("primary", r.o.Addr), zap.Error(err))
+		}
+		select {
+		case <-r.stop:
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// drain waits until every command sent to the Host was answered.
+func (r *Replica) drain() {
+	r.off.Lock()
+	for len(r.off.pend) > 0 {
+		r.off.idle.Wait()
+	}
+	r.off.Unlock()
+}
+
+// errStopped ends a session that Stop interrupted.
+var errStopped = errors.New("replication stopped")
+
+// session is one connection to the primary: handshake, PSYNC, the full
+// sync when the primary asks for one, then the stream until it fails.
+func (r *Replica) session() error {
+	r.setState(StateConnecting)
+	d := net.Dialer{Timeout: r.o.Timeout}
+	c, err := d.Dial("tcp", r.o.Addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	r.mu.Lock()
+	if r.closed.Load() {
+		r.mu.Unlock()
+		return errStopped
+	}
+	r.conn = c
+	r.st.State = StateHandshake
+	r.mu.Unlock()
+	br := bufio.NewReaderSize(c, 64<<10)
+	if err := r.handshake(c, br); err != nil {
+		return err
+	}
+	if r.apply == nil {
+		a, err := r.h.Apply()
+		if err != nil {
+			return fmt.Errorf("opening the link into the command path: %w", err)
+		}
+		r.apply = a
+		go r.replies(a)
+	}
+	r.off.Lock()
+	applied := r.off.applied
+	r.off.Unlock()
+	r.mu.Lock()
+	id := r.st.ReplID
+	r.mu.Unlock()
+	psync := []string{"PSYNC", "?", "-1"}
+	if id != "" {
+		psync = []string{"PSYNC", id, strconv.FormatInt(applied+1, 10)}
+	}
+	line, err := r.command(c, br, psync...)
+	if err != nil {
+		return err
+	}
+	switch {
+	case strings.HasPrefix(line, "+FULLRESYNC"):
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			return fmt.Errorf("bad FULLRESYNC reply %q", line)
+		}
+		off, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad FULLRESYNC reply %q", line)
+		}
+		if err := r.fullSync(c, br, f[1], off); err != nil {
+			return err
+		}
+	case strings.HasPrefix(line, "+CONTINUE"):
+		r.mu.Lock()
+		if f := strings.Fields(line); len(f) == 2 && f[1] != r.st.ReplID {
+			r.st.ReplID2, r.st.SecondOffset, r.st.ReplID = r.st.ReplID, applied+1, f[1]
+		}
+		r.st.PartialSyncsOK++
+		r.st.Read = applied
+		r.mu.Unlock()
+		r.log().Info("partial resynchronization with the primary", zap.String("primary", r.o.Addr), zap.Int64("offset", applied+1))
+	default:
+		return fmt.Errorf("PSYNC: %s", line)
+	}
+	r.mu.Lock()
+	r.st.State, r.st.EverConnected, r.st.DownSince, r.st.LastIO = StateConnected, true, time.Time{}, time.Now()
+	r.mu.Unlock()
+	r.up.Store(true)
+	defer r.up.Store(false)
+	stopAck := make(chan struct{})
+	defer close(stopAck)
+	go r.ackEverySecond(c, stopAck)
+	return r.stream(c, br)
+}
+
+// handshake is PING, AUTH, REPLCONF listening-port and ip-address, and
+// REPLCONF capa, as a Redis 7 replica sends them.
+func (r *Replica) handshake(c net.Conn, br *bufio.Reader) error {
+	line, err := r.command(c, br, "PING")
+	if err != nil {
+		return err
+	}
+	// As Redis: an authentication error to PING is fine, AUTH follows.
+	if line[0] == '-' && !strings.HasPrefix(line, "-NOAUTH") && !strings.HasPrefix(line, "-NOPERM") &&
+		!strings.HasPrefix(line, "-ERR operation not permitted") {
+		return fmt.Errorf("error reply to PING from the primary: %s", line)
+	}
+	if r.o.Pass != "" {
+		args := []string{"AUTH", r.o.Pass}
+		if r.o.User != "" {
+			args = []string{"AUTH", r.o.User, r.o.Pass}
+		}
+		if line, err = r.command(c, br, args...); err != nil {
+			return err
+		}
+		if line[0] == '-' {
+			return fmt.Errorf("unable to AUTH to the primary: %s", line)
+		}
+	}
+	if line, err = r.command(c, br, "REPLCONF", "listening-port", strconv.Itoa(r.o.ListenPort)); err != nil {
+		return err
+	}
+	if line[0] == '-' {
+		r.log().Info("the primary does not understand REPLCONF listening-port", zap.String("reply", line))
+	}
+	if r.o.AnnounceIP != "" {
+		if line, err = r.command(c, br, "REPLCONF", "ip-address", r.o.AnnounceIP); err != nil {
+			return err
+		}
+		if line[0] == '-' {
+			r.log().Info("the primary does not understand REPLCONF ip-address", zap.String("reply", line))
+		}
+	}
+	if line, err = r.command(c, br, "REPLCONF", "capa", "eof", "capa", "psync2"); err != nil {
+		return err
+	}
+	if line[0] == '-' {
+		r.log().Info("the primary does not understand REPLCONF capa", zap.String("reply", line))
+	}
+	return nil
+}
+
+// command sends args and reads one line of reply (the handshake's
+// replies are all one line).
+func (r *Replica) command(c net.Conn, br *bufio.Reader, args ...string) (string, error) {
+	b := appendCommand(nil, args...)
+	c.SetDeadline(time.Now().Add(r.o.Timeout))
+	defer c.SetDeadline(time.Time{})
+	if _, err := c.Write(b); err != nil {
+		return "", err
+	}
+	for {
+		l, err := br.ReadString('\n')
+		if err != nil {
+			return "", err
+		}
+		l = strings.TrimRight(l, "\r\n")
+		if l != "" { // a newline is the primary's keepalive
+			return l, nil
+		}
+	}
+}
+
+// appendCommand appends args as a RESP array of bulk strings.
+func appendCommand(b []byte, args ...string) []byte {
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(len(args)), 10)
+	b = append(b, '\r', '\n')
+	for _, a := range args {
+		b = append(b, '$')
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(b, '\r', '\n')
+		b = append(b, a...)
+		b = append(b, '\r', '\n')
+	}
+	return b
+}
+
+// fullSync receives the RDB payload into a file of o.Dir, has the Host
+// load it, and starts the stream at offset off of replid.
+func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int64) error {
+	r.mu.Lock()
+	r.st.State, r.st.SyncTotal, r.st.SyncRead, r.st.SyncLastIO = StateSync, -1, 0, time.Now()
+	r.mu.Unlock()
+	var hdr string
+	for {
+		c.SetReadDeadline(time.Now().Add(r.o.Timeout))
+		l, err := br.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		if hdr = strings.TrimRight(l, "\r\n"); hdr != "" {
+			break
+		}
+	}
+	if len(hdr) == 0 || hdr[0] != '$' {
+		return fmt.Errorf("bad full sync payload header %q", hdr)
+	}
+	path := filepath.Join(r.o.Dir, fmt.Sprintf("temp-%d-repl.rdb", os.Getpid()))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(path)
+	pr := &progress{r: br, c: c, rep: r}
+	if mark, ok := strings.CutPrefix(hdr, "$EOF:"); ok {
+		if len(mark) != eofMarkLen {
+			f.Close()
+			return fmt.Errorf("bad EOF mark %q", mark)
+		}
+		err = copyToMark(f, pr, []byte(mark))
+	} else {
+		n, perr := strconv.ParseInt(hdr[1:], 10, 64)
+		if perr != nil || n < 0 {
+			f.Close()
+			return fmt.Errorf("bad full sync payload header %q", hdr)
+		}
+		r.mu.Lock()
+		r.st.SyncTotal = n
+		r.mu.Unlock()
+		_, err = io.CopyN(f, pr, n)
+	}
+	if err == nil {
+		err = f.Close()
+	} else {
+		f.Close()
+	}
+	c.SetReadDeadline(time.Time{})
+	if err != nil {
+		return fmt.Errorf("receiving the full sync: %w", err)
+	}
+	r.drain()
+	if err := r.h.FullSync(path); err != nil {
+		return fmt.Errorf("loading the full sync: %w", err)
+	}
+	r.off.Lock()
+	r.off.applied, r.off.ackAt = off, -1
+	r.off.Unlock()
+	r.mu.Lock()
+	r.st.ReplID, r.st.ReplID2, r.st.SecondOffset, r.st.Read = replid, "", -1, off
+	r.st.FullSyncs++
+	r.mu.Unlock()
+	r.log().Info("full sync from the primary loaded", zap.String("primary", r.o.Addr), zap.String("replid", replid),
+		zap.Int64("offset", off))
+	return nil
+}
+
+// eofMarkLen is the length of a diskless transfer's EOF mark.
+const eofMarkLen = 40
+
+// progress reads the full sync's payload, counting it for INFO and
+// keeping the connection's read deadline ahead.
+type progress struct {
+	r   io.Reader
+	c   net.Conn
+	rep *Replica
+}
+
+func (p *progress) Read(b []byte) (int, error) {
+	p.c.SetReadDeadline(time.Now().Add(p.rep.o.Timeout))
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.rep.mu.Lock()
+		p.rep.st.SyncRead += int64(n)
+		p.rep.st.SyncLastIO = time.Now()
+		p.rep.mu.Unlock()
+	}
+	return n, err
+}
+
+// copyToMark copies src to dst up to mark, which ends the payload (a
+// diskless transfer of unknown length); the mark is not copied.
+func copyToMark(dst io.Writer, src io.Reader, mark []byte) error {
+	buf := make([]byte, 64<<10)
+	keep := 0 // the last bytes held back: they may begin the mark
+	for {
+		n, err := src.Read(buf[keep:])
+		end := keep + n
+		if end >= len(mark) && bytes.Equal(buf[end-len(mark):end], mark) {
+			_, werr := dst.Write(buf[:end-len(mark)])
+			return werr
+		}
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		if out := end - len(mark); out > 0 {
+			if _, err := dst.Write(buf[:out]); err != nil {
+				return err
+			}
+			keep = copy(buf, buf[out:end])
+		} else {
+			keep = end
+		}
+	}
+}

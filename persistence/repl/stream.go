@@ -1,0 +1,259 @@
+package repl
+
+import (
+	"bufio"
+	"bytes"
+	"net"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// stream reads the primary's command stream and sends it on to the Host,
+// one batch per read: PING and REPLCONF are the link's own (counted in
+// the offset, never run); a MULTI ... EXEC block is held back until its
+// EXEC is in, so that a cut in the middle of one runs none of it (the
+// PSYNC after the cut asks for it again from its MULTI).
+func (r *Replica) stream(c net.Conn, br *bufio.Reader) error {
+	var rd resp.Reader
+	buf := make([]byte, 0, 64<<10) // read, not yet parsed
+	var out []byte                 // commands for the Host
+	var ends []int64               // the stream offset after each of them
+	tx, txEnds := -1, 0            // where an open MULTI begins in out and ends
+	r.off.Lock()
+	read := r.off.applied
+	r.off.Unlock()
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
+		}
+		c.SetReadDeadline(time.Now().Add(r.o.Timeout))
+		n, err := br.Read(buf[len(buf):cap(buf)])
+		if err != nil {
+			return err
+		}
+		buf = buf[:len(buf)+n]
+		ackAt := int64(-1)
+		p := 0
+		for p < len(buf) {
+			args, used, err := rd.Next(buf[p:])
+			if err != nil {
+				return err
+			}
+			if used == 0 {
+				break
+			}
+			raw := buf[p : p+used]
+			p += used
+			read += int64(used)
+			switch {
+			case len(args) == 0 || is(args[0], "ping"):
+				skipTo(r, ends, read)
+			case is(args[0], "replconf"):
+				if len(args) >= 2 && is(args[1], "getack") {
+					ackAt = read - int64(used)
+				}
+				skipTo(r, ends, read)
+			default:
+				if is(args[0], "multi") {
+					tx, txEnds = len(out), len(ends)
+				}
+				out = append(out, raw...)
+				ends = append(ends, read)
+				if tx >= 0 && (is(args[0], "exec") || is(args[0], "discard")) {
+					tx = -1
+				}
+			}
+		}
+		buf = buf[:copy(buf, buf[p:])]
+		now := time.Now()
+		r.mu.Lock()
+		r.st.Read, r.st.LastIO = read, now
+		r.mu.Unlock()
+		sendOut, sendEnds := len(out), len(ends)
+		if tx >= 0 {
+			sendOut, sendEnds = tx, txEnds
+		}
+		if sendEnds > 0 {
+			r.off.Lock()
+			r.off.pend = append(r.off.pend, ends[:sendEnds]...)
+			r.off.Unlock()
+			if _, err := r.apply.Write(out[:sendOut]); err != nil {
+				return err
+			}
+			out = out[:copy(out, out[sendOut:])]
+			ends = ends[:copy(ends, ends[sendEnds:])]
+			if tx >= 0 {
+				tx, txEnds = 0, 0
+			}
+		}
+		if ackAt >= 0 {
+			r.off.Lock()
+			ack := r.off.applied >= ackAt
+			if !ack {
+				r.off.ackAt = ackAt
+			}
+			applied := r.off.applied
+			r.off.Unlock()
+			if ack {
+				r.sendAck(applied)
+			}
+		}
+	}
+}
+
+// skipTo moves the offset past a command the link does not send on: the
+// last command of the batch (ends) or, when the batch has none, the last
+// one in flight covers it; with none in flight it is applied at once.
+func skipTo(r *Replica, ends []int64, off int64) {
+	if len(ends) > 0 {
+		ends[len(ends)-1] = off
+		return
+	}
+	r.off.Lock()
+	if n := len(r.off.pend); n > 0 {
+		r.off.pend[n-1] = off
+	} else {
+		r.off.applied = off
+	}
+	r.off.Unlock()
+}
+
+// is reports whether a command name equals lower, ignoring case.
+func is(b []byte, lower string) bool {
+	return len(b) == len(lower) && bytes.EqualFold(b, []byte(lower))
+}
+
+// replies reads the Host's replies to the stream's commands: each one
+// moves the applied offset to its command's end, and answers a GETACK
+// waiting for it.
+func (r *Replica) replies(a net.Conn) {
+	buf := make([]byte, 0, 64<<10)
+	logged := 0
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
+		}
+		n, err := a.Read(buf[len(buf):cap(buf)])
+		if err != nil {
+			r.off.Lock()
+			r.off.pend = r.off.pend[:0]
+			r.off.idle.Broadcast()
+			r.off.Unlock()
+			return
+		}
+		buf = buf[:len(buf)+n]
+		p, k := 0, 0
+		for p < len(buf) {
+			m := skipReply(buf[p:], 0)
+			if m == 0 {
+				break
+			}
+			if buf[p] == '-' && logged < 10 {
+				logged++
+				r.log().Warn("a command from the primary failed here", zap.ByteString("reply", bytes.TrimSpace(buf[p:p+m])))
+			}
+			p += m
+			k++
+		}
+		buf = buf[:copy(buf, buf[p:])]
+		if k == 0 {
+			continue
+		}
+		r.off.Lock()
+		k = min(k, len(r.off.pend))
+		if k > 0 {
+			r.off.applied = r.off.pend[k-1]
+			r.off.pend = r.off.pend[:copy(r.off.pend, r.off.pend[k:])]
+		}
+		applied := r.off.applied
+		ack := r.off.ackAt >= 0 && applied >= r.off.ackAt
+		if ack {
+			r.off.ackAt = -1
+		}
+		if len(r.off.pend) == 0 {
+			r.off.idle.Broadcast()
+		}
+		r.off.Unlock()
+		if ack {
+			r.sendAck(applied)
+		}
+	}
+}
+
+// skipReply returns the length of the RESP2 reply at the front of b, 0
+// when it is not complete.
+func skipReply(b []byte, depth int) int {
+	if len(b) == 0 || depth > 64 {
+		return 0
+	}
+	eol := bytes.Index(b, []byte("\r\n"))
+	if eol < 0 {
+		return 0
+	}
+	switch b[0] {
+	case '$', '*':
+		n, err := strconv.Atoi(string(b[1:eol]))
+		if err != nil {
+			return 0
+		}
+		p := eol + 2
+		if n < 0 {
+			return p
+		}
+		if b[0] == '$' {
+			if len(b) < p+n+2 {
+				return 0
+			}
+			return p + n + 2
+		}
+		for range n {
+			m := skipReply(b[p:], depth+1)
+			if m == 0 {
+				return 0
+			}
+			p += m
+		}
+		return p
+	}
+	return eol + 2
+}
+
+// sendAck tells the primary the offset applied.
+func (r *Replica) sendAck(off int64) {
+	r.mu.Lock()
+	c := r.conn
+	r.mu.Unlock()
+	if c != nil {
+		r.ackTo(c, off)
+	}
+}
+
+func (r *Replica) ackTo(c net.Conn, off int64) {
+	b := appendCommand(nil, "REPLCONF", "ACK", strconv.FormatInt(off, 10))
+	r.wmu.Lock()
+	c.SetWriteDeadline(time.Now().Add(r.o.Timeout))
+	c.Write(b)
+	r.wmu.Unlock()
+}
+
+// ackEverySecond sends REPLCONF ACK once a second, as Redis's replica
+// cron does, until stop closes.
+func (r *Replica) ackEverySecond(c net.Conn, stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			r.off.Lock()
+			off := r.off.applied
+			r.off.Unlock()
+			r.ackTo(c, off)
+		}
+	}
+}

@@ -1,0 +1,391 @@
+package shard
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/persistence/repl"
+	"github.com/radish-kv/radish/persistence/snapshot"
+)
+
+// The shards' side of replication (persistence/repl). As a replica the
+// group holds a repl.Replica, the link to its primary, and is its
+// repl.Host: a full sync loads the received RDB file into every shard
+// (each keeps the keys it owns) in one step of its loop, and the stream
+// runs on the master link, a connection of shard 0 made from a socket
+// pair (masterLink): its commands take the ordinary path (hops, txns,
+// MULTI/EXEC over every shard they touch), so a cross-shard MSET of the
+// stream is atomic here as for any client. The link marks itself with
+// a token only this process knows (REPLCONF radish-master), which makes
+// its conn the master: writes pass replica-read-only.
+//
+// A replica shard (s.replica) follows a replica's expiry rules: no
+// active expiry, reads hide expired keys without deleting them
+// (engine.Store.SetReplica), and writes run at time 0, so that the
+// primary's commands see every key it saw alive; its DELs remove them.
+
+// replState is the group's replication state. mu serializes role
+// changes (REPLICAOF); link is read by the shards' command path.
+type replState struct {
+	mu    sync.Mutex
+	token string // the master link's REPLCONF radish-master token
+	link  atomic.Pointer[repl.Replica]
+	host  string
+	port  int
+	// As a primary: the replication ID, the previous one and where its
+	// history ends (second_repl_offset, -1: none), and the offset.
+	replid, replid2 string
+	offset2, offset int64
+}
+
+// newReplID returns a random 40-hex-digit replication ID.
+func newReplID() string {
+	var b [20]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// initRepl sets the group's replication ID and the master link's token;
+// with replicaof set, the group starts as a replica.
+func (g *Group) initRepl() {
+	r := &g.repl
+	r.token, r.replid, r.offset2 = newReplID(), newReplID(), -1
+	if host, port, ok := strings.Cut(g.conf.Snapshot().ReplicaOf, " "); ok {
+		p, _ := strconv.Atoi(port)
+		r.mu.Lock()
+		g.follow(host, p)
+		r.mu.Unlock()
+	}
+}
+
+// stopRepl ends the link to the primary, if any.
+func (g *Group) stopRepl() {
+	if l := g.repl.link.Swap(nil); l != nil {
+		l.Stop()
+	}
+}
+
+// replicaOf is REPLICAOF host port, or NO ONE when host is "": it
+// returns the reply once every shard has its new role.
+func (g *Group) replicaOf(host string, port int) string {
+	r := &g.repl
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := r.link.Load()
+	if host == "" {
+		if cur == nil {
+			return "OK"
+		}
+		st := cur.Stop()
+		r.link.Store(nil)
+		// Promotion keeps the data and the history: the stream it was
+		// replicating becomes its replid2, so that the primary's other
+		// replicas may continue from it.
+		r.replid2, r.offset2, r.replid, r.offset = st.ReplID, st.Applied+1, newReplID(), st.Applied
+		if st.ReplID == "" {
+			r.replid2, r.offset2 = "", -1
+		}
+		g.setReplica(false)
+		g.log.Info("promoted to primary (REPLICAOF NO ONE)", zap.String("replid", r.replid),
+			zap.String("replid2", r.replid2), zap.Int64("offset", r.offset))
+		return "OK"
+	}
+	if cur != nil && r.host == host && r.port == port {
+		return "OK Already connected to specified master"
+	}
+	g.follow(host, port)
+	return "OK"
+}
+
+// follow makes the group a replica of host:port, continuing the stream
+// it holds (its previous primary's, or its own as a primary). r.mu held.
+func (g *Group) follow(host string, port int) {
+	r := &g.repl
+	replid, offset := r.replid, r.offset
+	if cur := r.link.Swap(nil); cur != nil {
+		st := cur.Stop()
+		replid, offset = st.ReplID, st.Applied
+	}
+	g.setReplica(true)
+	c := g.conf.Snapshot()
+	listen := c.Port
+	if c.ReplicaAnnouncePort != 0 {
+		listen = c.ReplicaAnnouncePort
+	}
+	r.host, r.port = host, port
+	r.link.Store(repl.Start(g, repl.Options{
+		Addr: net.JoinHostPort(host, strconv.Itoa(port)), User: c.MasterUser, Pass: c.MasterAuth,
+		ListenPort: listen, AnnounceIP: c.ReplicaAnnounceIP, Dir: c.Dir,
+		Timeout: time.Duration(c.ReplTimeout) * time.Second, ReplID: replid, Offset: offset, Log: g.log,
+	}))
+	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
+}
+
+// setReplica gives every shard its role and waits until each has it.
+func (g *Group) setReplica(on bool) {
+	var wg sync.WaitGroup
+	wg.Add(len(g.shards))
+	for _, s := range g.shards {
+		s.deliver([]message{{kind: msgRepl, run: func(s *Shard) {
+			s.replica = on
+			s.store.SetReplica(on)
+			wg.Done()
+		}}})
+	}
+	wg.Wait()
+}
+
+// FullSync implements repl.Host: every shard, in one step of its loop
+// behind every lock, empties its store and loads its keys of the RDB
+// file at path (expired ones too: the primary deletes them).
+func (g *Group) FullSync(path string) error {
+	src, err := snapshot.Open(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	if src == nil {
+		return fmt.Errorf("%s: no such file", path)
+	}
+	defer src.Close()
+	errs := make(chan error, len(g.shards))
+	for _, s := range g.shards {
+		s.deliver([]message{{kind: msgRepl, run: func(s *Shard) {
+			s.runOrDeferAll(func() { errs <- s.reload(src, true) })
+		}}})
+	}
+	for range g.shards {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// Apply implements repl.Host: a socket pair whose one end becomes a
+// connection of shard 0, marked as the master's by the token.
+func (g *Group) Apply() (net.Conn, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("socketpair", err)
+	}
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	f := os.NewFile(uintptr(fds[1]), "master-link")
+	c, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		unix.Close(fds[0])
+		return nil, err
+	}
+	g.shards[0].deliver([]message{{kind: msgAdopt, run: func(s *Shard) {
+		if s.drv.Adopt(fds[0]) != nil {
+			unix.Close(fds[0])
+		}
+	}}})
+	hello := "*3\r\n$8\r\nREPLCONF\r\n$13\r\nradish-master\r\n$40\r\n" + g.repl.token + "\r\n"
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.Write([]byte(hello)); err != nil {
+		c.Close()
+		return nil, err
+	}
+	var b [5]byte
+	if _, err := readFull(c, b[:]); err != nil || string(b[:]) != "+OK\r\n" {
+		c.Close()
+		return nil, fmt.Errorf("the master link was not accepted (%q, %v)", b[:], err)
+	}
+	c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+func readFull(c net.Conn, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := c.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// masterHello marks c as the master link when args are REPLCONF
+// radish-master with this process's token, and answers +OK.
+func (s *Shard) masterHello(c *conn, args [][]byte) bool {
+	if len(args) != 3 || !strings.EqualFold(string(args[1]), "radish-master") ||
+		string(args[2]) != s.group.repl.token {
+		return false
+	}
+	c.cl.Authed, c.cl.Master = true, true
+	s.reply(c, func(w *resp.Writer) { w.OK() })
+	return true
+}
+
+// replRefuses is the error a replica gives a client's command (never
+// the master link's): -READONLY for a write under replica-read-only,
+// -MASTERDOWN for a command that is not stale-safe while the link is
+// down under replica-serve-stale-data no; "" to run it.
+func (s *Shard) replRefuses(spec *command.Spec) string {
+	if spec.Flags&command.Write != 0 && s.conf.ReplicaReadOnly {
+		return errtext.ReadOnly
+	}
+	if !s.conf.ReplicaServeStaleData && spec.Flags&command.Stale == 0 {
+		if l := s.group.repl.link.Load(); l != nil && !l.Up() {
+			return errtext.MasterDown
+		}
+	}
+	return ""
+}
+
+// replCmd runs the replication commands the router places with the
+// shard's persistence: REPLICAOF and SLAVEOF (answered once every shard
+// has its role, which a promotion waits for), and REPLCONF.
+func (s *Shard) replCmd(c *conn, spec *command.Spec, args [][]byte) {
+	if spec.Name == "replconf" {
+		if s.masterHello(c, args) {
+			return
+		}
+		s.reply(c, func(w *resp.Writer) { command.ReplConf(w, args) })
+		return
+	}
+	host, port, errText := command.ReplicaOfArgs(args)
+	if errText != "" {
+		s.reply(c, func(w *resp.Writer) { w.Error(errText) })
+		return
+	}
+	home := s.id
+	sl := s.pend(c)
+	c.barrier = true
+	go func() {
+		reply := s.group.replicaOf(host, port)
+		s.group.shards[home].deliver([]message{{kind: msgRepl, run: func(h *Shard) {
+			w := resp.Writer{Proto: c.cl.Proto}
+			w.Simple(reply)
+			c.barrier = false
+			h.fill(c, sl, w.B)
+			if !c.dead && !c.closing {
+				h.serve(c)
+			}
+		}}})
+	}()
+}
+
+// Role implements command.Server: ROLE's reply.
+func (g *Group) Role(w *resp.Writer) {
+	r := &g.repl
+	l := r.link.Load()
+	if l == nil {
+		r.mu.Lock()
+		off := r.offset
+		r.mu.Unlock()
+		w.Array(3)
+		w.BulkString("master")
+		w.Int(off)
+		w.Array(0)
+		return
+	}
+	st := l.Status()
+	r.mu.Lock()
+	host, port := r.host, r.port
+	r.mu.Unlock()
+	off := int64(-1)
+	if st.State == repl.StateConnected {
+		off = st.Applied
+	}
+	w.Array(5)
+	w.BulkString("slave")
+	w.BulkString(host)
+	w.Int(int64(port))
+	w.BulkString(st.State)
+	w.Int(off)
+}
+
+// replicationInfo is INFO's replication section, in Redis 7.0's order.
+func (g *Group) replicationInfo(b *strings.Builder) {
+	r := &g.repl
+	c := g.conf.Snapshot()
+	r.mu.Lock()
+	host, port := r.host, r.port
+	replid, replid2, off, off2 := r.replid, r.replid2, r.offset, r.offset2
+	r.mu.Unlock()
+	l := r.link.Load()
+	if l == nil {
+		b.WriteString("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n")
+	} else {
+		st := l.Status()
+		now := time.Now()
+		up, lastIO, syncing := "down", int64(-1), 0
+		if st.State == repl.StateConnected {
+			up, lastIO = "up", int64(now.Sub(st.LastIO)/time.Second)
+		}
+		if st.State == repl.StateSync {
+			syncing = 1
+		}
+		fmt.Fprintf(b, "# Replication\r\nrole:slave\r\nmaster_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\n"+
+			"master_last_io_seconds_ago:%d\r\nmaster_sync_in_progress:%d\r\nslave_read_repl_offset:%d\r\nslave_repl_offset:%d\r\n",
+			host, port, up, lastIO, syncing, st.Read, st.Applied)
+		if syncing == 1 {
+			perc, left := 0.0, int64(-1)
+			if st.SyncTotal > 0 {
+				perc, left = float64(st.SyncRead)*100/float64(st.SyncTotal), st.SyncTotal-st.SyncRead
+			}
+			fmt.Fprintf(b, "master_sync_total_bytes:%d\r\nmaster_sync_read_bytes:%d\r\nmaster_sync_left_bytes:%d\r\n"+
+				"master_sync_perc:%.2f\r\nmaster_sync_last_io_seconds_ago:%d\r\n",
+				st.SyncTotal, st.SyncRead, left, perc, int64(now.Sub(st.SyncLastIO)/time.Second))
+		}
+		if st.State != repl.StateConnected {
+			down := int64(-1)
+			if !st.DownSince.IsZero() {
+				down = int64(now.Sub(st.DownSince) / time.Second)
+			}
+			fmt.Fprintf(b, "master_link_down_since_seconds:%d\r\n", down)
+		}
+		fmt.Fprintf(b, "slave_priority:%d\r\nslave_read_only:%d\r\nreplica_announced:%d\r\nconnected_slaves:0\r\n",
+			c.ReplicaPriority, boolInt(c.ReplicaReadOnly), boolInt(c.ReplicaAnnounced))
+		replid, off = st.ReplID, st.Applied
+		replid2, off2 = st.ReplID2, st.SecondOffset
+		if replid == "" {
+			replid = r.replid
+		}
+	}
+	if replid2 == "" {
+		replid2 = strings.Repeat("0", 40)
+	}
+	fmt.Fprintf(b, "master_failover_state:no-failover\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"+
+		"master_repl_offset:%d\r\nsecond_repl_offset:%d\r\nrepl_backlog_active:0\r\nrepl_backlog_size:%d\r\n"+
+		"repl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n",
+		replid, replid2, off, off2, c.ReplBacklogSize)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Replica implements command.Server.
+func (g *Group) Replica() bool { return g.repl.link.Load() != nil }
+
+// ReplicaOf implements command.Server.
+func (g *Group) ReplicaOf(host string, port int) {
+	go g.replicaOf(host, port)
+}
