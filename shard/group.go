@@ -236,9 +236,11 @@ func (g *Group) newDriver(shard int) (ioloop.Driver, error) {
 	if err != nil || len(g.tlsFDs[shard]) == 0 {
 		return d, err
 	}
-	t := tlsio.New(d, tlsio.Options{Config: g.opts.TLSConfig, HandshakeTimeout: func() time.Duration {
-		return time.Duration(g.conf.Snapshot().TLSHandshakeTimeout) * time.Second
-	}})
+	t := tlsio.New(d, tlsio.Options{Config: g.opts.TLSConfig,
+		HandshakeTimeout: func() time.Duration {
+			return time.Duration(g.conf.Snapshot().TLSHandshakeTimeout) * time.Second
+		},
+		MaxInput: func() int64 { return g.conf.Snapshot().ClientQueryBufferLimit }})
 	for _, fd := range g.tlsFDs[shard] {
 		if err := t.ListenTLS(fd); err != nil {
 			d.Shutdown()

@@ -30,11 +30,13 @@
 //     Write queues ciphertext that the loop appends to the ring's output
 //     (notify wakes the loop; OnWake takes it). When the handshake returns
 //     the goroutine ends and the loop owns the tls.Conn from then on.
-//     A handshake that is not over within the handshake timeout is cut (a
-//     timer shuts its transport), as is one whose client sends more than
-//     maxHandshakeInput before it finished; so a client stalling
-//     mid-handshake costs one parked goroutine until then and never holds
-//     a shard.
+//     The goroutine is handed at most maxFeed bytes at a time; the rest
+//     waits in the ring's input buffer (a client may send its first
+//     commands right behind its Finished), up to Options.MaxInput
+//     (client-query-buffer-limit), past which the connection is cut. A
+//     handshake that is not over within the handshake timeout is cut (a
+//     timer shuts its transport); so a client stalling mid-handshake
+//     costs one parked goroutine until then and never holds a shard.
 //
 // Nouns:
 //   - Driver: the wrapper, owned by the loop goroutine like the driver it

@@ -22,6 +22,10 @@ type Options struct {
 	// HandshakeTimeout returns how long a handshake may take before the
 	// connection is cut; read once per connection. At least a second.
 	HandshakeTimeout func() time.Duration
+	// MaxInput returns the most ciphertext a connection may have waiting
+	// while its handshake runs (client-query-buffer-limit); past it the
+	// connection is cut. nil: no bound but the handshake timeout.
+	MaxInput func() int64
 	// KeepOutput: a plaintext output buffer with a larger capacity is
 	// released once encrypted. Default 1 MiB.
 	KeepOutput int
@@ -319,6 +323,7 @@ func (d *Driver) handshook(cn *conn) {
 		*o = append(*o, out...)
 	}
 	if !done {
+		d.feed(cn)
 		return
 	}
 	cn.hs, t.hs = false, false
@@ -347,13 +352,31 @@ func (d *Driver) OnData(c ioloop.ConnID) {
 		return
 	}
 	if cn.hs {
-		in := d.Driver.Input(c)
-		cn.tr.feed(in)
-		d.Driver.Consume(c, len(in))
+		d.feed(cn)
 		return
 	}
 	if d.decrypt(cn) {
 		d.h.OnData(c)
+	}
+}
+
+// feed hands cn's handshake the ciphertext received for it, as much as
+// it takes; what it does not take stays in the wrapped driver's input (the
+// loop reads it once the handshake is over), up to Options.MaxInput.
+func (d *Driver) feed(cn *conn) {
+	if cn.gone {
+		return
+	}
+	in := d.Driver.Input(cn.id)
+	if len(in) == 0 {
+		return
+	}
+	n := cn.tr.feed(in)
+	d.Driver.Consume(cn.id, n)
+	if d.opts.MaxInput != nil && int64(len(in)-n) > d.opts.MaxInput() {
+		cn.gone = true
+		cn.tr.shut(net.ErrClosed)
+		d.Driver.Abort(cn.id)
 	}
 }
 

@@ -3,7 +3,6 @@
 package tlsio
 
 import (
-	"errors"
 	"net"
 	"sync"
 	"time"
@@ -27,6 +26,7 @@ type transport struct {
 	in     []byte // ciphertext fed and not yet read (during the handshake; a rest after it)
 	out    []byte // ciphertext written by the handshake, not yet sent
 	closed error  // set by shut: Read and Write fail with it
+	held   bool   // the loop left ciphertext in the driver's input: ask for it once in is read
 	done   bool   // the handshake returned, with err
 	err    error
 	signal chan struct{} // cap 1: feed or shut happened
@@ -44,27 +44,23 @@ func (wouldBlock) Error() string   { return "tlsio: no more input" }
 func (wouldBlock) Timeout() bool   { return true }
 func (wouldBlock) Temporary() bool { return true }
 
-// maxHandshakeInput bounds the ciphertext a handshake may have unread: a
-// client sending more than its handshake needs is cut.
-const maxHandshakeInput = 256 << 10
+// maxFeed bounds the ciphertext a handshake is handed and has not read:
+// more waits in the wrapped driver's input (held), and is fed when the
+// handshake read what it had.
+const maxFeed = 256 << 10
 
-var errHandshakeInput = errors.New("tlsio: too much input during the handshake")
-
-// feed hands the handshake goroutine ciphertext (loop side).
-func (t *transport) feed(b []byte) {
-	if len(b) == 0 {
-		return
-	}
+// feed hands the handshake goroutine as much of b as fits under maxFeed
+// and returns how much (loop side); held says whether more remains.
+func (t *transport) feed(b []byte) int {
 	t.mu.Lock()
-	if len(t.in)+len(b) > maxHandshakeInput {
-		if t.closed == nil {
-			t.closed = errHandshakeInput
-		}
-	} else {
-		t.in = append(t.in, b...)
-	}
+	n := min(len(b), max(maxFeed-len(t.in), 0))
+	t.in = append(t.in, b[:n]...)
+	t.held = n < len(b)
 	t.mu.Unlock()
-	t.poke()
+	if n > 0 {
+		t.poke()
+	}
+	return n
 }
 
 // shut makes every later Read and Write fail with err (any goroutine).
@@ -95,12 +91,18 @@ func (t *transport) Read(p []byte) (int, error) {
 		<-t.signal
 		t.mu.Lock()
 	}
-	defer t.mu.Unlock()
 	if len(t.in) == 0 {
+		t.mu.Unlock()
 		return 0, t.closed
 	}
 	n := copy(p, t.in)
 	t.in = t.in[:copy(t.in, t.in[n:])]
+	ask := len(t.in) == 0 && t.held
+	t.held = t.held && !ask
+	t.mu.Unlock()
+	if ask {
+		t.d.notify(t.c)
+	}
 	return n, nil
 }
 
