@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,8 +18,14 @@ type Config struct {
 	file    string   // absolute path of the config file, "" if none
 	ignored []string // foreign directives Load accepted and ignored
 
-	mu    sync.Mutex // guards hooks and orders Set calls
-	hooks []hook
+	mu     sync.Mutex // guards hooks and verifiers and orders Set calls
+	hooks  []hook
+	checks []verifier
+}
+
+type verifier struct {
+	ps []*param
+	fn func(s *Snapshot) string
 }
 
 type hook struct {
@@ -166,6 +173,18 @@ func (c *Config) Set(pairs [][2]string) error {
 			}
 		}
 	}
+	// Then what only the server can check (a certificate loads), as
+	// Redis's apply functions do.
+	for _, v := range c.checks {
+		for i, p := range ps {
+			if slices.Contains(v.ps, p) {
+				if msg := v.fn(s); msg != "" {
+					return setError(strings.ToLower(pairs[i][0]), msg)
+				}
+				break
+			}
+		}
+	}
 	c.cur.Store(s)
 	for _, h := range c.hooks {
 		for _, p := range ps {
@@ -194,6 +213,27 @@ func (c *Config) OnChange(name string, fn func(old, new *Snapshot)) {
 	}
 	c.mu.Lock()
 	c.hooks = append(c.hooks, hook{p: p, fn: fn})
+	c.mu.Unlock()
+}
+
+// Verify registers fn to run in every Set naming one of the parameters
+// names, once, after every value parsed and before the new snapshot is
+// published: a non-empty result is the reason Set fails (naming the first
+// of those parameters in the Set), and nothing changes. Verifiers run
+// last, in registration order, so when every one passed the Set succeeds:
+// fn may install what it built from s. Like a hook, fn runs under Set's
+// lock and must not call Set. Verify panics on an unknown name.
+func (c *Config) Verify(names []string, fn func(s *Snapshot) string) {
+	v := verifier{fn: fn}
+	for _, n := range names {
+		p := lookup(n)
+		if p == nil {
+			panic("config: Verify: unknown parameter " + n)
+		}
+		v.ps = append(v.ps, p)
+	}
+	c.mu.Lock()
+	c.checks = append(c.checks, v)
 	c.mu.Unlock()
 }
 

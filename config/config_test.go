@@ -288,3 +288,35 @@ func TestShardsAffinity(t *testing.T) {
 		t.Errorf("child said %q", out)
 	}
 }
+
+// TestVerify: a verifier sees the parsed values before they are published,
+// refuses them in Redis's shape naming the first of its parameters the
+// Set names, and is not asked about a Set naming none of them.
+func TestVerify(t *testing.T) {
+	c := New()
+	var seen []string
+	c.Verify([]string{"tls-cert-file", "tls-key-file"}, func(s *Snapshot) string {
+		seen = append(seen, s.TLSCertFile+"/"+s.TLSKeyFile)
+		if s.TLSCertFile == "bad" {
+			return "Unable to update TLS configuration. Check server logs."
+		}
+		return ""
+	})
+	err := c.Set([][2]string{{"hz", "20"}, {"TLS-KEY-FILE", "k"}, {"tls-cert-file", "bad"}})
+	want := "ERR CONFIG SET failed (possibly related to argument 'tls-key-file') - Unable to update TLS configuration. Check server logs."
+	if err == nil || err.Error() != want {
+		t.Errorf("Set = %v, want %s", err, want)
+	}
+	if s := c.Snapshot(); s.Hz != 10 || s.TLSKeyFile != "" {
+		t.Errorf("a refused Set changed hz %d, tls-key-file %q", s.Hz, s.TLSKeyFile)
+	}
+	if err := c.Set([][2]string{{"tls-cert-file", "c"}}); err != nil || c.Snapshot().TLSCertFile != "c" {
+		t.Errorf("Set = %v", err)
+	}
+	if err := c.Set([][2]string{{"hz", "20"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(seen, []string{"bad/k", "c/"}) {
+		t.Errorf("verifier saw %q", seen)
+	}
+}

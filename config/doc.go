@@ -29,7 +29,7 @@
 //   - foreign directive: one of Redis 7.0's or Valkey 8's that is not a
 //     parameter here (foreign.go). A file may name it, so a stock redis.conf
 //     starts radish; Load ignores it and lists it (Config.Ignored), unless
-//     its value promises a missing feature (replicaof, tls-port ...),
+//     its value promises a missing feature (replicaof ...),
 //     which is refused.
 //   - user lines: Redis's special directive, one per ACL user (its name,
 //     then its rules), kept in order in Snapshot.Users for package acl;
@@ -51,7 +51,10 @@
 //     Redis accepts (daemonize yes; port, bind and appendonly
 //     at run time; more than MaxShards shards, what a SCAN cursor can
 //     name), the text says so in Redis's shape.
-//   - Hooks run after the new Snapshot is visible, under Set's lock.
+//   - Hooks run after the new Snapshot is visible, under Set's lock;
+//     verifiers (Verify: what only the server can check, a certificate
+//     loads) run before it, after every value parsed, and a refusal
+//     changes nothing.
 //   - Snapshot methods (MemoryBudget, BindAddrs) read no file and take no
 //     lock: shards call them every loop turn.
 package config

@@ -78,18 +78,14 @@ var foreign = func() map[string]foreignDirective {
 		set-max-listpack-entries set-max-listpack-value set-proc-title
 		shutdown-timeout
 		slave-ignore-maxmemory slave-lazy-flush socket-mark-id
-		syslog-facility syslog-ident tcp-backlog tcp-keepalive-probes tls-auth-clients
-		tls-ca-cert-dir tls-ca-cert-file tls-cert-file tls-ciphers tls-ciphersuites
+		syslog-facility syslog-ident tcp-backlog tcp-keepalive-probes
 		tls-client-cert-file tls-client-key-file tls-client-key-file-pass tls-cluster
-		tls-dh-params-file tls-key-file tls-key-file-pass tls-prefer-server-ciphers
-		tls-protocols tls-replication tls-session-cache-size tls-session-cache-timeout
-		tls-session-caching unixsocketgroup
+		tls-dh-params-file tls-replication unixsocketgroup
 		use-exit-on-panic watchdog-period`) {
 		m[n] = foreignDirective{}
 	}
 	for n, d := range map[string]foreignDirective{
 		"cluster-enabled": {only("no"), "cluster mode is not supported: radish shards the keyspace itself (set cluster-enabled no)"},
-		"tls-port":        {only("0"), "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
 		"rdma-port":       {only("0"), "RDMA is not supported: radish listens on plain TCP only (set rdma-port 0)"},
 		"supervised":      {only("no"), "supervised upstart/systemd is not supported yet: radish sends no readiness signal (set supervised no)"},
 		"syslog-enabled":  {only("no"), "syslog is not supported: radish logs to logfile or stderr (set syslog-enabled no)"},

@@ -128,6 +128,17 @@ type Snapshot struct {
 	ReplicaAnnouncePort    int
 	ReplBacklogSize        int64
 	ReplBacklogTTL         int // seconds
+	// TLS: TLSPort is the TLS listener's port on the bind addresses (0:
+	// none); the rest are Redis's tls-* parameters (net/tlsio.Settings),
+	// and TLSHandshakeTimeout (seconds) cuts a handshake that takes longer.
+	TLSPort                                     int
+	TLSCertFile, TLSKeyFile, TLSKeyFilePass     string
+	TLSCACertFile, TLSCACertDir                 string
+	TLSAuthClients                              string // "yes", "no" or "optional"
+	TLSProtocols, TLSCiphers, TLSCiphersuites   string
+	TLSPreferServerCiphers, TLSSessionCaching   bool
+	TLSSessionCacheSize, TLSSessionCacheTimeout int
+	TLSHandshakeTimeout                         int
 
 	// MetricsPort is where /metrics is served (Prometheus), on the bind
 	// addresses; 0: no metrics endpoint.
@@ -418,6 +429,21 @@ var params = []*param{
 	{name: "replica-announce-port", aliases: []string{"slave-announce-port"}, kind: KindInt, def: "0", min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.ReplicaAnnouncePort }},
 	{name: "repl-backlog-size", kind: KindMemory, def: "1mb", min: 1, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ReplBacklogSize }},
 	{name: "repl-backlog-ttl", kind: KindInt, def: "3600", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.ReplBacklogTTL }},
+	{name: "tls-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.TLSPort }},
+	{name: "tls-cert-file", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSCertFile }},
+	{name: "tls-key-file", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSKeyFile }},
+	{name: "tls-key-file-pass", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSKeyFilePass }},
+	{name: "tls-ca-cert-file", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSCACertFile }},
+	{name: "tls-ca-cert-dir", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSCACertDir }},
+	{name: "tls-auth-clients", kind: KindEnum, def: "yes", enum: []string{"no", "yes", "optional"}, s: func(s *Snapshot) *string { return &s.TLSAuthClients }},
+	{name: "tls-protocols", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSProtocols }},
+	{name: "tls-ciphers", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSCiphers }},
+	{name: "tls-ciphersuites", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSCiphersuites }},
+	{name: "tls-prefer-server-ciphers", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.TLSPreferServerCiphers }},
+	{name: "tls-session-caching", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.TLSSessionCaching }},
+	{name: "tls-session-cache-size", kind: KindInt, def: "20480", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TLSSessionCacheSize }},
+	{name: "tls-session-cache-timeout", kind: KindInt, def: "300", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TLSSessionCacheTimeout }},
+	{name: "tls-handshake-timeout", kind: KindInt, def: "10", min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.TLSHandshakeTimeout }},
 	{name: "metrics-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.MetricsPort }},
 }
 

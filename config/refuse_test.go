@@ -73,14 +73,14 @@ func TestSaveLines(t *testing.T) {
 func TestForeign(t *testing.T) {
 	dir := t.TempDir()
 	f := writeFile(t, dir, "c.conf", "no-appendfsync-on-rewrite no\nlazyfree-lazy-expire no\nNO-APPENDFSYNC-ON-REWRITE yes\n"+
-		"replicaof no one\ncluster-enabled no\nnotify-keyspace-events \"\"\ntls-port 0\n"+
+		"replicaof no one\ncluster-enabled no\nnotify-keyspace-events \"\"\ntls-replication no\n"+
 		"client-output-buffer-limit normal 0 0 0\nextended-redis-compatibility no\n")
 	c, err := load([]string{f}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"no-appendfsync-on-rewrite", "lazyfree-lazy-expire", "cluster-enabled",
-		"tls-port", "extended-redis-compatibility"}
+		"tls-replication", "extended-redis-compatibility"}
 	if !reflect.DeepEqual(c.Ignored(), want) {
 		t.Errorf("Ignored = %q, want %q", c.Ignored(), want)
 	}
@@ -90,7 +90,6 @@ func TestForeign(t *testing.T) {
 	for _, tc := range []struct{ line, msg string }{
 		{"replicaof 10.0.0.1 x", "Invalid master port"},
 		{"cluster-enabled yes", "cluster mode is not supported: radish shards the keyspace itself (set cluster-enabled no)"},
-		{"tls-port 6380", "TLS is not supported yet: radish listens on plain TCP only (set tls-port 0)"},
 		{"supervised systemd", "supervised upstart/systemd is not supported yet: radish sends no readiness signal (set supervised no)"},
 		{"syslog-enabled yes", "syslog is not supported: radish logs to logfile or stderr (set syslog-enabled no)"},
 		{"loadmodule /x.so", "modules are not supported (remove loadmodule)"},

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,7 +36,7 @@ func TestIOUringBlocked(t *testing.T) {
 	if n := strings.Count(string(logs), "falling back to epoll"); n != 1 {
 		t.Errorf("the fallback is logged %d times, want once:\n%s", n, logs)
 	}
-	cmd := exec.Command(noring, serverBin, "--port", "0", "--io", "uring", "--logfile", "")
+	cmd := exec.Command(noring, serverBin, "--port", strconv.Itoa(freePort(t)), "--io", "uring", "--logfile", "")
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "operation not permitted") {
 		t.Errorf("io uring under seccomp: %v\n%s", err, out)

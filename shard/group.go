@@ -1,11 +1,13 @@
 package shard
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/net/ioloop"
+	"github.com/radish-kv/radish/net/tlsio"
 	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/persistence/snapshot"
 	"github.com/radish-kv/radish/script"
@@ -30,8 +33,13 @@ type Options struct {
 	// Unix, when set, is the path of a Unix-domain listener every shard
 	// accepts on (one socket: each connection goes to one shard), with
 	// UnixPerm as its file's permission bits (0: the umask's).
-	Unix      string
-	UnixPerm  os.FileMode
+	Unix     string
+	UnixPerm os.FileMode
+	// TLSAddrs are host:port to listen on for TLS (as Addrs), TLSConfig
+	// the configuration each new TLS connection's handshake takes (a
+	// reload reaches new connections only; see net/tlsio).
+	TLSAddrs  []string
+	TLSConfig func() *tls.Config
 	Databases int
 	// Effects, when set, consumes every shard's effects (effects.go).
 	Effects EffectSink
@@ -59,6 +67,7 @@ type Group struct {
 	// listenFDs[i] are the listening sockets of shard i (one per address,
 	// SO_REUSEPORT: the kernel spreads connections over the shards).
 	listenFDs [][]int
+	tlsFDs    [][]int       // the same for TLSAddrs
 	unix      *unixListener // unixsocket's (unix.go), or nil
 	ioKind    atomic.Value  // string: the driver in use
 
@@ -101,35 +110,18 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 	g := &Group{opts: opts, conf: conf, log: log, started: time.Now(), stopped: make(chan struct{}),
 		clock: time.Now}
 	g.listenFDs = make([][]int, opts.Shards)
+	g.tlsFDs = make([][]int, opts.Shards)
 	for i := range opts.Shards {
-		for _, a := range opts.Addrs {
-			optional := len(a) > 0 && a[0] == '-'
-			if optional {
-				a = a[1:]
-			}
-			err := error(nil)
-			if i == 0 && !strings.HasSuffix(a, ":0") {
-				err = ioloop.CheckFree(a)
-			}
-			fd := -1
-			if err == nil {
-				fd, err = ioloop.ListenTCP(a, true)
-			}
-			if err != nil {
-				if optional {
-					if i == 0 {
-						log.Warn("skipping optional listen address", zap.String("addr", a), zap.Error(err))
-					}
-					continue
-				}
-				g.closeListeners()
-				return nil, fmt.Errorf("listen %s: %w", a, err)
-			}
-			g.listenFDs[i] = append(g.listenFDs[i], fd)
+		var err error
+		if g.listenFDs[i], err = g.listen(i, opts.Addrs); err == nil {
+			g.tlsFDs[i], err = g.listen(i, opts.TLSAddrs)
 		}
-		if len(g.listenFDs[i]) == 0 {
+		if err == nil && len(g.listenFDs[i])+len(g.tlsFDs[i]) == 0 && opts.Unix == "" {
+			err = errors.New("no address could be bound")
+		}
+		if err != nil {
 			g.closeListeners()
-			return nil, errors.New("no address could be bound")
+			return nil, err
 		}
 	}
 	if err := g.initACL(conf.Snapshot()); err != nil {
@@ -195,8 +187,42 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 	return g, nil
 }
 
+// listen binds every address for shard i (SO_REUSEPORT: each shard has
+// its own socket on the same address).
+func (g *Group) listen(i int, addrs []string) ([]int, error) {
+	var fds []int
+	for _, a := range addrs {
+		optional := len(a) > 0 && a[0] == '-'
+		if optional {
+			a = a[1:]
+		}
+		err := error(nil)
+		if i == 0 && !strings.HasSuffix(a, ":0") {
+			err = ioloop.CheckFree(a)
+		}
+		fd := -1
+		if err == nil {
+			fd, err = ioloop.ListenTCP(a, true)
+		}
+		if err != nil {
+			if optional {
+				if i == 0 {
+					g.log.Warn("skipping optional listen address", zap.String("addr", a), zap.Error(err))
+				}
+				continue
+			}
+			for _, fd := range fds {
+				closeFD(fd)
+			}
+			return nil, fmt.Errorf("listen %s: %w", a, err)
+		}
+		fds = append(fds, fd)
+	}
+	return fds, nil
+}
+
 func (g *Group) closeListeners() {
-	for _, fds := range g.listenFDs {
+	for _, fds := range append(slices.Clip(g.listenFDs), g.tlsFDs...) {
 		for _, fd := range fds {
 			closeFD(fd)
 		}
@@ -204,9 +230,29 @@ func (g *Group) closeListeners() {
 }
 
 // newDriver makes the network driver for the calling (locked) thread:
-// io_uring when asked or when auto and it works, else epoll. The fallback
-// is logged once.
-func (g *Group) newDriver() (ioloop.Driver, error) {
+// io_uring when asked or when auto and it works, else epoll (the
+// fallback is logged once); wrapped by net/tlsio when the shard has TLS
+// listeners.
+func (g *Group) newDriver(shard int) (ioloop.Driver, error) {
+	d, err := g.rawDriver()
+	if err != nil || len(g.tlsFDs[shard]) == 0 {
+		return d, err
+	}
+	t := tlsio.New(d, tlsio.Options{Config: g.opts.TLSConfig,
+		HandshakeTimeout: func() time.Duration {
+			return time.Duration(g.conf.Snapshot().TLSHandshakeTimeout) * time.Second
+		},
+		MaxInput: func() int64 { return g.conf.Snapshot().ClientQueryBufferLimit }})
+	for _, fd := range g.tlsFDs[shard] {
+		if err := t.ListenTLS(fd); err != nil {
+			d.Shutdown()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func (g *Group) rawDriver() (ioloop.Driver, error) {
 	// The shard enforces client-query-buffer-limit, which may change at
 	// run time; the driver's own limit must not cut below it. Keepalive
 	// follows tcp-keepalive at each accept, as in Redis.
@@ -241,6 +287,17 @@ func (g *Group) IOKind() string {
 func (g *Group) Addrs() []string {
 	var out []string
 	for _, fd := range g.listenFDs[0] {
+		if a, err := localAddr(fd); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// TLSAddrs are the addresses the first shard listens on for TLS.
+func (g *Group) TLSAddrs() []string {
+	var out []string
+	for _, fd := range g.tlsFDs[0] {
 		if a, err := localAddr(fd); err == nil {
 			out = append(out, a)
 		}

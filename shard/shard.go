@@ -165,7 +165,7 @@ func (s *Shard) owns(key []byte) bool {
 func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 	runtime.LockOSThread()
 	defer close(s.done)
-	drv, err := s.group.newDriver()
+	drv, err := s.group.newDriver(s.id)
 	if err != nil {
 		ready <- err
 		return

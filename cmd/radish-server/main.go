@@ -87,15 +87,30 @@ func run(args []string) error {
 	// SIGTERM as soon as a client was answered is a clean shutdown.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	g, err := shard.Start(shard.Options{
+	tlsConf, err := setupTLS(conf, log)
+	if err != nil {
+		return err
+	}
+	opts := shard.Options{
 		Shards:    snap.Shards,
 		IO:        snap.IO,
-		Addrs:     listenAddrs(snap, snap.Port),
 		Unix:      snap.UnixSocket,
 		UnixPerm:  os.FileMode(snap.UnixSocketPerm),
 		Databases: snap.Databases,
 		AOF:       set,
-	}, conf, log)
+		TLSConfig: tlsConf,
+	}
+	// As Redis: port 0 is no plain TCP listener, tls-port 0 no TLS one.
+	if snap.Port != 0 {
+		opts.Addrs = listenAddrs(snap, snap.Port)
+	}
+	if snap.TLSPort != 0 {
+		opts.TLSAddrs = listenAddrs(snap, snap.TLSPort)
+	}
+	if opts.Addrs == nil && opts.TLSAddrs == nil && opts.Unix == "" {
+		return errors.New("configured to not listen anywhere, exiting")
+	}
+	g, err := shard.Start(opts, conf, log)
 	if err != nil {
 		return err
 	}
@@ -119,7 +134,8 @@ func run(args []string) error {
 		writePidFile(snap.PidFile, log)
 		defer removePidFile(snap.PidFile, log)
 	}
-	log.Info("ready to accept connections", zap.Strings("addrs", g.Addrs()), zap.Int("pid", os.Getpid()))
+	log.Info("ready to accept connections", zap.Strings("addrs", g.Addrs()), zap.Strings("tls_addrs", g.TLSAddrs()),
+		zap.Int("pid", os.Getpid()))
 	for stopped := false; !stopped; {
 		select {
 		case s := <-sig:

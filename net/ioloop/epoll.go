@@ -16,6 +16,7 @@ import (
 // goroutine.
 type econn struct {
 	fd       int
+	ln       int // the listening socket that accepted it, -1 if adopted
 	gen      uint32
 	state    uint8
 	closeReq bool
@@ -237,7 +238,7 @@ func (d *Epoll) Poll(timeout time.Duration, h Handler) error {
 	d.h = h
 	d.dispatched = 0
 	for _, fd := range d.adopted {
-		d.open(fd)
+		d.open(fd, -1)
 	}
 	d.adopted = d.adopted[:0]
 
@@ -482,7 +483,7 @@ func (d *Epoll) accept(i int) {
 				return
 			}
 		}
-		d.open(int(r))
+		d.open(int(r), ln.fd)
 	}
 }
 
@@ -495,8 +496,9 @@ func (d *Epoll) Adopt(fd int) error {
 	return nil
 }
 
-// open makes a connection of an accepted socket and tells the handler.
-func (d *Epoll) open(fd int) {
+// open makes a connection of a socket accepted on the listening socket ln
+// (-1: adopted) and tells the handler.
+func (d *Epoll) open(fd, ln int) {
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	setKeepAlive(fd, d.opts.KeepAlive)
 	var slot uint32
@@ -517,6 +519,7 @@ func (d *Epoll) open(fd int) {
 		return
 	}
 	c.fd = fd
+	c.ln = ln
 	c.state = stOpen
 	d.dispatched++
 	d.h.OnOpen(makeConnID(slot, c.gen))
@@ -557,6 +560,14 @@ func (d *Epoll) Shutdown() error {
 	d.pool.drain()
 	d.h = nil
 	return nil
+}
+
+// From implements Driver.
+func (d *Epoll) From(c ConnID) int {
+	if cn := d.conn(c); cn != nil {
+		return cn.ln
+	}
+	return -1
 }
 
 // Addrs implements Driver.

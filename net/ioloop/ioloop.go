@@ -91,6 +91,9 @@ type Driver interface {
 	// connection since the driver started (INFO's total_net_*_bytes).
 	// Call it on the loop goroutine.
 	Traffic() (in, out int64)
+	// From returns the listening socket (the fd given to Listen) that
+	// accepted c; -1 for an adopted connection or a stale c.
+	From(c ConnID) int
 	// Addrs returns the peer and local addresses of c as "ip:port" (Redis's
 	// CLIENT LIST addr and laddr); empty strings for a stale c.
 	Addrs(c ConnID) (peer, local string)

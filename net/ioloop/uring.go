@@ -39,6 +39,7 @@ const (
 // goroutine.
 type uconn struct {
 	fd    int32
+	ln    int32 // the listening socket that accepted it, -1 if adopted
 	gen   uint32
 	state uint8
 
@@ -298,7 +299,7 @@ func (d *Uring) Poll(timeout time.Duration, h Handler) error {
 	d.h = h
 	d.dispatched = 0
 	for _, fd := range d.adopted {
-		d.open(fd)
+		d.open(fd, -1)
 	}
 	d.adopted = d.adopted[:0]
 
@@ -645,7 +646,7 @@ func (d *Uring) accepted(idx uint32, res int32, fl uint32) {
 		unix.Close(fd)
 		return
 	}
-	d.open(fd)
+	d.open(fd, ln.fd)
 }
 
 // Adopt implements Driver.
@@ -657,8 +658,9 @@ func (d *Uring) Adopt(fd int) error {
 	return nil
 }
 
-// open makes a connection of an accepted socket and tells the handler.
-func (d *Uring) open(fd int) {
+// open makes a connection of a socket accepted on the listening socket ln
+// (-1: adopted) and tells the handler.
+func (d *Uring) open(fd, ln int) {
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	setKeepAlive(fd, d.opts.KeepAlive)
 	var slot uint32
@@ -673,6 +675,7 @@ func (d *Uring) open(fd int) {
 		d.conns = append(d.conns, c)
 	}
 	c.fd = int32(fd)
+	c.ln = int32(ln)
 	c.state = stOpen
 	d.markDirty(slot, c)
 	d.dispatched++
@@ -749,6 +752,14 @@ func (d *Uring) Shutdown() error {
 
 // leaked keeps drivers whose requests never completed reachable.
 var leaked []*Uring
+
+// From implements Driver.
+func (d *Uring) From(c ConnID) int {
+	if cn := d.conn(c); cn != nil {
+		return int(cn.ln)
+	}
+	return -1
+}
 
 // Addrs implements Driver.
 func (d *Uring) Addrs(c ConnID) (peer, local string) {

@@ -1,0 +1,166 @@
+//go:build linux
+
+package tlsio
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+// transport is the net.Conn under a connection's tls.Conn: bytes in
+// memory, never a socket. While the handshake runs (hs) its goroutine
+// blocks in Read until the loop fed ciphertext (feed) or shut it, and
+// Write queues ciphertext for the loop to send (notify); mu guards that
+// exchange. Once the loop took the connection over, Read takes the
+// ciphertext the driver received, at most budget bytes per decrypt step,
+// and says errWouldBlock when there is none (crypto/tls keeps a partial
+// record and does not make that error sticky), and Write appends to the
+// wrapped driver's output: no lock, no goroutine.
+type transport struct {
+	d  *Driver
+	c  *conn
+	hs bool // the handshake goroutine owns reads and writes
+
+	mu     sync.Mutex
+	in     []byte // ciphertext fed and not yet read (during the handshake; a rest after it)
+	out    []byte // ciphertext written by the handshake, not yet sent
+	closed error  // set by shut: Read and Write fail with it
+	held   bool   // the loop left ciphertext in the driver's input: ask for it once in is read
+	done   bool   // the handshake returned, with err
+	err    error
+	signal chan struct{} // cap 1: feed or shut happened
+
+	budget int // loop mode: what Read may still take in this decrypt step
+}
+
+// errWouldBlock is what the loop's Read returns when no ciphertext is
+// left: a temporary net.Error, which crypto/tls does not keep.
+var errWouldBlock net.Error = wouldBlock{}
+
+type wouldBlock struct{}
+
+func (wouldBlock) Error() string   { return "tlsio: no more input" }
+func (wouldBlock) Timeout() bool   { return true }
+func (wouldBlock) Temporary() bool { return true }
+
+// maxFeed bounds the ciphertext a handshake is handed and has not read:
+// more waits in the wrapped driver's input (held), and is fed when the
+// handshake read what it had.
+const maxFeed = 256 << 10
+
+// feed hands the handshake goroutine as much of b as fits under maxFeed
+// and returns how much (loop side); held says whether more remains.
+func (t *transport) feed(b []byte) int {
+	t.mu.Lock()
+	n := min(len(b), max(maxFeed-len(t.in), 0))
+	t.in = append(t.in, b[:n]...)
+	t.held = n < len(b)
+	t.mu.Unlock()
+	if n > 0 {
+		t.poke()
+	}
+	return n
+}
+
+// shut makes every later Read and Write fail with err (any goroutine).
+func (t *transport) shut(err error) {
+	t.mu.Lock()
+	if t.closed == nil {
+		t.closed = err
+	}
+	t.mu.Unlock()
+	t.poke()
+}
+
+func (t *transport) poke() {
+	select {
+	case t.signal <- struct{}{}:
+	default:
+	}
+}
+
+// Read implements net.Conn.
+func (t *transport) Read(p []byte) (int, error) {
+	if !t.hs {
+		return t.loopRead(p)
+	}
+	t.mu.Lock()
+	for len(t.in) == 0 && t.closed == nil {
+		t.mu.Unlock()
+		<-t.signal
+		t.mu.Lock()
+	}
+	if len(t.in) == 0 {
+		t.mu.Unlock()
+		return 0, t.closed
+	}
+	n := copy(p, t.in)
+	t.in = t.in[:copy(t.in, t.in[n:])]
+	ask := len(t.in) == 0 && t.held
+	t.held = t.held && !ask
+	t.mu.Unlock()
+	if ask {
+		t.d.notify(t.c)
+	}
+	return n, nil
+}
+
+// loopRead is Read once the loop owns the connection: first what the
+// handshake left unread, then the driver's input.
+func (t *transport) loopRead(p []byte) (int, error) {
+	p = p[:min(len(p), t.budget)]
+	if len(p) == 0 {
+		return 0, errWouldBlock
+	}
+	var n int
+	if len(t.in) > 0 {
+		n = copy(p, t.in)
+		t.in = t.in[n:]
+		if len(t.in) == 0 {
+			t.in = nil
+		}
+	} else {
+		in := t.d.Driver.Input(t.c.id)
+		if len(in) == 0 {
+			return 0, errWouldBlock
+		}
+		n = copy(p, in)
+		t.d.Driver.Consume(t.c.id, n)
+	}
+	t.budget -= n
+	return n, nil
+}
+
+// Write implements net.Conn.
+func (t *transport) Write(p []byte) (int, error) {
+	if !t.hs {
+		o := t.d.Driver.Output(t.c.id)
+		*o = append(*o, p...)
+		return len(p), nil
+	}
+	t.mu.Lock()
+	if t.closed != nil {
+		t.mu.Unlock()
+		return 0, t.closed
+	}
+	t.out = append(t.out, p...)
+	t.mu.Unlock()
+	t.d.notify(t.c)
+	return len(p), nil
+}
+
+// Close implements net.Conn; crypto/tls calls it only from tls.Conn.Close,
+// which the driver never calls.
+func (t *transport) Close() error {
+	t.shut(net.ErrClosed)
+	return nil
+}
+
+var noAddr = &net.TCPAddr{}
+
+func (t *transport) LocalAddr() net.Addr              { return noAddr }
+func (t *transport) RemoteAddr() net.Addr             { return noAddr }
+func (t *transport) SetDeadline(time.Time) error      { return nil }
+func (t *transport) SetReadDeadline(time.Time) error  { return nil }
+func (t *transport) SetWriteDeadline(time.Time) error { return nil }
