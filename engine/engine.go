@@ -84,9 +84,13 @@ type Store struct {
 	// handler that looks one argument up twice counts once.
 	lastRead    uintptr
 	lastReadLen int
-	// missed, when set, is told each key a counted lookup did not find
-	// (keymiss notifications).
-	missed func(key []byte)
+	// recMisses: the keys counted lookups do not find are kept, in
+	// missBuf (missEnds: where each ends), until Misses hands them over
+	// (keymiss notifications). The key is copied, never kept: a lookup's
+	// key does not escape.
+	recMisses bool
+	missBuf   []byte
+	missEnds  []int
 
 	// Limits are the compact-encoding thresholds; the server copies its
 	// configuration here (NewStore sets Redis's defaults).

@@ -654,13 +654,29 @@ func (s *Store) counted(key []byte, found bool) {
 			s.hits++
 		} else {
 			s.misses++
-			if s.missed != nil {
-				s.missed(key)
+			if s.recMisses {
+				s.missBuf = append(s.missBuf, key...)
+				s.missEnds = append(s.missEnds, len(s.missBuf))
 			}
 		}
 	}
 }
 
-// OnMiss sets (nil: clears) the function told each key a counted lookup
-// did not find, when keyspace_misses counts it: Redis's keymiss event.
-func (s *Store) OnMiss(fn func(key []byte)) { s.missed = fn }
+// RecordMisses turns on (or off) the recording of the keys a counted
+// lookup does not find (those keyspace_misses counts: Redis's keymiss
+// events), which Misses hands over.
+func (s *Store) RecordMisses(on bool) {
+	s.recMisses = on
+	s.missBuf, s.missEnds = s.missBuf[:0], s.missEnds[:0]
+}
+
+// Misses calls fn with each key recorded since the last call, in order,
+// and forgets them. The key is valid only during the call.
+func (s *Store) Misses(fn func(key []byte)) {
+	start := 0
+	for _, end := range s.missEnds {
+		fn(s.missBuf[start:end:end])
+		start = end
+	}
+	s.missBuf, s.missEnds = s.missBuf[:0], s.missEnds[:0]
+}

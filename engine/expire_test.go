@@ -303,8 +303,7 @@ func TestCountReads(t *testing.T) {
 	a, b := []byte("a"), []byte("b")
 	db.SetString(a, []byte("1"), 0, false)
 	db.GetString(a, 0)
-	var missed []string
-	s.OnMiss(func(k []byte) { missed = append(missed, string(k)) })
+	s.RecordMisses(true)
 	s.CountReads(true)
 	db.GetString(a, 0)
 	db.TypeOf(a, 0)
@@ -315,9 +314,12 @@ func TestCountReads(t *testing.T) {
 	if st := s.Stats(); st.KeyspaceHits != 2 || st.KeyspaceMisses != 1 {
 		t.Fatalf("hits %d misses %d, want 2 and 1", st.KeyspaceHits, st.KeyspaceMisses)
 	}
+	var missed []string
+	s.Misses(func(k []byte) { missed = append(missed, string(k)) })
 	if len(missed) != 1 || missed[0] != "b" {
-		t.Fatalf("OnMiss told %q, want [b]", missed)
+		t.Fatalf("Misses told %q, want [b]", missed)
 	}
+	s.Misses(func([]byte) { t.Fatal("a miss told twice") })
 	s.ResetStats()
 	if st := s.Stats(); st.KeyspaceHits != 0 || st.KeyspaceMisses != 0 {
 		t.Fatalf("after ResetStats: %+v", st)

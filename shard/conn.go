@@ -472,6 +472,9 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 		s.stats.observe(spec, time.Since(t0))
 	}
 	s.store.CountReads(false)
+	if s.kev.flags != 0 {
+		s.keyMisses()
+	}
 	ctx.Client = nil
 	ctx.W = nil
 	if s.who.track && spec.Flags&command.ReadOnly != 0 {

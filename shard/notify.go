@@ -54,17 +54,21 @@ func (s *Shard) setNotify(c *config.Snapshot) {
 	if s.kev.emit == nil {
 		s.kev.emit = s.emitEvent
 	}
-	if f&config.NotifyKeyMiss != 0 {
-		s.store.OnMiss(s.keyMiss)
-	} else {
-		s.store.OnMiss(nil)
-	}
+	s.store.RecordMisses(f&config.NotifyKeyMiss != 0)
 }
 
 // keyMiss emits "keymiss" for a key a read command did not find (the
 // engine's counted lookups, those keyspace_misses counts, as Redis emits
-// it where it counts a miss).
+// it where it counts a miss); run1 hands it the engine's record after
+// each command while m is on.
 func (s *Shard) keyMiss(key []byte) { s.emitEvent('m', "keymiss", key) }
+
+// keyMisses emits the keymiss events of the command that just ran.
+func (s *Shard) keyMisses() {
+	if s.kev.flags&config.NotifyKeyMiss != 0 {
+		s.store.Misses(s.keyMiss)
+	}
+}
 
 // eventsBefore notes which write keys of a command exist before it runs.
 func (s *Shard) eventsBefore(db int, spec *command.Spec, args [][]byte) {
