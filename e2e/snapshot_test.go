@@ -295,12 +295,13 @@ func TestDebugReload(t *testing.T) {
 // persistField is one field of INFO persistence.
 func persistField(t *testing.T, d *diffConn, name string) string {
 	t.Helper()
-	for _, l := range strings.Split(string(d.big(t, []string{"INFO", "persistence"})), "\r\n") {
+	info := d.big(t, []string{"INFO", "persistence"})
+	for _, l := range strings.Split(string(info), "\r\n") {
 		if v, ok := strings.CutPrefix(l, name+":"); ok {
 			return v
 		}
 	}
-	t.Fatalf("INFO persistence has no %s", name)
+	t.Fatalf("INFO persistence has no %s: %q", name, info)
 	return ""
 }
 

@@ -275,6 +275,7 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 		return
 	case "bgrewriteaof":
 		s.rewriteCmd(c)
+		return
 	case "replicaof", "slaveof", "replconf":
 		s.replCmd(c, spec, args)
 		return
