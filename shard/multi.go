@@ -400,7 +400,7 @@ func (s *Shard) exec1(c *conn) {
 		t.sl, t.quiet = s.pendTx(c)
 		c.barrier = true
 		if p.Shard == s.id {
-			s.whenFree(p, func() { s.doneExec(t, s.execHere(t)) })
+			s.whenFree(p, func() { s.doneExec(t, slices.Clone(s.execHere(t))) })
 			return
 		}
 		s.alone(t)
@@ -416,11 +416,12 @@ func (s *Shard) exec1(c *conn) {
 	}
 }
 
-// execNow runs t here at once and answers.
+// execNow runs t here at once and answers; t is the next EXEC's.
 func (s *Shard) execNow(t *txn) {
 	out := s.execHere(t)
 	s.finishExec(t)
 	s.txReply(t.c, func(w *resp.Writer) { w.B = append(w.B, out...) })
+	s.execSpare = t
 }
 
 // execRefuses is the error that refuses a whole EXEC before it runs, as
@@ -444,7 +445,13 @@ func (s *Shard) newExec(c *conn) *txn {
 	m := c.tx
 	n := len(s.group.shards)
 	s.txnSeq++
-	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: execSpec, proto: c.cl.Proto,
+	t := s.execSpare
+	if t == nil {
+		t = new(txn)
+	}
+	s.execSpare = nil
+	cmds, coCmds, res, byShard := t.cmds[:0], t.co.Cmds[:0], t.res[:0], t.byShard[:0]
+	*t = txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: execSpec, proto: c.cl.Proto,
 		db: c.cl.DB, noTouch: c.cl.NoTouch, who: c.reader(s.id, false)}
 	// The arguments, each capped so that a handler appending to one cannot
 	// write over the next.
@@ -453,13 +460,19 @@ func (s *Shard) newExec(c *conn) *txn {
 		m.args = append(m.args, m.buf[start:e:e])
 		start = e
 	}
-	b := &partsBuilder{byShard: make([]int, n)}
+	b := &partsBuilder{byShard: slices.Grow(byShard, n)[:n]}
 	for i := range b.byShard {
 		b.byShard[i] = -1
 	}
+	t.byShard = b.byShard
 	a := 0
-	t.cmds = make([]txCmd, len(m.cmds))
-	t.co.Cmds = make([]coord.Cmd, len(m.cmds))
+	if cmds == nil {
+		cmds = make([]txCmd, 0, len(m.cmds)) // not nil: t is an EXEC's (txn.go)
+	}
+	t.cmds = slices.Grow(cmds, len(m.cmds))[:len(m.cmds)]
+	clear(t.cmds)
+	t.co.Cmds = slices.Grow(coCmds, len(m.cmds))[:len(m.cmds)]
+	clear(t.co.Cmds)
 	for i, q := range m.cmds {
 		tc := &t.cmds[i]
 		tc.spec, tc.db, tc.args = q.spec, q.db, m.args[a:a+q.n:a+q.n]
@@ -544,7 +557,8 @@ func (s *Shard) newExec(c *conn) *txn {
 			}
 		}
 	}
-	t.res = make([][]byte, len(t.cmds))
+	t.res = slices.Grow(res, len(t.cmds))[:len(t.cmds)]
+	clear(t.res)
 	return t
 }
 
@@ -624,17 +638,18 @@ func (s *Shard) execHere(t *txn) []byte {
 		return []byte("-" + errtext.ExecAbortWhy + errtext.OOM + "\r\n")
 	}
 	c := t.c
-	w := resp.Writer{Proto: t.proto}
+	w := &s.execOut
+	w.Proto, w.B = t.proto, w.B[:0]
 	w.Array(len(t.cmds))
 	mark := s.fxMark()
 	s.who = t.who
 	for i := range t.cmds {
 		tc := &t.cmds[i]
 		if tc.kind == router.Local || tc.kind == router.ScanEnd {
-			s.runHome(&w, c, tc)
+			s.runHome(w, c, tc)
 			continue
 		}
-		s.runKeyed(&w, tc, t.noTouch)
+		s.runKeyed(w, tc, t.noTouch)
 	}
 	s.who = reader{}
 	s.fxWrap(mark, command.Tag{})

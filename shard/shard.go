@@ -68,7 +68,13 @@ type Shard struct {
 
 	locks *coord.Table // key locks and the work waiting for them (txn.go)
 
-	txnSeq    uint64
+	txnSeq uint64
+	// execSpare is the txn of the last EXEC that ran at once, reused by
+	// the next (newExec) with its slices; execOut is where an EXEC run
+	// here writes its reply (execHere). A one-shard EXEC allocates
+	// nothing once they have grown.
+	execSpare *txn
+	execOut   resp.Writer
 	idleCheck int64     // when closeIdle last looked, Unix ms
 	nextTick  time.Time // when the cron runs next
 	expireAt  time.Time // no expiry slice before this (see fastCycles)

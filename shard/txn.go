@@ -109,6 +109,7 @@ type txn struct {
 	// and replies, and the watched keys, all of them and per part. dirty:
 	// a grant found a watched key changed.
 	cmds    []txCmd
+	byShard []int // newExec's partsBuilder's, kept for the next EXEC
 	rounds  []coord.Round
 	res     [][]byte
 	watched []watched
