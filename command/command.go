@@ -320,6 +320,9 @@ type Local interface {
 	// the default user (RESET: authenticated only when it needs no
 	// password).
 	Authenticate(cl *Client, cmd, user, pass []byte) bool
+	// Monitor makes cl's connection a MONITOR (on), or no longer one
+	// (RESET).
+	Monitor(cl *Client, on bool)
 }
 
 // Client is one connection's state, owned by the shard that accepted it.

@@ -244,6 +244,7 @@ func cmdReset(c *Ctx, args [][]byte) {
 	if c.Local != nil {
 		c.Local.Authenticate(cl, nil, nil, nil)
 		c.Local.Unsubscribe(cl)
+		c.Local.Monitor(cl, false)
 		if cl.Track.On {
 			old := slices.Clone(cl.Track.Prefixes)
 			cl.Track.Off()

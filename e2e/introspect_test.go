@@ -1,13 +1,17 @@
 package e2e
 
 import (
+	"bufio"
 	"fmt"
+	"net"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/radish-kv/radish/net/resp"
 )
@@ -301,4 +305,107 @@ func histograms(t *testing.T, d *diffConn) map[string]histogram {
 		out[string(v.Elems[i].Str)] = hg
 	}
 	return out
+}
+
+// monitorNorm rewrites a MONITOR line's time and the client's port or
+// socket path, which differ by nature.
+var monitorNorm = regexp.MustCompile(`^\+[0-9]+\.[0-9]{6} \[([0-9]+) (127\.0\.0\.1:[0-9]+|unix:[^\]]+|lua)\]`)
+
+// monitorScript runs cmds on a connection (and PING over the Unix socket
+// at unixPath) while a MONITOR connection listens, and returns what the
+// monitor received, normalized, up to the marker ECHO.
+func monitorScript(t *testing.T, addr, unixPath string, cmds [][]string) []string {
+	t.Helper()
+	m := dialDiff(t, addr, 2)
+	if r := m.do(t, []string{"MONITOR"})[0]; string(r) != "+OK\r\n" {
+		t.Fatalf("MONITOR: %q", r)
+	}
+	c := dialDiff(t, addr, 2)
+	for _, cmd := range cmds {
+		c.do(t, cmd)
+	}
+	u, err := net.Dial("unix", unixPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	ud := &diffConn{c: u, r: bufio.NewReader(u)}
+	ud.do(t, []string{"PING", "unix"})
+	c.do(t, []string{"ECHO", "end"})
+	var lines []string
+	m.c.SetDeadline(time.Now().Add(5 * time.Second))
+	for {
+		line, err := m.r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %q: %v", lines, err)
+		}
+		line = monitorNorm.ReplaceAllStringFunc(strings.TrimSuffix(line, "\r\n"), func(s string) string {
+			sm := monitorNorm.FindStringSubmatch(s)
+			who := sm[2]
+			switch {
+			case strings.HasPrefix(who, "127."):
+				who = "127.0.0.1:port"
+			case strings.HasPrefix(who, "unix:"):
+				who = "unix:path"
+			}
+			return "+time [" + sm[1] + " " + who + "]"
+		})
+		if line == `+time [2 127.0.0.1:port] "ECHO" "end"` {
+			return lines
+		}
+		lines = append(lines, line)
+	}
+}
+
+// TestMonitorAgainstRedis: a MONITOR connection receives the same lines
+// from radish as from redis-server (times and ports aside): Redis's
+// quoting, the database after SELECT, MULTI then the commands then EXEC,
+// EVAL then its redis.call commands as [db lua], no line for admin
+// commands, refused commands or the queued ones, a command over several
+// shards as one line, [0 unix:path] for a Unix-socket client. On one
+// shard the order is Redis's; on three, each shard's lines keep their
+// order and the same lines arrive.
+func TestMonitorAgainstRedis(t *testing.T) {
+	dir := t.TempDir()
+	refSock, sock1, sock3 := filepath.Join(dir, "redis.sock"), filepath.Join(dir, "r1.sock"), filepath.Join(dir, "r3.sock")
+	ref := needRedis(t, "--unixsocket", refSock)
+	cmds := [][]string{
+		{"SET", "k", "v"}, {"GET", "a b\n\"\x01\xff\t\\"}, {"MSET", "a", "1", "b", "2", "c", "3"}, {"SELECT", "2"},
+		{"MULTI"}, {"INCR", "n"}, {"SET", "m", "x"}, {"EXEC"}, {"EVAL", "return redis.call('set','x','1')", "0"},
+		{"CONFIG", "GET", "hz"}, {"NOSUCH"}, {"GET"}, {"SUBSCRIBE", "ch"}, {"PING"}, {"UNSUBSCRIBE"},
+		{"CLIENT", "SETNAME", "c"}, {"DEL", "a", "b", "c"},
+	}
+	want := monitorScript(t, ref, refSock, cmds)
+	one := start(t, "--shards", "1", "--unixsocket", sock1)
+	if got := monitorScript(t, one.addr, sock1, cmds); !slices.Equal(got, want) {
+		t.Fatalf("one shard:\nradish\n  %s\nredis\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	three := start(t, "--shards", "3", "--unixsocket", sock3)
+	got := monitorScript(t, three.addr, sock3, cmds)
+	slices.Sort(got)
+	sorted := slices.Clone(want)
+	slices.Sort(sorted)
+	if !slices.Equal(got, sorted) {
+		t.Fatalf("three shards:\nradish\n  %s\nredis\n  %s", strings.Join(got, "\n  "), strings.Join(sorted, "\n  "))
+	}
+}
+
+// TestMonitorReset: RESET ends MONITOR mode, and a closed monitor costs
+// the shards nothing more (no line is written for it).
+func TestMonitorReset(t *testing.T) {
+	s := start(t, "--shards", "2")
+	m := dialDiff(t, s.addr, 2)
+	m.do(t, []string{"MONITOR"})
+	c := dialDiff(t, s.addr, 2)
+	c.do(t, []string{"SET", "k", "v"})
+	if line, err := m.r.ReadString('\n'); err != nil || !strings.HasSuffix(line, `"SET" "k" "v"`+"\r\n") {
+		t.Fatalf("monitor line %q %v", line, err)
+	}
+	if r := m.do(t, []string{"RESET"})[0]; string(r) != "+RESET\r\n" {
+		t.Fatalf("RESET: %q", r)
+	}
+	c.do(t, []string{"SET", "k", "w"})
+	if r := m.do(t, []string{"PING"})[0]; string(r) != "+PONG\r\n" {
+		t.Fatalf("after RESET the monitor still got %q", r)
+	}
 }

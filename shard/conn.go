@@ -47,6 +47,8 @@ type conn struct {
 	// user is the connection's ACL user, as aclAt holds it (acl.go).
 	user  *acl.User
 	aclAt *acl.Snapshot
+	// monitor: the connection is a MONITOR (monitor.go).
+	monitor bool
 }
 
 // slot is a reply in a connection's queue.
@@ -317,12 +319,19 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.cachingUsed(c, spec)
 	}
 	if c.tx == nil && (c.subscribed() || spec.Flags&command.PubSub != 0) && s.pubsubCmd(c, spec, args) {
+		if s.mon.on {
+			s.feedMonitors(c.cl.DB, &c.cl, spec, args)
+		}
 		return
 	}
 	if (c.tx != nil || spec.Tx != command.TxQueued) && s.txDispatch(c, spec, args) {
 		return
 	}
 	if spec.Script != command.ScriptNone {
+		if s.mon.on && !c.inMulti() {
+			// Before its redis.call commands, as Redis feeds it.
+			s.monitorLine(c.cl.DB, c.cl.Addr, args)
+		}
 		s.eval(c, spec, args)
 		return
 	}
@@ -474,6 +483,9 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	s.store.CountReads(false)
 	if s.kev.flags != 0 {
 		s.keyMisses()
+	}
+	if s.mon.on {
+		s.feedMonitors(db, cl, spec, args)
 	}
 	ctx.Client = nil
 	ctx.W = nil

@@ -119,6 +119,10 @@
 //     own mutex (taken only for a slow command and by SLOWLOG); a command
 //     or expiry slice past latency-monitor-threshold is a latency event,
 //     filed in the group's table under its mutex (latmon.go).
+//   - monitor (monitor.go): while any client monitors, each shard writes
+//     a line per command it runs into its turn's buffer, sent at the end
+//     of the turn to the shards with monitors as one message each; when
+//     nobody monitors a command costs one branch.
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

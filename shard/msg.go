@@ -61,5 +61,6 @@ const (
 	msgScriptFetch                      // export keys a script held on every shard met
 	msgSlow                             // a slow command's entry, for its client's shard's slow log
 	msgRepl                             // replication: a role change, a full sync's load, a REPLICAOF's reply (repl.go)
+	msgMonitor                          // a turn's MONITOR lines, for the destination's monitors
 	numMsgKinds
 )

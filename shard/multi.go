@@ -62,6 +62,8 @@ type multiState struct {
 	// watched holds the keys WATCH registered, until EXEC, DISCARD,
 	// UNWATCH, RESET or the connection's close.
 	watched []watched
+	// execArgs is an EXEC in flight whose MONITOR line waits for its end.
+	execArgs [][]byte
 }
 
 // queued is a command queued inside MULTI.
@@ -105,6 +107,9 @@ func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
 		// The transaction rows run here: INFO commandstats counts them.
 		s.stats.commands++
 		s.stats.count(spec)
+		if s.mon.on && spec.Tx != command.TxExec {
+			s.feedMonitors(c.cl.DB, &c.cl, spec, args)
+		}
 	}
 	switch spec.Tx {
 	case command.TxMulti:
@@ -125,6 +130,13 @@ func (s *Shard) txDispatch(c *conn, spec *command.Spec, args [][]byte) bool {
 			return true
 		}
 		s.exec1(c)
+		switch {
+		case !s.mon.on:
+		case c.barrier: // its commands run elsewhere: doneExec writes its line
+			m.execArgs = command.CopyArgs(args)
+		default: // after its commands, as Redis
+			s.feedMonitors(c.cl.DB, &c.cl, spec, args)
+		}
 		return true
 	case command.TxDiscard:
 		if !on {
@@ -811,8 +823,14 @@ func (s *Shard) assemble(t *txn, ranHome bool) []byte {
 
 // doneExec answers an EXEC that waited and lets the connection read on.
 func (s *Shard) doneExec(t *txn, out []byte) {
-	s.finishExec(t)
 	c := t.c
+	if a := c.tx.execArgs; a != nil {
+		c.tx.execArgs = nil
+		if s.mon.on {
+			s.monitorLine(c.cl.DB, c.cl.Addr, a)
+		}
+	}
+	s.finishExec(t)
 	c.barrier = false
 	if t.quiet {
 		out = nil

@@ -390,7 +390,9 @@ func (h *directHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) boo
 		cl = &h.cl
 		h.cl.DB = h.db
 	}
+	s.mon.lua = true
 	s.run1(w, cl, h.j.noTouch, h.db, spec, args)
+	s.mon.lua = false
 	s.ctx = saved
 	if cl != nil {
 		h.db = h.cl.DB
@@ -549,6 +551,9 @@ func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool 
 	s.stats.count(spec)
 	start, dirty := len(w.B), h.store.Dirty()
 	spec.Handler(&ctx, args)
+	if s.mon.on && spec.Flags&(command.SkipMonitor|command.Admin) == 0 {
+		s.monitorLine(h.db, "lua", args)
+	}
 	if len(w.B) > start && w.B[start] == '-' {
 		s.stats.failedCall(spec, w.B[start:])
 	}

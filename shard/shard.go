@@ -115,9 +115,13 @@ type Shard struct {
 
 	clock cmdClock // times commands (slowlog.go)
 	slow  slowLog
-	conf  *config.Snapshot // the configuration last applied
-	stats shardStats       // published for INFO at the end of each turn
-	done  chan struct{}
+	mon   monState // MONITOR (monitor.go)
+	// monHere counts this shard's monitoring connections, for the shards
+	// that send them lines.
+	monHere atomic.Int32
+	conf    *config.Snapshot // the configuration last applied
+	stats   shardStats       // published for INFO at the end of each turn
+	done    chan struct{}
 }
 
 func newShard(g *Group, id int) *Shard {
@@ -244,6 +248,7 @@ func (s *Shard) Turn(now time.Time) {
 	}
 	s.misconf = s.group.stopWrites(s.conf)
 	s.sweepACL()
+	s.mon.on = s.group.monitors.Load() > 0
 	s.drainInbox()
 	s.expireBlocked()
 	s.runLocal()
@@ -262,6 +267,7 @@ func (s *Shard) Turn(now time.Time) {
 	// and the write's consumers have it.
 	s.flushTracking()
 	s.flushEffects()
+	s.flushMonitors()
 	s.submitAOF()
 	s.publishStats()
 	s.clock.mark = 0 // what comes next is not a command
@@ -548,6 +554,7 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 	if c.subscribed() {
 		s.dropSubscriptions(c)
 	}
+	s.setMonitor(c, false)
 	s.unwatchAll(c)
 	s.closed(c)
 	s.group.clients.Add(-1)
@@ -561,6 +568,7 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 	}
 	s.now = s.group.clock().UnixMilli()
 	s.refreshConfig()
+	s.mon.on = s.group.monitors.Load() > 0
 	if s.inbox.pending.Load() {
 		// What other shards sent before this client's bytes arrived comes
 		// first: a keyspace event another shard published before it

@@ -449,7 +449,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgSave: "save", msgSaved: "saved",
 	msgInvalidate: "invalidate", msgInvalidated: "invalidated", msgTrackPrefixes: "track-prefixes",
 	msgScript: "script", msgScriptDone: "script-done",
-	msgScriptFetch: "script-fetch", msgSlow: "slow",
+	msgScriptFetch: "script-fetch", msgSlow: "slow", msgMonitor: "monitor",
 	msgRepl: "repl",
 }
 

@@ -62,14 +62,15 @@ type reader struct {
 	// user is the connection's ACL user: a script the command runs checks
 	// its calls with it.
 	user *acl.User
+	addr string // the client's address, for MONITOR
 }
 
 // reader returns who c's command runs for, placed on shard home; self
 // says whether it may write its own invalidations after its reply.
 func (c *conn) reader(home int, self bool) reader {
 	t := &c.cl.Track
-	return reader{id: c.cl.ID, home: int32(home), track: t.Reads, self: self && t.Self, quiet: t.NoLoop, proto: int8(c.cl.Proto),
-		user: c.user}
+	return reader{id: c.cl.ID, home: int32(home), track: t.Reads, self: self && t.Self, quiet: t.NoLoop,
+		proto: int8(c.cl.Proto), addr: c.cl.Addr, user: c.user}
 }
 
 // trackState is a shard's client tracking state.
