@@ -259,3 +259,59 @@ func TestAOFConfigSet(t *testing.T) {
 	}
 	compareModels(t, "after turning the AOF on again", model(t, d, keys), want)
 }
+
+// TestAOFRewriteScheduling: one background writer per shard at a time, as
+// Redis's one child: BGREWRITEAOF during a BGSAVE is scheduled and runs
+// when it ends; BGSAVE during a rewrite is refused with Redis's error, and
+// with SCHEDULE runs once the rewrite ends; a second BGREWRITEAOF is
+// refused while one runs. Which reply comes depends on whether the first
+// is still running (200,000 keys make that likely): each is checked to be
+// one of Redis's, and what a scheduled one promised to be done.
+func TestAOFRewriteScheduling(t *testing.T) {
+	s := startDir(t, t.TempDir(), "--appendonly", "yes", "--shards", "3")
+	d := dialDiff(t, s.addr, 2)
+	if r := d.do(t, []string{"DEBUG", "POPULATE", "200000", "k", "20"})[0]; string(r) != "+OK\r\n" {
+		t.Fatalf("DEBUG POPULATE: %q", r)
+	}
+	const (
+		started   = "+Background append only file rewriting started\r\n"
+		scheduled = "+Background append only file rewriting scheduled\r\n"
+		running   = "-ERR Background append only file rewriting already in progress\r\n"
+		saving    = "+Background saving started\r\n"
+		saveLater = "+Background saving scheduled\r\n"
+		noSave    = "-ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.\r\n"
+	)
+	r := d.do(t, []string{"BGSAVE"}, []string{"BGREWRITEAOF"})
+	if string(r[0]) != saving || string(r[1]) != scheduled && string(r[1]) != started {
+		t.Fatalf("BGSAVE, BGREWRITEAOF: %q", r)
+	}
+	t.Logf("BGSAVE, BGREWRITEAOF: %q", r)
+	waitFor(t, "the scheduled rewrite", func() bool {
+		return persistField(t, d, "aof_rewrites") == "1" && persistField(t, d, "aof_rewrite_scheduled") == "0"
+	})
+	rewriteDone(t, d)
+	waitFor(t, "the save", func() bool { return persistField(t, d, "rdb_bgsave_in_progress") == "0" })
+	saves := persistField(t, d, "rdb_saves")
+
+	r = d.do(t, []string{"BGREWRITEAOF"}, []string{"BGSAVE"}, []string{"BGSAVE", "SCHEDULE"}, []string{"BGREWRITEAOF"})
+	if string(r[0]) != started {
+		t.Fatalf("BGREWRITEAOF: %q", r[0])
+	}
+	later := false
+	switch {
+	case string(r[1]) == noSave && string(r[2]) == saveLater:
+		later = true
+	case string(r[1]) == noSave && string(r[2]) == saving, string(r[1]) == saving && string(r[2]) == "-ERR Background save already in progress\r\n":
+	default:
+		t.Fatalf("BGSAVE, BGSAVE SCHEDULE during a rewrite: %q", r[1:3])
+	}
+	t.Logf("during a rewrite: %q", r[1:])
+	if x := string(r[3]); x != running && x != started && x != scheduled {
+		t.Errorf("a second BGREWRITEAOF: %q", x)
+	}
+	if later {
+		n, _ := strconv.Atoi(saves)
+		waitFor(t, "the scheduled save", func() bool { return persistField(t, d, "rdb_saves") == strconv.Itoa(n+1) })
+	}
+	rewriteDone(t, d)
+}

@@ -108,3 +108,32 @@ func sum(t *testing.T, body, re string) float64 {
 	}
 	return total
 }
+
+// TestMetricsAOFFsync: with appendfsync always, every shard's fsyncs show
+// in radish_aof_fsync_duration_seconds (a histogram, classic buckets in
+// the text format), counted as the writes were, and promtool finds
+// nothing to lint.
+func TestMetricsAOFFsync(t *testing.T) {
+	mport := freePort(t)
+	s := start(t, "--shards", "2", "--metrics-port", strconv.Itoa(mport), "--appendonly", "yes", "--appendfsync", "always",
+		"--dir", t.TempDir())
+	rdb := s.client(2)
+	for i := range 20 {
+		if err := rdb.Set(context.Background(), "k"+strconv.Itoa(i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := scrape(t, mport)
+	// Each acknowledged SET was fsynced first: 20 at least, in all.
+	if n := sum(t, body, `radish_aof_fsync_duration_seconds_count\{shard="\d"\}`); n < 20 {
+		t.Errorf("radish_aof_fsync_duration_seconds_count: %v, want at least 20\n%s", n, body)
+	}
+	if n := sum(t, body, `radish_aof_fsync_duration_seconds_bucket\{shard="\d",le="\+Inf"\}`); n < 20 {
+		t.Errorf("radish_aof_fsync_duration_seconds_bucket{le=\"+Inf\"}: %v", n)
+	}
+	cmd := exec.Command("promtool", "check", "metrics")
+	cmd.Stdin = strings.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}

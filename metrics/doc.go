@@ -7,7 +7,9 @@
 //   - Shard: one shard's counters as of its last loop turn (commands,
 //     connections, cross-shard hops and transactions, keys per database,
 //     memory, expiries, evictions, changes, keyspace hits and misses,
-//     bytes in and out, calls per command row).
+//     bytes in and out, calls per command row; with an AOF, its size,
+//     bytes not yet on disk and the histogram of its fsyncs' durations,
+//     which its writer goroutine files as it syncs).
 //   - Source: what gives the Shards; the shard group implements it by
 //     reading its published atomics.
 //   - Server: the HTTP listener serving /metrics.

@@ -46,6 +46,8 @@ type Shard struct {
 	// incremental file, bytes submitted and not yet on disk (0 without
 	// an AOF).
 	AOFSize, AOFPending int64
+	// AOFFsync is how long the fsyncs of the shard's AOF took.
+	AOFFsync Histogram
 }
 
 // Persistence is the server's snapshot and AOF state.
@@ -112,7 +114,7 @@ type Info struct {
 }
 
 type desc struct {
-	commands, calls, failed, refused, errors, latency, aofSize, aofPending, lastSave, saves, lastSaveOK, aofOn, aofFailing, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires, hits, misses, netIn, netOut *prometheus.Desc
+	commands, calls, failed, refused, errors, latency, aofSize, aofPending, aofFsync, lastSave, saves, lastSaveOK, aofOn, aofFailing, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires, hits, misses, netIn, netOut *prometheus.Desc
 }
 
 func newDesc() desc {
@@ -130,6 +132,7 @@ func newDesc() desc {
 			"shard", "cmd"),
 		aofSize:    d("aof_size_bytes", "Bytes of the shard's AOF incremental file.", sh...),
 		aofPending: d("aof_pending_bytes", "Bytes the shard gave its AOF that are not on disk yet.", sh...),
+		aofFsync:   d("aof_fsync_duration_seconds", "Time an fsync of the shard's AOF took.", sh...),
 		lastSave:   d("rdb_last_save_timestamp_seconds", "Unix time of the last successful snapshot."),
 		saves:      d("rdb_saves_total", "Successful snapshots since start."),
 		lastSaveOK: d("rdb_last_bgsave_ok", "1 when the last background save worked (or none ran), else 0."),
@@ -162,7 +165,7 @@ type collector struct {
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.failed, c.d.refused, c.d.errors, c.d.latency,
-		c.d.aofSize, c.d.aofPending, c.d.lastSave, c.d.saves, c.d.lastSaveOK, c.d.aofOn, c.d.aofFailing, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
+		c.d.aofSize, c.d.aofPending, c.d.aofFsync, c.d.lastSave, c.d.saves, c.d.lastSaveOK, c.d.aofOn, c.d.aofFailing, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
 		c.d.blocked, c.d.expired, c.d.evicted, c.d.memory, c.d.changes, c.d.keys, c.d.expires,
 		c.d.hits, c.d.misses, c.d.netIn, c.d.netOut} {
 		ch <- d
@@ -207,6 +210,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		if p.AOF {
 			gauge(c.d.aofSize, float64(s.AOFSize))
 			gauge(c.d.aofPending, float64(s.AOFPending))
+			ch <- c.histogram(c.d.aofFsync, s.AOFFsync, sh)
 		}
 		counter(c.d.changes, float64(s.Changes))
 		for db, n := range s.Keys {
@@ -234,7 +238,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		for id, h := range s.Latency {
 			if h.Count != 0 && id < len(names) {
-				ch <- c.histogram(h, sh, names[id])
+				ch <- c.histogram(c.d.latency, h, sh, names[id])
 			}
 		}
 	}
@@ -250,12 +254,12 @@ const (
 
 // histogram is a duration histogram both ways: native buckets (schema 0)
 // and classic cumulative ones.
-func (c *collector) histogram(h Histogram, labels ...string) prometheus.Metric {
+func (c *collector) histogram(d *prometheus.Desc, h Histogram, labels ...string) prometheus.Metric {
 	pos := make(map[int]int64, len(h.Buckets))
 	for k, n := range h.Buckets {
 		pos[k] = int64(n)
 	}
-	m := prometheus.MustNewConstNativeHistogram(c.d.latency, h.Count, h.Sum, pos, nil, 0, 0, 0, c.started, labels...)
+	m := prometheus.MustNewConstNativeHistogram(d, h.Count, h.Sum, pos, nil, 0, 0, 0, c.started, labels...)
 	var classic []*dto.Bucket
 	for le := classicMinExp; le <= classicMaxExp; le += 2 {
 		var n uint64

@@ -21,7 +21,8 @@ func testSource() fake {
 	return fake{shards: []Shard{
 		{Commands: 10, Connections: 2, Keys: []int64{5, 0}, Expires: []int64{1, 0}, Calls: []int64{4, 6, 0},
 			Failed: []int64{0, 1, 0}, Refused: []int64{1, 0, 0}, Errors: map[string]int64{"ERR": 1, "WRONGTYPE": 1},
-			Latency: []Histogram{{Count: 3, Sum: 3e-6, Buckets: map[int]uint64{-20: 2, -19: 1}}, {}, {}}},
+			Latency:  []Histogram{{Count: 3, Sum: 3e-6, Buckets: map[int]uint64{-20: 2, -19: 1}}, {}, {}},
+			AOFFsync: Histogram{Count: 2, Sum: 3e-3, Buckets: map[int]uint64{-10: 1, -8: 1}}},
 		{Commands: 3, Hops: 1, Txns: 1, Keys: []int64{0, 0}, Expires: []int64{0, 0}, Calls: []int64{0, 2, 1}},
 	}}
 }
@@ -38,11 +39,12 @@ func TestCollectorLint(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("%s: %s", p.Metric, p.Text)
 	}
-	// 5 server series (persistence), 16 per-shard series each (the AOF's
-	// two as appendonly is on), keys and expiring keys for the one
-	// database that has any on shard 0, the non-zero calls, failed and
-	// refused calls, error codes, and the one histogram.
-	if n, want := testutil.CollectAndCount(c), 5+2*16+2+4+4+1; n != want {
+	// 5 server series (persistence), 17 per-shard series each (the AOF's
+	// three, its fsync histogram one, as appendonly is on), keys and
+	// expiring keys for the one database that has any on shard 0, the
+	// non-zero calls, failed and refused calls, error codes, and the one
+	// command histogram.
+	if n, want := testutil.CollectAndCount(c), 5+2*17+2+4+4+1; n != want {
 		t.Errorf("%d series, want %d", n, want)
 	}
 	if n := testutil.CollectAndCount(c, "radish_command_calls_total"); n != 4 {

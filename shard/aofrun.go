@@ -61,8 +61,12 @@ func (g *Group) switchAOF(on bool) error {
 		return errors.New(errEnable)
 	}
 	g.aof.Store(set)
-	if r, _, _ := g.beginRewrite(); r != nil {
+	switch r, _, errText := g.beginRewrite(); {
+	case r != nil:
 		g.cutFrom0(r)
+	case errText == errRewriteRunning:
+		// The rewrite of an AOF turned off just before is still ending.
+		g.scheduleRewrite()
 	}
 	return nil
 }

@@ -72,13 +72,13 @@ const (
 // in progress (status rewriteScheduled), or says why not.
 func (g *Group) beginRewrite() (r *rewriteRun, status, errText string) {
 	set := g.aofSet()
-	if set == nil {
-		return nil, "", "ERR BGREWRITEAOF needs appendonly yes here: radish writes no AOF base without an AOF"
-	}
 	p := &g.persist
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
+	case set == nil:
+		p.rw.scheduled = false
+		return nil, "", "ERR BGREWRITEAOF needs appendonly yes here: radish writes no AOF base without an AOF"
 	case p.rw.run != nil:
 		return nil, "", errRewriteRunning
 	case p.run != nil && p.run.bg:
@@ -227,6 +227,7 @@ func (g *Group) rewritePartDone(r *rewriteRun, shard int, err error) {
 	save := p.rw.saveNext
 	p.rw.saveNext = false
 	p.mu.Unlock()
+	g.rewriteAfterSave() // one scheduled behind this one (scheduleRewrite)
 	if off {
 		// The AOF turned on at run time never got its files: off again.
 		g.aofMu.Lock()
@@ -254,8 +255,19 @@ func (g *Group) scheduleSave() bool {
 	return true
 }
 
-// rewriteAfterSave starts the rewrite a BGREWRITEAOF scheduled behind the
-// background save that just ended (partSaved).
+// scheduleRewrite has a rewrite start once the one in progress ended, or
+// now if it did already.
+func (g *Group) scheduleRewrite() {
+	p := &g.persist
+	p.mu.Lock()
+	p.rw.scheduled = true
+	p.mu.Unlock()
+	g.rewriteAfterSave()
+}
+
+// rewriteAfterSave starts the rewrite scheduled behind the background
+// save or rewrite that just ended (partSaved, rewritePartDone), if any
+// and if nothing else runs now.
 func (g *Group) rewriteAfterSave() {
 	p := &g.persist
 	p.mu.Lock()

@@ -3,6 +3,7 @@ package shard
 import (
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/metrics"
+	"github.com/radish-kv/radish/persistence/aof"
 )
 
 // Sample implements metrics.Source: every shard's published counters
@@ -39,6 +40,16 @@ func (g *Group) Sample(dst []metrics.Shard) []metrics.Shard {
 		if set := g.aofSet(); set != nil {
 			l := set.Log(s.id)
 			m.AOFSize, m.AOFPending = l.Size(), int64(l.Pending())
+			f := l.Fsyncs()
+			m.AOFFsync = metrics.Histogram{Count: f.Count, Sum: float64(f.SumNs) / 1e9}
+			for i, n := range f.Buckets {
+				if n != 0 {
+					if m.AOFFsync.Buckets == nil {
+						m.AOFFsync.Buckets = map[int]uint64{}
+					}
+					m.AOFFsync.Buckets[i+aof.DurMinExp] = n
+				}
+			}
 		}
 		if errs := p.errs.Load(); errs != nil {
 			m.Errors = *errs // published copies are never written again

@@ -74,6 +74,7 @@ type Log struct {
 	durable atomic.Uint64
 	failed  atomic.Pointer[string] // the reason of the failing write or fsync; nil when the last one worked
 	size    atomic.Int64           // the incremental file's size
+	fsyncs  durations              // how long each fsync took
 	failing *atomic.Int32          // the Set's count of failing Logs
 }
 
@@ -334,7 +335,7 @@ func (l *Log) run() {
 		}
 		if err == nil && !synced && (policy == FsyncAlways || stop ||
 			policy == FsyncEverySec && time.Since(lastSync) >= time.Second) {
-			if err = l.f.Sync(); err == nil {
+			if err = l.sync(); err == nil {
 				synced, lastSync = true, time.Now()
 			}
 		}
@@ -361,7 +362,7 @@ func (l *Log) run() {
 // rotate switches to r's file: the current one made durable first.
 func (l *Log) rotate(r rotation, synced bool) error {
 	if !synced {
-		if err := l.f.Sync(); err != nil {
+		if err := l.sync(); err != nil {
 			return err
 		}
 	}
