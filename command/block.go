@@ -11,8 +11,9 @@ import (
 //
 //   - Spec.Handler, the form that never blocks: what Redis does inside
 //     MULTI or a script (pop if it can, else the timeout reply at once).
-//   - BlockingFunc(spec), a BlockFunc the shard loop runs instead when the
-//     client may block. When the command can reply now (data was there, or
+//   - BlockingFunc(spec, args), a BlockFunc the shard loop runs instead when
+//     the client may block (nil when these arguments never block: XREAD
+//     without BLOCK). When the command can reply now (data was there, or
 //     an argument error) it writes the reply exactly as Redis would and
 //     returns false. When every key it reads is empty it writes nothing,
 //     fills Wait and returns true: the loop parks the client on those keys
@@ -24,6 +25,12 @@ import (
 //
 // The engine needs nothing special: a blocked client is only waiting keys
 // and a deadline.
+//
+// A BlockFunc may replace elements of args to remember what its first
+// attempt resolved (XREAD's "$": the stream's last ID then): it does so
+// only for keys c.Owns reports as the executing shard's (none in the dry
+// run on an empty store), and every shard that keeps a waiter has its
+// own copy of args.
 
 // Wait says what a blocked command waits for.
 type Wait struct {
@@ -48,8 +55,13 @@ func (w *Wait) set(deadline int64, from, to int) {
 // BlockFunc runs a blocking command's attempt; see the comment above.
 type BlockFunc func(c *Ctx, args [][]byte, wait *Wait) (blocked bool)
 
-// blockFuncs maps the rows of blocking commands to their BlockFunc.
-var blockFuncs = map[string]BlockFunc{}
+// blockFuncs maps the rows of blocking commands to their BlockFunc;
+// blocksIf, for a row that blocks only with some arguments, says whether
+// these do.
+var (
+	blockFuncs = map[string]BlockFunc{}
+	blocksIf   = map[string]func(args [][]byte) bool{}
+)
 
 func registerBlocking(name string, f BlockFunc) { blockFuncs[name] = f }
 
@@ -62,9 +74,12 @@ func init() {
 }
 
 // BlockingFunc returns the BlockFunc of a blocking command's row, nil for a
-// command that never blocks.
-func BlockingFunc(s *Spec) BlockFunc {
+// command that never blocks or does not with these arguments.
+func BlockingFunc(s *Spec, args [][]byte) BlockFunc {
 	if s == nil || s.Flags&Blocking == 0 {
+		return nil
+	}
+	if f := blocksIf[s.Name]; f != nil && !f(args) {
 		return nil
 	}
 	return blockFuncs[s.Name]

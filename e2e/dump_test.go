@@ -89,9 +89,9 @@ func dumpKeys() (cmds [][]string, keys []string, byteSame map[string]bool) {
 	add("z:big", true, zb...)
 	add("z:longmember", true, "ZADD", "1", strings.Repeat("m", 65), "2", "short")
 	// Streams: nodes split by entries and by bytes, entries with the
-	// master's fields and with others, integers of every width; one with
-	// deleted entries (Redis keeps them as flagged entries, Radish drops
-	// them from a payload: not the same bytes) and an empty one.
+	// master's fields and with others, integers of every width, deleted
+	// entries (kept flagged in their nodes, as Redis keeps them), an
+	// empty stream.
 	for i := 0; i < 700; i++ {
 		fv := []string{"f", strconv.Itoa(i * 7919), "name", "n" + strconv.Itoa(i%13)}
 		switch i % 7 {
@@ -106,11 +106,13 @@ func dumpKeys() (cmds [][]string, keys []string, byteSame map[string]bool) {
 	add("x:small", true, "XADD", "1-2", "a", "2", "b", "hello")
 	add("x:small", true, "XSETID", "9-9", "ENTRIESADDED", "5", "MAXDELETEDID", "3-3")
 	for i := 1; i <= 30; i++ {
-		add("x:deleted", false, "XADD", strconv.Itoa(i)+"-0", "f", strings.Repeat("d", i*10))
+		add("x:deleted", true, "XADD", strconv.Itoa(i)+"-0", "f", strings.Repeat("d", i*10))
 	}
-	add("x:deleted", false, "XDEL", "1-0", "5-0", "6-0", "30-0")
-	add("x:empty", false, "XADD", "5-5", "f", "v")
-	add("x:empty", false, "XDEL", "5-5")
+	add("x:deleted", true, "XDEL", "1-0", "5-0", "6-0", "30-0")
+	add("x:deleted", true, "XTRIM", "MAXLEN", "20")
+	add("x:empty", true, "XADD", "5-5", "f", "v")
+	add("x:empty", true, "XADD", "6-5", "f", "v")
+	add("x:empty", true, "XDEL", "5-5", "6-5")
 	return cmds, keys, byteSame
 }
 

@@ -471,8 +471,32 @@ func (s *Store) streamNodeLimits() (maxBytes, maxEntries int) {
 }
 
 // appendEntry adds an entry with the given ID (larger than every ID in
-// the stream) and fields/values.
+// the stream) and fields/values, in a new node where Redis would start
+// one.
 func (st stream) appendEntry(id StreamID, fv [][]byte) {
+	sl := st.db.s.slab
+	ix := sl.Bytes(st.index())
+	newNode := true
+	if n := ixCount(ix); n > 0 {
+		nb := sl.Bytes(ixNode(ix, n-1))
+		tot := 0
+		for _, s := range fv {
+			tot += len(s)
+		}
+		maxBytes, maxEntries := st.db.s.streamNodeLimits()
+		newNode = ndLPBytes(nb)+tot >= maxBytes || maxEntries > 0 && u32(nb, ndLive)+u32(nb, ndDel) >= maxEntries
+	}
+	st.appendTo(id, fv, newNode, nil, 0)
+	st.setLast(id)
+	st.setAdded(st.added() + 1)
+}
+
+// appendTo adds an entry (ID larger than every ID in the stream; flags
+// xDeleted for a deleted one) to the last node, or (newNode, or no node
+// yet) to a new node whose master fields are master (nil: the entry's
+// fields). It keeps the length and, for the first live entry, the first
+// ID; the last ID and the count of entries added are the caller's.
+func (st stream) appendTo(id StreamID, fv [][]byte, newNode bool, master [][]byte, flags byte) {
 	db := st.db
 	sl := db.s.slab
 	ix := sl.Bytes(st.index())
@@ -480,35 +504,37 @@ func (st stream) appendEntry(id StreamID, fv [][]byte) {
 	node := slab.Nil
 	var nb []byte
 	if n > 0 {
-		node = ixNode(ix, n-1)
-		nb = sl.Bytes(node)
-		tot := 0
-		for _, s := range fv {
-			tot += len(s)
-		}
-		maxBytes, maxEntries := db.s.streamNodeLimits()
-		if ndLPBytes(nb)+tot >= maxBytes || maxEntries > 0 && u32(nb, ndLive)+u32(nb, ndDel) >= maxEntries {
+		if newNode {
 			st.shrinkNode(n - 1)
-			node, nb = slab.Nil, nil
+		} else {
+			node = ixNode(ix, n-1)
+			nb = sl.Bytes(node)
 		}
 	}
 	t := db.s.tmp[:0]
-	var master StreamID
+	var m StreamID
 	same := false
 	lp := 0
 	if node == slab.Nil {
-		master = id
-		same = true
-		// Master fields.
-		t = binary.AppendUvarint(t, uint64(len(fv)/2))
-		lp += lpIntEntrySize(int64(len(fv) / 2))
-		for i := 0; i < len(fv); i += 2 {
-			t = appendStr(t, fv[i])
-			lp += lpStrEntrySize(fv[i])
+		m = id
+		if master == nil {
+			same = true
+			t = binary.AppendUvarint(t, uint64(len(fv)/2))
+			for i := 0; i < len(fv); i += 2 {
+				t = appendStr(t, fv[i])
+				lp += lpStrEntrySize(fv[i])
+			}
+		} else {
+			same = sameMaster(master, fv)
+			t = binary.AppendUvarint(t, uint64(len(master)))
+			for _, f := range master {
+				t = appendStr(t, f)
+				lp += lpStrEntrySize(f)
+			}
 		}
-		lp += 2 // the master entry's 0 terminator
+		lp += lpIntEntrySize(int64(uvarintAt(t))) + 2 // the field count, the master entry's 0
 	} else {
-		master = getID(nb, ndMaster)
+		m = getID(nb, ndMaster)
 		mo, mn := ndMasterFields(nb)
 		if mn == len(fv)/2 {
 			same = true
@@ -520,12 +546,11 @@ func (st stream) appendEntry(id StreamID, fv [][]byte) {
 		}
 	}
 	start := len(t)
-	flags := byte(0)
 	if same {
-		flags = xSameFields
+		flags |= xSameFields
 	}
-	dms := id.Ms - master.Ms
-	dseq := int64(id.Seq - master.Seq)
+	dms := id.Ms - m.Ms
+	dseq := int64(id.Seq - m.Seq)
 	t = append(t, flags)
 	t = binary.AppendUvarint(t, dms)
 	t = binary.AppendUvarint(t, zigzag(dseq))
@@ -546,13 +571,17 @@ func (st stream) appendEntry(id StreamID, fv [][]byte) {
 	}
 	lp += lpIntEntrySize(int64(lpCount))
 	db.s.tmp = t
+	live, del := 1, 0
+	if flags&xDeleted != 0 {
+		live, del = 0, 1
+	}
 	if node == slab.Nil {
 		x := db.s.alloc(ndHdr + len(t))
 		b := sl.Bytes(x)
 		b[0] = 0
 		putU32(b, ndUsed, len(t))
-		putU32(b, ndLive, 1)
-		putU32(b, ndDel, 0)
+		putU32(b, ndLive, live)
+		putU32(b, ndDel, del)
 		putID(b, ndMaster, id)
 		putU32(b, ndLP, lp)
 		binary.LittleEndian.PutUint16(b[ndFirst:], uint16(ndHdr+start))
@@ -570,15 +599,35 @@ func (st stream) appendEntry(id StreamID, fv [][]byte) {
 		}
 		copy(nb[end:], t)
 		putU32(nb, ndUsed, u32(nb, ndUsed)+len(t))
-		putU32(nb, ndLive, u32(nb, ndLive)+1)
+		putU32(nb, ndLive, u32(nb, ndLive)+live)
+		putU32(nb, ndDel, u32(nb, ndDel)+del)
 		putU32(nb, ndLP, u32(nb, ndLP)+lp)
 	}
-	if st.length() == 0 {
-		st.setFirst(id)
+	if live == 1 {
+		if st.length() == 0 {
+			st.setFirst(id)
+		}
+		st.setLength(st.length() + 1)
 	}
-	st.setLength(st.length() + 1)
-	st.setLast(id)
-	st.setAdded(st.added() + 1)
+}
+
+// uvarintAt decodes the uvarint at the start of b.
+func uvarintAt(b []byte) uint64 {
+	v, _ := binary.Uvarint(b)
+	return v
+}
+
+// sameMaster reports whether fv's fields are master's.
+func sameMaster(master, fv [][]byte) bool {
+	if len(master) != len(fv)/2 {
+		return false
+	}
+	for i, f := range master {
+		if string(f) != string(fv[2*i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // shrinkNode moves node i into a block of the size its bytes need.
@@ -1041,10 +1090,14 @@ func (st stream) info() StreamInfo {
 
 // ---- Record ----
 //
-// A stream's Record: the last ID, the first ID, the largest deleted ID
-// (ms and seq as uvarints each), the entries-added count (uvarint), the
-// entry count, then each entry: its ID, a uvarint field count and field,
-// value as serialized strings.
+// A stream's Record keeps its nodes as they are, deleted entries
+// included, so that a copy (COPY, RESTORE, a snapshot) splits and trims as
+// the original: the last ID, the first ID, the largest deleted ID (ms and
+// seq as uvarints each), the entries-added count, the live entry count,
+// the node count; per node its master fields (a uvarint count, then
+// serialized strings) and its entry count, then each entry: a flags byte
+// (1: deleted), its ID, a uvarint field count and field, value as
+// serialized strings.
 
 func appendIDVarint(dst []byte, id StreamID) []byte {
 	return binary.AppendUvarint(binary.AppendUvarint(dst, id.Ms), id.Seq)
@@ -1057,15 +1110,32 @@ func streamExport(db *DB, _ int, x slab.Handle, dst []byte) []byte {
 	dst = appendIDVarint(dst, st.maxDeleted())
 	dst = binary.AppendUvarint(dst, st.added())
 	dst = binary.AppendUvarint(dst, st.length())
-	st.each(StreamID{}, MaxStreamID, false, false, func(_ int, b []byte, e *xentry) bool {
-		dst = appendIDVarint(dst, e.id)
-		dst = binary.AppendUvarint(dst, uint64(e.nf))
-		db.s.fv = entryFields(b, e, db.s.fv)
-		for _, s := range db.s.fv {
-			dst = appendStr(dst, s)
+	sl := db.s.slab
+	ix := sl.Bytes(st.index())
+	dst = binary.AppendUvarint(dst, uint64(ixCount(ix)))
+	for i := 0; i < ixCount(ix); i++ {
+		b := sl.Bytes(ixNode(ix, i))
+		mo, mn := ndMasterFields(b)
+		dst = binary.AppendUvarint(dst, uint64(mn))
+		for j := 0; j < mn; j++ {
+			var f []byte
+			f, mo = readStr(b, mo)
+			dst = appendStr(dst, f)
 		}
-		return true
-	})
+		dst = binary.AppendUvarint(dst, uint64(u32(b, ndLive)+u32(b, ndDel)))
+		m := getID(b, ndMaster)
+		for o := ndEntries(b); o < ndEnd(b); {
+			e := readEntry(b, o, m)
+			dst = append(dst, e.flags&xDeleted)
+			dst = appendIDVarint(dst, e.id)
+			dst = binary.AppendUvarint(dst, uint64(e.nf))
+			db.s.fv = entryFields(b, &e, db.s.fv)
+			for _, f := range db.s.fv {
+				dst = appendStr(dst, f)
+			}
+			o = e.end
+		}
+	}
 	return dst
 }
 
@@ -1119,36 +1189,39 @@ func (r *recReader) count(min int) int {
 }
 
 func streamLoad(db *DB, data []byte) (int, slab.Handle, bool) {
-	r := recReader{b: data}
-	last, first, maxDel := r.id(), r.id(), r.id()
-	added := r.uvarint()
-	n := r.count(3)
+	sr, ok := OpenStreamRecord(data)
 	st := db.newStream()
-	fv := db.s.fv[:0]
-	prev := StreamID{}
-	for i := 0; i < n && !r.bad; i++ {
-		id := r.id()
-		nf := r.count(2)
-		fv = fv[:0]
-		for j := 0; j < 2*nf; j++ {
-			fv = append(fv, r.str())
-		}
-		if r.bad || nf == 0 || i > 0 && !prev.Less(id) || last.Less(id) {
-			r.bad = true
+	var prev StreamID
+	seen := false
+	for ok {
+		master, n, more := sr.NextNode()
+		if !more {
+			ok = sr.nodes == 0 && sr.r.off == len(data) && !sr.r.bad
 			break
 		}
-		st.appendEntry(id, fv)
-		prev = id
+		for k := 0; k < n && ok; k++ {
+			id, deleted, fv, valid := sr.NextEntry()
+			if !valid || len(fv) == 0 || seen && !prev.Less(id) || sr.Last.Less(id) {
+				ok = false
+				break
+			}
+			flags := byte(0)
+			if deleted {
+				flags = xDeleted
+			}
+			st.appendTo(id, fv, k == 0, master, flags)
+			prev, seen = id, true
+		}
+		ok = ok && n > 0
 	}
-	db.s.fv = fv
-	if r.bad || r.off != len(data) {
+	if !ok || st.length() != uint64(sr.Len) {
 		streamFree(db, encStream, st.x)
 		return 0, slab.Nil, false
 	}
-	st.setLast(last)
-	st.setFirst(first)
-	st.setMaxDel(maxDel)
-	st.setAdded(added)
+	st.setLast(sr.Last)
+	st.setFirst(sr.First)
+	st.setMaxDel(sr.MaxDeleted)
+	st.setAdded(sr.EntriesAdded)
 	return encStream, st.x, true
 }
 
@@ -1156,75 +1229,132 @@ func streamLoad(db *DB, data []byte) (int, slab.Handle, bool) {
 type StreamRecord struct {
 	Last, First, MaxDeleted StreamID
 	EntriesAdded            uint64
-	Len                     int // entries
+	Len                     int // live entries
+	Nodes                   int
 
-	r    recReader
-	left int
-	fv   [][]byte
+	r        recReader
+	nodes    int // nodes not yet started
+	left     int // entries left in the current node
+	fv, mfv  [][]byte
+	anyNodes bool
 }
 
-// OpenStreamRecord starts reading a stream record's entries with Next;
-// false when data is malformed.
+// OpenStreamRecord starts reading a stream record; false when its
+// header is malformed.
 func OpenStreamRecord(data []byte) (StreamRecord, bool) {
 	s := StreamRecord{r: recReader{b: data}}
 	s.Last, s.First, s.MaxDeleted = s.r.id(), s.r.id(), s.r.id()
 	s.EntriesAdded = s.r.uvarint()
-	s.Len = s.r.count(3)
-	s.left = s.Len
+	s.Len = s.r.count(1)
+	s.Nodes = s.r.count(2)
+	s.nodes = s.Nodes
 	return s, !s.r.bad
 }
 
-// Next returns the next entry (fv: field, value, ...; valid until the
-// next call, aliasing the record); false after the last or on malformed
-// data.
-func (s *StreamRecord) Next() (id StreamID, fv [][]byte, ok bool) {
-	if s.left == 0 || s.r.bad {
-		return id, nil, false
+// NextNode starts the next node (the entries of the current one not read
+// are skipped): its master fields (valid until the next NextNode,
+// aliasing the record) and its entry count; false after the last or on
+// malformed data.
+func (s *StreamRecord) NextNode() (master [][]byte, entries int, ok bool) {
+	for s.left > 0 && !s.r.bad {
+		s.NextEntry()
+	}
+	if s.nodes == 0 || s.r.bad {
+		return nil, 0, false
+	}
+	s.nodes--
+	nm := s.r.count(1)
+	s.mfv = s.mfv[:0]
+	for range nm {
+		s.mfv = append(s.mfv, s.r.str())
+	}
+	s.left = s.r.count(4)
+	return s.mfv, s.left, !s.r.bad
+}
+
+// NextEntry returns the current node's next entry, deleted or not (fv:
+// field, value, ...; valid until the next call, aliasing the record);
+// false at the node's end or on malformed data.
+func (s *StreamRecord) NextEntry() (id StreamID, deleted bool, fv [][]byte, ok bool) {
+	if s.left == 0 || s.r.bad || s.r.off >= len(s.r.b) {
+		s.r.bad = s.r.bad || s.left > 0
+		return id, false, nil, false
 	}
 	s.left--
+	flags := s.r.b[s.r.off]
+	s.r.off++
 	id = s.r.id()
 	nf := s.r.count(2)
 	s.fv = s.fv[:0]
-	for j := 0; j < 2*nf; j++ {
+	for range 2 * nf {
 		s.fv = append(s.fv, s.r.str())
 	}
-	return id, s.fv, !s.r.bad
+	return id, flags&xDeleted != 0, s.fv, !s.r.bad && flags&^xDeleted == 0
 }
 
-// StreamRecordBuilder writes a stream's Record entry by entry (the RDB
-// loader's side of StreamRecord). Its checks are the loader's, except
-// that Finish refuses entries out of order.
+// Next returns the next live entry, across nodes; false after the last
+// or on malformed data.
+func (s *StreamRecord) Next() (id StreamID, fv [][]byte, ok bool) {
+	for {
+		if s.left == 0 {
+			if _, _, more := s.NextNode(); !more {
+				return id, nil, false
+			}
+			continue
+		}
+		id, deleted, fv, ok := s.NextEntry()
+		if !ok {
+			return id, nil, false
+		}
+		if !deleted {
+			return id, fv, true
+		}
+	}
+}
+
+// StreamRecordBuilder writes a stream's Record node by node (the RDB
+// loader's side of StreamRecord). Its checks are the loader's; the
+// engine refuses a record whose entries are out of order.
 type StreamRecordBuilder struct {
-	entries []byte
-	n       int
-	prev    StreamID
-	bad     bool
+	body  []byte
+	nodes int
+	live  int
 }
 
-// Add appends an entry (fv: field, value, ...; copied).
-func (b *StreamRecordBuilder) Add(id StreamID, fv [][]byte) {
-	if b.n > 0 && !b.prev.Less(id) || len(fv) == 0 || len(fv)%2 != 0 {
-		b.bad = true
+// Node starts a node of the given entries with these master fields.
+func (b *StreamRecordBuilder) Node(master [][]byte, entries int) {
+	b.nodes++
+	b.body = binary.AppendUvarint(b.body, uint64(len(master)))
+	for _, f := range master {
+		b.body = appendStr(b.body, f)
 	}
-	b.prev = id
-	b.n++
-	b.entries = appendIDVarint(b.entries, id)
-	b.entries = binary.AppendUvarint(b.entries, uint64(len(fv)/2))
+	b.body = binary.AppendUvarint(b.body, uint64(entries))
+}
+
+// Entry appends an entry to the node begun last (fv: field, value, ...;
+// copied).
+func (b *StreamRecordBuilder) Entry(id StreamID, deleted bool, fv [][]byte) {
+	flags := byte(0)
+	if deleted {
+		flags = xDeleted
+	} else {
+		b.live++
+	}
+	b.body = append(b.body, flags)
+	b.body = appendIDVarint(b.body, id)
+	b.body = binary.AppendUvarint(b.body, uint64(len(fv)/2))
 	for _, s := range fv {
-		b.entries = appendStr(b.entries, s)
+		b.body = appendStr(b.body, s)
 	}
 }
 
-// Finish returns the Record; false when the entries were out of order,
-// one had no fields, or one is after last.
-func (b *StreamRecordBuilder) Finish(last, first, maxDeleted StreamID, entriesAdded uint64) (Record, bool) {
-	if b.bad || b.n > 0 && last.Less(b.prev) {
-		return Record{}, false
-	}
+// Record returns the stream's Record.
+func (b *StreamRecordBuilder) Record(last, first, maxDeleted StreamID, entriesAdded uint64) Record {
 	d := appendIDVarint(nil, last)
 	d = appendIDVarint(d, first)
 	d = appendIDVarint(d, maxDeleted)
 	d = binary.AppendUvarint(d, entriesAdded)
-	d = binary.AppendUvarint(d, uint64(b.n))
-	return Record{Type: TypeStream, Data: append(d, b.entries...)}, true
+	d = binary.AppendUvarint(d, uint64(b.live))
+	d = binary.AppendUvarint(d, uint64(b.nodes))
+	return Record{Type: TypeStream, Data: append(d, b.body...)}
 }

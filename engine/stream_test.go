@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -298,13 +297,21 @@ func streamModel(t *testing.T, ops []byte, nodeEntries, nodeBytes int) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: XRANGE %v %v count %d rev %v = %v, want %v", desc, lo, hi, count, rev, got, want)
 			}
-		case 6: // Export and Import
+		case 6: // Export and Import: the same nodes
 			rec, ok := db.Export(key, 0)
 			if ok != m.exists {
 				t.Fatalf("%s: export ok %v", desc, ok)
 			}
 			if ok {
+				before, _, _ := db.XInfo(key, 0)
 				db.Import(key, rec)
+				after, _, _ := db.XInfo(key, 0)
+				if before != after {
+					t.Fatalf("%s: imported %+v, exported %+v", desc, after, before)
+				}
+				if again, _ := db.Export(key, 0); string(again.Data) != string(rec.Data) {
+					t.Fatalf("%s: exported again %q, first %q", desc, again.Data, rec.Data)
+				}
 			}
 		case 7: // XSETID forward
 			if !m.exists {
@@ -449,18 +456,11 @@ func TestStreamRecordMalformed(t *testing.T) {
 		}
 	}
 	// Two entries in the wrong order.
-	var d []byte
-	d = appendIDVarint(d, StreamID{9, 0})
-	d = appendIDVarint(d, StreamID{})
-	d = appendIDVarint(d, StreamID{})
-	d = binary.AppendUvarint(d, 2)
-	d = binary.AppendUvarint(d, 2)
-	for _, id := range []StreamID{{5, 0}, {4, 0}} {
-		d = appendIDVarint(d, id)
-		d = binary.AppendUvarint(d, 1)
-		d = appendStr(appendStr(d, []byte("f")), []byte("v"))
-	}
-	db.Import([]byte("y"), Record{Type: TypeStream, Data: d})
+	var sb StreamRecordBuilder
+	sb.Node([][]byte{[]byte("f")}, 2)
+	sb.Entry(StreamID{5, 0}, false, [][]byte{[]byte("f"), []byte("v")})
+	sb.Entry(StreamID{4, 0}, false, [][]byte{[]byte("f"), []byte("v")})
+	db.Import([]byte("y"), sb.Record(StreamID{9, 0}, StreamID{}, StreamID{}, 2))
 	if db.Exists([]byte("y"), 0) {
 		t.Fatal("entries out of order loaded")
 	}

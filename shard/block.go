@@ -122,6 +122,7 @@ func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args []
 		t.blockFn = fn
 		t.wouldBlock = func() {
 			if !c.dead {
+				b.args = t.args // as the attempt left them (XREAD's "$" resolved)
 				s.waitOn(c, b, fn, viaHome)
 			}
 		}
@@ -139,8 +140,10 @@ func (s *Shard) waitOn(c *conn, b *blockState, fn command.BlockFunc, viaHome boo
 	hs, spec, args := b.holders, b.spec, b.args
 	home, db, proto := s.id, c.cl.DB, c.cl.Proto
 	for _, h := range hs {
-		wt := &waiter{id: b.id, home: home, c: c, spec: spec, fn: fn, args: args, db: db, proto: proto, keys: h.keys,
-			viaHome: viaHome}
+		// Each holder's own args: a BlockFunc may rewrite them (block.go
+		// in command).
+		wt := &waiter{id: b.id, home: home, c: c, spec: spec, fn: fn, args: command.CopyArgs(args), db: db, proto: proto,
+			keys: h.keys, viaHome: viaHome}
 		s.send(h.shard, msgPark, func(o *Shard) {
 			o.runOrDefer(args, spec, func() {
 				if len(hs) == 1 && !viaHome {

@@ -335,7 +335,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.eval(c, spec, args)
 		return
 	}
-	if fn := command.BlockingFunc(spec); fn != nil {
+	if fn := command.BlockingFunc(spec, args); fn != nil {
 		s.block(c, spec, fn, args)
 		return
 	}

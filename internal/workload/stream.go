@@ -37,15 +37,15 @@ func (g *Gen) stream(s string) []string {
 		if g.r.IntN(8) == 0 {
 			args = append(args, "NOMKSTREAM")
 		}
-		if g.r.IntN(4) == 0 {
+		if g.r.IntN(2) == 0 { // often enough to keep the streams short
 			args = append(args, g.pick("MAXLEN", "MINID", "maxlen"))
 			if op := g.pick("", "=", "~", "~"); op != "" {
 				args = append(args, op)
 			}
 			if args[len(args)-1] == "MINID" || args[len(args)-2] == "MINID" {
-				args = append(args, strconv.Itoa(g.r.IntN(g.xms+1)))
+				args = append(args, strconv.Itoa(max(0, g.xms-g.r.IntN(60))))
 			} else {
-				args = append(args, strconv.Itoa(g.r.IntN(150)))
+				args = append(args, strconv.Itoa(g.r.IntN(60)))
 			}
 			if g.r.IntN(3) == 0 {
 				args = append(args, "LIMIT", g.pick("0", "1", "100", "-1"))
@@ -68,7 +68,7 @@ func (g *Gen) stream(s string) []string {
 		return []string{g.pick("XLEN", "TYPE", "EXISTS"), key()}
 	case 7, 8:
 		args := []string{g.pick("XRANGE", "XREVRANGE"), key(), id(), id()}
-		if g.r.IntN(2) == 0 {
+		if g.r.IntN(20) != 0 { // whole streams make long replies
 			args = append(args, "COUNT", g.pick("0", "1", "3", "10", "-1"))
 		}
 		return args
@@ -99,8 +99,8 @@ func (g *Gen) stream(s string) []string {
 		return args
 	case 12, 13:
 		args := []string{"XREAD"}
-		if g.r.IntN(2) == 0 {
-			args = append(args, "COUNT", g.pick("1", "2", "5", "0"))
+		if g.r.IntN(20) != 0 {
+			args = append(args, "COUNT", g.pick("1", "2", "5", "10"))
 		}
 		n := 1 + g.r.IntN(3)
 		args = append(args, "STREAMS")

@@ -28,49 +28,57 @@ import (
 // master, the field count and fields unless flag 2, the values, and the
 // number of listpack elements of the entry before this one.
 //
-// Writing, nodes are split where Redis 7.0 splits them when the entries
-// are added in order (engine/stream.go does the same), and every entry is
-// live.
+// The engine's Record keeps a stream's nodes, deleted entries included,
+// so a stream is written and read node for node, as Redis does.
 
 const (
 	xFlagDeleted    = 1
 	xFlagSameFields = 2
 )
 
-// lpIntEntrySize is the size of the listpack entry of integer v.
-func lpIntEntrySize(v int64) int { return lpIntSize(v) + 1 }
-
-// appendStream writes a stream record as type 19.
+// appendStream writes a stream record as type 19, node for node.
 func (e *Encoder) appendStream(dst []byte, r engine.Record) []byte {
-	maxBytes := e.Limits.StreamNodeMaxBytes
-	if maxBytes <= 0 || maxBytes > 1<<30 {
-		maxBytes = 1 << 30
-	}
-	e.planNodes(r, maxBytes, e.Limits.StreamNodeMaxEntries)
-	var master [][]byte
-	dst = AppendLen(dst, uint64(len(e.elems)))
 	sr, _ := engine.OpenStreamRecord(r.Data)
-	for _, n := range e.elems {
+	dst = AppendLen(dst, uint64(sr.Nodes))
+	var master [][]byte
+	for {
+		mf, n, ok := sr.NextNode()
+		if !ok {
+			break
+		}
+		master = append(master[:0], mf...)
+		// Count the deleted entries first: the master entry comes first.
+		ahead := sr
+		live, del := 0, 0
 		var m engine.StreamID
-		e.lp.reset(e.lp.buf)
-		master = master[:0]
 		for k := 0; k < n; k++ {
-			id, fv, _ := sr.Next()
+			id, deleted, _, _ := ahead.NextEntry()
 			if k == 0 {
 				m = id
-				e.lp.addInt(int64(n))
-				e.lp.addInt(0)
-				e.lp.addInt(int64(len(fv) / 2))
-				for i := 0; i < len(fv); i += 2 {
-					master = append(master, fv[i])
-					e.lp.add(fv[i])
-				}
-				e.lp.addInt(0)
 			}
+			if deleted {
+				del++
+			} else {
+				live++
+			}
+		}
+		e.lp.reset(e.lp.buf)
+		e.lp.addInt(int64(live))
+		e.lp.addInt(int64(del))
+		e.lp.addInt(int64(len(master)))
+		for _, f := range master {
+			e.lp.add(f)
+		}
+		e.lp.addInt(0)
+		for k := 0; k < n; k++ {
+			id, deleted, fv, _ := sr.NextEntry()
 			same := sameFields(master, fv)
 			flags := int64(0)
 			if same {
 				flags = xFlagSameFields
+			}
+			if deleted {
+				flags |= xFlagDeleted
 			}
 			e.lp.addInt(flags)
 			e.lp.addInt(int64(id.Ms - m.Ms))
@@ -101,43 +109,6 @@ func (e *Encoder) appendStream(dst []byte, r engine.Record) []byte {
 	return AppendLen(dst, 0) // consumer groups
 }
 
-// planNodes fills e.elems with the entries of each node, closing a node
-// where Redis's streamAppendItem would: when its listpack plus the new
-// entry's fields and values would reach maxBytes, or it holds maxEntries.
-func (e *Encoder) planNodes(r engine.Record, maxBytes, maxEntries int) {
-	sr, _ := engine.OpenStreamRecord(r.Data)
-	e.elems = e.elems[:0]
-	var master [][]byte
-	var m engine.StreamID
-	lpBody, count := 0, 0
-	for id, fv, ok := sr.Next(); ok; id, fv, ok = sr.Next() {
-		tot := 0
-		for _, s := range fv {
-			tot += len(s)
-		}
-		if count > 0 && (7+lpIntEntrySize(int64(count))+lpIntEntrySize(0)+lpBody+tot >= maxBytes ||
-			maxEntries > 0 && count >= maxEntries) {
-			e.elems = append(e.elems, count)
-			count = 0
-		}
-		if count == 0 {
-			m = id
-			master = master[:0]
-			lpBody = lpIntEntrySize(int64(len(fv)/2)) + 2
-			for i := 0; i < len(fv); i += 2 {
-				master = append(master, fv[i])
-				lpBody += lpEntrySize(fv[i])
-			}
-		}
-		lpBody += lpIntEntrySize(int64(id.Ms-m.Ms)) + lpIntEntrySize(int64(id.Seq-m.Seq)) +
-			streamEntrySize(sameFields(master, fv), fv)
-		count++
-	}
-	if count > 0 {
-		e.elems = append(e.elems, count)
-	}
-}
-
 // sameFields reports whether fv's fields are master's.
 func sameFields(master, fv [][]byte) bool {
 	if len(master) != len(fv)/2 {
@@ -149,25 +120,6 @@ func sameFields(master, fv [][]byte) bool {
 		}
 	}
 	return true
-}
-
-// streamEntrySize is the size of an entry's listpack elements other than
-// its ID deltas: flags, the field count and fields unless same, the
-// values, the element count.
-func streamEntrySize(same bool, fv [][]byte) int {
-	n := lpIntEntrySize(0)
-	elems := 3 + len(fv)/2
-	if !same {
-		n += lpIntEntrySize(int64(len(fv) / 2))
-		elems += len(fv)/2 + 1
-	}
-	for i := 0; i < len(fv); i += 2 {
-		if !same {
-			n += lpEntrySize(fv[i])
-		}
-		n += lpEntrySize(fv[i+1])
-	}
-	return n + lpIntEntrySize(int64(elems))
 }
 
 // readStream reads a stream of RDB type t (15, 19 or 21). Deleted
@@ -226,25 +178,27 @@ func (r *Reader) readStream(t byte) (engine.Record, error) {
 	} else if g != 0 {
 		return engine.Record{}, &UnsupportedError{Type: t}
 	}
-	rec, ok := p.b.Finish(engine.StreamID{Ms: v[1], Seq: v[2]}, engine.StreamID{Ms: v[3], Seq: v[4]},
-		engine.StreamID{Ms: v[5], Seq: v[6]}, v[7])
-	if !ok {
-		return engine.Record{}, errFormat("bad stream entries")
-	}
-	return rec, nil
+	return p.b.Record(engine.StreamID{Ms: v[1], Seq: v[2]}, engine.StreamID{Ms: v[3], Seq: v[4]},
+		engine.StreamID{Ms: v[5], Seq: v[6]}, v[7]), nil
 }
 
 // streamParse turns the elements of a stream's node listpacks into
-// entries.
+// record nodes.
 type streamParse struct {
-	b     engine.StreamRecordBuilder
-	elems [][]byte
-	fv    [][]byte
-	first engine.StreamID // the first live entry's (0-0: none yet)
-	live  bool
+	b       engine.StreamRecordBuilder
+	elems   [][]byte
+	entries []streamEntry
+	first   engine.StreamID // the first live entry's (0-0: none yet)
+	live    bool
 }
 
-// node parses one node's elements (master ID m).
+type streamEntry struct {
+	id      engine.StreamID
+	deleted bool
+	fv      [][]byte
+}
+
+// node parses one node's elements (master ID m) into a record node.
 func (p *streamParse) node(m engine.StreamID) error {
 	el := p.elems
 	i := 0
@@ -273,6 +227,7 @@ func (p *streamParse) node(m engine.StreamID) error {
 	if nextInt() != 0 || bad {
 		return errFormat("bad stream master entry")
 	}
+	p.entries = p.entries[:0]
 	for i < len(el) && !bad {
 		flags := nextInt()
 		id := m
@@ -282,34 +237,37 @@ func (p *streamParse) node(m engine.StreamID) error {
 		if flags&xFlagSameFields == 0 {
 			n = nextInt()
 		}
-		if n <= 0 || n > int64(len(el)) {
+		if n <= 0 || n > int64(len(el)) || flags&^(xFlagDeleted|xFlagSameFields) != 0 {
 			return errFormat("bad stream entry")
 		}
-		p.fv = p.fv[:0]
+		var fv [][]byte
 		for k := int64(0); k < n; k++ {
 			if flags&xFlagSameFields != 0 {
 				if k >= int64(len(master)) {
 					return errFormat("bad stream entry")
 				}
-				p.fv = append(p.fv, master[k])
+				fv = append(fv, master[k])
 			} else {
-				p.fv = append(p.fv, next())
+				fv = append(fv, next())
 			}
-			p.fv = append(p.fv, next())
+			fv = append(fv, next())
 		}
 		nextInt() // the element count, for walking backwards
 		if bad {
 			break
 		}
-		if flags&xFlagDeleted == 0 {
-			if !p.live {
-				p.first, p.live = id, true
-			}
-			p.b.Add(id, p.fv)
+		deleted := flags&xFlagDeleted != 0
+		if !deleted && !p.live {
+			p.first, p.live = id, true
 		}
+		p.entries = append(p.entries, streamEntry{id, deleted, fv})
 	}
-	if bad {
+	if bad || len(p.entries) == 0 {
 		return errFormat("bad stream entry")
+	}
+	p.b.Node(master, len(p.entries))
+	for _, e := range p.entries {
+		p.b.Entry(e.id, e.deleted, e.fv)
 	}
 	return nil
 }
