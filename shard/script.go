@@ -549,6 +549,9 @@ func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool 
 	s.stats.count(spec)
 	start, dirty := len(w.B), h.store.Dirty()
 	spec.Handler(&ctx, args)
+	if spec.BeforeGather != nil {
+		s.prepareOwners(spec, h.db, args, idx)
+	}
 	if len(w.B) > start && w.B[start] == '-' {
 		s.stats.failedCall(spec, w.B[start:])
 	}
