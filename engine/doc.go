@@ -57,6 +57,9 @@
 //     node's master and its fields omitted when they are the master's;
 //     nodes close where Redis's listpacks do (stream-node-max-bytes and
 //     -entries), so approximate trims match Redis's (stream.go).
+//   - Lazy-free queue: values UNLINK took out and trees FLUSHDB ASYNC
+//     detached, freed a bounded number of blocks per LazyFreeStep
+//     (lazyfree.go); they belong to no database.
 //   - Record: a key's value in a self-contained form (Export/Import). For
 //     a hash: uvarint field count, then field and value as (uvarint length,
 //     bytes) each; for a set: uvarint count, then the members the same way;
@@ -95,8 +98,9 @@
 //     count tagged leaves and leaves per slab class; DB.keys and DB.expires
 //     count the DB's leaves and TTL leaves (expired ones included until
 //     deleted).
-//   - After every key is deleted, the slab holds no live block (the wheel
-//     frees its chunks when the last TTL leaf goes).
+//   - After every key is deleted and the lazy-free queue is empty, the slab
+//     holds no live block (the wheel frees its chunks when the last TTL
+//     leaf goes).
 //   - Every leaf with a TTL has a wheel entry in the bucket of its current
 //     deadline; entries of deleted or moved leaves are stale and dropped.
 //   - No hash or set is empty: the operation that removes its last element

@@ -109,6 +109,11 @@ type Store struct {
 	// (a snapshot in progress writes the key's value first).
 	BeforeEvict func(db int, key []byte)
 
+	// lazy is the queue of values and trees freed a slice at a time
+	// (lazyfree.go); lazyFreed counts those it finished.
+	lazy      []lazyItem
+	lazyFreed int64
+
 	exp expiry // expire.go: expiry wheel and counters
 	mem budget // evict.go: maxmemory, policy, eviction pool, access clock
 }
@@ -173,6 +178,8 @@ func (s *Store) reset() {
 		db.contents = contents{}
 	}
 	s.slab.Reset()
+	s.lazyFreed += int64(len(s.lazy))
+	s.lazy = nil
 	s.exp.wheelReset()
 	s.leaves = [slab.NumClasses]int{}
 	s.ttl = [slab.NumClasses]int{}
