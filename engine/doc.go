@@ -43,7 +43,9 @@
 //   - Quicklist: a list (quicklist.go): a header block and a doubly linked
 //     chain of node blocks, each a packed run of entries of at most
 //     list-max-listpack-size; entries carry their length at both ends so
-//     both ends of a node can be walked.
+//     both ends of a node can be walked. Under list-compress-depth the
+//     inner nodes are LZF-compressed blocks, made plain for any access to
+//     their entries (qlcompress.go).
 //   - Skiplist: the large sorted set (skiplist.go): Redis's skiplist with
 //     spans for O(log n) rank and range, whose nodes are the entry blocks
 //     of the object hash table, so ZSCORE is O(1) and a member is stored

@@ -405,6 +405,7 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 		ZSetMaxListpackEntries: int(c.ZSetMaxListpackEntries),
 		ZSetMaxListpackValue:   int(c.ZSetMaxListpackValue),
 		ListMaxListpackSize:    c.ListMaxListpackSize,
+		ListCompressDepth:      c.ListCompressDepth,
 		HLLSparseMaxBytes:      int(c.HLLSparseMaxBytes),
 		StreamNodeMaxBytes:     int(min(c.StreamNodeMaxBytes, 1<<30)),
 		StreamNodeMaxEntries:   int(min(c.StreamNodeMaxEntries, 1<<31)),
