@@ -501,39 +501,66 @@ func cmdClientNoTouch(c *Ctx, args [][]byte) {
 	onOff(c, args[2], func(v bool) { c.Client.NoTouch = v })
 }
 
-func cmdClientHelp(c *Ctx, args [][]byte) {
-	help(c, "CLIENT", []string{
-		"ID", "    Return the ID of the current connection.",
-		"GETNAME", "    Return the name of the current connection.",
-		"SETNAME <name>", "    Assign the name <name> to the current connection.",
-		"SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
-		"INFO", "    Return information about the current client connection.",
-		"LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] [ID <id> [<id> ...]]",
-		"    Return information about client connections.",
-		"KILL <ip:port>", "    Kill connection made from <ip:port>.",
-		"KILL <option> <value> [<option> <value> [...]]",
-		"    Kill connections. Options are: ID <client-id>, ADDR <ip:port>, LADDR <ip:port>, SKIPME (YES|NO).",
-		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
-		"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
-		"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
-		"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
-		"         [OPTIN] [OPTOUT] [NOLOOP]",
-		"    Control server assisted client side caching.",
-		"TRACKINGINFO", "    Report tracking status for the current connection.",
-		"NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
-		"NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
-	})
+// clientHelp is Redis 7.0's CLIENT HELP text.
+var clientHelp = []string{
+	"CACHING (YES|NO)",
+	"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+	"GETREDIR",
+	"    Return the client ID we are redirecting to when tracking is enabled.",
+	"GETNAME",
+	"    Return the name of the current connection.",
+	"ID",
+	"    Return the ID of the current connection.",
+	"INFO",
+	"    Return information about the current client connection.",
+	"KILL <ip:port>",
+	"    Kill connection made from <ip:port>.",
+	"KILL <option> <value> [<option> <value> [...]]",
+	"    Kill connections. Options are:",
+	"    * ADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made from the specified address",
+	"    * LADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made to specified local address",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Kill connections by type.",
+	"    * USER <username>",
+	"      Kill connections authenticated by <username>.",
+	"    * SKIPME (YES|NO)",
+	"      Skip killing current connection (default: yes).",
+	"LIST [options ...]",
+	"    Return information about client connections. Options:",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Return clients of specified type.",
+	"UNPAUSE",
+	"    Stop the current client pause, resuming traffic.",
+	"PAUSE <timeout> [WRITE|ALL]",
+	"    Suspend all, or just write, clients for <timeout> milliseconds.",
+	"REPLY (ON|OFF|SKIP)",
+	"    Control the replies sent to the current connection.",
+	"SETNAME <name>",
+	"    Assign the name <name> to the current connection.",
+	"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+	"    Unblock the specified blocked client.",
+	"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+	"         [OPTIN] [OPTOUT] [NOLOOP]",
+	"    Control server assisted client side caching.",
+	"TRACKINGINFO",
+	"    Report tracking status for the current connection.",
+	"NO-EVICT (ON|OFF)",
+	"    Protect current client connection from eviction.",
 }
+
+func cmdClientHelp(c *Ctx, args [][]byte) { help(c, "CLIENT", clientHelp) }
 
 // help writes a HELP reply the way Redis's addReplyHelp does.
 func help(c *Ctx, cmd string, lines []string) {
-	c.W.Array(len(lines) + 2)
+	c.W.Array(len(lines) + 3)
 	c.W.Simple(cmd + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
 	for _, l := range lines {
 		c.W.Simple(l)
 	}
 	c.W.Simple("HELP")
-	c.W.Simple("    Print this help.")
+	c.W.Simple("    Prints this help.")
 }
 
 // cmdClientUnblock is CLIENT UNBLOCK id [TIMEOUT|ERROR]; it runs on every

@@ -49,6 +49,9 @@ func TestGoldenCommandInfo(t *testing.T) {
 				t.Errorf("%s: no golden reply (a command Redis 7.0 lacks? run with -record): %v", s.Name, err)
 				break
 			}
+			if a, ok := newerArity[s.Name]; ok {
+				want = withArity(t, want, a, proto)
+			}
 			w := resp.Writer{Proto: proto}
 			w.Array(1)
 			WriteInfo(&w, s)
@@ -59,6 +62,25 @@ func TestGoldenCommandInfo(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newerArity holds the rows whose arity a Redis newer than 7.0 changed
+// with an option they take here: their 7.0 reply is compared with it.
+var newerArity = map[string]int{
+	"zrank":    -3, // WITHSCORE, Redis 7.2
+	"zrevrank": -3,
+}
+
+// withArity re-encodes a recorded COMMAND INFO reply with arity a.
+func withArity(t *testing.T, raw []byte, a, proto int) []byte {
+	v, _, err := resp.ReadReply(raw)
+	if err != nil || len(v.Elems) != 1 || len(v.Elems[0].Elems) < 2 {
+		t.Fatalf("a recorded COMMAND INFO reply that is not one: %q", raw)
+	}
+	v.Elems[0].Elems[1].Int = int64(a)
+	w := resp.Writer{Proto: proto}
+	resp.AppendValue(&w, v)
+	return w.B
 }
 
 // TestGoldenCommandDocs compares COMMAND DOCS for rows that document

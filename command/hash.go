@@ -576,21 +576,42 @@ func hsRangeLong(c *Ctx, b []byte) (int64, bool) {
 // (Redis's scanGenericCommand for a key); ok false means the reply is
 // written.
 func hsScanArgs(c *Ctx, args [][]byte) (pattern []byte, count int, ok bool) {
+	pattern, count, _, ok = scanArgs(c, args, "")
+	return pattern, count, ok
+}
+
+// scanArgs is hsScanArgs for a SCAN that also takes the flag only
+// ("novalues": HSCAN's NOVALUES, Redis 7.4's; "noscores": ZSCAN's
+// NOSCORES, Valkey 8's), which it reports; the other SCANs refuse these
+// flags with Redis's and Valkey's texts.
+func scanArgs(c *Ctx, args [][]byte, only string) (pattern []byte, count int, flag, ok bool) {
 	count = 10
 	for i := 0; i < len(args); i += 2 {
+		switch {
+		case only != "" && kvIs(args[i], only):
+			flag = true
+			i--
+			continue
+		case kvIs(args[i], "novalues"):
+			c.W.Error("ERR NOVALUES option can only be used in HSCAN")
+			return nil, 0, false, false
+		case kvIs(args[i], "noscores"):
+			c.W.Error("ERR NOSCORES option can only be used in ZSCAN")
+			return nil, 0, false, false
+		}
 		if len(args)-i < 2 {
 			c.W.Error(errtext.Syntax)
-			return nil, 0, false
+			return nil, 0, false, false
 		}
 		switch {
 		case kvIs(args[i], "count"):
 			n, ok := kvArgInt(c, args[i+1])
 			if !ok {
-				return nil, 0, false
+				return nil, 0, false, false
 			}
 			if n < 1 {
 				c.W.Error(errtext.Syntax)
-				return nil, 0, false
+				return nil, 0, false, false
 			}
 			count = int(min(n, math.MaxInt32))
 		case kvIs(args[i], "match"):
@@ -600,10 +621,10 @@ func hsScanArgs(c *Ctx, args [][]byte) (pattern []byte, count int, ok bool) {
 			}
 		default:
 			c.W.Error(errtext.Syntax)
-			return nil, 0, false
+			return nil, 0, false, false
 		}
 	}
-	return pattern, count, true
+	return pattern, count, flag, true
 }
 
 // hsEmptyScan is Redis's shared.emptyscan: cursor 0, no elements.
@@ -613,7 +634,7 @@ func hsEmptyScan(c *Ctx) {
 	c.W.Array(0)
 }
 
-// CmdHScan is HSCAN key cursor [MATCH pattern] [COUNT count].
+// CmdHScan is HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES].
 func CmdHScan(c *Ctx, args [][]byte) {
 	cursor, errText := ParseScanCursor(args[2])
 	if errText != "" {
@@ -626,7 +647,7 @@ func CmdHScan(c *Ctx, args [][]byte) {
 		hsEmptyScan(c)
 		return
 	}
-	pattern, count, ok := hsScanArgs(c, args[3:])
+	pattern, count, novalues, ok := scanArgs(c, args[3:], "novalues")
 	if !ok {
 		return
 	}
@@ -634,7 +655,9 @@ func CmdHScan(c *Ctx, args [][]byte) {
 	next, _ := c.DB.HScan(args[1], cursor, count, c.Now, func(f, v []byte) {
 		if pattern == nil || engine.Match(pattern, f, false) {
 			l.add(f)
-			l.add(v)
+			if !novalues {
+				l.add(v)
+			}
 		}
 	})
 	c.W.Array(2)

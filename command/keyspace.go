@@ -590,8 +590,17 @@ func CmdDel(c *Ctx, args [][]byte) {
 	c.W.Int(int64(n))
 }
 
-// CmdUnlink is UNLINK key [key ...]: DEL (the engine frees at once).
-func CmdUnlink(c *Ctx, args [][]byte) { CmdDel(c, args) }
+// CmdUnlink is UNLINK key [key ...]: DEL, with a large value freed in
+// slices over the next loop turns (engine DB.Unlink).
+func CmdUnlink(c *Ctx, args [][]byte) {
+	n := 0
+	for _, k := range args[1:] {
+		if c.DB.Unlink(k, c.Now) {
+			n++
+		}
+	}
+	c.W.Int(int64(n))
+}
 
 // CmdExists is EXISTS key [key ...]: how many of the keys exist, a key
 // given twice counting twice.
@@ -1011,13 +1020,19 @@ func kvFlushArgs(c *Ctx, args [][]byte) bool {
 	return false
 }
 
-// CmdFlushDB is FLUSHDB [ASYNC|SYNC] for this shard's database. The engine
-// frees memory at once either way.
+// CmdFlushDB is FLUSHDB [ASYNC|SYNC] for this shard's database; ASYNC
+// frees the keys in slices over the next loop turns (engine
+// DB.FlushAsync). FLUSHALL needs no ASYNC: it resets the slab at once.
 func CmdFlushDB(c *Ctx, args [][]byte) {
-	if kvFlushArgs(c, args) {
-		c.DB.Flush()
-		c.W.OK()
+	if !kvFlushArgs(c, args) {
+		return
 	}
+	if len(args) == 2 && kvIs(args[1], "async") {
+		c.DB.FlushAsync()
+	} else {
+		c.DB.Flush()
+	}
+	c.W.OK()
 }
 
 // CmdFlushAll is FLUSHALL [ASYNC|SYNC] for this shard.

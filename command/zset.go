@@ -14,8 +14,8 @@ import (
 // This file is the sorted-set family: its rows (as Redis 7.0 declares
 // them) and handlers. Scores are printed as Redis 7.0 prints doubles,
 // "%.17g" (0.1 is 0.10000000000000001; 7.2 prints the shortest form), as
-// bulk strings in RESP2 and doubles in RESP3. ZRANK has no WITHSCORE (a
-// 7.2 addition).
+// bulk strings in RESP2 and doubles in RESP3. ZRANK and ZREVRANK take
+// Redis 7.2's WITHSCORE, and ZSCAN Valkey 8's NOSCORES.
 
 func init() {
 	register(zsetSpecs...)
@@ -488,7 +488,7 @@ var zsetSpecs = []*Spec{
 		},
 	},
 	{
-		Name: "zrank", Arity: 3,
+		Name: "zrank", Arity: -3, // 3 in Redis 7.0; WITHSCORE is 7.2's
 		Flags: ReadOnly | Fast,
 		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
@@ -647,7 +647,7 @@ var zsetSpecs = []*Spec{
 		},
 	},
 	{
-		Name: "zrevrank", Arity: 3,
+		Name: "zrevrank", Arity: -3, // 3 in Redis 7.0; WITHSCORE is 7.2's
 		Flags: ReadOnly | Fast,
 		ACL:   []string{"sortedset"},
 		KeySpecs: []KeySpec{
@@ -986,21 +986,38 @@ func CmdZMScore(c *Ctx, args [][]byte) {
 }
 
 func zsRank(c *Ctx, args [][]byte, rev bool) {
-	r, _, ok, err := c.DB.ZRank(args[1], args[2], rev, c.Now)
+	withScore := false
+	switch {
+	case len(args) > 4:
+		c.W.WrongArgs(string(args[0]))
+		return
+	case len(args) == 4 && !kvIs(args[3], "withscore"):
+		c.W.Error(errtext.Syntax)
+		return
+	case len(args) == 4:
+		withScore = true
+	}
+	r, score, ok, err := c.DB.ZRank(args[1], args[2], rev, c.Now)
 	switch {
 	case err != nil:
 		c.W.Error(err.Error())
+	case !ok && withScore:
+		c.W.NullArray()
 	case !ok:
 		c.W.Null()
+	case withScore:
+		c.W.Array(2)
+		c.W.Int(int64(r))
+		c.W.Double(score)
 	default:
 		c.W.Int(int64(r))
 	}
 }
 
-// CmdZRank is ZRANK key member.
+// CmdZRank is ZRANK key member [WITHSCORE] (WITHSCORE: Redis 7.2's).
 func CmdZRank(c *Ctx, args [][]byte) { zsRank(c, args, false) }
 
-// CmdZRevRank is ZREVRANK key member.
+// CmdZRevRank is ZREVRANK key member [WITHSCORE].
 func CmdZRevRank(c *Ctx, args [][]byte) { zsRank(c, args, true) }
 
 // zsElems writes elements of a range: the array header once the number is
@@ -1377,50 +1394,29 @@ func CmdZRandMember(c *Ctx, args [][]byte) {
 	}
 }
 
-// CmdZScan is ZSCAN key cursor [MATCH pattern] [COUNT count].
+// CmdZScan is ZSCAN key cursor [MATCH pattern] [COUNT count] [NOSCORES].
 func CmdZScan(c *Ctx, args [][]byte) {
 	cursor, errText := ParseScanCursor(args[2])
 	if errText != "" {
 		c.W.Error(errText)
 		return
 	}
-	count := int64(10)
-	var pattern []byte
-	for i := 3; i < len(args); i += 2 {
-		if len(args)-i < 2 {
-			c.W.Error(errtext.Syntax)
-			return
-		}
-		switch opt := args[i]; {
-		case kvIs(opt, "count"):
-			var ok bool
-			if count, ok = kvArgInt(c, args[i+1]); !ok {
-				return
-			}
-			if count < 1 {
-				c.W.Error(errtext.Syntax)
-				return
-			}
-		case kvIs(opt, "match"):
-			pattern = args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil
-			}
-		default:
-			c.W.Error(errtext.Syntax)
-			return
-		}
+	pattern, count, noscores, ok := scanArgs(c, args[3:], "noscores")
+	if !ok {
+		return
 	}
 	var arena []byte
 	var ends []int
-	next, err := c.DB.ZScan(args[1], cursor, int(min(count, math.MaxInt32)), c.Now, func(m []byte, s float64) {
+	next, err := c.DB.ZScan(args[1], cursor, count, c.Now, func(m []byte, s float64) {
 		if pattern != nil && !engine.Match(pattern, m, false) {
 			return
 		}
 		arena = append(arena, m...)
 		ends = append(ends, len(arena))
-		arena = num.AppendDouble(arena, s)
-		ends = append(ends, len(arena))
+		if !noscores {
+			arena = num.AppendDouble(arena, s)
+			ends = append(ends, len(arena))
+		}
 	})
 	if err != nil {
 		c.W.Error(err.Error())

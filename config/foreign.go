@@ -58,7 +58,7 @@ var foreign = func() map[string]foreignDirective {
 		extended-redis-compatibility hide-user-data-from-log ignore-warnings
 		import-mode io-threads io-threads-do-reads jemalloc-bg-thread key-load-delay
 		lazyfree-lazy-eviction lazyfree-lazy-expire lazyfree-lazy-server-del
-		lazyfree-lazy-user-del lazyfree-lazy-user-flush list-compress-depth
+		lazyfree-lazy-user-del lazyfree-lazy-user-flush
 		list-max-ziplist-entries list-max-ziplist-value
 		loading-process-events-interval-bytes locale-collate log-timestamp-format
 		lua-replicate-commands lua-time-limit  

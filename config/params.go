@@ -106,6 +106,7 @@ type Snapshot struct {
 	ZSetMaxListpackEntries int64
 	ZSetMaxListpackValue   int64
 	ListMaxListpackSize    int
+	ListCompressDepth      int
 	HLLSparseMaxBytes      int64
 	StreamNodeMaxBytes     int64
 	StreamNodeMaxEntries   int64
@@ -406,6 +407,7 @@ var params = []*param{
 	{name: "stream-node-max-bytes", kind: KindMemory, def: "4096", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.StreamNodeMaxBytes }},
 	{name: "stream-node-max-entries", kind: KindInt, def: "100", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.StreamNodeMaxEntries }},
 	{name: "list-max-listpack-size", aliases: []string{"list-max-ziplist-size"}, kind: KindInt, def: "-2", min: math.MinInt32, max: math.MaxInt32, i: func(s *Snapshot) *int { return &s.ListMaxListpackSize }},
+	{name: "list-compress-depth", kind: KindInt, def: "0", min: 0, max: math.MaxInt32, i: func(s *Snapshot) *int { return &s.ListCompressDepth }},
 	{name: "lfu-log-factor", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFULogFactor }},
 	{name: "lfu-decay-time", kind: KindInt, def: "1", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFUDecayTime }},
 	{name: "tracking-table-max-keys", kind: KindInt, def: "1000000", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TrackingTableMaxKeys }},

@@ -43,7 +43,9 @@
 //   - Quicklist: a list (quicklist.go): a header block and a doubly linked
 //     chain of node blocks, each a packed run of entries of at most
 //     list-max-listpack-size; entries carry their length at both ends so
-//     both ends of a node can be walked.
+//     both ends of a node can be walked. Under list-compress-depth the
+//     inner nodes are LZF-compressed blocks, made plain for any access to
+//     their entries (qlcompress.go).
 //   - Skiplist: the large sorted set (skiplist.go): Redis's skiplist with
 //     spans for O(log n) rank and range, whose nodes are the entry blocks
 //     of the object hash table, so ZSCORE is O(1) and a member is stored
@@ -57,6 +59,9 @@
 //     node's master and its fields omitted when they are the master's;
 //     nodes close where Redis's listpacks do (stream-node-max-bytes and
 //     -entries), so approximate trims match Redis's (stream.go).
+//   - Lazy-free queue: values UNLINK took out and trees FLUSHDB ASYNC
+//     detached, freed a bounded number of blocks per LazyFreeStep
+//     (lazyfree.go); they belong to no database.
 //   - Record: a key's value in a self-contained form (Export/Import). For
 //     a hash: uvarint field count, then field and value as (uvarint length,
 //     bytes) each; for a set: uvarint count, then the members the same way;
@@ -95,8 +100,9 @@
 //     count tagged leaves and leaves per slab class; DB.keys and DB.expires
 //     count the DB's leaves and TTL leaves (expired ones included until
 //     deleted).
-//   - After every key is deleted, the slab holds no live block (the wheel
-//     frees its chunks when the last TTL leaf goes).
+//   - After every key is deleted and the lazy-free queue is empty, the slab
+//     holds no live block (the wheel frees its chunks when the last TTL
+//     leaf goes).
 //   - Every leaf with a TTL has a wheel entry in the bucket of its current
 //     deadline; entries of deleted or moved leaves are stale and dropped.
 //   - No hash or set is empty: the operation that removes its last element

@@ -6,6 +6,7 @@ import (
 
 	"github.com/radish-kv/radish/engine/slab"
 	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/lzf"
 )
 
 // Type is the type of a key's value, as TYPE reports it.
@@ -109,6 +110,20 @@ type Store struct {
 	// (a snapshot in progress writes the key's value first).
 	BeforeEvict func(db int, key []byte)
 
+	// lzf, zbuf and qtouched serve list-compress-depth (qlcompress.go):
+	// the compressor, its output or input, and the nodes an operation
+	// on a list made plain; qcreated counts the nodes it created.
+	lzf      *lzf.Table
+	zbuf     []byte
+	qtouched []slab.Handle
+	qzone    [2][]slab.Handle // the plain nodes at each end, while settling
+	qcreated int
+
+	// lazy is the queue of values and trees freed a slice at a time
+	// (lazyfree.go); lazyFreed counts those it finished.
+	lazy      []lazyItem
+	lazyFreed int64
+
 	exp expiry // expire.go: expiry wheel and counters
 	mem budget // evict.go: maxmemory, policy, eviction pool, access clock
 }
@@ -173,6 +188,8 @@ func (s *Store) reset() {
 		db.contents = contents{}
 	}
 	s.slab.Reset()
+	s.lazyFreed += int64(len(s.lazy))
+	s.lazy = nil
 	s.exp.wheelReset()
 	s.leaves = [slab.NumClasses]int{}
 	s.ttl = [slab.NumClasses]int{}

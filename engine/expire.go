@@ -635,6 +635,7 @@ func (s *Store) ResetStats() {
 	s.exp.expiredKeys, s.exp.stalePerc, s.exp.timeCapReached = 0, 0, 0
 	s.mem.evicted = 0
 	s.hits, s.misses = 0, 0
+	s.lazyFreed = 0
 }
 
 // CountReads turns on (or off) the counting of key lookups as keyspace

@@ -31,7 +31,9 @@ func init() {
 		},
 		export: func(db *DB, enc int, x slab.Handle, dst []byte) []byte {
 			q := db.s.openList(x)
-			return q.encode(dst)
+			dst = q.encode(dst)
+			q.save()
+			return dst
 		},
 		load: func(db *DB, data []byte) (int, slab.Handle, bool) {
 			if n, w := binary.Uvarint(data); w <= 0 || n == 0 {
@@ -146,6 +148,7 @@ func (db *DB) ListRange(key []byte, start, stop int, now int64, fn func(total, i
 			i++
 			return i < n
 		})
+		q.save()
 	}
 	return n, nil
 }
@@ -165,6 +168,11 @@ func (db *DB) ListIndex(key []byte, idx int, now int64) ([]byte, bool, error) {
 	}
 	n, off := q.locate(idx)
 	v, _ := getEntry(q.nb(n), off)
+	if q.depth > 0 { // save may compress the node v is in
+		db.s.scratch = append(db.s.scratch[:0], v...)
+		v = db.s.scratch
+	}
+	q.save()
 	return v, true, nil
 }
 
@@ -200,6 +208,7 @@ func (db *DB) ListInsert(key []byte, before bool, pivot, val []byte, now int64) 
 		return 0, err
 	}
 	for n := q.head; n != slab.Nil; {
+		n = q.plain(n)
 		b := q.nb(n)
 		e := nEnd(b)
 		for o := nStart(b); o < e; {
@@ -217,6 +226,7 @@ func (db *DB) ListInsert(key []byte, before bool, pivot, val []byte, now int64) 
 		}
 		n = nNext(b)
 	}
+	q.save()
 	return -1, nil
 }
 
@@ -279,6 +289,7 @@ func (db *DB) ListPos(key []byte, val []byte, rank, maxlen int, now int64, fn fu
 			}
 			return true
 		})
+		q.save()
 		return nil
 	}
 	i := q.count - 1
@@ -298,6 +309,7 @@ func (db *DB) ListPos(key []byte, val []byte, rank, maxlen int, now int64, fn fu
 		}
 		return true
 	})
+	q.save()
 	return nil
 }
 

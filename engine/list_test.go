@@ -12,10 +12,11 @@ import (
 // compares them after every step. Elements are short (many per node) or
 // long (a few per node, some larger than a node), so node splits, merges
 // of the chain and the freeing of empty nodes all happen.
-func listModel(t *testing.T, ops []byte, nodeLimit int) {
+func listModel(t *testing.T, ops []byte, nodeLimit, depth int) {
 	s := NewStore(1)
 	defer s.Close()
 	s.Limits.ListMaxListpackSize = nodeLimit
+	s.Limits.ListCompressDepth = depth
 	db := s.DB(0)
 	key := []byte("l")
 	var m [][]byte
@@ -195,11 +196,32 @@ func listModel(t *testing.T, ops []byte, nodeLimit int) {
 				t.Fatalf("%s: lrange %d %d = %q, want %q", desc, start, stop, got, m[f:f+n])
 			}
 		}
+		checkEnds(t, db, key, depth, desc)
 		checkList(t, db, key, m, desc)
 	}
 	db.Delete(key, 0)
 	if s.SlabLive() != 0 {
 		t.Fatalf("%d slab blocks live after delete", s.SlabLive())
+	}
+}
+
+// checkEnds checks list-compress-depth's layout after an operation: the
+// depth nodes at each end plain, and, when depth > 0, no compressed node
+// elsewhere that a plain one would not beat (compression pays).
+func checkEnds(t *testing.T, db *DB, key []byte, depth int, desc string) {
+	t.Helper()
+	q, _, ok, _ := db.list(key, 0)
+	if !ok {
+		return
+	}
+	i := 0
+	for n := q.head; n != 0; n = nNext(q.nb(n)) {
+		b := q.nb(n)
+		inEnds := i < depth || i >= q.nodes-depth
+		if nCompressed(b) && (inEnds || depth == 0 || int(le32(b, 20)) >= nUsed(b)-minCompressImprove) {
+			t.Fatalf("%s: node %d of %d compressed (depth %d, %d bytes into %d)", desc, i, q.nodes, depth, nUsed(b), le32(b, 20))
+		}
+		i++
 	}
 }
 
@@ -252,7 +274,9 @@ func TestListModel(t *testing.T) {
 			r := rand.New(rand.NewSource(seed))
 			ops := make([]byte, 3*400)
 			r.Read(ops)
-			t.Run(fmt.Sprintf("limit%d/seed%d", limit, seed), func(t *testing.T) { listModel(t, ops, limit) })
+			for _, depth := range []int{0, 1, 2} {
+				t.Run(fmt.Sprintf("limit%d/depth%d/seed%d", limit, depth, seed), func(t *testing.T) { listModel(t, ops, limit, depth) })
+			}
 		}
 	}
 }
@@ -260,8 +284,9 @@ func TestListModel(t *testing.T) {
 func FuzzList(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 1, 3, 4, 4, 0, 1, 2, 5, 6})
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		listModel(t, ops, -2)
-		listModel(t, ops, 2)
+		listModel(t, ops, -2, 0)
+		listModel(t, ops, 2, 0)
+		listModel(t, ops, 2, 1)
 	})
 }
 

@@ -104,6 +104,7 @@ type qlist struct {
 	count      int
 	maxBytes   int // entry bytes per node (list-max-listpack-size < 0)
 	maxCount   int // entries per node (list-max-listpack-size > 0), else 0
+	depth      int // list-compress-depth: nodes kept plain at each end (0: none compressed)
 }
 
 // setLimits reads list-max-listpack-size: -1..-5 are 4..64 KB per node,
@@ -111,6 +112,7 @@ type qlist struct {
 // applies too).
 func (q *qlist) setLimits() {
 	q.maxBytes, q.maxCount = listNodeMax, 0
+	q.depth = max(q.s.Limits.ListCompressDepth, 0)
 	switch n := q.s.Limits.ListMaxListpackSize; {
 	case n > 0:
 		q.maxCount = n
@@ -138,6 +140,7 @@ func (s *Store) openList(h slab.Handle) qlist {
 }
 
 func (q *qlist) save() {
+	q.settle()
 	b := q.s.slab.Bytes(q.h)
 	put32(b, 4, uint32(q.head))
 	put32(b, 8, uint32(q.tail))
@@ -166,8 +169,9 @@ func nGap(b []byte) int          { return int(b[1]) | int(b[2])<<8 | int(b[3])<<
 func nStart(b []byte) int        { return lnHdr + nGap(b) }
 func nEnd(b []byte) int          { return nStart(b) + nUsed(b) }
 
-// maxGap bounds the gap to what its 3 bytes hold.
-const maxGap = 1<<24 - 1
+// maxGap bounds the gap to what its 3 bytes hold, less the one value
+// that marks a compressed node (qlcompress.go).
+const maxGap = gapCompressed - 1
 
 func setGap(b []byte, g int) { b[1], b[2], b[3] = byte(g), byte(g>>8), byte(g>>16) }
 
@@ -179,6 +183,7 @@ func (q *qlist) newNode(need int) slab.Handle {
 	}
 	n := q.s.alloc(lnHdr + c)
 	clear(q.nb(n)[:lnHdr])
+	q.s.qcreated++
 	return n
 }
 
@@ -342,20 +347,22 @@ func (q *qlist) push(v []byte, left bool) {
 		if q.head == slab.Nil || !q.fits(q.nb(q.head), es) {
 			q.linkAfter(slab.Nil, q.newNode(es))
 		}
-		q.insertBytes(q.head, nStart(q.nb(q.head)), v)
+		h := q.plain(q.head)
+		q.insertBytes(h, nStart(q.nb(h)), v)
 		return
 	}
 	if q.tail == slab.Nil || !q.fits(q.nb(q.tail), es) {
 		q.linkAfter(q.tail, q.newNode(es))
 	}
-	q.insertBytes(q.tail, nEnd(q.nb(q.tail)), v)
+	t := q.plain(q.tail)
+	q.insertBytes(t, nEnd(q.nb(t)), v)
 }
 
 // pop removes the head (left) or tail entry, first handing its value to
 // fn (the slice is valid during fn only). The list must not be empty.
 func (q *qlist) pop(left bool, fn func(v []byte)) {
 	if left {
-		n := q.head
+		n := q.plain(q.head)
 		b := q.nb(n)
 		o := nStart(b)
 		v, next := getEntry(b, o)
@@ -363,7 +370,7 @@ func (q *qlist) pop(left bool, fn func(v []byte)) {
 		q.deleteBytes(n, o, next, 1)
 		return
 	}
-	n := q.tail
+	n := q.plain(q.tail)
 	b := q.nb(n)
 	e := nEnd(b)
 	o := prevEntry(b, e)
@@ -383,6 +390,8 @@ func (q *qlist) locate(i int) (slab.Handle, int) {
 				n = nNext(b)
 				continue
 			}
+			n = q.plain(n)
+			b = q.nb(n)
 			o := nStart(b)
 			for ; i > 0; i-- {
 				_, o = getEntry(b, o)
@@ -399,6 +408,8 @@ func (q *qlist) locate(i int) (slab.Handle, int) {
 			n = nPrev(b)
 			continue
 		}
+		n = q.plain(n)
+		b = q.nb(n)
 		o := prevEntry(b, nEnd(b))
 		for ; r > 0; r-- {
 			o = prevEntry(b, o)
@@ -421,6 +432,7 @@ func (q *qlist) insertAt(n slab.Handle, off int, v []byte) {
 	case off == start:
 		p := nPrev(b)
 		if p != slab.Nil && q.fits(q.nb(p), es) {
+			p = q.plain(p)
 			q.insertBytes(p, nEnd(q.nb(p)), v)
 			return
 		}
@@ -430,6 +442,7 @@ func (q *qlist) insertAt(n slab.Handle, off int, v []byte) {
 	case off == end:
 		nx := nNext(b)
 		if nx != slab.Nil && q.fits(q.nb(nx), es) {
+			nx = q.plain(nx)
 			q.insertBytes(nx, nStart(q.nb(nx)), v)
 			return
 		}
@@ -494,6 +507,7 @@ func (q *qlist) replaceAt(n slab.Handle, off int, v []byte) {
 		if nx == slab.Nil {
 			q.push(v, false)
 		} else {
+			nx = q.plain(nx)
 			q.insertAt(nx, nStart(q.nb(nx)), v)
 		}
 		return
@@ -522,6 +536,8 @@ func (q *qlist) delHead(k int) {
 			q.unlink(n)
 			continue
 		}
+		n = q.plain(n)
+		b = q.nb(n)
 		start := nStart(b)
 		o := start
 		for i := 0; i < k; i++ {
@@ -544,6 +560,8 @@ func (q *qlist) delTail(k int) {
 			q.unlink(n)
 			continue
 		}
+		n = q.plain(n)
+		b = q.nb(n)
 		e := nEnd(b)
 		o := e
 		for i := 0; i < k; i++ {
@@ -573,6 +591,7 @@ func (q *qlist) walk(i int, fn func(v []byte) bool) {
 		}
 		n = nNext(b)
 		if n != slab.Nil {
+			n = q.plain(n)
 			o = nStart(q.nb(n))
 		}
 	}
@@ -599,6 +618,7 @@ func (q *qlist) walkBack(i int, fn func(v []byte) bool) {
 		}
 		n = nPrev(b)
 		if n != slab.Nil {
+			n = q.plain(n)
 			b = q.nb(n)
 			o = prevEntry(b, nEnd(b))
 		}
@@ -625,6 +645,7 @@ func (q *qlist) removeMatching(v []byte, limit int) int {
 	}
 	removed := 0
 	for n := q.head; n != slab.Nil; {
+		n = q.plain(n)
 		b := q.nb(n)
 		next := nNext(b)
 		e := nEnd(b)

@@ -63,6 +63,7 @@ func (r *rates) instantaneous(i int) float64 {
 // totals are sums of every shard's published counters.
 type totals struct {
 	cmds, netIn, netOut, mem, mapped int64
+	lazyPending, lazyFreed           int64
 }
 
 func (g *Group) totals() totals {
@@ -74,6 +75,8 @@ func (g *Group) totals() totals {
 		t.netOut += p.netOut.Load()
 		t.mem += p.usedMemory.Load()
 		t.mapped += p.slabMapped.Load()
+		t.lazyPending += p.lazyPending.Load()
+		t.lazyFreed += p.lazyFreed.Load()
 	}
 	return t
 }
@@ -104,14 +107,15 @@ func (g *Group) memoryInfo(b *strings.Builder) {
 		"total_system_memory:%d\r\ntotal_system_memory_human:%s\r\n"+
 		"maxmemory:%d\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"+
 		"allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%d\r\nallocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%d\r\n"+
-		"mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%d\r\nmem_allocator:slab\r\n",
+		"mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%d\r\nmem_allocator:slab\r\n"+
+		"lazyfree_pending_objects:%d\r\nlazyfreed_objects:%d\r\n",
 		mem, human(mem), rss, human(rss), peak, human(peak),
 		float64(mem)*100/float64(max(peak, 1)), overhead, startup,
 		dataset, float64(dataset)*100/float64(net),
 		mem, t.mapped, rss, sys, human(sys),
 		maxmem, human(maxmem), policy,
 		ratio(t.mapped, mem), t.mapped-mem, ratio(rss, t.mapped), rss-t.mapped,
-		ratio(rss, mem), rss-mem)
+		ratio(rss, mem), rss-mem, t.lazyPending, t.lazyFreed)
 }
 
 // ratio is a/b, 0 when b is 0.

@@ -1,6 +1,8 @@
 package shard
 
 import (
+	"slices"
+
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/engine"
@@ -117,5 +119,22 @@ func (s *Shard) export(t *txn, keys [][]byte, own bool, got [][]entry, have map[
 				then()
 			}
 		})
+	}
+}
+
+// prepareOwners runs spec's BeforeGather for args on the shards that own
+// the keys at idx: a command a script ran on copies (heldHost) does to
+// the real keys what it does beyond their values.
+func (s *Shard) prepareOwners(spec *command.Spec, db int, args [][]byte, idx []int) {
+	n := len(s.group.shards)
+	args = command.CopyArgs(args)
+	var sent []int
+	for _, i := range idx {
+		sh := router.ShardOf(args[i], n)
+		if slices.Contains(sent, sh) {
+			continue
+		}
+		sent = append(sent, sh)
+		s.send(sh, msgGather, func(o *Shard) { spec.BeforeGather(o.store.DB(db), args, o.now) })
 	}
 }

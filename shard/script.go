@@ -554,6 +554,9 @@ func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool 
 	if s.mon.on && spec.Flags&(command.SkipMonitor|command.Admin) == 0 {
 		s.monitorLine(h.db, "lua", args)
 	}
+	if spec.BeforeGather != nil {
+		s.prepareOwners(spec, h.db, args, idx)
+	}
 	if len(w.B) > start && w.B[start] == '-' {
 		s.stats.failedCall(spec, w.B[start:])
 	}

@@ -255,6 +255,9 @@ func (s *Shard) Turn(now time.Time) {
 	if s.snap != nil {
 		s.snapStep()
 	}
+	if s.store.LazyPending() > 0 {
+		s.store.LazyFreeStep(lazyFreeBlocks)
+	}
 	if now.After(s.nextTick) {
 		s.cron()
 		s.nextTick = now.Add(time.Second / time.Duration(s.conf.Hz))
@@ -272,6 +275,11 @@ func (s *Shard) Turn(now time.Time) {
 	s.publishStats()
 	s.clock.mark = 0 // what comes next is not a command
 }
+
+// lazyFreeBlocks is how many blocks of UNLINKed values and ASYNC-flushed
+// databases a loop turn frees (engine.Store.LazyFreeStep): a fraction of
+// a millisecond.
+const lazyFreeBlocks = 4096
 
 // shutdown answers what was read, then closes every connection.
 func (s *Shard) shutdown() {
@@ -409,6 +417,7 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 		ZSetMaxListpackEntries: int(c.ZSetMaxListpackEntries),
 		ZSetMaxListpackValue:   int(c.ZSetMaxListpackValue),
 		ListMaxListpackSize:    c.ListMaxListpackSize,
+		ListCompressDepth:      c.ListCompressDepth,
 		HLLSparseMaxBytes:      int(c.HLLSparseMaxBytes),
 		StreamNodeMaxBytes:     int(min(c.StreamNodeMaxBytes, 1<<30)),
 		StreamNodeMaxEntries:   int(min(c.StreamNodeMaxEntries, 1<<31)),

@@ -71,6 +71,8 @@ type published struct {
 	channels, patterns, shardChannels atomic.Int64
 	stalePerc                         atomic.Uint64 // float64 bits
 	usedMemory                        atomic.Int64
+	lazyPending                       atomic.Int64 // values and trees the engine frees in slices
+	lazyFreed                         atomic.Int64
 	slabMapped                        atomic.Int64   // bytes the store's slab mapped
 	dirty                             atomic.Uint64  // changes since start (the mutation path's count)
 	keys                              []atomic.Int64 // per database
@@ -158,6 +160,8 @@ func (s *Shard) publishStats() {
 	setUint(&p.stalePerc, math.Float64bits(es.ExpiredStalePerc))
 	setInt(&p.usedMemory, s.store.UsedMemory())
 	setInt(&p.slabMapped, s.store.SlabMapped())
+	setInt(&p.lazyPending, int64(s.store.LazyPending()))
+	setInt(&p.lazyFreed, s.store.LazyFreed())
 	setUint(&p.dirty, s.mut.dirty)
 	for i := range p.keys {
 		db := s.store.DB(i)

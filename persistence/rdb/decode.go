@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/lzf"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -153,7 +154,7 @@ func (r *Reader) ReadString() ([]byte, error) {
 			return nil, errFormat("bad LZF lengths")
 		}
 		c, _ := r.take(int(clen))
-		out, err := lzfDecompress(r.buf[:0], c, int(ulen))
+		out, err := lzf.Decompress(r.buf[:0], c, int(ulen))
 		if err != nil {
 			return nil, errFormat("bad LZF data")
 		}

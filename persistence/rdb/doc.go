@@ -24,7 +24,7 @@
 //     with field TTLs, streams with consumer groups.
 //   - Length: 6, 14, 32 or 64 bits (AppendLen, Reader.ReadLen); a first
 //     byte 11xxxxxx instead says a string is encoded: an 8, 16 or 32-bit
-//     integer, or LZF (lzf.go).
+//     integer, or LZF (package lzf).
 //   - Listpack, ziplist, zipmap, intset: the compact structures stored
 //     inside a string (listpack.go, ziplist.go).
 //   - DUMP payload: type byte and object, RDB version (2 bytes LE), CRC64

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/lzf"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -21,7 +22,7 @@ type Encoder struct {
 	// are stored LZF-compressed when that makes them shorter.
 	Compress bool
 
-	lzf     *lzfTable
+	lzf     *lzf.Table
 	lp      lpWriter
 	scratch []byte
 	elems   []int
@@ -66,9 +67,9 @@ func (e *Encoder) AppendString(dst, s []byte) []byte {
 	}
 	if e.Compress && len(s) > 20 {
 		if e.lzf == nil {
-			e.lzf = new(lzfTable)
+			e.lzf = new(lzf.Table)
 		}
-		if c, ok := e.lzf.compress(e.scratch[:0], s, len(s)-4); ok {
+		if c, ok := e.lzf.Compress(e.scratch[:0], s, len(s)-4); ok {
 			e.scratch = c
 			dst = append(dst, 0xc0|encLZF)
 			dst = AppendLen(dst, uint64(len(c)))

@@ -1,9 +1,9 @@
-package rdb
+package lzf
 
 import "errors"
 
-// LZF as Redis uses it for strings (RDB_ENC_LZF): the format of liblzf's
-// lzf_c.c and lzf_d.c, written here from the format. compress makes the
+// LZF as Redis uses it for strings (RDB_ENC_LZF) and quicklist nodes: the format of liblzf's
+// lzf_c.c and lzf_d.c, written here from the format. Compress makes the
 // choices of liblzf 3.6 (which Debian's redis-server links; Redis's own
 // copy differs only in refusing matches in the last 4 input bytes) with
 // HLOG 16 and VERY_FAST, from a clear hash table, so that a DUMP of a
@@ -25,26 +25,26 @@ const (
 	lzfMaxRef = 1<<8 + 1<<3
 )
 
-var errLZF = errors.New("rdb: bad LZF data")
+var errLZF = errors.New("lzf: bad data")
 
-// lzfTable is the compressor's hash table: for each hash of 3 bytes the
+// Table is the compressor's hash table: for each hash of 3 bytes the
 // position of their last occurrence, stored as base+position+1 so that
 // entries of earlier calls (below base) read as empty without clearing
 // 256 KiB per call.
-type lzfTable struct {
+type Table struct {
 	h    [lzfHSize]uint32
 	base uint32
 }
 
-// compress appends the compression of in to dst if it fits in at most
+// Compress appends the compression of in to dst if it fits in at most
 // max bytes; ok is false when it does not (the caller stores in as it is).
 // len(in) must be at least 3 (Redis compresses only strings over 20 bytes).
-func (t *lzfTable) compress(dst, in []byte, max int) (out []byte, ok bool) {
+func (t *Table) Compress(dst, in []byte, max int) (out []byte, ok bool) {
 	if max <= 0 || len(in) < 3 {
 		return dst, false
 	}
 	if uint64(t.base)+uint64(len(in))+1 >= 1<<32 {
-		*t = lzfTable{}
+		*t = Table{}
 	}
 	base := t.base
 	t.base += uint32(len(in)) + 1
@@ -170,9 +170,9 @@ func lzfMatch(in []byte, ref, ip, maxLen int) int {
 	}
 }
 
-// lzfDecompress appends to dst the ulen bytes that in decompresses to; an
+// Decompress appends to dst the ulen bytes that in decompresses to; an
 // error when in is malformed or does not give exactly ulen bytes.
-func lzfDecompress(dst, in []byte, ulen int) ([]byte, error) {
+func Decompress(dst, in []byte, ulen int) ([]byte, error) {
 	start := len(dst)
 	out := append(dst, make([]byte, ulen)...)
 	o := start
