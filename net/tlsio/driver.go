@@ -55,7 +55,6 @@ type Driver struct {
 	news   []*conn
 	spareN []*conn
 	fresh  atomic.Bool
-	live   atomic.Int64 // handshakes in progress
 }
 
 // New wraps d.
@@ -74,10 +73,6 @@ func (d *Driver) ListenTLS(fd int) error {
 	d.tlsLn = append(d.tlsLn, fd)
 	return nil
 }
-
-// Handshakes is the number of handshakes in progress (safe from any
-// goroutine).
-func (d *Driver) Handshakes() int64 { return d.live.Load() }
 
 // conn is one TLS connection.
 type conn struct {
@@ -252,7 +247,6 @@ func (d *Driver) OnOpen(c ioloop.ConnID) {
 			d.conns = append(d.conns, nil)
 		}
 		d.conns[s] = cn
-		d.live.Add(1)
 		go d.handshake(cn, max(d.opts.HandshakeTimeout(), time.Second))
 	}
 	d.h.OnOpen(c)
@@ -279,7 +273,6 @@ func (d *Driver) handshake(cn *conn, timeout time.Duration) {
 	t.mu.Lock()
 	t.done, t.err = true, err
 	t.mu.Unlock()
-	d.live.Add(-1)
 	d.notify(cn)
 }
 
