@@ -17,7 +17,7 @@ test: build vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -race -count=1 -timeout 20m ./shard/ ./router/ ./net/... ./config/
-	E2E_RACE=1 $(GO) test -count=1 -timeout 20m -run 'MSetAtomic|MultiAtomic|TestLinearizable$$|PipelineSpansShards|StringsAcrossShards|ManyConnections|Blocking|Types|InfoAndConfig|PipelinedZAdd|ConfigSet|UnixSocket|ScriptAtomic|ScriptLock|ScriptKill' ./e2e/
+	E2E_RACE=1 $(GO) test -count=1 -timeout 20m -run 'MSetAtomic|MultiAtomic|TestLinearizable$$|PipelineSpansShards|StringsAcrossShards|ManyConnections|Blocking|Types|InfoAndConfig|PipelinedZAdd|ConfigSet|UnixSocket|ScriptAtomic|ScriptLock|ScriptKill|TLSConfig|TLSStalled' ./e2e/
 
 vet:
 	$(GO) vet ./...

@@ -2,7 +2,10 @@
 // process together.
 //
 // A Shard is one locked OS thread that owns an ioloop.Driver (its ring), an
-// engine.Store (its part of the keyspace) and the connections it accepted.
+// engine.Store (its part of the keyspace) and the connections it accepted
+// (on its own SO_REUSEPORT sockets for port and tls-port; with a TLS
+// listener the driver is wrapped by net/tlsio, so the shard sees plaintext
+// from every connection).
 // One loop iteration: the driver submits everything queued and waits;
 // completions come back as OnData/OnOpen/OnClose calls, whose commands are
 // parsed and placed by the router (router.Planner: here, a hop, a txn,

@@ -23,8 +23,7 @@ func tlsSettings(s *config.Snapshot) tlsio.Settings {
 		CertFile: s.TLSCertFile, KeyFile: s.TLSKeyFile, KeyPass: s.TLSKeyFilePass,
 		CAFile: s.TLSCACertFile, CADir: s.TLSCACertDir, AuthClients: s.TLSAuthClients,
 		Protocols: s.TLSProtocols, Ciphers: s.TLSCiphers, Ciphersuites: s.TLSCiphersuites,
-		PreferServerCiphers: s.TLSPreferServerCiphers, SessionCaching: s.TLSSessionCaching,
-		SessionCacheSize: s.TLSSessionCacheSize, SessionCacheTimeout: s.TLSSessionCacheTimeout,
+		SessionCaching: s.TLSSessionCaching, SessionCacheTimeout: s.TLSSessionCacheTimeout,
 	}
 }
 

@@ -30,15 +30,12 @@ type Settings struct {
 	Protocols         string // e.g. "TLSv1.2 TLSv1.3"; "" is that
 	Ciphers           string // TLS 1.2 and below, OpenSSL's list syntax
 	Ciphersuites      string // TLS 1.3
-	// PreferServerCiphers changes nothing: crypto/tls always picks the
-	// suite itself (by the hardware, then its own order).
-	PreferServerCiphers bool
-	SessionCaching      bool
+	SessionCaching    bool
 	// SessionCacheTimeout is how long a session may be resumed, in
-	// seconds. Sessions are session tickets the client holds, so there
-	// is no server cache to bound: SessionCacheSize is kept for CONFIG
-	// GET only.
-	SessionCacheSize    int
+	// seconds. Sessions are session tickets the client holds: there is
+	// no server cache, so nothing for tls-session-cache-size to bound,
+	// and crypto/tls picks the cipher suite itself, whatever
+	// tls-prefer-server-ciphers says: neither is a Setting.
 	SessionCacheTimeout int
 }
 

@@ -5,6 +5,7 @@ package tlsio
 import (
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -54,7 +55,6 @@ type Driver struct {
 	news   []*conn
 	spareN []*conn
 	fresh  atomic.Bool
-	live   atomic.Int64 // handshakes in progress
 }
 
 // New wraps d.
@@ -74,10 +74,6 @@ func (d *Driver) ListenTLS(fd int) error {
 	return nil
 }
 
-// Handshakes is the number of handshakes in progress (safe from any
-// goroutine).
-func (d *Driver) Handshakes() int64 { return d.live.Load() }
-
 // conn is one TLS connection.
 type conn struct {
 	id  ioloop.ConnID
@@ -91,7 +87,10 @@ type conn struct {
 	// encrypted (after the handshake when it still runs).
 	closeReq bool
 	gone     bool // aborted, failed or closed by the peer: drop output
-	queued   bool // on dirty
+	// eof: the peer sent close_notify; the connection closes once the
+	// replies to what came before it are encrypted.
+	eof    bool
+	queued bool // on dirty
 }
 
 // tls returns c's TLS connection, nil for a plain (or stale) one.
@@ -220,7 +219,7 @@ func (d *Driver) encrypt() {
 				continue
 			}
 		}
-		if cn.closeReq {
+		if cn.closeReq || cn.eof {
 			d.Driver.Close(cn.id)
 		}
 	}
@@ -248,7 +247,6 @@ func (d *Driver) OnOpen(c ioloop.ConnID) {
 			d.conns = append(d.conns, nil)
 		}
 		d.conns[s] = cn
-		d.live.Add(1)
 		go d.handshake(cn, max(d.opts.HandshakeTimeout(), time.Second))
 	}
 	d.h.OnOpen(c)
@@ -275,7 +273,6 @@ func (d *Driver) handshake(cn *conn, timeout time.Duration) {
 	t.mu.Lock()
 	t.done, t.err = true, err
 	t.mu.Unlock()
-	d.live.Add(-1)
 	d.notify(cn)
 }
 
@@ -355,6 +352,10 @@ func (d *Driver) OnData(c ioloop.ConnID) {
 		d.feed(cn)
 		return
 	}
+	if cn.eof {
+		d.Driver.Consume(c, len(d.Driver.Input(c)))
+		return
+	}
 	if d.decrypt(cn) {
 		d.h.OnData(c)
 	}
@@ -402,7 +403,8 @@ const minFree = 16 << 10
 
 // decrypt decrypts every complete record received for cn into its
 // plaintext input and reports whether plaintext arrived. A TLS error (a
-// bad record, an alert, close_notify) closes the connection.
+// bad record, an alert) closes the connection; close_notify closes it
+// once what came before it is answered, as a plain connection's FIN.
 func (d *Driver) decrypt(cn *conn) bool {
 	got := false
 	for {
@@ -420,6 +422,11 @@ func (d *Driver) decrypt(cn *conn) bool {
 			if cn.tr.budget < readBudget {
 				continue // fed a part of a record: feed the rest
 			}
+			break
+		}
+		if err == io.EOF {
+			cn.eof = true
+			d.markDirty(cn)
 			break
 		}
 		d.fail(cn)
