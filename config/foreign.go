@@ -41,7 +41,7 @@ var foreign = func() map[string]foreignDirective {
 		always-show-logo aof-disable-auto-gc aof-rewrite-incremental-fsync
 		aof-use-rdb-preamble aof-rewrite-cpulist aof_rewrite_cpulist
 		availability-zone bgsave-cpulist bgsave_cpulist
-		bind-source-addr bio-cpulist bio_cpulist busy-reply-threshold client-default-resp
+		bind-source-addr bio-cpulist bio_cpulist client-default-resp
 		cluster-allow-pubsubshard-when-down cluster-allow-reads-when-down
 		cluster-allow-replica-migration cluster-announce-bus-port cluster-announce-client-ipv4
 		cluster-announce-client-ipv6 cluster-announce-hostname cluster-announce-human-nodename
@@ -61,7 +61,7 @@ var foreign = func() map[string]foreignDirective {
 		lazyfree-lazy-user-del lazyfree-lazy-user-flush
 		list-max-ziplist-entries list-max-ziplist-value
 		loading-process-events-interval-bytes locale-collate log-timestamp-format
-		lua-replicate-commands lua-time-limit  
+		lua-replicate-commands
 		max-new-connections-per-cycle max-new-tls-connections-per-cycle maxmemory-clients
 		maxmemory-eviction-tenacity min-replicas-max-lag min-replicas-to-write
 		min-slaves-max-lag min-slaves-to-write no-appendfsync-on-rewrite oom-score-adj

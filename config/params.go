@@ -157,6 +157,10 @@ type Snapshot struct {
 	// INFO (latency-tracking-info-percentiles, each in [0, 100]).
 	LatencyTracking    bool
 	LatencyPercentiles []float64
+	// BusyReplyThreshold is busy-reply-threshold (lua-time-limit) in
+	// milliseconds: a script that runs longer makes the server answer
+	// -BUSY to other clients until it ends or SCRIPT KILL stops it.
+	BusyReplyThreshold int64
 
 	// cgroupMem is not a parameter: the cgroup memory limit in bytes that
 	// Load read (0: none), carried into every later Snapshot by Set.
@@ -415,6 +419,7 @@ var params = []*param{
 	{name: "slowlog-log-slower-than", kind: KindInt, def: "10000", min: -1, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.SlowlogLogSlowerThan }},
 	{name: "slowlog-max-len", kind: KindInt, def: "128", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.SlowlogMaxLen }},
 	{name: "latency-monitor-threshold", kind: KindInt, def: "0", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.LatencyMonitorThreshold }},
+	{name: "busy-reply-threshold", aliases: []string{"lua-time-limit"}, kind: KindInt, def: "5000", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.BusyReplyThreshold }},
 	{name: "latency-tracking", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.LatencyTracking }},
 	{name: "latency-tracking-info-percentiles", kind: KindSpecial, def: "50 99 99.9", multiArg: true, parse: parsePercentiles, format: formatPercentiles},
 	{name: "replicaof", aliases: []string{"slaveof"}, kind: KindSpecial, def: "", mode: Immutable, multiArg: true,

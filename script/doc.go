@@ -33,8 +33,12 @@
 //     texts; the Host runs it, and may refuse it (a key the run does not
 //     hold), which abandons the run.
 //   - Killer: what SCRIPT KILL and FUNCTION KILL, served by any shard,
-//     see of a Runtime's run: the interpreter watches a context that Kill
-//     cancels, unless the run wrote (UNKILLABLE).
+//     see of a Runtime's run: the interpreter watches a context (the
+//     hook, kill.go) that Kill cancels, unless the run wrote
+//     (UNKILLABLE).
+//   - Tick: gopher-lua asks the hook for its Done channel before every
+//     instruction; every TickEvery instructions the hook calls the
+//     Runtime's Tick, the shard's look at the clock during a run.
 //   - Registry: the bodies every shard compiles from. SCRIPT LOAD and EVAL
 //     add to it, so a script is known on every shard; SCRIPT FLUSH empties
 //     it and bumps a generation each Runtime checks before using its cache.
@@ -58,6 +62,19 @@
 // key, the keys come to the script: one round trip per shard, and Lua
 // stays synchronous. A script whose keys, declared or not, share one shard
 // (a hash tag) never stops another shard.
+//
+// A long script (busy-reply-threshold, the shard's business,
+// shard/busy.go): the shard's thread is inside the interpreter, so the
+// hook is where it acts. Past the threshold the shard turns the server
+// busy (a flag every shard's dispatch reads: -BUSY to any command but the
+// allow-busy ones), and each Tick polls the shard's own driver without
+// waiting, answering its clients in a restricted mode: SCRIPT KILL and
+// FUNCTION KILL served (cancelling the hook), SHUTDOWN NOSAVE served (the
+// next Tick aborts the run), the commands that touch no data (MULTI,
+// AUTH ...) run, the rest get -BUSY. Messages from other shards wait in
+// its inbox, and nothing else touches its store until the script ends. A
+// driver's Poll is not reentrant, so an EVAL the shard reads inside Poll
+// waits for the loop's turn to start.
 //
 // What it never does: touch a store (the Host does), block, or read a clock.
 //

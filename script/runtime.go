@@ -92,8 +92,13 @@ type Runtime struct {
 	Log func(level int, msg string)
 	// DumpCompress is rdbcompression, for FUNCTION DUMP.
 	DumpCompress bool
+	// Tick, when set, runs about every TickEvery Lua instructions while a
+	// run lasts, on the run's goroutine: the shard looks at the clock
+	// there and, past busy-reply-threshold, answers its other clients.
+	Tick func()
 
 	// The run in progress.
+	inRun   bool
 	call    *Call
 	sha     string
 	chunk   string // the chunk name errors give: user_script, user_function
@@ -158,6 +163,7 @@ func New(reg *Registry, k *Killer) *Runtime {
 	g.RawSetString("_G", r.env)
 	L.Env = r.env
 	r.openLibraries()
+	r.freshHook()
 	return r
 }
 

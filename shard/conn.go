@@ -23,6 +23,9 @@ type conn struct {
 	// connection reads no further commands until it completes, so nothing
 	// the client sends later can overtake it on any shard.
 	barrier bool
+	// running: a command of it is being dispatched (still in its input): a
+	// script's busy mode leaves it alone (busy.go).
+	running bool
 	// blocked is set while a blocking command waits (see block.go).
 	blocked *blockState
 	// tx is the connection's MULTI and watched keys (multi.go), nil until
@@ -92,7 +95,13 @@ func (s *Shard) serve(c *conn) {
 			break
 		}
 		if len(args) > 0 {
+			c.running = true
 			s.dispatch(c, args)
+			c.running = false
+			if s.busy.held {
+				s.busy.held = false
+				break // it runs from the input in the turn (busy.go)
+			}
 		}
 		s.drv.Consume(c.id, n)
 	}
@@ -301,6 +310,10 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 			return
 		}
 	}
+	if s.group.busy.Load() != 0 && spec.Flags&command.AllowBusy == 0 {
+		s.refuseBusy(c, spec)
+		return
+	}
 	// A failed background save refuses writes before a failing AOF does,
 	// as in Redis.
 	if s.misconf && s.refuseWrite(c, spec) {
@@ -328,11 +341,13 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		return
 	}
 	if spec.Script != command.ScriptNone {
-		if s.mon.on && !c.inMulti() {
-			// Before its redis.call commands, as Redis feeds it.
-			s.monitorLine(c.cl.DB, c.cl.Addr, args)
+		if !s.holdScript(c) {
+			if s.mon.on && !c.inMulti() {
+				// Before its redis.call commands, as Redis feeds it.
+				s.monitorLine(c.cl.DB, c.cl.Addr, args)
+			}
+			s.eval(c, spec, args)
 		}
-		s.eval(c, spec, args)
 		return
 	}
 	if fn := command.BlockingFunc(spec, args); fn != nil {

@@ -111,7 +111,10 @@
 //     record of what it wrote; a run that meets a key of another shard is
 //     undone and run again there or held: with coord's protocol over its
 //     declared keys or every shard, on gathered copies written back. A
-//     script whose keys share one shard never stops another.
+//     script whose keys share one shard never stops another. One that runs
+//     past busy-reply-threshold makes the server busy (busy.go): -BUSY
+//     from every shard, and its own shard answers its clients from the
+//     interpreter's hook.
 //   - Held command: one whose keys' values name the keys it reads (SORT
 //     with BY or GET patterns, patterns.go): its txn takes every shard
 //     whole, home copies its keys, then the keys their values name, and

@@ -88,6 +88,10 @@ type Group struct {
 	// own now.
 	clock func() time.Time
 
+	// busy counts the shards running a script past busy-reply-threshold
+	// (busy.go).
+	busy atomic.Int32
+
 	acl     aclState       // the users (acl.go)
 	persist persist        // snapshots (snapshot.go)
 	rates   rates          // INFO's instantaneous metrics and memory peak (info.go)

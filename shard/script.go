@@ -74,6 +74,7 @@ type fault struct {
 func (s *Shard) runtime() *script.Runtime {
 	if s.lua == nil {
 		s.lua = script.New(&s.group.scripts, &s.killer)
+		s.lua.Tick = s.scriptTick
 		log, id := s.group.log, s.id
 		s.lua.Log = func(level int, msg string) {
 			switch level {
@@ -115,7 +116,7 @@ func (s *Shard) KillScript(function bool) string {
 		switch e := o.killer.Kill(function); {
 		case e == "":
 			return ""
-		case strings.HasPrefix(e, "UNKILLABLE"):
+		case !strings.HasPrefix(e, "NOTBUSY"):
 			errText = e
 		}
 	}
@@ -312,7 +313,7 @@ func (s *Shard) evalDirect(j *scriptJob) ([]byte, *fault) {
 	h := directHost{s: s, j: j, db: j.db, cl: j.cl}
 	mark := s.fxMark()
 	w := resp.Writer{Proto: j.proto}
-	if !s.lua.Run(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: &h}, &w) {
+	if !s.runScript(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: &h}, &w) {
 		h.undo(mark)
 		return nil, h.fault
 	}
@@ -479,7 +480,7 @@ func (s *Shard) Eval(c *command.Ctx, args [][]byte) {
 		}
 		call.Host = h
 	}
-	s.lua.Run(sc, call, c.W)
+	s.runScript(sc, call, c.W)
 }
 
 // heldHost runs a script's calls on a store of gathered copies (the
@@ -693,7 +694,7 @@ func (s *Shard) heldAttempt(r *heldRun) {
 		}
 	}
 	w := resp.Writer{Proto: t.proto}
-	if !s.lua.Run(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: h}, &w) {
+	if !s.runScript(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: h}, &w) {
 		st.FlushAll()
 		k := wkey{h.fault.db, string(h.fault.key)}
 		if r.all {

@@ -99,6 +99,7 @@ type Shard struct {
 	// killer is what SCRIPT KILL, served by any shard, sees of the
 	// script this shard runs (its fields are safe for any goroutine).
 	killer script.Killer
+	busy   busyState // a long script (busy.go)
 	// laterPart: the command running now is a part after the first of a
 	// command over several shards, whose call the first part counts (INFO
 	// commandstats counts one call, as Redis).
@@ -202,7 +203,10 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 	<-start
 	s.nextTick = time.Now()
 	for !s.group.stopping.Load() {
-		if err := drv.Poll(s.wait(time.Now()), s); err != nil {
+		s.busy.polling = true
+		err := drv.Poll(s.wait(time.Now()), s)
+		s.busy.polling = false
+		if err != nil {
 			s.group.log.Error("shard poll failed", errField(err), shardField(s.id))
 			break
 		}
@@ -250,6 +254,7 @@ func (s *Shard) Turn(now time.Time) {
 	s.sweepACL()
 	s.mon.on = s.group.monitors.Load() > 0
 	s.drainInbox()
+	s.runScripts()
 	s.expireBlocked()
 	s.runLocal()
 	if s.snap != nil {
@@ -573,6 +578,10 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 func (s *Shard) OnData(id ioloop.ConnID) {
 	c, ok := s.conns[id]
 	if !ok {
+		return
+	}
+	if s.busy.serving {
+		s.serveBusy(c)
 		return
 	}
 	s.now = s.group.clock().UnixMilli()

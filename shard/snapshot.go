@@ -355,6 +355,10 @@ func (s *Shard) shutdownCmd(c *conn, args [][]byte) {
 	case abort:
 		s.saveReplied(c, nil, "ERR No shutdown in progress.")
 		return
+	case !nosave && s.group.busy.Load() != 0:
+		// A script runs past busy-reply-threshold: no save could run.
+		s.reply(c, func(w *resp.Writer) { w.Error(s.group.busyText()) })
+		return
 	}
 	if !save && (nosave || len(s.conf.Save) == 0) {
 		s.group.Shutdown()

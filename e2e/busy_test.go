@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// send writes a command without reading its reply.
+func (d *diffConn) send(t *testing.T, args ...string) {
+	t.Helper()
+	var w resp.Writer
+	w.Array(len(args))
+	for _, a := range args {
+		w.BulkString(a)
+	}
+	if _, err := d.c.Write(w.B); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestScriptBusyAgainstRedis: past busy-reply-threshold (set as
+// lua-time-limit) a looping script makes the server answer -BUSY to every
+// other client (on every shard of radish, the script's own included),
+// SCRIPT KILL and FUNCTION KILL stop it, -UNKILLABLE once it wrote, and
+// SHUTDOWN NOSAVE still stops the server; the same replies as
+// redis-server's, RESP2 and RESP3.
+func TestScriptBusyAgainstRedis(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed (apt-get install redis-server):", err)
+	}
+	ref := startRedis(t, redisBin)
+	s := start(t, "--shards", "4")
+	loopLib := "#!lua name=loops\nredis.register_function('spin', function() local i = 0 while true do i = i + 1 end end)"
+	run := func(addr string) [][]byte {
+		var out [][]byte
+		loop := dialDiff(t, addr, 2)
+		var others []*diffConn
+		for i := range 8 {
+			others = append(others, dialDiff(t, addr, 2+i%2))
+		}
+		ask := func(d *diffConn, args ...string) { out = append(out, d.do(t, args)[0]) }
+		busy := func(kind string) {
+			time.Sleep(500 * time.Millisecond) // past the threshold
+			for i, d := range others {
+				ask(d, "PING")
+				ask(d, "GET", fmt.Sprint("k", i))
+				ask(d, "SET", fmt.Sprint("k", i), "v")
+			}
+			ask(others[1], "SHUTDOWN")
+			ask(others[2], "MULTI")
+			ask(others[2], "SET", "x", "1")
+			ask(others[2], "EXEC")
+			if kind == "function" {
+				ask(others[3], "SCRIPT", "KILL")
+			} else {
+				ask(others[3], "FUNCTION", "KILL")
+			}
+		}
+		ask(others[0], "SCRIPT", "KILL")
+		ask(others[0], "FUNCTION", "KILL")
+		ask(others[0], "CONFIG", "SET", "lua-time-limit", "100")
+		ask(others[0], "CONFIG", "GET", "busy-reply-threshold")
+		ask(others[0], "CONFIG", "GET", "lua-time-limit")
+		ask(others[0], "FUNCTION", "LOAD", loopLib)
+
+		loop.send(t, "EVAL", "local i = 0 while true do i = i + 1 end", "0")
+		busy("eval")
+		ask(others[4], "SCRIPT", "KILL")
+		out = append(out, loop.read(t))
+		for _, d := range others {
+			ask(d, "PING")
+		}
+
+		loop.send(t, "FCALL", "spin", "0")
+		busy("function")
+		ask(others[5], "FUNCTION", "KILL")
+		out = append(out, loop.read(t))
+		ask(others[5], "FUNCTION", "DELETE", "loops")
+
+		loop.send(t, "EVAL", "redis.call('set', 'w', '1') local i = 0 while true do i = i + 1 end", "0")
+		time.Sleep(500 * time.Millisecond)
+		ask(others[6], "SCRIPT", "KILL")
+		ask(others[6], "SHUTDOWN")
+		// SHUTDOWN NOSAVE stops the server: the connections close unanswered.
+		others[7].send(t, "SHUTDOWN", "NOSAVE")
+		for _, d := range []*diffConn{others[7], loop} {
+			d.c.SetDeadline(time.Now().Add(10 * time.Second))
+			if b, err := d.r.ReadByte(); err == nil {
+				t.Errorf("after SHUTDOWN NOSAVE, a connection read %q", b)
+			}
+		}
+		return out
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := os.ReadFile(s.log)
+			t.Logf("radish-server log:\n%s", log)
+		}
+	})
+	got, want := run(s.addr), run(ref)
+	for i := range max(len(got), len(want)) {
+		if i >= len(got) || i >= len(want) || !bytes.Equal(got[i], want[i]) {
+			t.Errorf("reply %d: radish %q, redis %q", i, at(got, i), at(want, i))
+		}
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("radish-server exited with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("SHUTDOWN NOSAVE did not stop radish-server")
+	}
+}
+
+func at(b [][]byte, i int) []byte {
+	if i < len(b) {
+		return b[i]
+	}
+	return nil
+}
