@@ -96,6 +96,9 @@ func (g *Group) ACL(c *command.Ctx, args [][]byte) {
 	g.acl.reg.Run(&acl.Exec{W: c.W, WhoAmI: who, File: g.conf.Snapshot().ACLFile, Now: c.Now}, args)
 }
 
+// HasUser implements command.Server.
+func (g *Group) HasUser(name []byte) bool { return g.acl.reg.Current().User(name) != nil }
+
 // DefaultNoPass implements command.Server.
 func (g *Group) DefaultNoPass() bool {
 	u := g.acl.reg.Current().Default()
