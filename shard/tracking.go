@@ -69,7 +69,7 @@ type reader struct {
 func (c *conn) reader(home int, self bool) reader {
 	t := &c.cl.Track
 	return reader{id: c.cl.ID, home: int32(home), track: t.Reads, self: self && t.Self, quiet: t.NoLoop, proto: int8(c.cl.Proto),
-		user: c.user}
+		user: c.checked()}
 }
 
 // trackState is a shard's client tracking state.
