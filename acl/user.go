@@ -128,11 +128,7 @@ var catalog struct {
 }
 
 // Categories are Redis's ACL categories in the order ACL CAT lists them.
-var Categories = []string{
-	"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string",
-	"bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
-	"blocking", "dangerous", "connection", "transaction", "scripting",
-}
+var Categories = command.ACLCategories()
 
 func cat() {
 	catalog.once.Do(func() {

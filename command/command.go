@@ -383,6 +383,8 @@ type Server interface {
 	// ACL runs an ACL subcommand (args[0] is "ACL") on the users every
 	// shard shares, writing its reply to c.W.
 	ACL(c *Ctx, args [][]byte)
+	// HasUser reports whether an ACL user of that name exists.
+	HasUser(name []byte) bool
 	// DefaultNoPass reports whether the default user is on and needs no
 	// password: a new connection, and RESET, are then authenticated.
 	DefaultNoPass() bool

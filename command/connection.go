@@ -407,7 +407,7 @@ func cmdClientList(c *Ctx, args [][]byte) {
 // answered the same way.
 func cmdClientKill(c *Ctx, args [][]byte) {
 	var id int64
-	var addr, laddr string
+	var addr, laddr, user string
 	skipMe := true
 	if len(args) == 3 {
 		addr = string(args[2])
@@ -440,8 +440,14 @@ func cmdClientKill(c *Ctx, args [][]byte) {
 					c.W.Error(errtext.Syntax)
 					return
 				}
-			case "type", "user", "maxage":
-				// Every Radish client is a normal client of the default user.
+			case "user":
+				if !c.Server.HasUser(args[i+1]) {
+					c.W.Error("ERR No such user '" + v + "'")
+					return
+				}
+				user = v
+			case "type", "maxage":
+				// Every Radish client is a normal client.
 			default:
 				c.W.Error(errtext.Syntax)
 				return
@@ -450,7 +456,7 @@ func cmdClientKill(c *Ctx, args [][]byte) {
 	}
 	var victims []int64
 	c.Local.Clients(func(cl *Client) {
-		if id != 0 && cl.ID != id || addr != "" && cl.Addr != addr || laddr != "" && cl.LAddr != laddr {
+		if id != 0 && cl.ID != id || addr != "" && cl.Addr != addr || laddr != "" && cl.LAddr != laddr || user != "" && cl.User != user {
 			return
 		}
 		if skipMe && c.Client != nil && cl.ID == c.Client.ID {

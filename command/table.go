@@ -54,6 +54,11 @@ var aclNames = [...]string{
 	"blocking", "dangerous", "connection", "transaction", "scripting",
 }
 
+// ACLCategories returns Redis's ACL categories (without '@') in the order
+// ACL CAT lists them. The slice is the table's own: callers must not
+// modify it.
+func ACLCategories() []string { return aclNames[:] }
+
 func aclBit(name string) aclMask {
 	name = strings.TrimPrefix(strings.ToLower(name), "@")
 	for i, n := range aclNames {

@@ -96,6 +96,9 @@ func (g *Group) ACL(c *command.Ctx, args [][]byte) {
 	g.acl.reg.Run(&acl.Exec{W: c.W, WhoAmI: who, File: g.conf.Snapshot().ACLFile, Now: c.Now}, args)
 }
 
+// HasUser implements command.Server.
+func (g *Group) HasUser(name []byte) bool { return g.acl.reg.Current().User(name) != nil }
+
 // DefaultNoPass implements command.Server.
 func (g *Group) DefaultNoPass() bool {
 	u := g.acl.reg.Current().Default()
@@ -128,6 +131,15 @@ func (s *Shard) Authenticate(cl *command.Client, cmd, user, pass []byte) bool {
 		c.user, c.aclAt = u, snap
 	}
 	return true
+}
+
+// checked is the user c's scripts check their calls with: nil (no check)
+// for the master link.
+func (c *conn) checked() *acl.User {
+	if c.cl.Master {
+		return nil
+	}
+	return c.user
 }
 
 // openACL gives a new connection the default user.
@@ -194,7 +206,9 @@ func (s *Shard) aclKill(c *conn) {
 // everything.
 func (s *Shard) permit(c *conn, spec *command.Spec, args [][]byte) bool {
 	why, at := c.user.Check(spec, args)
-	if why == acl.OK {
+	if why == acl.OK || c.cl.Master || spec.Name == "replconf" && s.isMasterHello(args) {
+		// The master link runs every command, as Redis's master client,
+		// which has no user.
 		return true
 	}
 	ctx := acl.CtxToplevel

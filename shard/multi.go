@@ -489,7 +489,7 @@ func (s *Shard) newExec(c *conn) *txn {
 		tc := &t.cmds[i]
 		tc.spec, tc.db, tc.args = q.spec, q.db, m.args[a:a+q.n:a+q.n]
 		a += q.n
-		if !c.user.AllowsAll() {
+		if u := c.checked(); u != nil && !u.AllowsAll() {
 			if tc.denied = s.execDenied(c, q.spec, tc.args); tc.denied != "" {
 				tc.kind = router.Local
 				continue

@@ -230,13 +230,19 @@ func readFull(c net.Conn, b []byte) (int, error) {
 // masterHello marks c as the master link when args are REPLCONF
 // radish-master with this process's token, and answers +OK.
 func (s *Shard) masterHello(c *conn, args [][]byte) bool {
-	if len(args) != 3 || !strings.EqualFold(string(args[1]), "radish-master") ||
-		string(args[2]) != s.group.repl.token {
+	if !s.isMasterHello(args) {
 		return false
 	}
 	c.cl.Authed, c.cl.Master = true, true
 	s.reply(c, func(w *resp.Writer) { w.OK() })
 	return true
+}
+
+// isMasterHello reports whether REPLCONF's args are the master link's
+// hello: radish-master with this process's token.
+func (s *Shard) isMasterHello(args [][]byte) bool {
+	return len(args) == 3 && strings.EqualFold(string(args[1]), "radish-master") &&
+		string(args[2]) == s.group.repl.token
 }
 
 // replRefuses is the error a replica gives a client's command (never

@@ -195,7 +195,7 @@ func (s *Shard) newJob(c *conn, spec *command.Spec, args [][]byte) (*scriptJob, 
 	j := &scriptJob{c: c, spec: spec, sha: sc.SHA, keys: args[3 : 3+nk], argv: args[3+nk:],
 		ro: ro || sc.Flags&script.NoWrites != 0}
 	if c != nil {
-		j.db, j.proto, j.noTouch, j.cl, j.user = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl, c.user
+		j.db, j.proto, j.noTouch, j.cl, j.user = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl, c.checked()
 	}
 	return j, sc, ""
 }

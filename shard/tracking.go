@@ -70,7 +70,7 @@ type reader struct {
 func (c *conn) reader(home int, self bool) reader {
 	t := &c.cl.Track
 	return reader{id: c.cl.ID, home: int32(home), track: t.Reads, self: self && t.Self, quiet: t.NoLoop,
-		proto: int8(c.cl.Proto), addr: c.cl.Addr, user: c.user}
+		proto: int8(c.cl.Proto), addr: c.cl.Addr, user: c.checked()}
 }
 
 // trackState is a shard's client tracking state.
