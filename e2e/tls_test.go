@@ -180,9 +180,9 @@ func (s *tlsServer) tlsCli(withCert bool, args ...string) (string, error) {
 // ioModes are the drivers every TLS test runs under.
 var ioModes = []string{"uring", "epoll"}
 
-// TestTLSClients: redis-cli --tls and go-redis with a tls.Config, on a
-// server listening on TLS only (port 0), with each driver and several
-// shards: commands, a deep pipeline, and a 100 MB value each way; mutual
+// TestTLSClients: redis-cli --tls, redis-benchmark --tls and go-redis
+// with a tls.Config, on a server listening on TLS only (port 0), with
+// each driver and several shards: commands, a deep pipeline, and a 100 MB value each way; mutual
 // TLS refuses a client without a certificate (redis-cli and Go's own),
 // and tls-auth-clients optional lets it in.
 func TestTLSClients(t *testing.T) {
@@ -211,6 +211,12 @@ func TestTLSClients(t *testing.T) {
 					t.Errorf("a client without a certificate got %q", line)
 				}
 				c.Close()
+			}
+
+			bench := exec.Command("redis-benchmark", "--tls", "--cacert", p.caFile, "--cert", p.clientCert, "--key", p.clientKey,
+				"-h", "127.0.0.1", "-p", strconv.Itoa(s.tport), "-n", "20000", "-c", "8", "-P", "16", "-t", "set,get", "--csv", "-q")
+			if out, err := bench.CombinedOutput(); err != nil || !strings.Contains(string(out), `"SET"`) || !strings.Contains(string(out), `"GET"`) {
+				t.Errorf("redis-benchmark --tls: %v\n%s", err, out)
 			}
 
 			c := s.tlsClient(4)
@@ -437,8 +443,9 @@ func TestTLSStalledHandshake(t *testing.T) {
 
 // TestTLSLimits: proto-max-bulk-len and client-query-buffer-limit hold
 // over TLS as over plain TCP: the same reply for a bulk over the limit,
-// the same cut for a query over the buffer limit; and maxclients counts
-// TLS clients, which are told Redis's error.
+// the same cut for a query over the buffer limit; timeout closes an idle
+// TLS client; and maxclients counts TLS clients, which are told Redis's
+// error.
 func TestTLSLimits(t *testing.T) {
 	p := newPKI(t)
 	for _, drv := range ioModes {
@@ -478,7 +485,21 @@ func TestTLSLimits(t *testing.T) {
 				t.Errorf("a query over client-query-buffer-limit: over TLS %q, over TCP %q", viaTLS, viaTCP)
 			}
 
+			// timeout closes an idle TLS client as a plain one.
 			ctl := s.client(2)
+			if err := ctl.ConfigSet(ctx, "timeout", "1").Err(); err != nil {
+				t.Fatal(err)
+			}
+			if tc, err = s.dial(true); err != nil {
+				t.Fatal(err)
+			}
+			idleStart := time.Now()
+			if got := ask(tc, nil); got != "" || time.Since(idleStart) < 900*time.Millisecond {
+				t.Errorf("an idle TLS client under timeout 1: %q after %v", got, time.Since(idleStart))
+			}
+			if err := ctl.ConfigSet(ctx, "timeout", "0").Err(); err != nil {
+				t.Fatal(err)
+			}
 			if err := ctl.ConfigSet(ctx, "maxclients", "1").Err(); err != nil {
 				t.Fatal(err)
 			}
