@@ -182,9 +182,9 @@ var ioModes = []string{"uring", "epoll"}
 
 // TestTLSClients: redis-cli --tls, redis-benchmark --tls and go-redis
 // with a tls.Config, on a server listening on TLS only (port 0), with
-// each driver and several shards: commands, a deep pipeline, and a 100 MB value each way; mutual
-// TLS refuses a client without a certificate (redis-cli and Go's own),
-// and tls-auth-clients optional lets it in.
+// each driver and several shards: commands, a deep pipeline, and a 100
+// MB value each way; mutual TLS refuses a client without a certificate
+// (redis-cli and Go's own), and tls-auth-clients optional lets it in.
 func TestTLSClients(t *testing.T) {
 	p := newPKI(t)
 	for _, drv := range ioModes {
