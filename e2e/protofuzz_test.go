@@ -119,7 +119,8 @@ type fuzzStats struct {
 
 // TestProtocolFuzz: many connections, plain and over TLS, send random and
 // mutated RESP frames (well-formed commands, corrupted ones, inline
-// commands, hostile lengths, noise) while a watcher opens a fresh
+// commands, hostile lengths, noise), one of them as plaintext on the TLS
+// port, while a watcher opens a fresh
 // connection every 50 ms and expects PONG within 5 seconds. The server
 // must never crash (it exits cleanly at the end), never hang, and answer
 // every watcher's PING. RADISH_FUZZ_FRAMES (default 100000) and
@@ -154,9 +155,12 @@ func TestProtocolFuzz(t *testing.T) {
 					for !done() {
 						var c net.Conn
 						var err error
-						if w%2 == 0 {
+						switch {
+						case w == 15: // not TLS on the TLS port: the handshake fails
+							c, err = net.DialTimeout("tcp", s.taddr, 10*time.Second)
+						case w%2 == 0:
 							c, err = s.dial(true)
-						} else {
+						default:
 							c, err = net.DialTimeout("tcp", s.addr, 10*time.Second)
 						}
 						if err != nil {
