@@ -31,7 +31,9 @@ import (
 // value weighs 0 (numeric) or sorts first (ALPHA); a missing GET value is
 // a null (the empty string in STORE); a weight that is not a number
 // fails the command with "One or more scores can't be converted into
-// double". The sort is stable, as glibc's qsort (a merge sort) is. A
+// double". The sort is stable, as glibc's qsort (a merge sort) is, but
+// BY with a LIMIT that leaves elements out is Redis's partial quicksort
+// (pqsort.go), ties and all. A
 // sorted set that is sorted becomes a skiplist, as in Redis (SORT_RO too).
 
 func init() { register(sortSpecs...) }
@@ -406,7 +408,11 @@ func sortCommand(c *Ctx, args [][]byte, ro bool) {
 			c.W.Error(errSortScore)
 			return
 		}
-		slices.SortStableFunc(elems, sortCompare(&o))
+		if o.by != nil && (start != 0 || end != len(elems)-1) {
+			pqsort(elems, sortCompare(&o), start, end)
+		} else {
+			slices.SortStableFunc(elems, sortCompare(&o))
+		}
 	}
 	n := max(end-start+1, 0)
 	out := n

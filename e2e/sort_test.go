@@ -68,6 +68,13 @@ func TestSortAgainstRedis(t *testing.T) {
 		{"SORT", "z", "BY", "obj_*->w", "GET", "obj_*->w", "GET", "#"},
 		{"SORT", "si", "BY", "weight_*", "GET", "name_*"},
 		{"SORT", "l", "BY", "name_*", "ALPHA"}, // ties: the missing names, in list order
+		// Ties under a LIMIT that leaves elements out: Redis's partial
+		// quicksort's order.
+		{"SORT", "l", "BY", "name_*", "ALPHA", "LIMIT", "3", "10"},
+		{"SORT", "l", "BY", "name_*", "ALPHA", "DESC", "LIMIT", "0", "12", "GET", "#", "GET", "name_*"},
+		{"SORT", "l", "BY", "obj_*->missing", "LIMIT", "5", "20"},
+		{"SORT", "l", "BY", "nothing_*", "ALPHA", "LIMIT", "10", "25"},
+		{"SORT", "l", "BY", "name_*", "ALPHA", "LIMIT", "40", "100"},
 		{"SORT", "l", "BY", "weight_*", "ALPHA", "DESC", "GET", "weight_*"},
 		{"SORT", "l", "BY", "nosort", "GET", "name_*", "LIMIT", "10", "5"},
 		{"SORT", "z", "GET", "obj_*->", "GET", "weight_*->w", "GET", "nostar"},

@@ -77,3 +77,17 @@ func (q *qlist) size() int64 {
 	}
 	return n
 }
+
+// streamSize is the bytes of a stream's root, index and node blocks, the
+// blocks streamFree frees.
+func streamSize(db *DB, _ int, x slab.Handle) int64 {
+	sl := db.s.slab
+	st := stream{db, x}
+	ix := st.index()
+	b := sl.Bytes(ix)
+	n := int64(sl.BlockSize(x) + sl.BlockSize(ix))
+	for i := 0; i < ixCount(b); i++ {
+		n += int64(sl.BlockSize(ixNode(b, i)))
+	}
+	return n
+}

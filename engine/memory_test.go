@@ -35,6 +35,11 @@ func TestMemoryUsage(t *testing.T) {
 				db.SAdd(k, [][]byte{fmt.Appendf(nil, "m%d", i)}, 0)
 			}
 		},
+		"stream": func(db *DB, k []byte) {
+			for i := range 2000 {
+				db.XAdd(k, XAddID{ID: StreamID{uint64(i + 1), 0}}, [][]byte{[]byte("field"), fmt.Appendf(nil, "value %d", i)}, false, nil, 0)
+			}
+		},
 		"zset-small": func(db *DB, k []byte) {
 			db.ZAdd(k, 0, 1, func(int) (float64, []byte) { return 1, []byte("a") }, 0)
 		},

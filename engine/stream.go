@@ -121,7 +121,7 @@ const (
 )
 
 func init() {
-	registerObj(TypeStream, &objType{free: streamFree, export: streamExport, load: streamLoad})
+	registerObj(TypeStream, &objType{free: streamFree, export: streamExport, load: streamLoad, size: streamSize})
 }
 
 // ---- root block ----
