@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/radish-kv/radish/engine/slab"
+	"github.com/radish-kv/radish/num"
 )
 
 // Streams, as Redis 7.0 keeps them: an ordered index of nodes keyed by the
@@ -432,10 +433,8 @@ func lpIntEntrySize(v int64) int {
 // lpStrEntrySize is the size of the listpack entry lpAppend writes for s
 // (an integer when s is a canonical int64).
 func lpStrEntrySize(s []byte) int {
-	if len(s) <= 20 {
-		if v, err := strconv.ParseInt(string(s), 10, 64); err == nil && strconv.FormatInt(v, 10) == string(s) {
-			return lpIntEntrySize(v)
-		}
+	if v, ok := num.ParseInt(s); ok {
+		return lpIntEntrySize(v)
 	}
 	n := len(s)
 	l := n + 1
@@ -652,7 +651,7 @@ func (st stream) shrinkNode(i int) {
 // tombs is set, forward or (rev) backward, calling fn with the node's
 // position, its bytes and the entry until fn returns false. fn may flag
 // the entry deleted in place but must not otherwise change the stream.
-func (st stream) each(start, end StreamID, rev, tombs bool, fn func(ni int, b []byte, e *xentry) bool) {
+func (st stream) each(start, end StreamID, rev, tombs bool, fn func(ni int, b []byte, e xentry) bool) {
 	if end.Less(start) {
 		return
 	}
@@ -676,7 +675,7 @@ func (st stream) each(start, end StreamID, rev, tombs bool, fn func(ni int, b []
 				if e.id.Less(start) || !tombs && e.flags&xDeleted != 0 {
 					continue
 				}
-				if end.Less(e.id) || !fn(i, b, &e) {
+				if end.Less(e.id) || !fn(i, b, e) {
 					return
 				}
 			}
@@ -698,7 +697,7 @@ func (st stream) each(start, end StreamID, rev, tombs bool, fn func(ni int, b []
 			if end.Less(e.id) || !tombs && e.flags&xDeleted != 0 {
 				continue
 			}
-			if e.id.Less(start) || !fn(i, b, &e) {
+			if e.id.Less(start) || !fn(i, b, e) {
 				return
 			}
 		}
@@ -708,7 +707,7 @@ func (st stream) each(start, end StreamID, rev, tombs bool, fn func(ni int, b []
 // edge returns the first (or last) entry's ID, deleted entries counted
 // when tombs is set; ok is false when there is none.
 func (st stream) edge(first, tombs bool) (id StreamID, ok bool) {
-	st.each(StreamID{}, MaxStreamID, !first, tombs, func(_ int, _ []byte, e *xentry) bool {
+	st.each(StreamID{}, MaxStreamID, !first, tombs, func(_ int, _ []byte, e xentry) bool {
 		id, ok = e.id, true
 		return false
 	})
@@ -729,20 +728,18 @@ func (st stream) edgeOrMax(first, tombs bool) StreamID {
 
 // ---- deleting ----
 
-// deleteAt flags entry e (at offset off of node ni, live) deleted and frees
-// the node when it was its last live entry. It reports whether the node
-// went (so the caller's node position moved).
-func (st stream) deleteAt(ni int, b []byte, e *xentry, off int) bool {
+// deleteAt flags the live entry at offset off of node ni (bytes b)
+// deleted, and frees the node when it was its last live entry.
+func (st stream) deleteAt(ni int, b []byte, off int) {
 	st.setLength(st.length() - 1)
 	if u32(b, ndLive) == 1 {
 		st.db.s.slab.Free(ixNode(st.db.s.slab.Bytes(st.index()), ni))
 		st.ixRemove(ni)
-		return true
+		return
 	}
 	b[off] |= xDeleted
 	putU32(b, ndLive, u32(b, ndLive)-1)
 	putU32(b, ndDel, u32(b, ndDel)+1)
-	return false
 }
 
 // deleteID deletes the live entry id; false when there is none.
@@ -764,7 +761,7 @@ func (st stream) deleteID(id StreamID) bool {
 			if e.flags&xDeleted != 0 {
 				return false
 			}
-			st.deleteAt(ni, b, &e, o)
+			st.deleteAt(ni, b, o)
 			return true
 		}
 		o = e.end
@@ -977,8 +974,8 @@ func (db *DB) XRange(key []byte, start, end StreamID, count int, rev bool, now i
 func (st stream) rangeEach(start, end StreamID, count int, rev bool, fn func(id StreamID, fv [][]byte) bool) int {
 	n := 0
 	s := st.db.s
-	st.each(start, end, rev, false, func(_ int, b []byte, e *xentry) bool {
-		s.fv = entryFields(b, e, s.fv)
+	st.each(start, end, rev, false, func(_ int, b []byte, e xentry) bool {
+		s.fv = entryFields(b, &e, s.fv)
 		n++
 		return fn(e.id, s.fv) && (count <= 0 || n < count)
 	})

@@ -1,0 +1,51 @@
+package command
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// TestStreamAllocs: XADD (with and without a trim), XRANGE and XREAD
+// allocate nothing once the stream and the buffers are warm.
+func TestStreamAllocs(t *testing.T) {
+	st := engine.NewStore(1)
+	defer st.Close()
+	var w resp.Writer
+	c := &Ctx{Store: st, DB: st.DB(0), W: &w, Now: 1000}
+	bs := func(s ...string) [][]byte {
+		out := make([][]byte, len(s))
+		for i, a := range s {
+			out[i] = []byte(a)
+		}
+		return out
+	}
+	var adds, trims [][][]byte
+	for i := 0; i < 2000; i++ { // 300 to warm up, 201 per case
+		adds = append(adds, bs("XADD", "x", strconv.Itoa(2*i+1)+"-0", "f", "v", "g", "12"))
+		trims = append(trims, bs("XADD", "x", "MAXLEN", "~", "1000", strconv.Itoa(2*i+2)+"-0", "f", "v"))
+	}
+	xrange := bs("XRANGE", "x", "-", "+", "COUNT", "10")
+	xread := bs("XREAD", "COUNT", "10", "STREAMS", "x", "5")
+	n := 0
+	for range 300 {
+		CmdXAdd(c, adds[n])
+		CmdXAdd(c, trims[n])
+		n++
+	}
+	for name, f := range map[string]func(){
+		"XADD":        func() { CmdXAdd(c, adds[n]); n++ },
+		"XADD MAXLEN": func() { CmdXAdd(c, trims[n]); n++ },
+		"XRANGE":      func() { CmdXRange(c, xrange) },
+		"XREAD":       func() { CmdXRead(c, xread) },
+	} {
+		if a := testing.AllocsPerRun(200, func() { w.B = w.B[:0]; f() }); a != 0 {
+			t.Errorf("%s: %v allocations", name, a)
+		}
+		if w.B[0] == '-' {
+			t.Errorf("%s: %q", name, w.B)
+		}
+	}
+}
