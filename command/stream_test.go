@@ -49,3 +49,22 @@ func TestStreamAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestXAddObeysPrimary: Redis propagates an approximate trim as "=" with
+// its LIMIT; a client may not send that, a primary or an AOF (run with no
+// clock) may.
+func TestXAddObeysPrimary(t *testing.T) {
+	st := engine.NewStore(1)
+	defer st.Close()
+	var w resp.Writer
+	args := [][]byte{[]byte("XADD"), []byte("x"), []byte("MAXLEN"), []byte("="), []byte("1"), []byte("LIMIT"), []byte("100"),
+		[]byte("1-1"), []byte("f"), []byte("v")}
+	c := &Ctx{Store: st, DB: st.DB(0), W: &w, Now: 1000}
+	if CmdXAdd(c, args); string(w.B) != "-ERR syntax error, LIMIT cannot be used without the special ~ option\r\n" {
+		t.Fatalf("from a client: %q", w.B)
+	}
+	w.B, c.Now = w.B[:0], 0
+	if CmdXAdd(c, args); string(w.B) != "$3\r\n1-1\r\n" {
+		t.Fatalf("from a primary: %q", w.B)
+	}
+}
