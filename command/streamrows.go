@@ -10,6 +10,7 @@ import (
 
 func init() {
 	register(streamSpecs...)
+	register(xinfoSpec)
 	keyEvents["xadd"] = &keyEvent{fn: xaddEvents}
 	keyEvents["xtrim"] = each("xtrim", 't')
 	keyEvents["xdel"] = each("xdel", 't')
@@ -214,6 +215,83 @@ var streamSpecs = []*Spec{
 				{Name: "key", Type: "key", KeySpecIndex: 0, Flags: ArgMultiple},
 				{Name: "id", Type: "string", Flags: ArgMultiple},
 			}},
+		},
+	},
+}
+
+// xinfoSpec is XINFO.
+var xinfoSpec = &Spec{
+	Name: "xinfo", Arity: -2,
+	Flags:   0,
+	Summary: "A container for stream introspection commands",
+	Since:   "5.0.0", Group: "stream",
+	Complexity: "Depends on subcommand.",
+	Sub: []*Spec{
+		{
+			Name: "xinfo|consumers", Arity: 4,
+			Flags: ReadOnly,
+			ACL:   []string{"stream"},
+			Tips:  []string{"nondeterministic_output"},
+			KeySpecs: []KeySpec{
+				{Flags: KeyRO | KeyAccess, Index: 2, LastKey: 0, Step: 1},
+			},
+			Handler: CmdXInfoConsumers,
+			Summary: "List the consumers in a consumer group",
+			Since:   "5.0.0", Group: "stream",
+			Complexity: "O(1)",
+			Args: []Arg{
+				{Name: "key", Type: "key", KeySpecIndex: 0},
+				{Name: "groupname", Type: "string"},
+			},
+		},
+		{
+			Name: "xinfo|groups", Arity: 3,
+			Flags: ReadOnly,
+			ACL:   []string{"stream"},
+			KeySpecs: []KeySpec{
+				{Flags: KeyRO | KeyAccess, Index: 2, LastKey: 0, Step: 1},
+			},
+			Handler: CmdXInfoGroups,
+			Summary: "List the consumer groups of a stream",
+			Since:   "5.0.0", Group: "stream",
+			Complexity: "O(1)",
+			History: [][2]string{
+				{"7.0.0", "Added the `entries-read` and `lag` fields"},
+			},
+			Args: []Arg{
+				{Name: "key", Type: "key", KeySpecIndex: 0},
+			},
+		},
+		{
+			Name: "xinfo|help", Arity: 2,
+			Flags:   Loading | Stale,
+			ACL:     []string{"stream"},
+			Handler: CmdXInfoHelp,
+			Summary: "Show helpful text about the different subcommands",
+			Since:   "5.0.0", Group: "stream",
+			Complexity: "O(1)",
+		},
+		{
+			Name: "xinfo|stream", Arity: -3,
+			Flags: ReadOnly,
+			ACL:   []string{"stream"},
+			KeySpecs: []KeySpec{
+				{Flags: KeyRO | KeyAccess, Index: 2, LastKey: 0, Step: 1},
+			},
+			Handler: CmdXInfoStream,
+			Summary: "Get information about a stream",
+			Since:   "5.0.0", Group: "stream",
+			Complexity: "O(1)",
+			History: [][2]string{
+				{"6.0.0", "Added the `FULL` modifier."},
+				{"7.0.0", "Added the `max-deleted-entry-id`, `entries-added`, `recorded-first-entry-id`, `entries-read` and `lag` fields"},
+			},
+			Args: []Arg{
+				{Name: "key", Type: "key", KeySpecIndex: 0},
+				{Name: "full", Type: "block", Token: "FULL", Flags: ArgOptional, Args: []Arg{
+					{Name: "count", Type: "integer", Token: "COUNT", Flags: ArgOptional},
+				}},
+			},
 		},
 	},
 }

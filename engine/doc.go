@@ -65,7 +65,8 @@
 //   - Record: a key's value in a self-contained form (Export/Import). For
 //     a hash: uvarint field count, then field and value as (uvarint length,
 //     bytes) each; for a set: uvarint count, then the members the same way;
-//     lists and sorted sets likewise (list.go, zset.go).
+//     lists and sorted sets likewise (list.go, zset.go); a stream's keeps
+//     its nodes, deleted entries included (stream.go).
 //   - Tag: the slab's per-block bit; set exactly on leaves with a TTL, so
 //     that ActiveExpire samples them through the slab.
 //   - Access clock: the last 3 bytes of every leaf block: Redis's 24-bit

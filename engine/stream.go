@@ -1066,6 +1066,9 @@ type StreamInfo struct {
 	Edge StreamID
 	// LastLive is the last live entry's ID (0-0 when empty).
 	LastLive StreamID
+	// RaxNodes is the node count of the radix tree Redis would keep the
+	// nodes in (XINFO's radix-tree-nodes).
+	RaxNodes int
 }
 
 // XInfo returns the stream's metadata; found is false when absent.
@@ -1082,7 +1085,56 @@ func (st stream) info() StreamInfo {
 		Length: st.length(), Nodes: ixCount(st.db.s.slab.Bytes(st.index())),
 		LastID: st.lastID(), FirstID: st.firstID(), MaxDeletedID: st.maxDeleted(),
 		EntriesAdded: st.added(), Edge: st.edgeOrMax(true, true), LastLive: st.edgeOrMax(false, false),
+		RaxNodes: raxNodes(st.db.s.slab.Bytes(st.index())),
 	}
+}
+
+// raxNodes counts the nodes of Redis's rax holding the index's master IDs
+// as 16-byte big-endian keys: where all the keys below a node share bytes,
+// one compressed node holds them; where they part, a branching node; each
+// key ends in a node of its own; an empty tree is its root.
+func raxNodes(ix []byte) int {
+	n := ixCount(ix)
+	if n == 0 {
+		return 1
+	}
+	key := func(i, d int) byte {
+		id := ixKey(ix, i)
+		if d < 8 {
+			return byte(id.Ms >> (56 - 8*d))
+		}
+		return byte(id.Seq >> (56 - 8*(d-8)))
+	}
+	var count func(lo, hi, d int) int
+	branch := func(lo, hi, d int) int {
+		nodes := 1
+		for i := lo; i < hi; {
+			j := i + 1
+			for j < hi && key(j, d) == key(i, d) {
+				j++
+			}
+			nodes += count(i, j, d+1)
+			i = j
+		}
+		return nodes
+	}
+	count = func(lo, hi, d int) int {
+		if hi-lo == 1 {
+			if d == 16 {
+				return 1
+			}
+			return 2
+		}
+		l := d
+		for l < 16 && key(lo, l) == key(hi-1, l) {
+			l++
+		}
+		if l > d {
+			return 1 + branch(lo, hi, l)
+		}
+		return branch(lo, hi, d)
+	}
+	return count(0, n, 0)
 }
 
 // ---- Record ----

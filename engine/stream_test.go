@@ -405,21 +405,22 @@ func FuzzStream(f *testing.F) {
 // TestStreamNodes checks where nodes close: at stream-node-max-entries
 // entries, and where Redis's listpack would reach stream-node-max-bytes
 // (Redis 7.0.15 puts 100 entries of one small field per node, 29 entries
-// of a 128-byte value, 4 of two fields with a 1000-byte value; node counts
-// read from its XINFO STREAM).
+// of a 128-byte value, 4 of two fields with a 1000-byte value), and the
+// radix tree's node count (node and rax node counts read from its XINFO
+// STREAM).
 func TestStreamNodes(t *testing.T) {
 	s := NewStore(1)
 	defer s.Close()
 	db := s.DB(0)
 	for _, tc := range []struct {
-		fv    []string
-		n     int
-		nodes int
+		fv         []string
+		n          int
+		nodes, rax int
 	}{
-		{[]string{"f", "v"}, 1000, 10},
-		{[]string{"f", strings.Repeat("x", 128)}, 290, 10},
-		{[]string{"f", strings.Repeat("x", 128)}, 291, 11},
-		{[]string{"f", strings.Repeat("y", 1000), "g", "12345"}, 39, 10},
+		{[]string{"f", "v"}, 1000, 10, 26},
+		{[]string{"f", strings.Repeat("x", 128)}, 290, 10, 23},
+		{[]string{"f", strings.Repeat("x", 128)}, 291, 11, 26},
+		{[]string{"f", strings.Repeat("y", 1000), "g", "12345"}, 39, 10, 22},
 	} {
 		key := []byte(fmt.Sprint(tc))
 		var fv [][]byte
@@ -432,8 +433,9 @@ func TestStreamNodes(t *testing.T) {
 			}
 		}
 		info, _, _ := db.XInfo(key, 0)
-		if info.Nodes != tc.nodes {
-			t.Errorf("%d entries of %d fields: %d nodes, want %d", tc.n, len(tc.fv)/2, info.Nodes, tc.nodes)
+		if info.Nodes != tc.nodes || info.RaxNodes != tc.rax {
+			t.Errorf("%d entries of %d fields: %d nodes, %d rax nodes, want %d, %d", tc.n, len(tc.fv)/2, info.Nodes,
+				info.RaxNodes, tc.nodes, tc.rax)
 		}
 	}
 }

@@ -9,6 +9,7 @@ var streamKeys = []string{"q1", "{t}q2", "q3"}
 // "*"'s): XADD with every option (IDs that only grow, now and then one
 // too small, ms-* forms, trims exact and approximate), XRANGE and
 // XREVRANGE with exclusive bounds and COUNT, XDEL, XTRIM, XSETID, XLEN,
+// XINFO STREAM,
 // XREAD over keys of several shards, COPY; now and then on the string key
 // s (a wrong type).
 func (g *Gen) stream(s string) []string {
@@ -65,7 +66,11 @@ func (g *Gen) stream(s string) []string {
 		}
 		return args
 	case 6:
-		return []string{g.pick("XLEN", "TYPE", "EXISTS"), key()}
+		name, k := g.pick("XLEN", "TYPE", "EXISTS", "XINFO"), key()
+		if name == "XINFO" {
+			return []string{"XINFO", "STREAM", k}
+		}
+		return []string{name, k}
 	case 7, 8:
 		args := []string{g.pick("XRANGE", "XREVRANGE"), key(), id(), id()}
 		if g.r.IntN(20) != 0 { // whole streams make long replies
