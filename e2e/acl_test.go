@@ -188,6 +188,8 @@ func TestACLAgainstRedis(t *testing.T) {
 					{"DEL", "app1"}, {"RPUSH", "app1", "3", "1", "2"}, {"SORT", "app1", "BY", "w*"}, {"SORT", "app1", "GET", "w*"},
 					{"SORT", "app1", "BY", "nosort"}, {"SORT", "app1", "GET", "#"}, {"SORT", "app1", "LIMIT", "0", "1", "GET", "#", "LIMIT", "x", "1"},
 					{"SORT_RO", "app1", "BY", "w*"}, {"MULTI"}, {"SORT", "app1", "BY", "w*"}, {"EXEC"},
+					{"EVAL", "return redis.pcall('sort', KEYS[1], 'get', 'w*')", "1", "app1"},
+					{"EVAL", "return redis.pcall('sort', KEYS[1], 'get', 'app*', 'by', 'nosort')", "1", "app1"},
 				} {
 					so.same(t, c...)
 				}
