@@ -266,3 +266,55 @@ func TestLogGroups(t *testing.T) {
 		t.Errorf("acllog-max-len 2 keeps the newest two: %q", w.B)
 	}
 }
+
+// TestDocumentedExamples are the examples of Redis's ACL documentation
+// (redis.io/docs/management/security/acl, ACL DRYRUN's page), with the
+// replies it shows.
+func TestDocumentedExamples(t *testing.T) {
+	r := NewRegistry("")
+	setUser(t, r, "alice", "on", ">p1pp0", "~cached:*", "+get")
+	if got, want := list(r, "alice"), "user alice on #"+HashPassword([]byte("p1pp0"))+" ~cached:* resetchannels -@all +get"; got != want {
+		t.Errorf("ACL LIST: %q, want %q", got, want)
+	}
+	alice := r.Current().User([]byte("alice"))
+	if why, _ := check(t, alice, "get", "cached:1234"); why != OK {
+		t.Error("alice may GET cached:1234")
+	}
+	if why, _ := check(t, alice, "set", "cached:1234", "x"); why != DeniedCmd {
+		t.Error("alice may not SET")
+	}
+	if why, _ := check(t, alice, "get", "foo"); why != DeniedKey {
+		t.Error("alice may not GET foo")
+	}
+	setUser(t, r, "virginia", "on", "+GET", "allkeys", "(+SET ~app1*)")
+	w := resp.Writer{Proto: 3}
+	r.Current().User([]byte("virginia")).WriteGetUser(&w)
+	want := "%6\r\n$5\r\nflags\r\n~1\r\n$2\r\non\r\n$9\r\npasswords\r\n*0\r\n$8\r\ncommands\r\n$10\r\n-@all +get\r\n" +
+		"$4\r\nkeys\r\n$2\r\n~*\r\n$8\r\nchannels\r\n$0\r\n\r\n$9\r\nselectors\r\n*1\r\n" +
+		"%3\r\n$8\r\ncommands\r\n$10\r\n-@all +set\r\n$4\r\nkeys\r\n$6\r\n~app1*\r\n$8\r\nchannels\r\n$0\r\n\r\n"
+	if string(w.B) != want {
+		t.Errorf("ACL GETUSER virginia:\n got %q\nwant %q", w.B, want)
+	}
+	setUser(t, r, "VIRGINIA", "+SET", "~*")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ACL", "DRYRUN", "VIRGINIA", "SET", "foo", "bar"}, "+OK\r\n"},
+		{[]string{"ACL", "DRYRUN", "VIRGINIA", "GET", "foo"}, "$53\r\nThis user has no permissions to run the 'get' command\r\n"},
+	} {
+		w := resp.Writer{Proto: 2}
+		args := make([][]byte, len(c.args))
+		for i, a := range c.args {
+			args[i] = []byte(a)
+		}
+		r.Run(&Exec{W: &w}, args)
+		if string(w.B) != c.want {
+			t.Errorf("%v: %q, want %q", c.args, w.B, c.want)
+		}
+	}
+	setUser(t, r, "antirez", "on", "+@all", "-@dangerous", ">"+"42a979", "~*")
+	if got := list(r, "antirez"); !strings.HasSuffix(got, " ~* resetchannels +@all -@dangerous") {
+		t.Errorf("ACL LIST antirez: %q", got)
+	}
+}

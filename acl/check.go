@@ -144,6 +144,30 @@ func (s *selector) channelOK(ch []byte, literal bool) bool {
 	return false
 }
 
+// FullReadAccess implements command.UserAccess (Redis's
+// ACLUserCheckCmdWithUnrestrictedKeyAccess for reads).
+func (u *User) FullReadAccess(spec *command.Spec, args [][]byte) bool {
+	for _, s := range u.sels {
+		if r, _ := s.check(spec, args); r == OK && s.readsAll() {
+			return true
+		}
+	}
+	return false
+}
+
+// readsAll reports whether the selector may read every key.
+func (s *selector) readsAll() bool {
+	if s.flags&selAllKeys != 0 {
+		return true
+	}
+	for _, k := range s.keys {
+		if k.perm&PermRead != 0 && string(k.pattern) == "*" {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckChannel reports whether u may use channel; literal: it is a
 // pattern subscription, which a channel pattern must name as written.
 func (u *User) CheckChannel(ch []byte, literal bool) bool {

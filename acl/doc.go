@@ -12,8 +12,8 @@
 //     each with read and/or write permission (~, %R~, %W~, %RW~, allkeys)
 //     and channel patterns (&, allchannels).
 //   - A rule is one word of the rule language (ACL SETUSER, user lines of
-//     the config file and of the aclfile); Apply applies one to a user and
-//     fails with Redis's error text.
+//     the config file and of the aclfile); User.apply applies one to a
+//     user and fails with Redis's error text.
 //   - A Snapshot is an immutable set of users. The Registry publishes a new
 //     one for every change (SETUSER, DELUSER, LOAD, requirepass); readers
 //     load it with one atomic read and never lock.

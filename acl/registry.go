@@ -116,8 +116,8 @@ func setPassword(u *User, pass string) {
 	u.apply(">"+pass, false)
 }
 
-// publish makes users the snapshot in force and reports the change.
-// The caller holds mu and releases it before publish calls Changed.
+// publish makes users the snapshot in force. The caller holds mu, and
+// calls changed once it released it.
 func (r *Registry) publish(users map[string]*User) {
 	r.cur.Store(&Snapshot{users: users, def: users["default"]})
 }

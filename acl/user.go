@@ -447,9 +447,9 @@ func (u *User) clone() *User {
 	return &c
 }
 
-// Apply applies one rule to u (Redis's ACLSetUser); pubsubDefault is
-// acl-pubsub-default allchannels. On error u may be half changed: apply
-// rules to a copy.
+// apply applies one rule to u (Redis's ACLSetUser); pubsubDefault is
+// acl-pubsub-default allchannels. On error u may be half changed: rules
+// are applied to a copy.
 func (u *User) apply(op string, pubsubDefault bool) error {
 	if op == "" {
 		return nil

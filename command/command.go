@@ -276,6 +276,18 @@ type Ctx struct {
 	Scratch []byte
 	// Scripts is the executing shard's scripting engine.
 	Scripts Scripts
+	// Access, when set, is the ACL user the command runs for: SORT names
+	// keys through BY and GET patterns only for a user that may read every
+	// key, as Redis. Nil: no restriction.
+	Access UserAccess
+}
+
+// UserAccess is what a handler may ask of the ACL user it runs for
+// (package acl's User).
+type UserAccess interface {
+	// FullReadAccess reports whether a selector that allows spec with
+	// args may read every key (allkeys, or the pattern * with read).
+	FullReadAccess(spec *Spec, args [][]byte) bool
 }
 
 // Local gives a handler the connections of the shard it runs on. Commands

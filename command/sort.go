@@ -142,8 +142,10 @@ type sortOpts struct {
 }
 
 // parseSort parses SORT's options (SORT_RO's when ro: no STORE), or
-// returns the error reply's text.
-func parseSort(args [][]byte, ro bool) (o sortOpts, errText string) {
+// returns the error reply's text. restricted: the user may not read every
+// key, so BY with a pattern and GET are refused, as Redis 7.0 refuses
+// them.
+func parseSort(args [][]byte, ro, restricted bool) (o sortOpts, errText string) {
 	o.count = -1
 	for j := 2; j < len(args); j++ {
 		left := len(args) - j - 1
@@ -170,8 +172,14 @@ func parseSort(args [][]byte, ro bool) (o sortOpts, errText string) {
 		case kvIs(a, "by") && left >= 1:
 			o.by = args[j+1]
 			o.dontsort = bytes.IndexByte(cstr(o.by, -1), '*') < 0
+			if !o.dontsort && restricted {
+				return o, "ERR BY option of SORT denied due to insufficient ACL permissions."
+			}
 			j++
 		case kvIs(a, "get") && left >= 1:
+			if restricted {
+				return o, "ERR GET option of SORT denied due to insufficient ACL permissions."
+			}
 			o.gets = append(o.gets, args[j+1])
 			j++
 		default:
@@ -189,7 +197,7 @@ func isHash(pat []byte) bool { return len(pat) > 0 && pat[0] == '#' && (len(pat)
 // BY that sorts, or a GET other than "#" (a pattern without '*' names no
 // key). Arguments SORT refuses read none.
 func sortPatterned(args [][]byte, ro bool) bool {
-	o, errText := parseSort(args, ro)
+	o, errText := parseSort(args, ro, false)
 	if errText != "" {
 		return false
 	}
@@ -333,7 +341,7 @@ func sortLoad(db *engine.DB, key []byte, o *sortOpts, now int64) (elems []sortEl
 // db holding its sorted key: every element's BY key when it sorts by
 // one, and the GET keys of every element that may be returned.
 func sortPatternKeys(db *engine.DB, args [][]byte, ro bool, now int64, dst [][]byte) [][]byte {
-	o, errText := parseSort(args, ro)
+	o, errText := parseSort(args, ro, false)
 	if errText != "" {
 		return dst
 	}
@@ -371,7 +379,15 @@ func CmdSortRO(c *Ctx, args [][]byte) { sortCommand(c, args, true) }
 const errSortScore = "ERR One or more scores can't be converted into double"
 
 func sortCommand(c *Ctx, args [][]byte, ro bool) {
-	o, errText := parseSort(args, ro)
+	restricted := false
+	if c.Access != nil {
+		name := "sort"
+		if ro {
+			name = "sort_ro"
+		}
+		restricted = !c.Access.FullReadAccess(table.byName[name], args)
+	}
+	o, errText := parseSort(args, ro, restricted)
 	if errText != "" {
 		c.W.Error(errText)
 		return

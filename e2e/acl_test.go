@@ -86,7 +86,7 @@ func TestACLAgainstRedis(t *testing.T) {
 		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
 			admin := aclPair{dialDiff(t, s.addr, proto), dialDiff(t, ref, proto)}
 			admin.same(t, "ACL", "LOG", "RESET")
-			for _, u := range []string{"app", "app2", "pub", "sel", "rw"} {
+			for _, u := range []string{"app", "app2", "pub", "sel", "rw", "so", "soall"} {
 				admin.a.do(t, []string{"ACL", "DELUSER", u})
 				admin.b.do(t, []string{"ACL", "DELUSER", u})
 			}
@@ -96,6 +96,8 @@ func TestACLAgainstRedis(t *testing.T) {
 				{"ACL", "SETUSER", "pub", "on", "nopass", "&news.*", "+@all", "~*"},
 				{"ACL", "SETUSER", "sel", "on", "nopass", "-@all", "+select|0", "+ping", "(~sel:* +get)", "(", "%R~ro:*", "+@string", ")"},
 				{"ACL", "SETUSER", "rw", "on", "nopass", "%W~w*", "%R~r*", "+@all", "-@dangerous"},
+				{"ACL", "SETUSER", "so", "on", "nopass", "~app*", "+@all"},
+				{"ACL", "SETUSER", "soall", "on", "nopass", "~app*", "(~* +sort)", "+@all"},
 				{"ACL", "GETUSER", "app"}, {"ACL", "GETUSER", "sel"}, {"ACL", "GETUSER", "rw"}, {"ACL", "GETUSER", "nosuch"},
 				{"ACL", "LIST"}, {"ACL", "USERS"}, {"ACL", "WHOAMI"}, {"ACL", "CAT"}, {"ACL", "CAT", "nosuch"},
 				{"ACL", "SETUSER", "x", "%~k"}, {"ACL", "SETUSER", "x", "(+get"}, {"ACL", "SETUSER", "x", "+nosuch"},
@@ -176,6 +178,21 @@ func TestACLAgainstRedis(t *testing.T) {
 				{"SELECT", "0"}, {"SELECT", "1"}, {"GET", "sel:a"}, {"GET", "ro:a"}, {"SET", "ro:a", "v"}, {"GET", "a"}, {"PING"},
 			} {
 				sel.same(t, c...)
+			}
+			// SORT names keys through BY and GET patterns only for a user
+			// that may read every key.
+			for _, u := range []string{"so", "soall"} {
+				so := aclPair{dialDiff(t, s.addr, proto), dialDiff(t, ref, proto)}
+				so.same(t, "AUTH", u, "x")
+				for _, c := range [][]string{
+					{"DEL", "app1"}, {"RPUSH", "app1", "3", "1", "2"}, {"SORT", "app1", "BY", "w*"}, {"SORT", "app1", "GET", "w*"},
+					{"SORT", "app1", "BY", "nosort"}, {"SORT", "app1", "GET", "#"}, {"SORT", "app1", "LIMIT", "0", "1", "GET", "#", "LIMIT", "x", "1"},
+					{"SORT_RO", "app1", "BY", "w*"}, {"MULTI"}, {"SORT", "app1", "BY", "w*"}, {"EXEC"},
+					{"EVAL", "return redis.pcall('sort', KEYS[1], 'get', 'w*')", "1", "app1"},
+					{"EVAL", "return redis.pcall('sort', KEYS[1], 'get', 'app*', 'by', 'nosort')", "1", "app1"},
+				} {
+					so.same(t, c...)
+				}
 			}
 			admin.same(t, "CLIENT", "KILL", "USER", "nosuch")
 			admin.same(t, "CLIENT", "KILL", "USER", "sel")

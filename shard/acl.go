@@ -142,6 +142,14 @@ func (c *conn) checked() *acl.User {
 	return c.user
 }
 
+// access is the command.UserAccess of the reader's user, nil for none.
+func (r reader) access() command.UserAccess {
+	if r.user == nil {
+		return nil
+	}
+	return r.user
+}
+
 // openACL gives a new connection the default user.
 func (s *Shard) openACL(c *conn) {
 	snap := s.group.acl.reg.Current()

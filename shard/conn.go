@@ -455,6 +455,7 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	ctx.DBIndex = db
 	ctx.DB = s.store.DB(db)
 	ctx.Client = cl
+	ctx.Access = s.who.access()
 	if s.snap != nil {
 		s.snapBefore(db, spec, args)
 	}

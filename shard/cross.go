@@ -78,7 +78,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	}
 	w := resp.Writer{Proto: t.proto}
 	ctx := command.Ctx{Store: sc, DB: sc.DB(t.db), DBIndex: t.db, W: &w, Now: s.now, MaxBulkLen: s.conf.ProtoMaxBulkLen,
-		Server: s.group, Owns: func([]byte) bool { return true }, Scripts: s}
+		Server: s.group, Owns: func([]byte) bool { return true }, Scripts: s, Access: t.who.access()}
 	s.stats.commands++
 	s.stats.count(t.spec)
 	dirty := sc.Dirty()

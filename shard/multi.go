@@ -915,7 +915,7 @@ func (s *Shard) round(t *txn, r int) {
 func (s *Shard) spanning(t *txn, i int, then func()) {
 	tc := &t.cmds[i]
 	sub := &txn{id: t.id, c: t.c, spec: tc.spec, merge: tc.spec.Merge, args: tc.args, proto: t.proto, db: tc.db,
-		noTouch: t.noTouch, in: t, parts: tc.parts}
+		noTouch: t.noTouch, in: t, parts: tc.parts, who: reader{user: t.who.user}}
 	if tc.kind == router.All || tc.kind == router.Held {
 		sub.patterned = tc.kind == router.Held
 		sub.parts = make([]router.Part, len(s.group.shards))

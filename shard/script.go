@@ -392,7 +392,10 @@ func (h *directHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) boo
 		h.cl.DB = h.db
 	}
 	s.mon.lua = true
+	who := s.who
+	s.who.user = h.j.user // SORT asks it (Ctx.Access)
 	s.run1(w, cl, h.j.noTouch, h.db, spec, args)
+	s.who = who
 	s.mon.lua = false
 	s.ctx = saved
 	if cl != nil {
@@ -543,7 +546,7 @@ func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool 
 	}
 	ctx := command.Ctx{Store: h.store, DB: h.store.DB(h.db), DBIndex: h.db, W: w, Now: s.now,
 		MaxBulkLen: s.conf.ProtoMaxBulkLen, Server: s.group, Owns: func([]byte) bool { return true }, Local: s,
-		Scripts: s}
+		Scripts: s, Access: reader{user: h.j.user}.access()}
 	if len(idx) == 0 {
 		h.cl.DB = h.db
 		ctx.Client = &h.cl
