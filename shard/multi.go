@@ -306,14 +306,18 @@ func (s *Shard) watchKeys(c *conn, args [][]byte) {
 					vs[i] = o.watch(db, k.Name)
 				}
 				o.send(home, msgWatched, func(h *Shard) {
-					var ws []watched
+					if c.dead {
+						// Its close skipped these keys (and may have
+						// emptied m.watched): undo them from the answer.
+						ws := make([]watched, len(p.Keys))
+						for i, k := range p.Keys {
+							ws[i] = watched{db: db, key: k.Name, shard: sh, v: vs[i]}
+						}
+						h.unwatchKeys(ws)
+						return
+					}
 					for i, j := range idx {
 						m.watched[j].v, m.watched[j].pending = vs[i], false
-						ws = append(ws, m.watched[j])
-					}
-					if c.dead {
-						h.unwatchKeys(ws) // its close skipped them
-						return
 					}
 					if left--; left == 0 {
 						c.barrier = false

@@ -369,3 +369,27 @@ func TestMultiCommandStats(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchAnswerAfterClose: a client WATCHes keys of another shard and
+// closes before that shard answers; the answer then finds the watched
+// list emptied by the close and undoes the watches itself (it indexed the
+// emptied list and crashed the server, found by e2e/TestProtocolFuzz).
+func TestWatchAnswerAfterClose(t *testing.T) {
+	m := newSim(t, 2, 1)
+	far := keysOn(1, 2, 2)
+	c := m.dial(0)
+	m.write(c, "WATCH "+far[0]+" "+far[1]+"\r\n")
+	m.read(c, true)
+	m.turn(0) // WATCH sent to shard 1
+	m.hangup(c)
+	m.turn(0) // the close empties the watched list
+	m.deliverNext(0, 1)
+	m.turn(1) // shard 1 answers with the versions
+	m.deliverNext(1, 0)
+	m.turn(0)
+	m.settle()
+	o := m.g.shards[1]
+	if n := len(o.mut.versions); n != 0 {
+		t.Errorf("shard 1 still watches %d keys after the client is gone", n)
+	}
+}
