@@ -409,3 +409,95 @@ func TestMonitorReset(t *testing.T) {
 		t.Fatalf("after RESET the monitor still got %q", r)
 	}
 }
+
+// TestClientAgainstRedis compares CLIENT's errors and filters with
+// redis-server (three shards): KILL's old form and every filter, LIST's
+// TYPE and ID, PAUSE's arguments; the fields CLIENT INFO prints (Redis
+// 7.0's and 7.2's lib-name and lib-ver), the flags of a client in MULTI,
+// subscribed or monitoring; and PAUSE WRITE: reads go on, a write waits
+// for UNPAUSE.
+func TestClientAgainstRedis(t *testing.T) {
+	ref := needRedis(t)
+	s := start(t, "--shards", "3")
+	for _, addr := range []string{s.addr, ref} {
+		t.Run(map[bool]string{true: "radish", false: "redis"}[addr == s.addr], func(t *testing.T) {
+			a := dialDiff(t, addr, 2)
+			expect := func(d *diffConn, want string, cmd ...string) {
+				t.Helper()
+				if got := string(d.do(t, cmd)[0]); got != want {
+					t.Errorf("%q: %q, want %q", cmd, got, want)
+				}
+			}
+			for _, c := range []struct{ want, cmd string }{
+				{"-ERR No such client\r\n", "CLIENT KILL 1.2.3.4:5"},
+				{":0\r\n", "CLIENT KILL ADDR 1.2.3.4:5"},
+				{"-ERR Unknown client type 'foo'\r\n", "CLIENT KILL TYPE foo"},
+				{"-ERR No such user 'bob'\r\n", "CLIENT KILL USER bob"},
+				{"-ERR client-id should be greater than 0\r\n", "CLIENT KILL ID 0"},
+				{"-ERR syntax error\r\n", "CLIENT KILL SKIPME maybe"},
+				{"-ERR No such client\r\n", "CLIENT KILL ID"},
+				{":0\r\n", "CLIENT KILL TYPE master"},
+				{"-ERR timeout is not an integer or out of range\r\n", "CLIENT PAUSE x"},
+				{"-ERR timeout is negative\r\n", "CLIENT PAUSE -1"},
+				{"-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n", "CLIENT PAUSE 10 foo"},
+				{"-ERR Unknown client type 'foo'\r\n", "CLIENT LIST TYPE foo"},
+				{"-ERR Invalid client ID\r\n", "CLIENT LIST ID x"},
+				{"$0\r\n\r\n", "CLIENT LIST TYPE master"},
+			} {
+				expect(a, c.want, strings.Fields(c.cmd)...)
+			}
+			info := string(bulk(t, a.do(t, []string{"CLIENT", "INFO"})[0]))
+			var names []string
+			for _, f := range strings.Fields(info) {
+				k, _, _ := strings.Cut(f, "=")
+				names = append(names, k)
+			}
+			want := "id addr laddr fd name age idle flags db sub psub ssub multi qbuf qbuf-free argv-mem multi-mem rbs rbp " +
+				"obl oll omem tot-mem events cmd user redir resp"
+			if got := strings.Join(names, " "); got != want && got != want+" lib-name lib-ver" {
+				t.Errorf("CLIENT INFO fields %q", got)
+			}
+			// Flags: in MULTI (x, multi= its queue), subscribed (P), monitoring (O).
+			id := func(d *diffConn) string {
+				return strings.TrimSuffix(strings.TrimPrefix(string(d.do(t, []string{"CLIENT", "ID"})[0]), ":"), "\r\n")
+			}
+			m, sub, mon := dialDiff(t, addr, 2), dialDiff(t, addr, 2), dialDiff(t, addr, 2)
+			mid, sid, oid := id(m), id(sub), id(mon)
+			m.do(t, []string{"MULTI"}, []string{"SET", "k", "v"}, []string{"GET", "k"})
+			sub.do(t, []string{"SUBSCRIBE", "ch"})
+			mon.do(t, []string{"MONITOR"})
+			for _, c := range []struct{ id, want string }{{mid, "flags=x "}, {mid, "multi=2 "}, {sid, "flags=P "}, {sid, "sub=1 "}, {oid, "flags=O "}} {
+				if line := string(bulk(t, a.do(t, []string{"CLIENT", "LIST", "ID", c.id})[0])); !strings.Contains(line, c.want) {
+					t.Errorf("client %s: %q lacks %q", c.id, line, c.want)
+				}
+			}
+			if l := string(bulk(t, a.do(t, []string{"CLIENT", "LIST", "TYPE", "pubsub"})[0])); strings.Count(l, "\n") != 1 || !strings.Contains(l, "id="+sid+" ") {
+				t.Errorf("CLIENT LIST TYPE pubsub: %q", l)
+			}
+			m.do(t, []string{"DISCARD"})
+			expect(a, ":1\r\n", "CLIENT", "KILL", "TYPE", "pubsub")
+			expect(a, ":1\r\n", "CLIENT", "KILL", "ID", oid, "SKIPME", "yes")
+			// PAUSE WRITE: a read goes on, a write waits for UNPAUSE.
+			expect(a, "+OK\r\n", "CLIENT", "PAUSE", "100000", "WRITE")
+			expect(m, "$-1\r\n", "GET", "nosuch")
+			var w resp.Writer
+			w.Array(3)
+			w.BulkString("SET")
+			w.BulkString("p")
+			w.BulkString("1")
+			if _, err := m.c.Write(w.B); err != nil {
+				t.Fatal(err)
+			}
+			m.c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+			if b, err := m.r.ReadByte(); err == nil {
+				t.Fatalf("a write was answered during CLIENT PAUSE WRITE (%q)", b)
+			}
+			expect(a, "+OK\r\n", "CLIENT", "UNPAUSE")
+			m.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if line, err := m.r.ReadString('\n'); err != nil || line != "+OK\r\n" {
+				t.Fatalf("the paused SET after UNPAUSE: %q %v", line, err)
+			}
+			expect(a, "+OK\r\n", "CLIENT", "KILL", m.c.LocalAddr().String())
+		})
+	}
+}

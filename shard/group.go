@@ -77,6 +77,7 @@ type Group struct {
 	clientIDs atomic.Int64
 	slowIDs   atomic.Int64 // the next slow log entry's id (slowlog.go)
 	monitors  atomic.Int64 // MONITOR connections on every shard (monitor.go)
+	pauseWord atomic.Int64 // CLIENT PAUSE's end (unix ms) << 1 | ALL (pause.go)
 	// clientShard maps each connected client's ID to its shard (int).
 	clientShard sync.Map
 	clients     atomic.Int64
