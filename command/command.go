@@ -395,6 +395,9 @@ type Server interface {
 	// DefaultNoPass reports whether the default user is on and needs no
 	// password: a new connection, and RESET, are then authenticated.
 	DefaultNoPass() bool
+	// ConfigRewrite rewrites the config file (CONFIG REWRITE); the
+	// error text is Redis's.
+	ConfigRewrite() error
 	// Info is the text of INFO for the given sections, in Redis's format.
 	Info(sections []string) string
 	// ResetStats clears the counters CONFIG RESETSTAT clears.

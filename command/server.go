@@ -34,6 +34,7 @@ func init() {
 				configSub("set", -4, cmdConfigSet, "Set configuration parameters to the given values",
 					[]string{"request_policy:all_nodes", "response_policy:all_succeeded"}),
 				configSub("resetstat", 2, cmdConfigResetStat, "Reset the stats returned by INFO", nil),
+				configSub("rewrite", 2, cmdConfigRewrite, "Overwrite the configuration file", nil),
 				{Name: "config|help", Arity: 2, Flags: Loading | Stale, Handler: cmdConfigHelp,
 					Summary: "Show helpful text about the different subcommands", Group: "server", Complexity: "O(1)"},
 			}},
@@ -95,6 +96,14 @@ func cmdConfigSet(c *Ctx, args [][]byte) {
 
 func cmdConfigResetStat(c *Ctx, args [][]byte) {
 	c.Server.ResetStats()
+	c.W.Simple("OK")
+}
+
+func cmdConfigRewrite(c *Ctx, args [][]byte) {
+	if err := c.Server.ConfigRewrite(); err != nil {
+		c.W.Error(err.Error())
+		return
+	}
 	c.W.Simple("OK")
 }
 

@@ -55,6 +55,7 @@ type Options struct {
 type Config interface {
 	Get(patterns []string) [][2]string
 	Set(pairs [][2]string) error
+	Rewrite() error
 	Snapshot() *config.Snapshot
 }
 
@@ -356,6 +357,9 @@ func (g *Group) ConfigSet(pairs [][2]string) error {
 	}
 	return nil
 }
+
+// ConfigRewrite implements command.Server.
+func (g *Group) ConfigRewrite() error { return g.conf.Rewrite() }
 
 func (g *Group) cfgHz() int { return g.conf.Snapshot().Hz }
 
