@@ -415,6 +415,11 @@ type Server interface {
 	// SlowlogGet returns the newest count entries of the slow log, newest
 	// first (count < 0: every one kept); SlowlogLen counts them and
 	// SlowlogReset empties it.
+	// SetActiveExpire turns every shard's active expiry on or off (DEBUG
+	// SET-ACTIVE-EXPIRE); ChangeReplID draws a new replication ID (DEBUG
+	// CHANGE-REPL-ID).
+	SetActiveExpire(on bool)
+	ChangeReplID()
 	// Pause holds back commands (every one, or with all false writes)
 	// until untilMs, unix ms (CLIENT PAUSE); Unpause ends the pause.
 	Pause(untilMs int64, all bool)

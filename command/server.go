@@ -122,8 +122,8 @@ func init() {
 
 // routeDebug places DEBUG's subcommands: POPULATE creates keys on every
 // shard, DIGEST and DIGEST-VALUE digest every shard's keys (digest.go),
-// the shards' persistence runs RELOAD (shard/snapshot.go), OBJECT runs
-// where its key lives, the rest where the client is.
+// the shards' persistence runs RELOAD (shard/snapshot.go), OBJECT and
+// LISTPACK run where their key lives, the rest where the client is.
 func routeDebug(args [][]byte) Route {
 	switch strings.ToLower(string(args[1])) {
 	case "populate":
@@ -134,7 +134,7 @@ func routeDebug(args [][]byte) Route {
 		return Route{All: true, Merge: MergeXor}
 	case "reload":
 		return Route{Persist: true}
-	case "object":
+	case "object", "listpack":
 		if len(args) == 3 {
 			return Route{Key: 2}
 		}

@@ -79,6 +79,8 @@ type Group struct {
 	slowIDs   atomic.Int64 // the next slow log entry's id (slowlog.go)
 	monitors  atomic.Int64 // MONITOR connections on every shard (monitor.go)
 	pauseWord atomic.Int64 // CLIENT PAUSE's end (unix ms) << 1 | ALL (pause.go)
+	// noActiveExpire: DEBUG SET-ACTIVE-EXPIRE 0 stopped active expiry.
+	noActiveExpire atomic.Bool
 	// clientShard maps each connected client's ID to its shard (int).
 	clientShard sync.Map
 	clients     atomic.Int64

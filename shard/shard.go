@@ -358,6 +358,11 @@ func (s *Shard) fastCycles() {
 		s.evict()
 		return
 	}
+	if s.group.noActiveExpire.Load() {
+		s.expireBudget = 0
+		s.evict()
+		return
+	}
 	e := s.conf.ActiveExpireEffort
 	// A quarter of Redis's fast cycle: deleting a key costs more here than
 	// Redis's 1 µs unit assumes, and a slice is the longest a command waits.
