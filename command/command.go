@@ -102,6 +102,7 @@ const (
 	MergeUnion                   // arrays of names, each name once (PUBSUB CHANNELS)
 	MergeUnionCount              // arrays of names: how many distinct ones (PUBSUB NUMPAT)
 	MergePairSum                 // arrays of name, count pairs: counts added per pair (PUBSUB NUMSUB)
+	MergeFound                   // the first reply that is not an error, else the first (CLIENT KILL addr:port)
 )
 
 // Route is where a command with a Route function runs.
@@ -367,6 +368,12 @@ type Client struct {
 	// Master: the client is a replica's link to its primary (CLIENT LIST
 	// flag M, TYPE master).
 	Master bool
+	// What the shard fills in before Local.Clients shows the client:
+	// commands queued in MULTI (-1 outside one), bytes of input not yet
+	// run and of output not yet sent, and its states.
+	Multi            int
+	QBuf, OMem       int
+	Blocked, Monitor bool
 }
 
 // Subscribed reports whether the client holds any subscription (RESP2
@@ -400,6 +407,9 @@ type Server interface {
 	// DefaultNoPass reports whether the default user is on and needs no
 	// password: a new connection, and RESET, are then authenticated.
 	DefaultNoPass() bool
+	// ConfigRewrite rewrites the config file (CONFIG REWRITE); the
+	// error text is Redis's.
+	ConfigRewrite() error
 	// Info is the text of INFO for the given sections, in Redis's format.
 	Info(sections []string) string
 	// ResetStats clears the counters CONFIG RESETSTAT clears.
@@ -417,6 +427,15 @@ type Server interface {
 	// SlowlogGet returns the newest count entries of the slow log, newest
 	// first (count < 0: every one kept); SlowlogLen counts them and
 	// SlowlogReset empties it.
+	// SetActiveExpire turns every shard's active expiry on or off (DEBUG
+	// SET-ACTIVE-EXPIRE); ChangeReplID draws a new replication ID (DEBUG
+	// CHANGE-REPL-ID).
+	SetActiveExpire(on bool)
+	ChangeReplID()
+	// Pause holds back commands (every one, or with all false writes)
+	// until untilMs, unix ms (CLIENT PAUSE); Unpause ends the pause.
+	Pause(untilMs int64, all bool)
+	Unpause()
 	SlowlogGet(count int) []SlowEntry
 	SlowlogLen() int
 	SlowlogReset()

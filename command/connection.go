@@ -58,6 +58,8 @@ var clientSpec = &Spec{Name: "client", Arity: -2,
 			"Controls whether commands sent by the client will alter the LRU/LFU of the keys they access."),
 		trackingSubs[0], trackingSubs[1], trackingSubs[2], trackingSubs[3],
 		clientSub("help", 2, 0, cmdClientHelp, "Show helpful text about the different subcommands"),
+		clientSub("pause", -3, Admin, cmdClientPause, "Stop processing commands from clients for some time"),
+		clientSub("unpause", 2, Admin, cmdClientUnpause, "Resume processing of clients that were paused"),
 		func() *Spec {
 			s := clientSub("list", -2, Admin, cmdClientList, "Get the list of client connections")
 			s.AllShards, s.Merge = true, MergeText
@@ -66,7 +68,7 @@ var clientSpec = &Spec{Name: "client", Arity: -2,
 		}(),
 		func() *Spec {
 			s := clientSub("kill", -3, Admin, cmdClientKill, "Kill the connection of a client")
-			s.AllShards, s.Merge = true, MergeSum
+			s.Route = routeClientKill
 			return s
 		}(),
 		func() *Spec {
@@ -309,38 +311,32 @@ func cmdClientSetInfo(c *Ctx, args [][]byte) {
 func clientLine(b []byte, cl *Client, now int64) []byte {
 	// Redis's letters, in its order, for the states radish has.
 	flags := ""
-	if cl.Master {
-		flags += "M"
-	}
-	if cl.Subscribed() {
-		flags += "P"
-	}
-	if strings.HasPrefix(cl.LAddr, "/") {
-		flags += "U" // a Unix-domain socket's path
-	}
-	if cl.NoEvict {
-		flags += "e"
-	}
-	if cl.NoTouch {
-		flags += "T"
-	}
-	if cl.Track.On {
-		flags += "t"
-	}
-	if cl.Track.BrokenRedir {
-		flags += "R"
-	}
-	if cl.Track.BCast {
-		flags += "B"
+	for _, f := range []struct {
+		on bool
+		ch string
+	}{
+		{cl.Monitor, "O"}, {cl.Master, "M"}, {cl.Subscribed(), "P"}, {cl.Multi >= 0, "x"}, {cl.Blocked, "b"},
+		{cl.Track.On, "t"}, {cl.Track.BrokenRedir, "R"}, {cl.Track.BCast, "B"}, {cl.Close, "c"},
+		{strings.HasPrefix(cl.LAddr, "/"), "U"}, // a Unix-domain socket's path
+		{cl.NoEvict, "e"}, {cl.NoTouch, "T"},
+	} {
+		if f.on {
+			flags += f.ch
+		}
 	}
 	if flags == "" {
 		flags = "N"
 	}
+	events := "r"
+	if cl.OMem > 0 {
+		events = "rw"
+	}
 	return fmt.Appendf(b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d "+
-		"sub=%d psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 "+
-		"obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s\n",
+		"sub=%d psub=%d ssub=%d multi=%d qbuf=%d qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 "+
+		"obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s\n",
 		cl.ID, cl.Addr, cl.LAddr, cl.Name, (now-cl.CreatedMs)/1000, (now-cl.LastMs)/1000, flags, cl.DB,
-		cl.Subs, cl.PSubs, cl.SSubs, cl.LastCmd, cl.User, cl.Track.redirect(), cl.Proto, cl.LibName, cl.LibVer)
+		cl.Subs, cl.PSubs, cl.SSubs, cl.Multi, cl.QBuf, cl.OMem, cl.QBuf+cl.OMem, events, cl.LastCmd,
+		cl.User, cl.Track.redirect(), cl.Proto, cl.LibName, cl.LibVer)
 }
 
 // ClientInfo is cl's CLIENT INFO line without its newline (the ACL LOG's
@@ -350,67 +346,99 @@ func ClientInfo(cl *Client, now int64) string {
 	return string(b[:len(b)-1])
 }
 
+// clientType is the client's type as CLIENT LIST TYPE and CLIENT KILL
+// TYPE name it (a monitor is a normal client, as Redis shows it).
+func clientType(cl *Client) string {
+	if cl.Master {
+		return "master"
+	}
+	if cl.Subscribed() {
+		return "pubsub"
+	}
+	return "normal"
+}
+
+// parseClientType reads a TYPE argument; ok is false for an unknown
+// one, with Redis's error written.
+func parseClientType(c *Ctx, arg []byte) (string, bool) {
+	switch t := strings.ToLower(string(arg)); t {
+	case "normal", "master", "pubsub":
+		return t, true
+	case "replica", "slave":
+		return "replica", true
+	}
+	c.W.Error("ERR Unknown client type '" + string(arg) + "'")
+	return "", false
+}
+
 func cmdClientInfo(c *Ctx, args [][]byte) {
-	c.W.Verbatim("txt", clientLine(nil, c.Client, c.Now))
+	var b []byte
+	c.Local.Clients(func(cl *Client) {
+		if cl.ID == c.Client.ID {
+			b = clientLine(nil, cl, c.Now)
+		}
+	})
+	c.W.Verbatim("txt", b)
 }
 
 // cmdClientList runs on every shard and reports the shard's own clients;
 // the replies are concatenated (MergeText).
 func cmdClientList(c *Ctx, args [][]byte) {
 	var ids map[int64]bool
-	master := -1 // TYPE master: 1, TYPE normal: 0
-	if len(args) > 2 {
-		if len(args) < 4 || !strings.EqualFold(string(args[2]), "id") {
-			if strings.EqualFold(string(args[2]), "type") && len(args) == 4 {
-				switch strings.ToLower(string(args[3])) {
-				case "normal", "master", "replica", "slave", "pubsub":
-				default:
-					c.W.Error("ERR Unknown client type '" + string(args[3]) + "'")
-					return
-				}
-				switch strings.ToLower(string(args[3])) {
-				case "normal":
-					master = 0
-				case "master":
-					master = 1
-				default:
-					c.W.Verbatim("txt", nil)
-					return
-				}
-			} else {
-				c.W.Error(errtext.Syntax)
+	typ := ""
+	for i := 2; i < len(args); i++ {
+		switch opt := strings.ToLower(string(args[i])); {
+		case opt == "type" && i+1 < len(args):
+			t, ok := parseClientType(c, args[i+1])
+			if !ok {
 				return
 			}
-		} else {
+			typ = t
+			i++
+		case opt == "id" && i+1 < len(args):
 			ids = map[int64]bool{}
-			for _, a := range args[3:] {
-				id, ok := num.ParseInt(a)
+			for i++; i < len(args); i++ {
+				id, ok := num.ParseInt(args[i])
 				if !ok || id <= 0 {
 					c.W.Error("ERR Invalid client ID")
 					return
 				}
 				ids[id] = true
 			}
+		default:
+			c.W.Error(errtext.Syntax)
+			return
 		}
 	}
 	var b []byte
 	c.Local.Clients(func(cl *Client) {
-		if (ids == nil || ids[cl.ID]) && (master < 0 || cl.Master == (master == 1)) {
+		if (ids == nil || ids[cl.ID]) && (typ == "" || typ == clientType(cl)) {
 			b = clientLine(b, cl, c.Now)
 		}
 	})
 	c.W.Verbatim("txt", b)
 }
 
-// cmdClientKill runs on every shard; each kills its matching clients and
-// replies with the count (MergeSum). The old form CLIENT KILL addr:port is
-// answered the same way.
+// routeClientKill runs CLIENT KILL on every shard: the old form's reply
+// is the shard's that had the client, the new form's the sum of the
+// counts.
+func routeClientKill(args [][]byte) Route {
+	if len(args) == 3 {
+		return Route{All: true, Merge: MergeFound}
+	}
+	return Route{All: true, Merge: MergeSum}
+}
+
+// cmdClientKill kills this shard's matching clients. The old form CLIENT
+// KILL addr:port answers +OK, or Redis's error when this shard has no
+// such client; the new form the count (ID, TYPE, USER, ADDR, LADDR,
+// SKIPME and Valkey's MAXAGE filters).
 func cmdClientKill(c *Ctx, args [][]byte) {
-	var id int64
-	var addr, laddr, user string
+	var id, maxAge int64
+	var addr, laddr, typ, user string
 	skipMe := true
 	if len(args) == 3 {
-		addr = string(args[2])
+		addr, skipMe = string(args[2]), false
 	} else {
 		if len(args)%2 != 0 {
 			c.W.Error(errtext.Syntax)
@@ -426,10 +454,29 @@ func cmdClientKill(c *Ctx, args [][]byte) {
 					return
 				}
 				id = n
+			case "type":
+				t, ok := parseClientType(c, args[i+1])
+				if !ok {
+					return
+				}
+				typ = t
+			case "user":
+				if !c.Server.HasUser(args[i+1]) {
+					c.W.Error("ERR No such user '" + v + "'")
+					return
+				}
+				user = v
 			case "addr":
 				addr = v
 			case "laddr":
 				laddr = v
+			case "maxage":
+				n, ok := num.ParseInt(args[i+1])
+				if !ok || n <= 0 {
+					c.W.Error(errtext.Syntax)
+					return
+				}
+				maxAge = n
 			case "skipme":
 				switch strings.ToLower(v) {
 				case "yes":
@@ -440,14 +487,6 @@ func cmdClientKill(c *Ctx, args [][]byte) {
 					c.W.Error(errtext.Syntax)
 					return
 				}
-			case "user":
-				if !c.Server.HasUser(args[i+1]) {
-					c.W.Error("ERR No such user '" + v + "'")
-					return
-				}
-				user = v
-			case "type", "maxage":
-				// Every Radish client is a normal client.
 			default:
 				c.W.Error(errtext.Syntax)
 				return
@@ -456,16 +495,28 @@ func cmdClientKill(c *Ctx, args [][]byte) {
 	}
 	var victims []int64
 	c.Local.Clients(func(cl *Client) {
-		if id != 0 && cl.ID != id || addr != "" && cl.Addr != addr || laddr != "" && cl.LAddr != laddr || user != "" && cl.User != user {
-			return
-		}
-		if skipMe && c.Client != nil && cl.ID == c.Client.ID {
+		switch {
+		case id != 0 && cl.ID != id,
+			user != "" && cl.User != user,
+			addr != "" && cl.Addr != addr,
+			laddr != "" && cl.LAddr != laddr,
+			typ != "" && clientType(cl) != typ,
+			maxAge != 0 && (c.Now-cl.CreatedMs)/1000 < maxAge,
+			skipMe && c.Client != nil && cl.ID == c.Client.ID:
 			return
 		}
 		victims = append(victims, cl.ID)
 	})
 	for _, v := range victims {
 		c.Local.Kill(v)
+	}
+	if len(args) == 3 {
+		if len(victims) == 0 {
+			c.W.Error("ERR No such client")
+		} else {
+			c.W.Simple("OK")
+		}
+		return
 	}
 	c.W.Int(int64(len(victims)))
 }
@@ -596,4 +647,39 @@ func cmdClientUnblock(c *Ctx, args [][]byte) {
 	} else {
 		c.W.Int(0)
 	}
+}
+
+// cmdClientPause is CLIENT PAUSE timeout [WRITE|ALL]: every shard holds
+// back the commands it pauses until the timeout passes (shard/pause.go).
+func cmdClientPause(c *Ctx, args [][]byte) {
+	ms, ok := num.ParseInt(args[2])
+	if !ok {
+		c.W.Error("ERR timeout is not an integer or out of range")
+		return
+	}
+	if ms < 0 {
+		c.W.Error("ERR timeout is negative")
+		return
+	}
+	all := true
+	if len(args) == 4 {
+		switch strings.ToLower(string(args[3])) {
+		case "write":
+			all = false
+		case "all":
+		default:
+			c.W.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
+			return
+		}
+	} else if len(args) > 4 {
+		c.W.Error(errtext.Syntax)
+		return
+	}
+	c.Server.Pause(c.Now+ms, all)
+	c.W.Simple("OK")
+}
+
+func cmdClientUnpause(c *Ctx, args [][]byte) {
+	c.Server.Unpause()
+	c.W.Simple("OK")
 }

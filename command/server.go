@@ -34,6 +34,7 @@ func init() {
 				configSub("set", -4, cmdConfigSet, "Set configuration parameters to the given values",
 					[]string{"request_policy:all_nodes", "response_policy:all_succeeded"}),
 				configSub("resetstat", 2, cmdConfigResetStat, "Reset the stats returned by INFO", nil),
+				configSub("rewrite", 2, cmdConfigRewrite, "Overwrite the configuration file", nil),
 				{Name: "config|help", Arity: 2, Flags: Loading | Stale, Handler: cmdConfigHelp,
 					Summary: "Show helpful text about the different subcommands", Group: "server", Complexity: "O(1)"},
 			}},
@@ -98,6 +99,14 @@ func cmdConfigResetStat(c *Ctx, args [][]byte) {
 	c.W.Simple("OK")
 }
 
+func cmdConfigRewrite(c *Ctx, args [][]byte) {
+	if err := c.Server.ConfigRewrite(); err != nil {
+		c.W.Error(err.Error())
+		return
+	}
+	c.W.Simple("OK")
+}
+
 func cmdConfigHelp(c *Ctx, args [][]byte) {
 	help(c, "CONFIG", []string{
 		"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
@@ -113,8 +122,8 @@ func init() {
 
 // routeDebug places DEBUG's subcommands: POPULATE creates keys on every
 // shard, DIGEST and DIGEST-VALUE digest every shard's keys (digest.go),
-// the shards' persistence runs RELOAD (shard/snapshot.go), OBJECT runs
-// where its key lives, the rest where the client is.
+// the shards' persistence runs RELOAD (shard/snapshot.go), OBJECT and
+// LISTPACK run where their key lives, the rest where the client is.
 func routeDebug(args [][]byte) Route {
 	switch strings.ToLower(string(args[1])) {
 	case "populate":
@@ -125,7 +134,7 @@ func routeDebug(args [][]byte) Route {
 		return Route{All: true, Merge: MergeXor}
 	case "reload":
 		return Route{Persist: true}
-	case "object":
+	case "object", "listpack":
 		if len(args) == 3 {
 			return Route{Key: 2}
 		}

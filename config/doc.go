@@ -1,6 +1,7 @@
 // Package config is the server's configuration in Redis's terms: the
 // parameters, their defaults and validation, the redis.conf file syntax,
-// redis-server's command line, and CONFIG GET / CONFIG SET.
+// redis-server's command line, and CONFIG GET / CONFIG SET / CONFIG
+// REWRITE (rewrite.go: the file rewritten as Redis's rewriteConfig).
 //
 // Nouns:
 //   - parameter: one row of the table in params.go (name, aliases, Kind,

@@ -3,7 +3,9 @@ package e2e
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -165,9 +167,18 @@ func TestInfoStatsAgainstRedis(t *testing.T) {
 		[]string{"STRLEN", "a"}, []string{"OBJECT", "ENCODING", "a"}, []string{"SISMEMBER", "s", "x"}, []string{"LINDEX", "l", "0"},
 	)
 	names := []string{"keyspace_hits", "keyspace_misses", "pubsub_channels", "pubsub_patterns", "pubsubshard_channels"}
+	// A sharded subscription reaches its channel's owner after the
+	// SSUBSCRIBE's reply: the counts are read again for a while.
 	check := func() {
 		t.Helper()
-		got, want := infoFields(t, a, names...), infoFields(t, b, names...)
+		want := infoFields(t, b, names...)
+		var got map[string]string
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			got = infoFields(t, a, names...)
+			if maps.Equal(got, want) || time.Now().After(deadline) {
+				break
+			}
+		}
 		for _, n := range names {
 			if got[n] != want[n] || got[n] == "" {
 				t.Errorf("%s: radish %q, redis %q", n, got[n], want[n])
@@ -407,5 +418,190 @@ func TestMonitorReset(t *testing.T) {
 	c.do(t, []string{"SET", "k", "w"})
 	if r := m.do(t, []string{"PING"})[0]; string(r) != "+PONG\r\n" {
 		t.Fatalf("after RESET the monitor still got %q", r)
+	}
+}
+
+// TestClientAgainstRedis compares CLIENT's errors and filters with
+// redis-server (three shards): KILL's old form and every filter, LIST's
+// TYPE and ID, PAUSE's arguments; the fields CLIENT INFO prints (Redis
+// 7.0's and 7.2's lib-name and lib-ver), the flags of a client in MULTI,
+// subscribed or monitoring; and PAUSE WRITE: reads go on, a write waits
+// for UNPAUSE.
+func TestClientAgainstRedis(t *testing.T) {
+	ref := needRedis(t)
+	s := start(t, "--shards", "3")
+	for _, addr := range []string{s.addr, ref} {
+		t.Run(map[bool]string{true: "radish", false: "redis"}[addr == s.addr], func(t *testing.T) {
+			a := dialDiff(t, addr, 2)
+			expect := func(d *diffConn, want string, cmd ...string) {
+				t.Helper()
+				if got := string(d.do(t, cmd)[0]); got != want {
+					t.Errorf("%q: %q, want %q", cmd, got, want)
+				}
+			}
+			for _, c := range []struct{ want, cmd string }{
+				{"-ERR No such client\r\n", "CLIENT KILL 1.2.3.4:5"},
+				{":0\r\n", "CLIENT KILL ADDR 1.2.3.4:5"},
+				{"-ERR Unknown client type 'foo'\r\n", "CLIENT KILL TYPE foo"},
+				{"-ERR No such user 'bob'\r\n", "CLIENT KILL USER bob"},
+				{"-ERR client-id should be greater than 0\r\n", "CLIENT KILL ID 0"},
+				{"-ERR syntax error\r\n", "CLIENT KILL SKIPME maybe"},
+				{"-ERR No such client\r\n", "CLIENT KILL ID"},
+				{":0\r\n", "CLIENT KILL TYPE master"},
+				{"-ERR timeout is not an integer or out of range\r\n", "CLIENT PAUSE x"},
+				{"-ERR timeout is negative\r\n", "CLIENT PAUSE -1"},
+				{"-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n", "CLIENT PAUSE 10 foo"},
+				{"-ERR Unknown client type 'foo'\r\n", "CLIENT LIST TYPE foo"},
+				{"-ERR Invalid client ID\r\n", "CLIENT LIST ID x"},
+				{"$0\r\n\r\n", "CLIENT LIST TYPE master"},
+			} {
+				expect(a, c.want, strings.Fields(c.cmd)...)
+			}
+			info := string(bulk(t, a.do(t, []string{"CLIENT", "INFO"})[0]))
+			var names []string
+			for _, f := range strings.Fields(info) {
+				k, _, _ := strings.Cut(f, "=")
+				names = append(names, k)
+			}
+			want := "id addr laddr fd name age idle flags db sub psub ssub multi qbuf qbuf-free argv-mem multi-mem rbs rbp " +
+				"obl oll omem tot-mem events cmd user redir resp"
+			if got := strings.Join(names, " "); got != want && got != want+" lib-name lib-ver" {
+				t.Errorf("CLIENT INFO fields %q", got)
+			}
+			// Flags: in MULTI (x, multi= its queue), subscribed (P), monitoring (O).
+			id := func(d *diffConn) string {
+				return strings.TrimSuffix(strings.TrimPrefix(string(d.do(t, []string{"CLIENT", "ID"})[0]), ":"), "\r\n")
+			}
+			m, sub, mon := dialDiff(t, addr, 2), dialDiff(t, addr, 2), dialDiff(t, addr, 2)
+			mid, sid, oid := id(m), id(sub), id(mon)
+			m.do(t, []string{"MULTI"}, []string{"SET", "k", "v"}, []string{"GET", "k"})
+			sub.do(t, []string{"SUBSCRIBE", "ch"})
+			mon.do(t, []string{"MONITOR"})
+			for _, c := range []struct{ id, want string }{{mid, "flags=x "}, {mid, "multi=2 "}, {sid, "flags=P "}, {sid, "sub=1 "}, {oid, "flags=O "}} {
+				if line := string(bulk(t, a.do(t, []string{"CLIENT", "LIST", "ID", c.id})[0])); !strings.Contains(line, c.want) {
+					t.Errorf("client %s: %q lacks %q", c.id, line, c.want)
+				}
+			}
+			if l := string(bulk(t, a.do(t, []string{"CLIENT", "LIST", "TYPE", "pubsub"})[0])); strings.Count(l, "\n") != 1 || !strings.Contains(l, "id="+sid+" ") {
+				t.Errorf("CLIENT LIST TYPE pubsub: %q", l)
+			}
+			m.do(t, []string{"DISCARD"})
+			expect(a, ":1\r\n", "CLIENT", "KILL", "TYPE", "pubsub")
+			expect(a, ":1\r\n", "CLIENT", "KILL", "ID", oid, "SKIPME", "yes")
+			// PAUSE WRITE: a read goes on, a write waits for UNPAUSE.
+			expect(a, "+OK\r\n", "CLIENT", "PAUSE", "100000", "WRITE")
+			expect(m, "$-1\r\n", "GET", "nosuch")
+			var w resp.Writer
+			w.Array(3)
+			w.BulkString("SET")
+			w.BulkString("p")
+			w.BulkString("1")
+			if _, err := m.c.Write(w.B); err != nil {
+				t.Fatal(err)
+			}
+			m.c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+			if b, err := m.r.ReadByte(); err == nil {
+				t.Fatalf("a write was answered during CLIENT PAUSE WRITE (%q)", b)
+			}
+			expect(a, "+OK\r\n", "CLIENT", "UNPAUSE")
+			m.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if line, err := m.r.ReadString('\n'); err != nil || line != "+OK\r\n" {
+				t.Fatalf("the paused SET after UNPAUSE: %q %v", line, err)
+			}
+			expect(a, "+OK\r\n", "CLIENT", "KILL", m.c.LocalAddr().String())
+		})
+	}
+}
+
+// TestConfigRewrite: CONFIG REWRITE on a server started with a config
+// file rewrites it as Redis does (comments and foreign lines kept, the
+// first line of a changed parameter rewritten, its other lines blanked,
+// the changes the file lacked appended after Redis's signature), the
+// rewritten file starts a server with the same values, and a server
+// without a file answers Redis's error, as redis-server does.
+func TestConfigRewrite(t *testing.T) {
+	ref := needRedis(t)
+	s := start(t)
+	a, b := dialDiff(t, s.addr, 2), dialDiff(t, ref, 2)
+	diffScript(t, a, b, nil, []string{"CONFIG", "REWRITE"}, []string{"CONFIG", "REWRITE", "x"}, []string{"CONFIG", "HELP"})
+
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "radish.conf")
+	text := "# radish\nsave 900 1\nsave 300 10\nloglevel notice\nlazyfree-lazy-eviction no\nhz 10\n"
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func() *server {
+		port := freePort(t)
+		srv := &server{t: t, port: port, addr: "127.0.0.1:" + strconv.Itoa(port), log: filepath.Join(dir, "server.log")}
+		srv.cmd = exec.Command(serverBin, conf, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+			"--logfile", srv.log)
+		srv.cmd.Stderr = os.Stderr
+		if err := srv.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.stop)
+		return await(t, srv)
+	}
+	c := dialDiff(t, run().addr, 2)
+	for _, cmd := range [][]string{{"CONFIG", "SET", "hz", "25", "save", "60 5", "slowlog-max-len", "77"}, {"CONFIG", "REWRITE"}} {
+		if r := c.do(t, cmd)[0]; string(r) != "+OK\r\n" {
+			t.Fatalf("%q: %q", cmd, r)
+		}
+	}
+	got, _ := os.ReadFile(conf)
+	want := "# radish\nsave 60 5\n\nloglevel notice\nlazyfree-lazy-eviction no\nhz 25\n# Generated by CONFIG REWRITE\n"
+	if !strings.HasPrefix(string(got), want) || !strings.Contains(string(got), "\nslowlog-max-len 77\n") {
+		t.Fatalf("rewritten file:\n%s", got)
+	}
+	c2 := dialDiff(t, run().addr, 2)
+	for k, v := range map[string]string{"hz": "25", "save": "60 5", "slowlog-max-len": "77"} {
+		r := string(c2.do(t, []string{"CONFIG", "GET", k})[0])
+		if !strings.HasSuffix(r, "$"+strconv.Itoa(len(v))+"\r\n"+v+"\r\n") {
+			t.Errorf("after the rewrite %s is %q", k, r)
+		}
+	}
+}
+
+// TestDebugAgainstRedis: DEBUG SET-ACTIVE-EXPIRE, LISTPACK and
+// CHANGE-REPL-ID answer as redis-server's (STRINGMATCH-TEST as its
+// text), and do
+// what they say: with active expiry off an expired key nobody reads
+// stays counted, and is removed once it is on again; CHANGE-REPL-ID
+// changes INFO's master_replid.
+func TestDebugAgainstRedis(t *testing.T) {
+	ref := needRedis(t, "--enable-debug-command", "yes")
+	s := start(t, "--shards", "3")
+	a, b := dialDiff(t, s.addr, 2), dialDiff(t, ref, 2)
+	diffScript(t, a, b, nil,
+		[]string{"FLUSHALL"}, []string{"HSET", "h", "f", "v"}, []string{"RPUSH", "l", "a"}, []string{"SET", "s", "1"},
+		[]string{"DEBUG", "LISTPACK", "h"}, []string{"DEBUG", "LISTPACK", "l"}, []string{"DEBUG", "LISTPACK", "s"},
+		[]string{"DEBUG", "LISTPACK", "nosuch"}, []string{"DEBUG", "LISTPACK"},
+		[]string{"DEBUG", "CHANGE-REPL-ID"}, []string{"DEBUG", "SET-ACTIVE-EXPIRE"},
+		[]string{"DEBUG", "SET-ACTIVE-EXPIRE", "x"}, []string{"DEBUG", "SET-ACTIVE-EXPIRE", "0"},
+		[]string{"FLUSHALL"}, []string{"SET", "e", "1", "PX", "20"},
+	)
+	time.Sleep(300 * time.Millisecond)
+	diffScript(t, a, b, nil, []string{"DBSIZE"}, []string{"DEBUG", "SET-ACTIVE-EXPIRE", "1"})
+	for _, d := range []*diffConn{a, b} {
+		deadline := time.Now().Add(10 * time.Second)
+		for string(d.do(t, []string{"DBSIZE"})[0]) != ":0\r\n" {
+			if time.Now().After(deadline) {
+				t.Fatal("active expiry did not resume")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	// Redis's own run takes half a minute: radish's alone, and Valkey's name.
+	for _, name := range []string{"STRINGMATCH-TEST", "STRINGMATCH-LEN"} {
+		if r := string(a.do(t, []string{"DEBUG", name})[0]); r != "+Apparently Redis did not crash: test passed\r\n" {
+			t.Errorf("DEBUG %s: %q", name, r)
+		}
+	}
+	id := func() string { return infoFields(t, a, "master_replid")["master_replid"] }
+	before := id()
+	a.do(t, []string{"DEBUG", "CHANGE-REPL-ID"})
+	if after := id(); len(after) != 40 || after == before {
+		t.Errorf("master_replid %q, then %q", before, after)
 	}
 }

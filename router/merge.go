@@ -34,6 +34,8 @@ type span struct{ part, lo, hi int }
 //   - MergeConcat: array or set replies concatenated; the first reply's
 //     aggregate type is kept.
 //   - MergeAny: the first reply that is not null, else the first reply.
+//   - MergeFound: the first reply that is not an error (the shard that
+//     found what the command looked for), else the first error.
 //   - MergeText: bulk or verbatim string replies concatenated into one
 //     verbatim "txt" reply (a bulk string for RESP2), as CLIENT LIST and
 //     INFO-like commands need.
@@ -52,6 +54,16 @@ type span struct{ part, lo, hi int }
 func (m *Merger) Merge(w *resp.Writer, kind command.Merge, parts []Part, replies [][]byte) error {
 	if len(replies) == 0 {
 		return ErrMerge
+	}
+	if kind == command.MergeFound {
+		for _, r := range replies {
+			if len(r) > 0 && r[0] != '-' {
+				w.B = append(w.B, r...)
+				return nil
+			}
+		}
+		w.B = append(w.B, replies[0]...)
+		return nil
 	}
 	for _, r := range replies {
 		if len(r) > 0 && (r[0] == '-' || r[0] == '!') {

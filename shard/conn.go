@@ -50,8 +50,9 @@ type conn struct {
 	// user is the connection's ACL user, as aclAt holds it (acl.go).
 	user  *acl.User
 	aclAt *acl.Snapshot
-	// monitor: the connection is a MONITOR (monitor.go).
-	monitor bool
+	// monitor: the connection is a MONITOR (monitor.go); paused: it waits
+	// for CLIENT PAUSE to end (pause.go).
+	monitor, paused bool
 }
 
 // slot is a reply in a connection's queue.
@@ -67,7 +68,7 @@ type slot struct {
 // until the input is exhausted or a command must wait.
 func (s *Shard) serve(c *conn) {
 	warm := 0 // commands ahead whose keys prefetch has warmed
-	for !c.barrier && !c.closing && !c.dead && !c.cl.Close {
+	for !c.barrier && !c.paused && !c.closing && !c.dead && !c.cl.Close {
 		in := s.drv.Input(c.id)
 		if len(in) == 0 {
 			break
@@ -92,6 +93,10 @@ func (s *Shard) serve(c *conn) {
 					shardField(s.id), intField("bytes", len(in)))
 				s.closeConn(c)
 			}
+			break
+		}
+		if s.pause != 0 && len(args) > 0 && s.paused(c, args) {
+			s.hold(c)
 			break
 		}
 		if len(args) > 0 {

@@ -129,6 +129,9 @@
 //     a line per command it runs into its turn's buffer, sent at the end
 //     of the turn to the shards with monitors as one message each; when
 //     nobody monitors a command costs one branch.
+//   - pause (pause.go): CLIENT PAUSE is one word of the group each shard
+//     reads per turn and read; a connection whose next command it holds
+//     back waits on the shard's paused list until it ends.
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,

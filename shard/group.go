@@ -55,6 +55,7 @@ type Options struct {
 type Config interface {
 	Get(patterns []string) [][2]string
 	Set(pairs [][2]string) error
+	Rewrite() error
 	Snapshot() *config.Snapshot
 }
 
@@ -77,6 +78,9 @@ type Group struct {
 	clientIDs atomic.Int64
 	slowIDs   atomic.Int64 // the next slow log entry's id (slowlog.go)
 	monitors  atomic.Int64 // MONITOR connections on every shard (monitor.go)
+	pauseWord atomic.Int64 // CLIENT PAUSE's end (unix ms) << 1 | ALL (pause.go)
+	// noActiveExpire: DEBUG SET-ACTIVE-EXPIRE 0 stopped active expiry.
+	noActiveExpire atomic.Bool
 	// clientShard maps each connected client's ID to its shard (int).
 	clientShard sync.Map
 	clients     atomic.Int64
@@ -355,6 +359,9 @@ func (g *Group) ConfigSet(pairs [][2]string) error {
 	}
 	return nil
 }
+
+// ConfigRewrite implements command.Server.
+func (g *Group) ConfigRewrite() error { return g.conf.Rewrite() }
 
 func (g *Group) cfgHz() int { return g.conf.Snapshot().Hz }
 

@@ -60,6 +60,19 @@ func (r *rates) instantaneous(i int) float64 {
 	return sum / instSamples
 }
 
+// SetActiveExpire implements command.Server.
+func (g *Group) SetActiveExpire(on bool) { g.noActiveExpire.Store(!on) }
+
+// ChangeReplID implements command.Server: a new replication ID, the
+// second one cleared, as Redis's changeReplicationId and
+// clearReplicationId2.
+func (g *Group) ChangeReplID() {
+	r := &g.repl
+	r.mu.Lock()
+	r.replid, r.replid2, r.offset2 = newReplID(), "", -1
+	r.mu.Unlock()
+}
+
 // totals are sums of every shard's published counters.
 type totals struct {
 	cmds, netIn, netOut, mem, mapped int64

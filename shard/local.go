@@ -10,9 +10,26 @@ import (
 func (s *Shard) Clients(fn func(c *command.Client)) {
 	for _, c := range s.conns {
 		if !c.closing {
+			s.fillClient(c)
 			fn(&c.cl)
 		}
 	}
+}
+
+// fillClient copies into c's Client what CLIENT LIST shows of the
+// connection's state.
+func (s *Shard) fillClient(c *conn) {
+	cl := &c.cl
+	cl.Multi = -1
+	if c.inMulti() {
+		cl.Multi = len(c.tx.cmds)
+	}
+	cl.QBuf = len(s.drv.Input(c.id))
+	cl.OMem = s.drv.Pending(c.id) + len(c.held)
+	for _, sl := range c.queue {
+		cl.OMem += len(sl.buf)
+	}
+	cl.Blocked, cl.Monitor = c.blocked != nil, c.monitor
 }
 
 // Kill implements command.Local.

@@ -120,9 +120,13 @@ type Shard struct {
 	// monHere counts this shard's monitoring connections, for the shards
 	// that send them lines.
 	monHere atomic.Int32
-	conf    *config.Snapshot // the configuration last applied
-	stats   shardStats       // published for INFO at the end of each turn
-	done    chan struct{}
+	// pause is the group's pause word as of this turn or read;
+	// pausedConns the connections it holds back (pause.go).
+	pause       int64
+	pausedConns []*conn
+	conf        *config.Snapshot // the configuration last applied
+	stats       shardStats       // published for INFO at the end of each turn
+	done        chan struct{}
 }
 
 func newShard(g *Group, id int) *Shard {
@@ -227,6 +231,9 @@ func (s *Shard) wait(now time.Time) time.Duration {
 	if d := s.nextDeadline(); d > 0 {
 		wait = min(wait, time.UnixMilli(d).Sub(now))
 	}
+	if len(s.pausedConns) > 0 {
+		wait = min(wait, time.UnixMilli(s.pause>>1).Sub(now))
+	}
 	if len(s.local) > 0 || s.snap != nil && !s.snap.out.busy() {
 		wait = 0
 	}
@@ -253,6 +260,8 @@ func (s *Shard) Turn(now time.Time) {
 	s.misconf = s.group.stopWrites(s.conf)
 	s.sweepACL()
 	s.mon.on = s.group.monitors.Load() > 0
+	s.pause = s.group.pauseWord.Load()
+	s.resumePaused()
 	s.drainInbox()
 	s.runScripts()
 	s.expireBlocked()
@@ -346,6 +355,11 @@ func (s *Shard) purge() {
 func (s *Shard) fastCycles() {
 	clock := s.group.clock
 	if s.replica || clock().Before(s.expireAt) {
+		s.evict()
+		return
+	}
+	if s.group.noActiveExpire.Load() {
+		s.expireBudget = 0
 		s.evict()
 		return
 	}
@@ -587,6 +601,7 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 	s.now = s.group.clock().UnixMilli()
 	s.refreshConfig()
 	s.mon.on = s.group.monitors.Load() > 0
+	s.pause = s.group.pauseWord.Load()
 	if s.inbox.pending.Load() {
 		// What other shards sent before this client's bytes arrived comes
 		// first: a keyspace event another shard published before it
