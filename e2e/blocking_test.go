@@ -35,14 +35,17 @@ func TestBlockingPops(t *testing.T) {
 				got <- v[1]
 			}()
 		}
-		// Wait until all are blocked.
-		deadline := time.Now().Add(5 * time.Second)
-		for infoField(t, c, "blocked_clients") != fmt.Sprint(waiters) {
-			if time.Now().After(deadline) {
-				t.Fatalf("blocked_clients = %s", infoField(t, c, "blocked_clients"))
+		// awaitBlocked waits until n clients are blocked.
+		awaitBlocked := func(n int) {
+			deadline := time.Now().Add(10 * time.Second)
+			for infoField(t, c, "blocked_clients") != fmt.Sprint(n) {
+				if time.Now().After(deadline) {
+					t.Fatalf("blocked_clients = %s, want %d", infoField(t, c, "blocked_clients"), n)
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
-			time.Sleep(10 * time.Millisecond)
 		}
+		awaitBlocked(waiters)
 		// Push one job per waiter, round robin over the keys, then more
 		// until every waiter has one (greedy FIFO serving can leave a
 		// waiter whose keys' jobs went to others, in Redis too).
@@ -84,10 +87,13 @@ func TestBlockingPops(t *testing.T) {
 		// FIFO among waiters on one key.
 		first := make(chan string, 1)
 		second := make(chan string, 1)
+		// Each waiter is blocked before the next dials: on a loaded
+		// machine the second's BLPOP could otherwise arrive first.
+		awaitBlocked(0)
 		go func() { first <- blpop(s, "fifo") }()
-		time.Sleep(50 * time.Millisecond)
+		awaitBlocked(1)
 		go func() { second <- blpop(s, "fifo") }()
-		time.Sleep(50 * time.Millisecond)
+		awaitBlocked(2)
 		c.RPush(ctx, "fifo", "1", "2")
 		if a, b := <-first, <-second; a != "1" || b != "2" {
 			t.Fatalf("FIFO: first got %q, second %q", a, b)

@@ -27,10 +27,13 @@ func TestActiveExpiry(t *testing.T) {
 	if got := c.DBSize(ctx).Val(); got != n+1 {
 		t.Fatalf("DBSIZE = %d", got)
 	}
-	deadline := time.Now().Add(3 * time.Second)
+	// The active cycle's work is bounded by time per tick, as Redis's:
+	// on a loaded machine the shards get few of its ticks' time, so the
+	// bound is generous (without active expiry DBSIZE never drops).
+	deadline := time.Now().Add(20 * time.Second)
 	for c.DBSize(ctx).Val() != 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("DBSIZE still %d 3s after the keys expired", c.DBSize(ctx).Val())
+			t.Fatalf("DBSIZE still %d 20s after the keys expired", c.DBSize(ctx).Val())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -233,6 +233,9 @@ func (s *Shard) eval(c *conn, spec *command.Spec, args [][]byte) {
 			s.escalate(j, f)
 			return
 		}
+		if s.group.stopping.Load() {
+			return // aborted by SHUTDOWN: see scriptDone
+		}
 		s.reply(c, func(w *resp.Writer) { w.B = append(w.B, out...) })
 	default:
 		j.sl = s.pend(c)
@@ -291,8 +294,14 @@ func (s *Shard) escalate(j *scriptJob, f *fault) {
 	s.evalHeld(j, true)
 }
 
-// scriptDone answers a script whose reply was pending.
+// scriptDone answers a script whose reply was pending. Once the server
+// stops nothing is answered: the stop aborted the run (Redis's SHUTDOWN
+// NOSAVE closes the busy script's client unanswered), and the
+// connection closes with the shard.
 func (s *Shard) scriptDone(j *scriptJob, out []byte) {
+	if s.group.stopping.Load() {
+		return
+	}
 	c := j.c
 	c.barrier = false
 	s.fill(c, j.sl, out)
