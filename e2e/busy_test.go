@@ -128,3 +128,24 @@ func at(b [][]byte, i int) []byte {
 	}
 	return nil
 }
+
+// TestScriptMemoryLimit: a script that allocates without bound fails with
+// lua-memory-limit's error and the server keeps serving; one that churns
+// through more than the limit in garbage runs to its end.
+func TestScriptMemoryLimit(t *testing.T) {
+	s := start(t, "--shards", "2", "--lua-memory-limit", "8mb")
+	d := dialDiff(t, s.addr, 2)
+	grow := "local t = {} for i = 1, 100000000 do t[i] = string.rep('x', 100) .. i end return #t"
+	got := string(d.do(t, []string{"EVAL", grow, "0"})[0])
+	want := "-ERR Script used more memory than lua-memory-limit allows (8388608 bytes) script: "
+	if len(got) < len(want) || got[:len(want)] != want {
+		t.Fatalf("a growing script answered %q", got)
+	}
+	churn := "local n = 0 for i = 1, 200000 do local s = string.rep('y', 100) .. i n = n + #s end return n"
+	if got := string(d.do(t, []string{"EVAL", churn, "0"})[0]); got != ":21088895\r\n" {
+		t.Errorf("a churning script answered %q", got)
+	}
+	if got := string(d.do(t, []string{"SET", "k", "v"})[0]); got != "+OK\r\n" {
+		t.Errorf("after the scripts: %q", got)
+	}
+}
