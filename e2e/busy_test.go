@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"testing"
@@ -88,13 +89,17 @@ func TestScriptBusyAgainstRedis(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		ask(others[6], "SCRIPT", "KILL")
 		ask(others[6], "SHUTDOWN")
-		// SHUTDOWN NOSAVE stops the server: the connections close unanswered.
+		// SHUTDOWN NOSAVE stops the server: its sender is not answered, and
+		// the script's connection closes (radish may send the aborted
+		// script's error first).
 		others[7].send(t, "SHUTDOWN", "NOSAVE")
-		for _, d := range []*diffConn{others[7], loop} {
-			d.c.SetDeadline(time.Now().Add(10 * time.Second))
-			if b, err := d.r.ReadByte(); err == nil {
-				t.Errorf("after SHUTDOWN NOSAVE, a connection read %q", b)
-			}
+		others[7].c.SetDeadline(time.Now().Add(10 * time.Second))
+		if b, err := others[7].r.ReadByte(); err == nil {
+			t.Errorf("SHUTDOWN NOSAVE was answered %q", b)
+		}
+		loop.c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.Copy(io.Discard, loop.r); err != nil {
+			t.Errorf("the script's connection did not close: %v", err)
 		}
 		return out
 	}
@@ -127,4 +132,25 @@ func at(b [][]byte, i int) []byte {
 		return b[i]
 	}
 	return nil
+}
+
+// TestScriptMemoryLimit: a script that allocates without bound fails with
+// lua-memory-limit's error and the server keeps serving; one that churns
+// through more than the limit in garbage runs to its end.
+func TestScriptMemoryLimit(t *testing.T) {
+	s := start(t, "--shards", "2", "--lua-memory-limit", "8mb")
+	d := dialDiff(t, s.addr, 2)
+	grow := "local t = {} for i = 1, 100000000 do t[i] = string.rep('x', 100) .. i end return #t"
+	got := string(d.do(t, []string{"EVAL", grow, "0"})[0])
+	want := "-ERR Script used more memory than lua-memory-limit allows (8388608 bytes) script: "
+	if len(got) < len(want) || got[:len(want)] != want {
+		t.Fatalf("a growing script answered %q", got)
+	}
+	churn := "local n = 0 for i = 1, 200000 do local s = string.rep('y', 100) .. i n = n + #s end return n"
+	if got := string(d.do(t, []string{"EVAL", churn, "0"})[0]); got != ":21088895\r\n" {
+		t.Errorf("a churning script answered %q", got)
+	}
+	if got := string(d.do(t, []string{"SET", "k", "v"})[0]); got != "+OK\r\n" {
+		t.Errorf("after the scripts: %q", got)
+	}
 }

@@ -129,6 +129,15 @@ var scriptCases = [][]string{
 	{"FUNCTION", "FLUSH"},
 	{"FUNCTION", "LIST"},
 	{"EVAL", "#!lua\nreturn redis.call('set','k','v')", "0"},
+	// Every key of the database, over every shard, the script's own writes
+	// included.
+	{"EVAL", "redis.call('set', 'ka', '1'); redis.call('set', 'kb', '2'); redis.call('del', 'k'); local k = redis.call('keys', 'k*'); table.sort(k); return {k, redis.call('dbsize')}", "0"},
+	{"EVAL", "local r = redis.call('scan', '0', 'count', '1000'); table.sort(r[2]); return r", "0"},
+	{"EVAL", "redis.call('del', 'ka'); local k = redis.call('randomkey'); return {redis.call('exists', k), redis.call('dbsize'), redis.call('get', 'kb')}", "0"},
+	{"EVAL", "return redis.call('dbsize')", "1", "kb"},
+	{"EVAL", "return redis.call('keys', 'nomatch*')", "0"},
+	{"EVAL", "redis.call('select', 2); redis.call('set', 'in2', 'x'); return {redis.call('dbsize'), redis.call('keys', '*')}", "0"},
+	{"DBSIZE"},
 	{"EVAL_RO", "#!lua\nreturn redis.call('get','k')", "0"},
 }
 

@@ -74,7 +74,9 @@
 // AUTH ...) run, the rest get -BUSY. Messages from other shards wait in
 // its inbox, and nothing else touches its store until the script ends. A
 // driver's Poll is not reentrant, so an EVAL the shard reads inside Poll
-// waits for the loop's turn to start.
+// waits for the loop's turn to start. The same Tick measures the heap
+// (lua-memory-limit): a script under which it grew past the limit, even
+// after a collection, is stopped with an error (Runtime.Fail).
 //
 // What it never does: touch a store (the Host does), block, or read a clock.
 //

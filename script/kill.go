@@ -60,6 +60,14 @@ func (k *Killer) Abort() {
 	k.mu.Unlock()
 }
 
+// Fail stops the run in progress whatever it did, with the error text
+// given (its ERR code included): the run's reply is that error, where the
+// script stood. It must be called on the run's goroutine (from Tick).
+func (r *Runtime) Fail(text string) {
+	r.failText = text
+	r.Killer.Abort()
+}
+
 // Function reports whether the run in progress (or the last) is a
 // FUNCTION's, else an EVAL's.
 func (k *Killer) Function() bool { return k.function.Load() }

@@ -98,16 +98,17 @@ type Runtime struct {
 	Tick func()
 
 	// The run in progress.
-	inRun   bool
-	call    *Call
-	sha     string
-	chunk   string // the chunk name errors give: user_script, user_function
-	resp3   bool
-	faulted bool
-	callErr lua.LString // the error redis.call raised last
-	errLine int
-	w       resp.Writer
-	args    [][]byte
+	inRun    bool
+	failText string // the error Fail stopped the run with
+	call     *Call
+	sha      string
+	chunk    string // the chunk name errors give: user_script, user_function
+	resp3    bool
+	faulted  bool
+	callErr  lua.LString // the error redis.call raised last
+	errLine  int
+	w        resp.Writer
+	args     [][]byte
 }
 
 // New makes a Runtime over the process's Registry, whose runs k lets
@@ -336,7 +337,7 @@ func shebang(body string) (Flags, string, string) {
 // abandoned (the Host refused a command): then w holds nothing of it.
 func (r *Runtime) Run(s *Script, c *Call, w *resp.Writer) bool {
 	L := r.L
-	r.call, r.sha, r.resp3, r.faulted, r.callErr, r.errLine = c, s.SHA, false, false, "", 0
+	r.call, r.sha, r.resp3, r.faulted, r.callErr, r.errLine, r.failText = c, s.SHA, false, false, "", 0, ""
 	r.chunk = "user_script"
 	if s.function {
 		r.chunk = "user_function"
@@ -368,6 +369,9 @@ func (r *Runtime) Run(s *Script, c *Call, w *resp.Writer) bool {
 			r.errLine = lineOf(lua.LVAsString(ae.Object), r.chunk, r.errLine)
 		}
 		r.callErr = killedText
+		if r.failText != "" {
+			r.callErr = lua.LString(r.failText)
+		}
 		err = &lua.ApiError{Object: r.callErr}
 	}
 	if err != nil {

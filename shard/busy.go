@@ -1,6 +1,8 @@
 package shard
 
 import (
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,9 +51,13 @@ type busyState struct {
 	serving bool // inside pollBusy: OnData answers in busy mode
 	first   time.Time
 	on      bool // counted in Group.busy
-	reader  resp.Reader
-	queue   []*conn // connections whose script waits for the turn
-	held    bool    // the command dispatch saw was left in the input
+	// heap is the heap's size at the run's first tick, mem the sample
+	// that reads it (lua-memory-limit).
+	heap   int64
+	mem    [1]metrics.Sample
+	reader resp.Reader
+	queue  []*conn // connections whose script waits for the turn
+	held   bool    // the command dispatch saw was left in the input
 	// now is on, for other shards' busyText.
 	now atomic.Bool
 }
@@ -88,11 +94,16 @@ func (s *Shard) scriptTick() {
 		s.killer.Abort()
 		return
 	}
-	switch {
-	case b.first.IsZero():
-		b.first = now
+	if b.first.IsZero() {
+		b.first, b.heap = now, s.heapSize()
 		return
-	case !b.on:
+	}
+	if s.overMemory() {
+		s.lua.Fail("ERR Script used more memory than lua-memory-limit allows (" +
+			strconv.FormatInt(s.conf.LuaMemoryLimit, 10) + " bytes)")
+		return
+	}
+	if !b.on {
 		ms := now.Sub(b.first).Milliseconds()
 		if ms < s.conf.BusyReplyThreshold {
 			return
@@ -106,6 +117,28 @@ func (s *Shard) scriptTick() {
 	if !b.polling {
 		s.pollBusy()
 	}
+}
+
+// heapSize is the size of the heap's objects, live or not yet swept.
+func (s *Shard) heapSize() int64 {
+	m := s.busy.mem[:]
+	m[0].Name = "/memory/classes/heap/objects:bytes"
+	metrics.Read(m)
+	return int64(m[0].Value.Uint64())
+}
+
+// overMemory reports whether the heap grew past lua-memory-limit since
+// the run's first tick, garbage not counted: past the limit, a collection
+// runs before the heap is measured again. The whole process's heap is
+// measured (there is no allocator per script): what other shards
+// allocate meanwhile counts too.
+func (s *Shard) overMemory() bool {
+	limit := s.conf.LuaMemoryLimit
+	if s.heapSize()-s.busy.heap <= limit {
+		return false
+	}
+	runtime.GC()
+	return s.heapSize()-s.busy.heap > limit
 }
 
 func killCommand(function bool) string {

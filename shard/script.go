@@ -37,7 +37,11 @@ import (
 //     holding keys, a miss takes every shard). The keys the script wrote
 //     are written back, and the locks released. A script that needed
 //     every shard is remembered (script.Script.Spread): later calls take
-//     every shard at once.
+//     every shard at once. KEYS, SCAN, DBSIZE and RANDOMKEY on several
+//     shards need every key of their database: the run takes every shard
+//     and copies the whole database from each (fetchWhole), and the
+//     command runs on the copy, the script's own writes included; the
+//     other commands that visit every shard are refused in a script.
 //
 // Effects: a script's writes on one shard are wrapped in MULTI ... EXEC
 // when there are several, as Redis propagates a script's effects; a held
@@ -63,11 +67,24 @@ type scriptJob struct {
 }
 
 // fault is the key a run could not use, and whether another shard owns
-// it (else a txn holds it here).
+// it (else a txn holds it here); whole: the run needs every key of
+// database db (KEYS, SCAN, DBSIZE or RANDOMKEY over several shards).
 type fault struct {
 	db     int
 	key    []byte
 	remote bool
+	whole  bool
+}
+
+// wholeDB reports whether a script's call of spec reads every key of its
+// database: on several shards the run takes every shard and a copy of the
+// whole database (fetchWhole).
+func wholeDB(spec *command.Spec) bool {
+	switch spec.Name {
+	case "keys", "scan", "dbsize", "randomkey":
+		return true
+	}
+	return false
 }
 
 // runtime returns the shard's Lua interpreter, made at first use.
@@ -283,7 +300,7 @@ func (s *Shard) sendDirect(j *scriptJob, dst int) {
 // run could have started there, else held (every shard when f is on
 // another shard: the script is remembered as spread).
 func (s *Shard) escalate(j *scriptJob, f *fault) {
-	if f.remote && len(j.keys) == 0 && !j.moved {
+	if f.remote && !f.whole && len(j.keys) == 0 && !j.moved {
 		j.moved = true
 		s.sendDirect(j, router.ShardOf(f.key, len(s.group.shards)))
 		return
@@ -356,8 +373,11 @@ func (h *directHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) boo
 	s := h.s
 	n := len(s.group.shards)
 	if n > 1 && (spec.AllShards || spec.Route != nil) {
-		w.Error(errScriptAllShards)
-		return true
+		if !wholeDB(spec) || h.inTx {
+			w.Error(errScriptAllShards)
+			return true
+		}
+		return h.refuse(w, &fault{db: h.db, remote: true, whole: true})
 	}
 	idx, _ := spec.Keys(args, nil)
 	for _, i := range idx {
@@ -419,7 +439,7 @@ func (h *directHost) refuse(w *resp.Writer, f *fault) bool {
 		w.Error(errScriptKey)
 		return true
 	}
-	h.fault = &fault{db: f.db, key: slices.Clone(f.key), remote: f.remote}
+	h.fault = &fault{db: f.db, key: slices.Clone(f.key), remote: f.remote, whole: f.whole}
 	return false
 }
 
@@ -504,6 +524,7 @@ type heldHost struct {
 	db      int
 	cl      command.Client
 	have    map[wkey]bool // keys gathered, existing or not
+	whole   map[int]bool  // databases gathered whole (every key is had)
 	written []wkey        // keys of the commands that changed data
 	fault   *fault
 	more    []wkey // other keys the faulting call needs (its patterns')
@@ -514,8 +535,15 @@ type heldHost struct {
 func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool {
 	s := h.s
 	if len(s.group.shards) > 1 && (spec.AllShards || spec.Route != nil) {
-		w.Error(errScriptAllShards)
-		return true
+		if !wholeDB(spec) || h.inTx {
+			w.Error(errScriptAllShards)
+			return true
+		}
+		if !h.whole[h.db] {
+			h.fault = &fault{db: h.db, remote: true, whole: true}
+			return false
+		}
+		// The scratch store holds the whole database: the command runs on it.
 	}
 	idx, _ := spec.Keys(args, nil)
 	dbs := []int{h.db}
@@ -526,7 +554,7 @@ func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool 
 	}
 	for _, db := range dbs {
 		for _, i := range idx {
-			if !h.have[wkey{db, string(args[i])}] {
+			if !h.have[wkey{db, string(args[i])}] && !h.whole[db] {
 				if h.inTx {
 					w.Error(errScriptKey)
 					return true
@@ -540,7 +568,7 @@ func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool 
 		// The keys its patterns name (SORT ... BY w_*), all fetched in
 		// one round.
 		for _, k := range spec.PatternKeys(h.store.DB(h.db), args, s.now, nil) {
-			if wk := (wkey{h.db, string(k)}); !h.have[wk] {
+			if wk := (wkey{h.db, string(k)}); !h.have[wk] && !h.whole[h.db] {
 				h.more = append(h.more, wk)
 			}
 		}
@@ -599,12 +627,14 @@ func (h *heldHost) Permit(spec *command.Spec, args [][]byte) string {
 	return h.s.scriptPermit(h.j.user, &h.j.cl, spec, args)
 }
 
-// heldRun is a script's held run: its txn and the keys gathered so far.
+// heldRun is a script's held run: its txn and the keys gathered so far
+// (whole: the databases gathered whole).
 type heldRun struct {
-	j   *scriptJob
-	t   *txn
-	all bool
-	got map[wkey]entry
+	j     *scriptJob
+	t     *txn
+	all   bool
+	got   map[wkey]entry
+	whole map[int]bool
 }
 
 // evalHeld runs j holding its declared keys per shard, or every shard
@@ -636,7 +666,7 @@ func (s *Shard) evalHeld(j *scriptJob, all bool) {
 	for _, p := range t.co.Parts {
 		t.parts = append(t.parts, router.Part{Shard: p.Shard})
 	}
-	r := &heldRun{j: j, t: t, all: all, got: make(map[wkey]entry)}
+	r := &heldRun{j: j, t: t, all: all, got: make(map[wkey]entry), whole: make(map[int]bool)}
 	t.done = func(out []byte) { s.scriptDone(j, out) }
 	t.run = func() {
 		var want []wkey
@@ -683,6 +713,38 @@ func (s *Shard) fetch(r *heldRun, want []wkey) {
 	}
 }
 
+// fetchWhole exports every key of database db from every shard (which
+// the run holds) into r, then runs the script again.
+func (s *Shard) fetchWhole(r *heldRun, db int) {
+	n := len(s.group.shards)
+	left, home := n, s.id
+	for sh := range n {
+		s.send(sh, msgScriptFetch, func(o *Shard) {
+			d := o.store.DB(db)
+			var keys [][]byte
+			d.Ascend(nil, nil, o.now, func(key []byte) bool {
+				keys = append(keys, slices.Clone(key))
+				return true
+			})
+			es := make([]entry, 0, len(keys))
+			for _, k := range keys {
+				if rec, ok := d.Export(k, o.now); ok {
+					es = append(es, entry{db: db, key: k, rec: rec, ok: true})
+				}
+			}
+			o.send(home, msgPartDone, func(h *Shard) {
+				for _, e := range es {
+					r.got[wkey{e.db, string(e.key)}] = e
+				}
+				if left--; left == 0 {
+					r.whole[db] = true
+					h.heldAttempt(r)
+				}
+			})
+		})
+	}
+}
+
 // heldAttempt runs the script on copies of the keys gathered; a key it
 // does not have is fetched and the run starts again (every shard held),
 // or the run takes every shard (keys held).
@@ -698,7 +760,7 @@ func (s *Shard) heldAttempt(r *heldRun) {
 	}
 	st := s.scratch
 	st.FlushAll()
-	h := &heldHost{s: s, j: j, store: st, db: j.db, cl: j.cl, have: make(map[wkey]bool, len(r.got))}
+	h := &heldHost{s: s, j: j, store: st, db: j.db, cl: j.cl, have: make(map[wkey]bool, len(r.got)), whole: r.whole}
 	for k, e := range r.got {
 		h.have[k] = true
 		if e.ok {
@@ -709,7 +771,11 @@ func (s *Shard) heldAttempt(r *heldRun) {
 	if !s.runScript(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: h}, &w) {
 		st.FlushAll()
 		k := wkey{h.fault.db, string(h.fault.key)}
-		if r.all {
+		switch {
+		case r.all && h.fault.whole:
+			s.fetchWhole(r, h.fault.db)
+			return
+		case r.all:
 			s.fetch(r, append([]wkey{k}, h.more...))
 			return
 		}
