@@ -315,3 +315,36 @@ func TestAOFRewriteScheduling(t *testing.T) {
 	}
 	rewriteDone(t, d)
 }
+
+// TestAOFRewriteWithoutAOF: BGREWRITEAOF with appendonly no writes every
+// shard's base and a manifest naming it alone, as Redis 7 does; a start
+// with appendonly yes loads them and logs on in a new incremental file.
+func TestAOFRewriteWithoutAOF(t *testing.T) {
+	dir := t.TempDir()
+	s := startDir(t, dir, "--shards", "2")
+	d := dialDiff(t, s.addr, 2)
+	keys := snapshotData(t, d)
+	want, sum := model(t, d, keys), digest(t, d)
+	if r := d.do(t, []string{"BGREWRITEAOF"})[0]; string(r) != "+Background append only file rewriting started\r\n" {
+		t.Fatalf("BGREWRITEAOF: %q", r)
+	}
+	rewriteDone(t, d)
+	want2 := []string{"appendonly.aof.0.1.base.rdb", "appendonly.aof.0.manifest", "appendonly.aof.1.1.base.rdb", "appendonly.aof.1.manifest"}
+	if got := aofFiles(t, dir); !reflect.DeepEqual(got, want2) {
+		t.Errorf("files %q, want %q", got, want2)
+	}
+	s.kill()
+	s = startDir(t, dir, "--shards", "2", "--appendonly", "yes")
+	d = dialDiff(t, s.addr, 2)
+	compareModels(t, "from the bases", model(t, d, keys), want)
+	if got := digest(t, d); got != sum {
+		t.Errorf("DEBUG DIGEST %q, want %q", got, sum)
+	}
+	d.do(t, []string{"SET", "later", "x"})
+	s.stop()
+	s = startDir(t, dir, "--shards", "2", "--appendonly", "yes")
+	d = dialDiff(t, s.addr, 2)
+	if r := d.do(t, []string{"GET", "later"})[0]; string(r) != "$1\r\nx\r\n" {
+		t.Errorf("a write logged after the bases: %q", r)
+	}
+}
