@@ -265,12 +265,12 @@ func TestAOFConfigSet(t *testing.T) {
 // when it ends; BGSAVE during a rewrite is refused with Redis's error, and
 // with SCHEDULE runs once the rewrite ends; a second BGREWRITEAOF is
 // refused while one runs. Which reply comes depends on whether the first
-// is still running (200,000 keys make that likely): each is checked to be
+// is still running (100,000 keys make that likely): each is checked to be
 // one of Redis's, and what a scheduled one promised to be done.
 func TestAOFRewriteScheduling(t *testing.T) {
 	s := startDir(t, t.TempDir(), "--appendonly", "yes", "--shards", "3")
 	d := dialDiff(t, s.addr, 2)
-	if r := d.do(t, []string{"DEBUG", "POPULATE", "200000", "k", "20"})[0]; string(r) != "+OK\r\n" {
+	if r := d.do(t, []string{"DEBUG", "POPULATE", "100000", "k", "20"})[0]; string(r) != "+OK\r\n" {
 		t.Fatalf("DEBUG POPULATE: %q", r)
 	}
 	const (
