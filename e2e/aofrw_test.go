@@ -265,12 +265,12 @@ func TestAOFConfigSet(t *testing.T) {
 // when it ends; BGSAVE during a rewrite is refused with Redis's error, and
 // with SCHEDULE runs once the rewrite ends; a second BGREWRITEAOF is
 // refused while one runs. Which reply comes depends on whether the first
-// is still running (200,000 keys make that likely): each is checked to be
+// is still running (100,000 keys make that likely): each is checked to be
 // one of Redis's, and what a scheduled one promised to be done.
 func TestAOFRewriteScheduling(t *testing.T) {
 	s := startDir(t, t.TempDir(), "--appendonly", "yes", "--shards", "3")
 	d := dialDiff(t, s.addr, 2)
-	if r := d.do(t, []string{"DEBUG", "POPULATE", "200000", "k", "20"})[0]; string(r) != "+OK\r\n" {
+	if r := d.do(t, []string{"DEBUG", "POPULATE", "100000", "k", "20"})[0]; string(r) != "+OK\r\n" {
 		t.Fatalf("DEBUG POPULATE: %q", r)
 	}
 	const (
@@ -314,4 +314,37 @@ func TestAOFRewriteScheduling(t *testing.T) {
 		waitFor(t, "the scheduled save", func() bool { return persistField(t, d, "rdb_saves") == strconv.Itoa(n+1) })
 	}
 	rewriteDone(t, d)
+}
+
+// TestAOFRewriteWithoutAOF: BGREWRITEAOF with appendonly no writes every
+// shard's base and a manifest naming it alone, as Redis 7 does; a start
+// with appendonly yes loads them and logs on in a new incremental file.
+func TestAOFRewriteWithoutAOF(t *testing.T) {
+	dir := t.TempDir()
+	s := startDir(t, dir, "--shards", "2")
+	d := dialDiff(t, s.addr, 2)
+	keys := snapshotData(t, d)
+	want, sum := model(t, d, keys), digest(t, d)
+	if r := d.do(t, []string{"BGREWRITEAOF"})[0]; string(r) != "+Background append only file rewriting started\r\n" {
+		t.Fatalf("BGREWRITEAOF: %q", r)
+	}
+	rewriteDone(t, d)
+	want2 := []string{"appendonly.aof.0.1.base.rdb", "appendonly.aof.0.manifest", "appendonly.aof.1.1.base.rdb", "appendonly.aof.1.manifest"}
+	if got := aofFiles(t, dir); !reflect.DeepEqual(got, want2) {
+		t.Errorf("files %q, want %q", got, want2)
+	}
+	s.kill()
+	s = startDir(t, dir, "--shards", "2", "--appendonly", "yes")
+	d = dialDiff(t, s.addr, 2)
+	compareModels(t, "from the bases", model(t, d, keys), want)
+	if got := digest(t, d); got != sum {
+		t.Errorf("DEBUG DIGEST %q, want %q", got, sum)
+	}
+	d.do(t, []string{"SET", "later", "x"})
+	s.stop()
+	s = startDir(t, dir, "--shards", "2", "--appendonly", "yes")
+	d = dialDiff(t, s.addr, 2)
+	if r := d.do(t, []string{"GET", "later"})[0]; string(r) != "$1\r\nx\r\n" {
+		t.Errorf("a write logged after the bases: %q", r)
+	}
 }

@@ -3,6 +3,7 @@ package shard
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -51,11 +52,12 @@ type rewrites struct {
 
 // rewriteRun is one rewrite: what each shard reported.
 type rewriteRun struct {
-	set   *aof.Set
-	rw    *aof.Rewrite
-	start time.Time
-	left  int
-	err   error
+	set      *aof.Set
+	baseOnly bool // appendonly no: aof.BaseOnly's Set, attached to no shard
+	rw       *aof.Rewrite
+	start    time.Time
+	left     int
+	err      error
 }
 
 // Redis's replies.
@@ -76,16 +78,25 @@ func (g *Group) beginRewrite() (r *rewriteRun, status, errText string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
-	case set == nil:
-		p.rw.scheduled = false
-		return nil, "", "ERR BGREWRITEAOF needs appendonly yes here: radish writes no AOF base without an AOF"
 	case p.rw.run != nil:
 		return nil, "", errRewriteRunning
 	case p.run != nil && p.run.bg:
 		p.rw.scheduled = true
 		return nil, rewriteScheduled, ""
 	}
-	r = &rewriteRun{set: set, rw: set.BeginRewrite(), start: time.Now(), left: len(g.shards)}
+	baseOnly := set == nil
+	if baseOnly {
+		// appendonly no: the bases alone, as Redis 7 writes them then.
+		c := g.conf.Snapshot()
+		var err error
+		if set, err = aof.BaseOnly(aof.Options{Dir: filepath.Join(c.Dir, c.AppendDirName), Name: c.AppendFilename,
+			Shards: len(g.shards), Log: g.log}); err != nil {
+			g.log.Warn("can't start the AOF rewrite", zap.Error(err))
+			p.rw.failed.Store(true)
+			return nil, "", "ERR Can't execute an AOF background rewriting. Please check the server logs for more information."
+		}
+	}
+	r = &rewriteRun{set: set, baseOnly: baseOnly, rw: set.BeginRewrite(), start: time.Now(), left: len(g.shards)}
 	p.rw.run = r
 	p.rw.scheduled = false
 	p.rw.count.Add(1)
@@ -158,6 +169,7 @@ func (s *Shard) cutAll(r *rewriteRun, then func()) {
 // one; the new base is the keyspace as it is now.
 func (s *Shard) cutAOF(r *rewriteRun) {
 	switch {
+	case r.baseOnly:
 	case s.group.aofSet() != r.set:
 		r.rw.Skip()
 		s.group.rewritePartDone(r, s.id, errAOFOff)
@@ -207,10 +219,10 @@ func (g *Group) rewritePartDone(r *rewriteRun, shard int, err error) {
 		p.mu.Unlock()
 		return
 	}
-	if r.set.Enabling() && r.err == nil && g.aofSet() == r.set {
+	if r.set.Enabling() && r.err == nil && (r.baseOnly || g.aofSet() == r.set) {
 		r.err = r.set.Commit(r.rw)
 	}
-	off := r.set.Enabling() && r.err != nil
+	off := r.set.Enabling() && r.err != nil && !r.baseOnly
 	p.rw.run = nil
 	p.rw.start.Store(0)
 	p.rw.ended.Store(time.Now().UnixMilli())
@@ -221,7 +233,9 @@ func (g *Group) rewritePartDone(r *rewriteRun, shard int, err error) {
 		g.log.Warn("background AOF rewrite failed", zap.Error(r.err))
 	} else {
 		p.rw.fails.Store(0)
-		p.rw.baseSize.Store(r.set.Size())
+		if !r.baseOnly {
+			p.rw.baseSize.Store(r.set.Size())
+		}
 		g.log.Info("background AOF rewrite finished successfully", zap.Duration("took", time.Since(r.start)))
 	}
 	save := p.rw.saveNext

@@ -121,6 +121,11 @@
 // renamed manifest, both marked: Open finishes the renames. So the AOF
 // turned on is every shard's or none's.
 //
+// BGREWRITEAOF with appendonly no (BaseOnly) is an Enable without Logs:
+// the bases alone, committed the same way, each manifest naming its base
+// only, as Redis 7 writes one then; an Open that finds a manifest with no
+// incremental file (this, or Redis's) adds an empty one.
+//
 // # Creation, and what a crash leaves
 //
 // With no manifest in the directory, Open writes, per shard: the base

@@ -22,7 +22,15 @@ import (
 // rewrite writes. A manifest already in the directory (an AOF written
 // earlier, turned off since) is stale: its files go at Commit, and the
 // new files' sequence numbers follow its.
-func Enable(opts Options) (*Set, error) {
+func Enable(opts Options) (*Set, error) { return newSet(opts, true) }
+
+// BaseOnly prepares what BGREWRITEAOF writes with appendonly no, as Redis
+// 7: every shard's base, named by a manifest of its own once Commit runs,
+// and no incremental file (a start with appendonly yes adds one). Its
+// Set has no Logs: Start is not called.
+func BaseOnly(opts Options) (*Set, error) { return newSet(opts, false) }
+
+func newSet(opts Options, incr bool) (*Set, error) {
 	s := &Set{opts: opts, epoch: time.Now().UnixNano(), enabling: true}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("can't create the append-only directory %s: %w", opts.Dir, err)
@@ -66,10 +74,12 @@ func Enable(opts Options) (*Set, error) {
 				iseq = m.Incrs[len(m.Incrs)-1].Seq + 1
 			}
 		}
-		m := &Manifest{Base: &File{Name: BaseName(opts.Name, i, bseq), Seq: bseq, Type: TypeBase},
-			Incrs: []File{{Name: IncrName(opts.Name, i, iseq), Seq: iseq, Type: TypeIncr}}}
-		if err := persistence.WriteFileSync(filepath.Join(opts.Dir, m.Incrs[0].Name), nil); err != nil {
-			return nil, err
+		m := &Manifest{Base: &File{Name: BaseName(opts.Name, i, bseq), Seq: bseq, Type: TypeBase}}
+		if incr {
+			m.Incrs = []File{{Name: IncrName(opts.Name, i, iseq), Seq: iseq, Type: TypeIncr}}
+			if err := persistence.WriteFileSync(filepath.Join(opts.Dir, m.Incrs[0].Name), nil); err != nil {
+				return nil, err
+			}
 		}
 		s.mans[i] = m
 	}

@@ -64,11 +64,15 @@ func (r *Rewrite) Cut(shard int) *Part {
 	s := r.set
 	m := s.manifest(shard)
 	if s.Enabling() {
-		// The Log starts here; the files are the manifest-to-be's.
-		p := &Part{r: r, shard: shard, incr: m.Incrs[0], base: *m.Base}
+		// The files are the manifest-to-be's; the Log (none for BaseOnly)
+		// starts here.
+		p := &Part{r: r, shard: shard, base: *m.Base}
 		p.tmp = filepath.Join(s.opts.Dir, "temp-"+p.base.Name)
-		s.logs[shard].Begin(r.id)
-		r.rotated.Done()
+		if s.logs != nil {
+			p.incr = m.Incrs[0]
+			s.logs[shard].Begin(r.id)
+			r.rotated.Done()
+		}
 		return p
 	}
 	last := m.Incrs[len(m.Incrs)-1]

@@ -104,7 +104,18 @@ func Open(opts Options) (*Set, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if len(m.Incrs) == 0 {
-			return nil, fmt.Errorf("%s names no incremental file", path)
+			// A base alone (BGREWRITEAOF with appendonly no, here or in
+			// Redis 7): the log starts in a new incremental file.
+			m.Incrs = []File{{Name: IncrName(opts.Name, i, 1), Seq: 1, Type: TypeIncr}}
+			if err := persistence.WriteFileSync(filepath.Join(opts.Dir, m.Incrs[0].Name), nil); err != nil {
+				return nil, err
+			}
+			if err := s.writeManifest(i, m); err != nil {
+				return nil, err
+			}
+			if err := persistence.SyncDir(opts.Dir); err != nil {
+				return nil, err
+			}
 		}
 		if len(m.History) > 0 {
 			// A rewrite ended before it removed the files it replaced.
@@ -131,7 +142,7 @@ func (s *Set) closedSize(m *Manifest) int64 {
 	if m.Base != nil {
 		n = fileSize(filepath.Join(s.opts.Dir, m.Base.Name))
 	}
-	for _, f := range m.Incrs[:len(m.Incrs)-1] {
+	for _, f := range m.Incrs[:max(len(m.Incrs)-1, 0)] {
 		n += fileSize(filepath.Join(s.opts.Dir, f.Name))
 	}
 	return n
