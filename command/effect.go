@@ -69,7 +69,20 @@ type Effects struct {
 	// Tag is stamped on every effect appended while it is set, and Now.
 	Tag Tag
 	Now int64
+	// empty are the parts of cross-shard transactions that ran here and
+	// wrote nothing (EmptyPart).
+	empty []Tag
 }
+
+// EmptyPart records that this shard ran part t of a cross-shard
+// transaction, which wrote nothing here (a DEL whose keys on this shard
+// did not exist): the AOF still marks the part, so that its load does not
+// take the transaction for one a crash cut short. No other consumer sees
+// it.
+func (e *Effects) EmptyPart(t Tag) { e.empty = append(e.empty, t) }
+
+// EmptyParts returns the parts EmptyPart recorded.
+func (e *Effects) EmptyParts() []Tag { return e.empty }
 
 // Len returns the number of effects.
 func (e *Effects) Len() int { return len(e.list) }
@@ -90,6 +103,7 @@ func (e *Effects) Reset() {
 	e.list = e.list[:0]
 	e.evs = e.evs[:0]
 	e.evKeys = e.evKeys[:0]
+	e.empty = e.empty[:0]
 }
 
 // keyEventRec is one keyspace event: its key is evKeys[end-len:end].

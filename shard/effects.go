@@ -282,10 +282,10 @@ func (s *Shard) unchanged(ws []watched) bool {
 // their keyspace events (notify.go).
 func (s *Shard) flushEffects() {
 	fx := &s.mut.fx
-	if fx.Len() == 0 && fx.Events() == 0 {
+	if fx.Len() == 0 && fx.Events() == 0 && len(fx.EmptyParts()) == 0 {
 		return
 	}
-	if s.mut.sink != nil && fx.Len() > 0 {
+	if s.mut.sink != nil && (fx.Len() > 0 || len(fx.EmptyParts()) > 0) {
 		s.mut.sink(s.id, fx)
 	}
 	if fx.Events() > 0 {
@@ -369,4 +369,14 @@ func formatScore(f float64) []byte {
 		return []byte("-inf")
 	}
 	return strconv.AppendFloat(nil, f, 'g', -1, 64)
+}
+
+// partRan notes a shard's part of a cross-shard transaction that wrote
+// nothing here (mark: the effects' length before it ran, -1 when nobody
+// consumes effects), so that the AOF still marks the part (and, under
+// appendfsync always, the reply waits for that mark as for a write).
+func (s *Shard) partRan(mark int, tag command.Tag) {
+	if mark >= 0 && tag.Parts > 1 && s.mut.fx.Len() == mark {
+		s.effects().EmptyPart(tag) // effects(): under always, the reply waits for it
+	}
 }

@@ -806,6 +806,7 @@ func (s *Shard) runCmds(r cmdRun) [][]byte {
 	s.who = reader{}
 	s.mut.fx.Tag = command.Tag{}
 	s.fxWrap(mark, r.tag)
+	s.partRan(mark, r.tag)
 	return out
 }
 

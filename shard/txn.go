@@ -291,7 +291,9 @@ func (s *Shard) runParts(t *txn) {
 			o.mut.fx.Tag = tag
 			o.who = who
 			o.laterPart, o.wholeArgs = i > 0, whole
+			mark := o.fxMark()
 			o.run1(&w, nil, noTouch, db, spec, args)
+			o.partRan(mark, tag)
 			o.laterPart, o.wholeArgs = false, nil
 			o.who = reader{}
 			o.mut.fx.Tag = command.Tag{}
@@ -353,7 +355,9 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte, merge comm
 			o.runOrDeferAll(func() {
 				o.mut.fx.Tag = tag
 				o.laterPart = i > 0
+				mark := o.fxMark()
 				b := o.execTo(noTouch, proto, db, spec, args)
+				o.partRan(mark, tag)
 				o.laterPart = false
 				o.mut.fx.Tag = command.Tag{}
 				o.send(home, msgPartDone, func(h *Shard) { h.partDone(t, i, b) })

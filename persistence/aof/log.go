@@ -111,7 +111,8 @@ func (l *Log) SetTimestamps(on bool) { l.stamp.Store(on) }
 // its RESP command, a SELECT before one in another database than the one
 // before, and a RADISH.PART marker before the effects of one shard's part
 // of a cross-shard transaction, which says how many commands follow (see
-// doc.go). The first bytes a Log writes are a RADISH.EPOCH marker. With
+// doc.go), and one with no command after it for each part that wrote
+// nothing here. The first bytes a Log writes are a RADISH.EPOCH marker. With
 // aof-timestamp-enabled a turn in a new second starts with Redis's
 // annotation "#TS:<unix seconds>". It allocates nothing once the buffer
 // has grown.
@@ -154,6 +155,9 @@ func (l *Log) Append(fx *command.Effects) {
 			}
 			l.buf = append(l.buf, cmd...)
 		}
+	}
+	for _, t := range fx.EmptyParts() {
+		l.buf = appendCmd(l.buf, "RADISH.PART", int64(t.Txn), int64(t.Part), int64(t.Parts), 0)
 	}
 }
 
