@@ -421,6 +421,8 @@ type Server interface {
 	// replica (HELLO's role).
 	Role(w *resp.Writer)
 	Replica() bool
+	// ReplicasAcked is how many replicas acknowledged the whole stream.
+	ReplicasAcked() int
 	// ReplicaOf changes the replication role in the background: a
 	// replica of host:port, or a primary when host is "" (REPLICAOF).
 	ReplicaOf(host string, port int)

@@ -52,6 +52,9 @@ type conn struct {
 	aclAt *acl.Snapshot
 	// monitor: the connection is a MONITOR (monitor.go).
 	monitor bool
+	// repl is the connection as a replica of this server (primary.go),
+	// from its first REPLCONF or PSYNC.
+	repl *replica
 }
 
 // slot is a reply in a connection's queue.
@@ -300,6 +303,13 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		return
 	}
 	if !c.user.AllowsAll() && !s.permit(c, spec, args) {
+		return
+	}
+	if s.conf.MinReplicasToWrite > 0 && spec.Flags&command.Write != 0 && !s.replica &&
+		s.group.prim.good.Load() < int64(s.conf.MinReplicasToWrite) {
+		s.stats.refusedCall(spec, errtext.NoReplicas)
+		c.txRefused()
+		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoReplicas) })
 		return
 	}
 	if s.replica && !c.cl.Master {

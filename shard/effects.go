@@ -282,6 +282,9 @@ func (s *Shard) unchanged(ws []watched) bool {
 // their keyspace events (notify.go).
 func (s *Shard) flushEffects() {
 	fx := &s.mut.fx
+	if s.feed.on {
+		s.feedTurn()
+	}
 	if fx.Len() == 0 && fx.Events() == 0 {
 		return
 	}
