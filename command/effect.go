@@ -211,6 +211,7 @@ type Prop struct {
 	Now     int64
 	FX      *Effects // nil: nobody consumes effects
 	Touch   Toucher
+	Obey    bool // the command ran obeyed (Ctx.Obey)
 }
 
 // Verbatim states the command itself as its propagated form.

@@ -127,7 +127,7 @@ type trimArgs struct {
 // parseTrimArgs is Redis's streamParseAddOrTrimArgsOrReply, errors
 // written to w (ok false); nodeEntries is stream-node-max-entries, for the
 // default LIMIT of ~.
-func parseTrimArgs(w *resp.Writer, args [][]byte, xadd bool, nodeEntries int, t *trimArgs) bool {
+func parseTrimArgs(w *resp.Writer, args [][]byte, xadd bool, nodeEntries int, obey bool, t *trimArgs) bool {
 	limitGiven := false
 	i := 2
 	for ; i < len(args); i++ {
@@ -207,6 +207,9 @@ parsed:
 		return false
 	}
 	switch {
+	case obey:
+		// The primary or the AOF made the trim exact: no limit.
+		t.Limit = 0
 	case limitGiven && !t.Approx:
 		w.Error("ERR syntax error, LIMIT cannot be used without the special ~ option")
 		return false
@@ -228,7 +231,7 @@ parsed:
 // count]] *|id field value [field value ...].
 func CmdXAdd(c *Ctx, args [][]byte) {
 	var t trimArgs
-	if !parseTrimArgs(c.W, args, true, c.Store.Limits.StreamNodeMaxEntries, &t) {
+	if !parseTrimArgs(c.W, args, true, c.Store.Limits.StreamNodeMaxEntries, c.Obey, &t) {
 		return
 	}
 	fields := t.idPos + 1
@@ -262,7 +265,7 @@ func CmdXAdd(c *Ctx, args [][]byte) {
 func propXAdd(p *Prop) {
 	var t trimArgs
 	var w resp.Writer
-	if !parseTrimArgs(&w, p.Args, true, 0, &t) {
+	if !parseTrimArgs(&w, p.Args, true, 0, p.Obey, &t) {
 		return
 	}
 	v, _, err := resp.ReadReply(p.Reply)
@@ -309,7 +312,7 @@ func propTrimmed(p *Prop, t *trimArgs, idPos int, id []byte) {
 // CmdXTrim is XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count].
 func CmdXTrim(c *Ctx, args [][]byte) {
 	var t trimArgs
-	if !parseTrimArgs(c.W, args, false, c.Store.Limits.StreamNodeMaxEntries, &t) {
+	if !parseTrimArgs(c.W, args, false, c.Store.Limits.StreamNodeMaxEntries, c.Obey, &t) {
 		return
 	}
 	n, err := c.DB.XTrim(args[1], &t.XTrimArgs, c.Now)
@@ -324,7 +327,7 @@ func CmdXTrim(c *Ctx, args [][]byte) {
 func propXTrim(p *Prop) {
 	var t trimArgs
 	var w resp.Writer
-	if !parseTrimArgs(&w, p.Args, false, 0, &t) {
+	if !parseTrimArgs(&w, p.Args, false, 0, p.Obey, &t) {
 		return
 	}
 	if !t.Approx {

@@ -147,6 +147,7 @@ func TestRadishPrimary(t *testing.T) {
 	if got := strings.TrimSpace(primary.cli("WAIT", "3", "10000")); got != "3" {
 		t.Errorf("WAIT 3 10000: %s\n%s", got, primary.cli("INFO", "replication"))
 	}
+	t.Logf("replicas: redis %s, radish %s and %s", rr, a.addr, b.addr)
 	waitSame(t, primary.addr, a.addr, b.addr, rr)
 	if n := stat("sync_full"); n != full || stat("sync_partial_ok") < 2 {
 		t.Errorf("after a short cut: sync_full %d (was %d), sync_partial_ok %d", n, full, stat("sync_partial_ok"))

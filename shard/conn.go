@@ -458,9 +458,11 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 	ctx := &s.ctx
 	ctx.W = w
-	ctx.Now = s.now
+	ctx.Now, ctx.Obey = s.now, false
 	if s.replica && spec.Flags&command.Write != 0 {
-		ctx.Now = 0 // the primary's writes find alive every key it did (repl.go)
+		// The primary's writes find alive every key it did, and run as it
+		// sent them (repl.go).
+		ctx.Now, ctx.Obey = 0, true
 	}
 	ctx.DBIndex = db
 	ctx.DB = s.store.DB(db)
