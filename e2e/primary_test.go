@@ -3,6 +3,7 @@ package e2e
 import (
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -114,6 +115,18 @@ func TestRadishPrimary(t *testing.T) {
 	bh, bp := hostPort(pb.addr())
 	a := start(t, "--shards", "2", "--replicaof", ah+" "+ap)
 	b := start(t, "--shards", "3", "--replicaof", bh+" "+bp)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, s := range []*server{primary, a, b} {
+				logs, _ := os.ReadFile(s.log)
+				for _, l := range strings.Split(string(logs), "\n") {
+					if strings.Contains(l, `"warn"`) || strings.Contains(l, `"error"`) {
+						t.Logf("%s: %s", s.addr, l)
+					}
+				}
+			}
+		}
+	})
 	up := func(s *server) bool { return infoOf(s.cli("INFO", "replication"), "master_link_status") == "up" }
 	connected := func() bool {
 		return up(a) && up(b) && infoOf(rcli(t, rr, "INFO", "replication"), "master_link_status") == "up"
