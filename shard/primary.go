@@ -85,15 +85,19 @@ type feedIn struct {
 // replica is one replica connection: its conn belongs to shard, whose
 // loop writes what the stream sends it.
 type replica struct {
-	shard  int
-	c      *conn
-	ip     string
-	port   int
-	state  string // "wait_bgsave", "online"
-	ack    atomic.Int64
-	ackAt  atomic.Int64 // unix ms of its last ACK
-	rdb    bool         // redis-cli --rdb: the payload only
-	gone   bool
+	shard int
+	c     *conn
+	ip    string
+	port  int
+	state string // "wait_bgsave", "online"
+	ack   atomic.Int64
+	ackAt atomic.Int64 // unix ms of its last ACK
+	rdb   bool         // redis-cli --rdb: the payload only
+	gone  bool
+	// from is the stream offset after which it needs the bytes (its full
+	// sync's cut, or where its partial resync's backlog ended); -1 until
+	// the merger passed its cut.
+	from   int64
 	buffer []byte // the stream since its full sync's cut, until the payload is sent
 }
 
@@ -218,6 +222,7 @@ func (g *Group) merge(m *repl.Merger) {
 		p.mu.Lock()
 		if fs := p.syncs[id]; fs != nil {
 			fs.offset, fs.cut = off, true
+			fs.r.from = off
 			g.trySend(id, fs)
 		}
 		p.mu.Unlock()
@@ -288,13 +293,16 @@ func (g *Group) flushStream(m *repl.Merger) {
 		if len(p.backlog) > 2*size {
 			p.backlog = append([]byte(nil), p.backlog[len(p.backlog)-size:]...)
 		}
+		start := m.Offset - int64(len(out)) // out's first byte is start+1
 		for _, r := range p.replicas {
-			switch {
-			case r.gone || r.rdb:
-			case r.state == "online":
-				g.sendTo(r, out)
-			default:
-				r.buffer = append(r.buffer, out...)
+			if r.gone || r.rdb || r.from < 0 || r.from-start >= int64(len(out)) {
+				continue
+			}
+			b := out[max(r.from-start, 0):] // what its payload or backlog did not hold
+			if r.state == "online" {
+				g.sendTo(r, b)
+			} else {
+				r.buffer = append(r.buffer, b...)
 			}
 		}
 	}
@@ -349,7 +357,7 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 		id := string(args[1])
 		if err == nil && (id == replid || id == replid2 && want <= off2) {
 			if data, ok := p.backlogFrom(want - 1); ok {
-				r.state = "online"
+				r.state, r.from = "online", p.offset
 				r.ack.Store(want - 1)
 				r.ackAt.Store(time.Now().UnixMilli())
 				p.replicas = append(p.replicas, r)
@@ -364,7 +372,7 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 			p.partialErr.Add(1)
 		}
 	}
-	r.state = "wait_bgsave"
+	r.state, r.from, r.buffer = "wait_bgsave", -1, nil
 	p.replicas = append(p.replicas, r)
 	p.full.Add(1)
 	id := p.cutSeq.Add(1)
