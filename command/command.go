@@ -259,6 +259,11 @@ type Ctx struct {
 	// APPEND may build (and LCS's working memory); 0 means Redis's default.
 	MaxBulkLen int64
 
+	// Obey: the command comes from this replica's primary or from the AOF
+	// (Redis's mustObeyClient): arguments a client may not give (XADD's
+	// LIMIT without ~) are taken as the primary sent them.
+	Obey bool
+
 	// Client is the connection's state. It is set only when the command runs
 	// on the shard that owns the connection (commands with no keys, or keys
 	// that are local); handlers of key commands must not depend on it.
@@ -452,6 +457,8 @@ type Server interface {
 	// replica (HELLO's role).
 	Role(w *resp.Writer)
 	Replica() bool
+	// ReplicasAcked is how many replicas acknowledged the whole stream.
+	ReplicasAcked() int
 	// ReplicaOf changes the replication role in the background: a
 	// replica of host:port, or a primary when host is "" (REPLICAOF).
 	ReplicaOf(host string, port int)

@@ -40,6 +40,14 @@ const (
 type Tag struct {
 	Txn         uint64
 	Part, Parts int
+	// Seq is the transaction's place in the order in which cross-shard
+	// transactions took their locks, while a replication stream is fed
+	// (0 otherwise, and for work on every shard that takes no lock).
+	Seq uint64
+	// Once: every part is the same command over its shard's keys (a
+	// FLUSHALL, FLUSHDB or SWAPDB on every shard): one stream of the
+	// whole keyspace replays it once.
+	Once bool
 }
 
 // Effect is one write: a command (RESP-encoded in the Effects it belongs
@@ -217,6 +225,7 @@ type Prop struct {
 	Now     int64
 	FX      *Effects // nil: nobody consumes effects
 	Touch   Toucher
+	Obey    bool // the command ran obeyed (Ctx.Obey)
 }
 
 // Verbatim states the command itself as its propagated form.

@@ -32,7 +32,28 @@ func init() {
 			Handler: func(c *Ctx, args [][]byte) { ReplConf(c.W, args) },
 			Summary: "An internal command for configuring the replication stream", Since: "3.0.0",
 			Group: "server", Complexity: "O(1)", DocFlags: DocSysCmd},
+		&Spec{Name: "psync", Arity: -3, Flags: Admin | NoScript | NoAsyncLoading | NoMulti, Route: persist,
+			Summary: "Internal command used for replication", Since: "2.8.0", Group: "server",
+			Args: []Arg{{Name: "replicationid", Type: "string"}, {Name: "offset", Type: "integer"}}},
+		&Spec{Name: "sync", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti, Route: persist,
+			Summary: "Internal command used for replication", Since: "1.0.0", Group: "server"},
+		&Spec{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"connection"}, Route: persist,
+			Tips:    []string{"request_policy:all_shards", "response_policy:agg_min"},
+			Handler: cmdWaitInMulti,
+			Summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection",
+			Since:   "3.0.0", Group: "generic", Complexity: "O(1)",
+			Args: []Arg{{Name: "numreplicas", Type: "integer"}, {Name: "timeout", Type: "integer"}}},
 	)
+}
+
+// cmdWaitInMulti is WAIT inside a transaction, which Redis answers at
+// once: it counts the replicas that acknowledged everything so far.
+func cmdWaitInMulti(c *Ctx, args [][]byte) {
+	if _, err := strconv.ParseInt(string(args[1]), 10, 64); err != nil {
+		c.W.Error(errtext.NotInt)
+		return
+	}
+	c.W.Int(int64(c.Server.ReplicasAcked()))
 }
 
 const replicaOfSummary = "Make the server a replica of another instance, or promote it as master."

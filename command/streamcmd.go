@@ -126,10 +126,8 @@ type trimArgs struct {
 
 // parseTrimArgs is Redis's streamParseAddOrTrimArgsOrReply, errors
 // written to w (ok false); nodeEntries is stream-node-max-entries, for the
-// default LIMIT of ~. obey is Redis's mustObeyClient (a primary's or an
-// AOF's command, which run with no clock: Ctx.Now 0): LIMIT is ignored, as
-// Redis propagates a trim as "=" with the LIMIT it was given.
-func parseTrimArgs(w *resp.Writer, args [][]byte, xadd, obey bool, nodeEntries int, t *trimArgs) bool {
+// default LIMIT of ~.
+func parseTrimArgs(w *resp.Writer, args [][]byte, xadd bool, nodeEntries int, obey bool, t *trimArgs) bool {
 	limitGiven := false
 	i := 2
 	for ; i < len(args); i++ {
@@ -210,6 +208,7 @@ parsed:
 	}
 	switch {
 	case obey:
+		// The primary or the AOF made the trim exact: no limit.
 		t.Limit = 0
 	case limitGiven && !t.Approx:
 		w.Error("ERR syntax error, LIMIT cannot be used without the special ~ option")
@@ -232,7 +231,7 @@ parsed:
 // count]] *|id field value [field value ...].
 func CmdXAdd(c *Ctx, args [][]byte) {
 	var t trimArgs
-	if !parseTrimArgs(c.W, args, true, c.Now == 0, c.Store.Limits.StreamNodeMaxEntries, &t) {
+	if !parseTrimArgs(c.W, args, true, c.Store.Limits.StreamNodeMaxEntries, c.Obey, &t) {
 		return
 	}
 	fields := t.idPos + 1
@@ -266,7 +265,7 @@ func CmdXAdd(c *Ctx, args [][]byte) {
 func propXAdd(p *Prop) {
 	var t trimArgs
 	var w resp.Writer
-	if !parseTrimArgs(&w, p.Args, true, true, 0, &t) {
+	if !parseTrimArgs(&w, p.Args, true, 0, p.Obey, &t) {
 		return
 	}
 	v, _, err := resp.ReadReply(p.Reply)
@@ -313,7 +312,7 @@ func propTrimmed(p *Prop, t *trimArgs, idPos int, id []byte) {
 // CmdXTrim is XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count].
 func CmdXTrim(c *Ctx, args [][]byte) {
 	var t trimArgs
-	if !parseTrimArgs(c.W, args, false, c.Now == 0, c.Store.Limits.StreamNodeMaxEntries, &t) {
+	if !parseTrimArgs(c.W, args, false, c.Store.Limits.StreamNodeMaxEntries, c.Obey, &t) {
 		return
 	}
 	n, err := c.DB.XTrim(args[1], &t.XTrimArgs, c.Now)
@@ -328,7 +327,7 @@ func CmdXTrim(c *Ctx, args [][]byte) {
 func propXTrim(p *Prop) {
 	var t trimArgs
 	var w resp.Writer
-	if !parseTrimArgs(&w, p.Args, false, true, 0, &t) {
+	if !parseTrimArgs(&w, p.Args, false, 0, p.Obey, &t) {
 		return
 	}
 	if !t.Approx {

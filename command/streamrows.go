@@ -25,7 +25,7 @@ func xaddEvents(args [][]byte, _ int, emit EmitEvent) {
 	emit('t', "xadd", args[1])
 	var w resp.Writer
 	var t trimArgs
-	if parseTrimArgs(&w, args, true, true, 0, &t) && t.Strategy != engine.XTrimNone {
+	if parseTrimArgs(&w, args, true, 0, true, &t) && t.Strategy != engine.XTrimNone {
 		emit('t', "xtrim", args[1])
 	}
 }

@@ -63,8 +63,8 @@ var foreign = func() map[string]foreignDirective {
 		loading-process-events-interval-bytes locale-collate log-timestamp-format
 		lua-replicate-commands
 		max-new-connections-per-cycle max-new-tls-connections-per-cycle maxmemory-clients
-		maxmemory-eviction-tenacity min-replicas-max-lag min-replicas-to-write
-		min-slaves-max-lag min-slaves-to-write no-appendfsync-on-rewrite oom-score-adj
+		maxmemory-eviction-tenacity  
+		  no-appendfsync-on-rewrite oom-score-adj
 		oom-score-adj-values prefetch-batch-max-size  
 		proc-title-template propagation-error-behavior rdb-del-sync-files
 		rdb-key-save-delay rdb-save-incremental-fsync rdb-version-check

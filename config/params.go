@@ -140,6 +140,10 @@ type Snapshot struct {
 	TLSPreferServerCiphers, TLSSessionCaching   bool
 	TLSSessionCacheSize, TLSSessionCacheTimeout int
 	TLSHandshakeTimeout                         int
+	// MinReplicasToWrite and MinReplicasMaxLag: a primary refuses writes
+	// (-NOREPLICAS) with fewer replicas whose last ACK is at most that
+	// many seconds old (0: no minimum).
+	MinReplicasToWrite, MinReplicasMaxLag int
 
 	// MetricsPort is where /metrics is served (Prometheus), on the bind
 	// addresses; 0: no metrics endpoint.
@@ -455,6 +459,8 @@ var params = []*param{
 	{name: "tls-session-cache-size", kind: KindInt, def: "20480", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TLSSessionCacheSize }},
 	{name: "tls-session-cache-timeout", kind: KindInt, def: "300", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TLSSessionCacheTimeout }},
 	{name: "tls-handshake-timeout", kind: KindInt, def: "10", min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.TLSHandshakeTimeout }},
+	{name: "min-replicas-to-write", aliases: []string{"min-slaves-to-write"}, kind: KindInt, def: "0", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.MinReplicasToWrite }},
+	{name: "min-replicas-max-lag", aliases: []string{"min-slaves-max-lag"}, kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.MinReplicasMaxLag }},
 	{name: "metrics-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.MetricsPort }},
 }
 

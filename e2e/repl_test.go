@@ -125,13 +125,13 @@ func digests(t *testing.T, addr string) string { return rcli(t, addr, "DEBUG", "
 // primary expiring keys whose DELs follow.
 func waitSame(t *testing.T, primary string, replicas ...string) {
 	t.Helper()
-	var want, got string
+	var want, got, at string
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		want = digests(t, primary)
 		same := true
 		for _, r := range replicas {
 			if got = digests(t, r); got != want {
-				same = false
+				same, at = false, r
 				break
 			}
 		}
@@ -139,7 +139,7 @@ func waitSame(t *testing.T, primary string, replicas ...string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("DEBUG DIGEST differs: primary %s, replica %s", want, got)
+			t.Fatalf("DEBUG DIGEST differs: primary %s, replica %s %s", want, at, got)
 		}
 	}
 }

@@ -47,6 +47,9 @@ const (
 	// replica-serve-stale-data no while the link to its primary is down).
 	ReadOnly   = "READONLY You can't write against a read only replica."
 	MasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+	// NoReplicas is a primary's refusal of a write under
+	// min-replicas-to-write.
+	NoReplicas = "NOREPLICAS Not enough good replicas to write."
 )
 
 // Texts of MULTI/EXEC.

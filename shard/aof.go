@@ -309,8 +309,9 @@ func (s *Shard) replayer() aof.Applier {
 		}
 		w.B = w.B[:0]
 		ctx := &s.ctx
-		ctx.W, ctx.Now, ctx.DBIndex, ctx.DB, ctx.Client = &w, 0, db, s.store.DB(db), nil
+		ctx.W, ctx.Now, ctx.DBIndex, ctx.DB, ctx.Client, ctx.Obey = &w, 0, db, s.store.DB(db), nil, true
 		spec.Handler(ctx, args)
+		ctx.Obey = false
 		ctx.W = nil
 		return nil
 	}

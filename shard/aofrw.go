@@ -189,6 +189,9 @@ func (s *Shard) cutAOF(r *rewriteRun) {
 	o.AOFBase, o.Access = true, snapshot.AccessNone
 	b := &bgSave{rewrite: r, part: p, out: newFileWriter(f)}
 	b.w = snapshot.NewWriter(s.store, b.out, o)
+	if s.snap != nil {
+		s.snapFinish() // a full sync's payload (primary.go)
+	}
 	s.snap = b
 	s.store.BeforeEvict = func(db int, key []byte) { b.w.Before(db, key, s.now) }
 }

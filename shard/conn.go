@@ -53,6 +53,9 @@ type conn struct {
 	// monitor: the connection is a MONITOR (monitor.go); paused: it waits
 	// for CLIENT PAUSE to end (pause.go).
 	monitor, paused bool
+	// repl is the connection as a replica of this server (primary.go),
+	// from its first REPLCONF or PSYNC.
+	repl *replica
 }
 
 // slot is a reply in a connection's queue.
@@ -307,6 +310,13 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	if !c.user.AllowsAll() && !s.permit(c, spec, args) {
 		return
 	}
+	if s.conf.MinReplicasToWrite > 0 && spec.Flags&command.Write != 0 && !s.replica &&
+		s.group.prim.good.Load() < int64(s.conf.MinReplicasToWrite) {
+		s.stats.refusedCall(spec, errtext.NoReplicas)
+		c.txRefused()
+		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoReplicas) })
+		return
+	}
 	if s.replica && !c.cl.Master {
 		if e := s.replRefuses(spec); e != "" {
 			s.stats.refusedCall(spec, e)
@@ -453,9 +463,11 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 	ctx := &s.ctx
 	ctx.W = w
-	ctx.Now = s.now
+	ctx.Now, ctx.Obey = s.now, false
 	if s.replica && spec.Flags&command.Write != 0 {
-		ctx.Now = 0 // the primary's writes find alive every key it did (repl.go)
+		// The primary's writes find alive every key it did, and run as it
+		// sent them (repl.go).
+		ctx.Now, ctx.Obey = 0, true
 	}
 	ctx.DBIndex = db
 	ctx.DB = s.store.DB(db)

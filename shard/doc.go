@@ -105,6 +105,13 @@
 //     link is down, what is not stale-safe (-MASTERDOWN); it runs no
 //     active expiry, hides expired keys without deleting them, and runs
 //     the primary's writes at time 0, so they see what the primary saw.
+//   - primary (primary.go): once a replica asked for a full sync, every
+//     shard hands its turn's effects to the merger's goroutine (one chunk
+//     per turn, reused), with a cross-shard transaction's lock order (its
+//     Tag's Seq, taken when it holds every lock) and, on its home shard,
+//     the marker that all its parts were handed over; a full sync is a
+//     txn holding every shard whole, during which each marks the cut and
+//     writes its keys as part of the payload.
 //   - script: an EVAL or FCALL call (script.go; package script is the Lua
 //     runtime). It runs on the shard of its declared keys, on the real
 //     store, each redis.call through the mutation path, with an undo

@@ -100,7 +100,8 @@ func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n
 		// A row's Propagate reads what the write did (a TTL, a result):
 		// it runs only when someone consumes effects, or when it also
 		// touches keys (FLUSHDB).
-		m.prop = command.Prop{Args: args, Reply: reply, DB: s.store.DB(db), DBIndex: db, Now: s.now, FX: fx, Touch: s}
+		m.prop = command.Prop{Args: args, Reply: reply, DB: s.store.DB(db), DBIndex: db, Now: s.now, FX: fx, Touch: s,
+			Obey: s.ctx.Obey}
 		spec.Propagate(&m.prop)
 		m.prop = command.Prop{}
 	case spec.Propagate == nil && fx != nil:
@@ -282,6 +283,9 @@ func (s *Shard) unchanged(ws []watched) bool {
 // their keyspace events (notify.go).
 func (s *Shard) flushEffects() {
 	fx := &s.mut.fx
+	if s.feed.on {
+		s.feedTurn()
+	}
 	if fx.Len() == 0 && fx.Events() == 0 && len(fx.EmptyParts()) == 0 {
 		return
 	}

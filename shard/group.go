@@ -101,6 +101,7 @@ type Group struct {
 	rates   rates          // INFO's instantaneous metrics and memory peak (info.go)
 	latmon  latencyMonitor // LATENCY's events (latmon.go)
 	repl    replState      // replication (repl.go)
+	prim    primState      // as a primary (primary.go)
 	// aof is the AOF in use (opts.AOF at start; CONFIG SET appendonly
 	// changes it, aofrun.go), nil when appendonly is no.
 	aof atomic.Pointer[aof.Set]

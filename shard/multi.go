@@ -868,6 +868,7 @@ func (s *Shard) runExec(t *txn) {
 // keys and answers.
 func (s *Shard) round(t *txn, r int) {
 	if r == len(t.rounds) {
+		s.feedDone(t)
 		s.releaseExec(t)
 		s.doneExec(t, s.assemble(t, true))
 		return

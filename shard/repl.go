@@ -39,18 +39,24 @@ import (
 // (engine.Store.SetReplica), and writes run at time 0, so that the
 // primary's commands see every key it saw alive; its DELs remove them.
 
-// replState is the group's replication state. mu serializes role
-// changes (REPLICAOF); link is read by the shards' command path.
+// replState is the group's replication state. change serializes role
+// changes (REPLICAOF), which wait for the shards: no shard ever takes
+// it. mu guards the fields, held briefly (after prim.mu when both are);
+// link is read by the shards' command path.
 type replState struct {
-	mu    sync.Mutex
-	token string // the master link's REPLCONF radish-master token
-	link  atomic.Pointer[repl.Replica]
-	host  string
-	port  int
+	change sync.Mutex
+	mu     sync.Mutex
+	token  string // the master link's REPLCONF radish-master token
+	link   atomic.Pointer[repl.Replica]
+	host   string
+	port   int
 	// As a primary: the replication ID, the previous one and where its
 	// history ends (second_repl_offset, -1: none), and the offset.
 	replid, replid2 string
 	offset2, offset int64
+	// hist is the stream's last bytes a promoted replica applied: its
+	// backlog once it serves replicas.
+	hist []byte
 }
 
 // newReplID returns a random 40-hex-digit replication ID.
@@ -67,9 +73,9 @@ func (g *Group) initRepl() {
 	r.token, r.replid, r.offset2 = newReplID(), newReplID(), -1
 	if host, port, ok := strings.Cut(g.conf.Snapshot().ReplicaOf, " "); ok {
 		p, _ := strconv.Atoi(port)
-		r.mu.Lock()
+		r.change.Lock()
 		g.follow(host, p)
-		r.mu.Unlock()
+		r.change.Unlock()
 	}
 }
 
@@ -84,14 +90,16 @@ func (g *Group) stopRepl() {
 // returns the reply once every shard has its new role.
 func (g *Group) replicaOf(host string, port int) string {
 	r := &g.repl
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.change.Lock()
+	defer r.change.Unlock()
 	cur := r.link.Load()
 	if host == "" {
 		if cur == nil {
 			return "OK"
 		}
 		st := cur.Stop()
+		r.mu.Lock()
+		r.hist = cur.History()
 		r.link.Store(nil)
 		// Promotion keeps the data and the history: the stream it was
 		// replicating becomes its replid2, so that the primary's other
@@ -100,12 +108,20 @@ func (g *Group) replicaOf(host string, port int) string {
 		if st.ReplID == "" {
 			r.replid2, r.offset2 = "", -1
 		}
+		replid, replid2, offset := r.replid, r.replid2, r.offset
+		r.mu.Unlock()
+		// The stream goes on from the offset applied: the shards feed it
+		// from a cut taken before any client may write.
+		g.startFeeds()
 		g.setReplica(false)
-		g.log.Info("promoted to primary (REPLICAOF NO ONE)", zap.String("replid", r.replid),
-			zap.String("replid2", r.replid2), zap.Int64("offset", r.offset))
+		g.log.Info("promoted to primary (REPLICAOF NO ONE)", zap.String("replid", replid),
+			zap.String("replid2", replid2), zap.Int64("offset", offset))
 		return "OK"
 	}
-	if cur != nil && r.host == host && r.port == port {
+	r.mu.Lock()
+	same := cur != nil && r.host == host && r.port == port
+	r.mu.Unlock()
+	if same {
 		return "OK Already connected to specified master"
 	}
 	g.follow(host, port)
@@ -113,25 +129,33 @@ func (g *Group) replicaOf(host string, port int) string {
 }
 
 // follow makes the group a replica of host:port, continuing the stream
-// it holds (its previous primary's, or its own as a primary). r.mu held.
+// it holds (its previous primary's, or its own as a primary, whose
+// replicas it drops). r.change held.
 func (g *Group) follow(host string, port int) {
 	r := &g.repl
-	replid, offset := r.replid, r.offset
+	offset, _, _, _ := g.primaryOffset()
+	r.mu.Lock()
+	replid := r.replid
+	r.mu.Unlock()
 	if cur := r.link.Swap(nil); cur != nil {
 		st := cur.Stop()
 		replid, offset = st.ReplID, st.Applied
 	}
+	g.dropReplicas()
 	g.setReplica(true)
 	c := g.conf.Snapshot()
 	listen := c.Port
 	if c.ReplicaAnnouncePort != 0 {
 		listen = c.ReplicaAnnouncePort
 	}
+	r.mu.Lock()
 	r.host, r.port = host, port
+	r.mu.Unlock()
 	r.link.Store(repl.Start(g, repl.Options{
 		Addr: net.JoinHostPort(host, strconv.Itoa(port)), User: c.MasterUser, Pass: c.MasterAuth,
 		ListenPort: listen, AnnounceIP: c.ReplicaAnnounceIP, Dir: c.Dir,
 		Timeout: time.Duration(c.ReplTimeout) * time.Second, ReplID: replid, Offset: offset, Log: g.log,
+		Backlog: int(c.ReplBacklogSize),
 	}))
 	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
 }
@@ -265,11 +289,18 @@ func (s *Shard) replRefuses(spec *command.Spec) string {
 // shard's persistence: REPLICAOF and SLAVEOF (answered once every shard
 // has its role, which a promotion waits for), and REPLCONF.
 func (s *Shard) replCmd(c *conn, spec *command.Spec, args [][]byte) {
-	if spec.Name == "replconf" {
-		if s.masterHello(c, args) {
+	switch spec.Name {
+	case "replconf":
+		if s.masterHello(c, args) || s.replconfReplica(c, args) {
 			return
 		}
 		s.reply(c, func(w *resp.Writer) { command.ReplConf(w, args) })
+		return
+	case "psync", "sync":
+		s.psyncCmd(c, spec, args)
+		return
+	case "wait":
+		s.waitCmd(c, args)
 		return
 	}
 	host, port, errText := command.ReplicaOfArgs(args)
@@ -299,13 +330,28 @@ func (g *Group) Role(w *resp.Writer) {
 	r := &g.repl
 	l := r.link.Load()
 	if l == nil {
-		r.mu.Lock()
-		off := r.offset
-		r.mu.Unlock()
+		off, _, _, _ := g.primaryOffset()
+		p := &g.prim
+		p.mu.Lock()
+		defer p.mu.Unlock()
 		w.Array(3)
 		w.BulkString("master")
 		w.Int(off)
-		w.Array(0)
+		n := 0
+		for _, x := range p.replicas {
+			if !x.rdb {
+				n++
+			}
+		}
+		w.Array(n)
+		for _, x := range p.replicas {
+			if !x.rdb {
+				w.Array(3)
+				w.BulkString(x.ip)
+				w.BulkString(strconv.Itoa(x.port))
+				w.BulkString(strconv.FormatInt(x.ack.Load(), 10))
+			}
+		}
 		return
 	}
 	st := l.Status()
@@ -333,8 +379,12 @@ func (g *Group) replicationInfo(b *strings.Builder) {
 	replid, replid2, off, off2 := r.replid, r.replid2, r.offset, r.offset2
 	r.mu.Unlock()
 	l := r.link.Load()
+	active := false
+	var first, histlen int64
 	if l == nil {
-		b.WriteString("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n")
+		b.WriteString("# Replication\r\nrole:master\r\n")
+		g.replicasInfo(b)
+		off, first, histlen, active = g.primaryOffset()
 	} else {
 		st := l.Status()
 		now := time.Now()
@@ -376,9 +426,9 @@ func (g *Group) replicationInfo(b *strings.Builder) {
 		replid2 = strings.Repeat("0", 40)
 	}
 	fmt.Fprintf(b, "master_failover_state:no-failover\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"+
-		"master_repl_offset:%d\r\nsecond_repl_offset:%d\r\nrepl_backlog_active:0\r\nrepl_backlog_size:%d\r\n"+
-		"repl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n",
-		replid, replid2, off, off2, c.ReplBacklogSize)
+		"master_repl_offset:%d\r\nsecond_repl_offset:%d\r\nrepl_backlog_active:%d\r\nrepl_backlog_size:%d\r\n"+
+		"repl_backlog_first_byte_offset:%d\r\nrepl_backlog_histlen:%d\r\n",
+		replid, replid2, off, off2, boolInt(active), c.ReplBacklogSize, first, histlen)
 }
 
 func boolInt(b bool) int {

@@ -823,6 +823,8 @@ func (s *Shard) heldRelease(r *heldRun, writes [][]entry, out []byte) {
 		}, func(any) {
 			if left--; left == 0 && out != nil {
 				s.finish(t, out)
+			} else if left == 0 {
+				s.feedDone(t)
 			}
 		})
 	}

@@ -110,6 +110,7 @@ type Shard struct {
 	// misconf: writes are refused with -MISCONF (the last background save
 	// failed, stop-writes-on-bgsave-error); taken each turn (snapshot.go).
 	misconf bool
+	feed    feedState // the hand-over of effects to the primary's stream (primary.go)
 	// replica: the group replicates a primary (repl.go): clients' writes
 	// are refused, no key expires here, the primary's writes run at time 0.
 	replica bool
@@ -234,7 +235,7 @@ func (s *Shard) wait(now time.Time) time.Duration {
 	if len(s.pausedConns) > 0 {
 		wait = min(wait, time.UnixMilli(s.pause>>1).Sub(now))
 	}
-	if len(s.local) > 0 || s.snap != nil && !s.snap.out.busy() {
+	if len(s.local) > 0 || s.snap != nil && !s.snap.busy() {
 		wait = 0
 	}
 	if s.snap != nil {
@@ -584,6 +585,9 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 	}
 	s.setMonitor(c, false)
 	s.unwatchAll(c)
+	if c.repl != nil {
+		s.group.replicaGone(c.repl)
+	}
 	s.closed(c)
 	s.group.clients.Add(-1)
 }

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -276,7 +277,7 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 	case "bgrewriteaof":
 		s.rewriteCmd(c)
 		return
-	case "replicaof", "slaveof", "replconf":
+	case "replicaof", "slaveof", "replconf", "psync", "sync", "wait":
 		s.replCmd(c, spec, args)
 		return
 	}
@@ -576,13 +577,23 @@ type bgSave struct {
 	w     *snapshot.Writer
 	out   *fileWriter
 	dirty uint64 // the change count at the start
+	// mem and then, instead of run and out: the keys of a full sync's
+	// payload (primary.go), written into mem and handed to then.
+	mem  *bytes.Buffer
+	then func(body []byte, err error)
 }
+
+// busy reports whether the save's file writer is behind.
+func (b *bgSave) busy() bool { return b.out != nil && b.out.busy() }
 
 // snapStepKeys is how many keys a loop turn writes.
 const snapStepKeys = 256
 
 // startBgSave starts this shard's part of r: the point in time of its file.
 func (s *Shard) startBgSave(r *saveRun) {
+	if s.snap != nil {
+		s.snapFinish() // a full sync's payload
+	}
 	f, err := r.sv.Create(s.id)
 	if err != nil {
 		s.group.partSaved(r, s.id, 0, s.mut.dirty, err)
@@ -597,7 +608,7 @@ func (s *Shard) startBgSave(r *saveRun) {
 // snapStep writes the next keys of the save in progress, unless the file's
 // writer is behind: the loop never waits for the disk.
 func (s *Shard) snapStep() {
-	if s.snap.out.busy() {
+	if s.snap.busy() {
 		return
 	}
 	done, err := s.snap.w.Step(s.now, snapStepKeys)
@@ -619,6 +630,10 @@ func (s *Shard) snapEnd(err error) {
 	b := s.snap
 	s.snap = nil
 	s.store.BeforeEvict = nil
+	if b.then != nil {
+		b.then(b.mem.Bytes(), err)
+		return
+	}
 	if b.rewrite != nil {
 		s.rewriteEnd(b, err)
 		return

@@ -313,13 +313,13 @@ func (g *Group) Info(sections []string) string {
 		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\n"+
 			"instantaneous_ops_per_sec:%d\r\ntotal_net_input_bytes:%d\r\ntotal_net_output_bytes:%d\r\n"+
 			"instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\n"+
-			"rejected_connections:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nevicted_keys:%d\r\n"+
+			"rejected_connections:%d\r\nsync_full:%d\r\nsync_partial_ok:%d\r\nsync_partial_err:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nevicted_keys:%d\r\n"+
 			"keyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
 			"pubsubshard_channels:%d\r\n"+
 			"tracking_total_keys:%d\r\ntracking_total_items:%d\r\ntracking_total_prefixes:%d\r\n"+
 			"unexpected_error_replies:0\r\ntotal_error_replies:%d\r\ncross_shard_hops:%d\r\ncross_shard_txns:%d\r\n",
 			conns, cmds, int64(r.instantaneous(0)), netIn, netOut, r.instantaneous(1)/1024, r.instantaneous(2)/1024,
-			rejected, expired, stale, evicted, hits, misses, channels, patterns, shardChannels,
+			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, evicted, hits, misses, channels, patterns, shardChannels,
 			trkKeys, trkItems, trkPrefixes, errReplies, hops, txns)
 	}
 	if show("replication", true) {

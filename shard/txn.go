@@ -83,6 +83,8 @@ func (s *Shard) unlock(id uint64, keys []coord.Key) {
 // owns the client's connection.
 type txn struct {
 	id      uint64
+	seq     uint64 // its lock order, while the shards feed a stream (primary.go)
+	once    bool   // a command on every shard (fanOutAll): see command.Tag
 	c       *conn
 	sl      *slot
 	spec    *command.Spec
@@ -133,7 +135,7 @@ func (t *txn) tag(i int) command.Tag {
 	if t.in != nil {
 		return t.in.tag(t.inPart[i])
 	}
-	return command.Tag{Txn: t.id, Part: i, Parts: len(t.parts)}
+	return command.Tag{Txn: t.id, Part: i, Parts: len(t.parts), Seq: t.seq, Once: t.once}
 }
 
 // multi runs a command whose keys span shards as a txn: lock every part's
@@ -196,6 +198,9 @@ func (s *Shard) acquire(t *txn) { s.steps(t, t.co.Begin()) }
 func (s *Shard) steps(t *txn, steps []coord.Step) {
 	home, id, spec := s.id, t.id, t.spec
 	for _, st := range steps {
+		if st.Kind == coord.Run {
+			s.lockOrder(t)
+		}
 		if st.Kind == coord.Run && t.run != nil {
 			t.run()
 			continue
@@ -317,6 +322,7 @@ func (s *Shard) partDone(t *txn, i int, b []byte) {
 
 // finish fills the txn's reply slot and lets the connection read on.
 func (s *Shard) finish(t *txn, out []byte) {
+	s.feedDone(t)
 	if t.done != nil {
 		t.done(out)
 		return
@@ -337,7 +343,9 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte, merge comm
 	if merge == command.MergeNone {
 		merge = spec.Merge
 	}
-	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: spec, merge: merge, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch}
+	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: spec, merge: merge, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch,
+		once: true}
+	s.lockOrder(t)
 	args = command.CopyArgs(args)
 	t.parts = make([]router.Part, n)
 	for i := range t.parts {

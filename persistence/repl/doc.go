@@ -1,10 +1,14 @@
 // Package repl is replication's protocol: Redis's PSYNC, spoken as a
-// replica to any Redis-protocol primary (redis-server 7, Valkey, radish).
+// replica to any Redis-protocol primary (redis-server 7, Valkey, radish),
+// and the merge of a sharded primary's writes into the one stream its
+// replicas read.
 //
 // It owns no data. A Replica reads its primary's stream and hands it to
 // a Host (shard.Group): the Host loads the full sync's RDB file into its
 // shards and runs the stream's commands on a connection into its
-// ordinary command path, as the primary's client.
+// ordinary command path, as the primary's client. A Merger (merge.go)
+// takes each shard's effects, a Chunk per loop turn, and writes the one
+// command stream a Redis replica expects; shard/primary.go serves it.
 //
 // Nouns:
 //   - replication ID and offset: a primary's stream of writes is named
@@ -63,6 +67,30 @@
 //     applied is what the server, now a primary, reports as replid2 and
 //     second_repl_offset - 1.
 //   - the Host's connection fails (the server stops): the link stops.
+//
+// As a primary (shard/primary.go, merge.go):
+//   - the stream is the Merger's output; its offset starts where this
+//     server's history ends (0, or a promoted replica's applied offset)
+//     and counts every byte, the PINGs sent every
+//     repl-ping-replica-period and the GETACKs WAIT sends included; the
+//     backlog is its last repl-backlog-size bytes (a promoted replica
+//     starts with the stream it applied).
+//   - PSYNC <replid> <offset> where <replid> is this server's ID, or its
+//     replid2 and <offset> at most second_repl_offset, and the backlog
+//     holds <offset>: +CONTINUE <replid>, then the stream from <offset>.
+//     Otherwise (and SYNC, PSYNC ? -1): a full sync. The shards take a
+//     cut together, holding every shard's whole keyspace (no cross-shard
+//     transaction is on both sides of it): each marks it in its feed and
+//     writes its keys as databases of an RDB body; the bodies are framed
+//     as one RDB (one header, EOF, CRC64) and sent as $<length> after
+//     +FULLRESYNC <replid> <offset>, <offset> being the stream's offset
+//     where every shard's commands before the cut are out; the stream
+//     from there follows. REPLCONF rdb-only 1 (redis-cli --rdb) gets the
+//     payload alone.
+//   - a replica's REPLCONF ACK <offset> is its acknowledged offset (INFO's
+//     slaveN offset and lag, WAIT, min-replicas-to-write).
+//   - a replica's connection closing forgets it; when it comes back its
+//     PSYNC continues from the backlog, or takes a full sync.
 //
 // What it never does: touch the data itself, run a command the primary
 // did not send, or acknowledge an offset whose commands have not run.

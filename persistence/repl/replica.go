@@ -44,7 +44,11 @@ type Options struct {
 	// continue it. An empty ReplID asks for a full sync.
 	ReplID string
 	Offset int64
-	Log    *zap.Logger
+	// Backlog is how many of the stream's last bytes the Replica keeps
+	// (History): a promoted replica's backlog, from which its primary's
+	// other replicas continue.
+	Backlog int
+	Log     *zap.Logger
 }
 
 // States of a replica's link, as ROLE names them.
@@ -98,6 +102,9 @@ type Replica struct {
 		applied int64
 		ackAt   int64 // a GETACK waits until applied reaches it (-1: none)
 		idle    *sync.Cond
+		// hist is the stream's last bytes read, up to offset histEnd.
+		hist    []byte
+		histEnd int64
 	}
 	apply  net.Conn
 	wmu    sync.Mutex // serializes writes to the primary's connection
@@ -114,7 +121,7 @@ func Start(h Host, o Options) *Replica {
 	r.off.idle = sync.NewCond(&r.off.Mutex)
 	r.off.ackAt = -1
 	r.st = Status{State: StateConnect, ReplID: o.ReplID, SecondOffset: -1, Read: o.Offset, Applied: o.Offset, SyncTotal: -1}
-	r.off.applied = o.Offset
+	r.off.applied, r.off.histEnd = o.Offset, o.Offset
 	go r.run()
 	return r
 }
@@ -128,6 +135,20 @@ func (r *Replica) Status() Status {
 	st.Applied = r.off.applied
 	r.off.Unlock()
 	return st
+}
+
+// History returns the stream's last bytes up to the offset applied (at
+// most Options.Backlog of them), after Stop.
+func (r *Replica) History() []byte {
+	r.off.Lock()
+	defer r.off.Unlock()
+	h := r.off.hist
+	if cut := r.off.histEnd - r.off.applied; cut > 0 && cut <= int64(len(h)) {
+		h = h[:int64(len(h))-cut]
+	} else if cut > 0 {
+		h = nil
+	}
+	return append([]byte(nil), h...)
 }
 
 // Stop ends the link: it closes the primary's connection, waits until
@@ -430,6 +451,7 @@ func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int6
 	}
 	r.off.Lock()
 	r.off.applied, r.off.ackAt = off, -1
+	r.off.hist, r.off.histEnd = r.off.hist[:0], off
 	r.off.Unlock()
 	r.mu.Lock()
 	r.st.ReplID, r.st.ReplID2, r.st.SecondOffset, r.st.Read = replid, "", -1, off

@@ -68,6 +68,7 @@ func (r *Replica) stream(c net.Conn, br *bufio.Reader) error {
 				}
 			}
 		}
+		r.keep(buf[:p], read)
 		buf = buf[:copy(buf, buf[p:])]
 		now := time.Now()
 		r.mu.Lock()
@@ -103,6 +104,24 @@ func (r *Replica) stream(c net.Conn, br *bufio.Reader) error {
 			}
 		}
 	}
+}
+
+// keep appends b, the stream's bytes up to offset end, to the history.
+func (r *Replica) keep(b []byte, end int64) {
+	if r.o.Backlog <= 0 {
+		return
+	}
+	r.off.Lock()
+	h := r.off.hist
+	if end-int64(len(b)) != r.off.histEnd {
+		h = h[:0] // a gap (a partial resync from elsewhere): start again
+	}
+	h = append(h, b...)
+	if len(h) > 2*r.o.Backlog {
+		h = append(h[:0], h[len(h)-r.o.Backlog:]...)
+	}
+	r.off.hist, r.off.histEnd = h, end
+	r.off.Unlock()
 }
 
 // skipTo moves the offset past a command the link does not send on: the

@@ -52,6 +52,29 @@ type Options struct {
 	// Functions are the codes of the FUNCTION libraries, written after the
 	// aux fields as Redis 7.0 writes them (RDB_OPCODE_FUNCTION2).
 	Functions [][]byte
+	// Body: only the databases, without the magic, the aux fields, the
+	// EOF and the checksum: one shard's part of an RDB stream that
+	// AppendHeader and AppendTrailer frame (a full sync's).
+	Body bool
+}
+
+// AppendHeader appends the magic and Redis 7.0's aux fields of an RDB
+// stream written at opt.Time by a server using usedMem bytes.
+func AppendHeader(dst []byte, opt Options, usedMem int64) []byte {
+	w := &Writer{opt: opt, enc: rdb.NewEncoder(engine.Limits{}), buf: dst}
+	w.header(usedMem)
+	return w.buf
+}
+
+// AppendTrailer appends the EOF opcode and the checksum of a stream whose
+// bytes before it have the CRC64 crc (8 zero bytes without opt.Checksum).
+func AppendTrailer(dst []byte, opt Options, crc uint64) []byte {
+	dst = append(dst, opEOF)
+	crc = rdb.CRC64(crc, dst[len(dst)-1:])
+	if !opt.Checksum {
+		crc = 0
+	}
+	return binary.LittleEndian.AppendUint64(dst, crc)
 }
 
 // Access is which access clock a file carries (Options.Access).
@@ -137,7 +160,9 @@ func (w *Writer) Step(now int64, n int) (done bool, err error) {
 		return w.done, w.err
 	}
 	if !w.begun {
-		w.header()
+		if !w.opt.Body {
+			w.header(w.store.UsedMemory())
+		}
 		w.begun = true
 	}
 	for n > 0 && w.db < w.store.Databases() {
@@ -182,6 +207,11 @@ func (w *Writer) Step(now int64, n int) (done bool, err error) {
 	}
 	if w.db < w.store.Databases() {
 		return false, nil
+	}
+	if w.opt.Body {
+		w.done = true
+		w.flush()
+		return true, w.err
 	}
 	w.buf = append(w.buf, opEOF)
 	w.crc = rdb.CRC64(w.crc, w.buf)
@@ -245,12 +275,12 @@ func (w *Writer) selectDB(i int) {
 }
 
 // header writes the magic and Redis 7.0's aux fields.
-func (w *Writer) header() {
+func (w *Writer) header(usedMem int64) {
 	w.buf = append(w.buf, "REDIS00"+strconv.Itoa(rdb.Version)...)
 	w.aux("redis-ver", redisVer)
 	w.aux("redis-bits", "64")
 	w.aux("ctime", strconv.FormatInt(w.opt.Time/1000, 10))
-	w.aux("used-mem", strconv.FormatInt(w.store.UsedMemory(), 10))
+	w.aux("used-mem", strconv.FormatInt(usedMem, 10))
 	aof := "0"
 	if w.opt.AOFBase {
 		aof = "1"
@@ -292,7 +322,9 @@ func (w *Writer) Before(dbi int, key []byte, now int64) {
 	}
 	m[string(key)] = struct{}{}
 	if !w.begun {
-		w.header()
+		if !w.opt.Body {
+			w.header(w.store.UsedMemory())
+		}
 		w.begun = true
 	}
 	w.writeKey(w.store.DB(dbi), dbi, key, now)

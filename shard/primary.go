@@ -1,0 +1,724 @@
+package shard
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/coord"
+	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/persistence/rdb"
+	"github.com/radish-kv/radish/persistence/repl"
+	"github.com/radish-kv/radish/persistence/snapshot"
+	"github.com/radish-kv/radish/router"
+)
+
+// The group as a primary: it serves PSYNC to redis-server replicas,
+// redis-cli --rdb and --replica, and radish replicas, with one RDB
+// stream and then one command stream (persistence/repl.Merger).
+//
+// Until the first replica asks, nothing of this runs: no shard hands its
+// effects over. The first full sync turns every shard's feed on: from
+// then on each shard, at the end of a loop turn that wrote, copies the
+// turn's effects into one repl.Chunk and sends it to the merger's
+// goroutine (one channel send per turn, the chunk reused), with the
+// markers the merger needs: a full sync's cut, and on a cross-shard
+// transaction's home shard that every part of it was handed over
+// (feedDone). A full sync is a transaction over every shard holding each
+// whole (coord's LockAll), so that no transaction is half on either side
+// of it; holding it, each shard marks the cut in its feed and writes its
+// keys as one part of the RDB payload, which the group frames (one
+// header, every shard's databases, the EOF and checksum) and sends with
+// the stream from the cut's offset on.
+
+// feedState is a shard's hand-over of its effects to the merger.
+type feedState struct {
+	on    bool
+	marks []feedMark // this turn's markers, each before effect at
+	spare []*repl.Chunk
+}
+
+type feedMark struct {
+	at   int
+	kind uint8
+	id   uint64
+}
+
+// primState is the group's state as a primary. The merger's goroutine
+// owns merger; mu guards the rest.
+type primState struct {
+	on     atomic.Bool   // the shards feed their effects
+	seq    atomic.Uint64 // cross-shard transactions' lock order
+	in     chan feedIn
+	free   []chan *repl.Chunk // per shard: chunks the merger is done with
+	cutSeq atomic.Uint64
+
+	mu       sync.Mutex
+	started  bool
+	offset   int64  // the stream's offset (master_repl_offset)
+	backlog  []byte // the stream's last bytes, at most repl-backlog-size
+	replicas []*replica
+	syncs    map[uint64]*fullSync
+
+	full, partialOK, partialErr atomic.Int64
+	// good counts the replicas online whose last ACK is at most
+	// min-replicas-max-lag seconds old, once a second.
+	good atomic.Int64
+}
+
+// feedIn is what the merger's goroutine receives: a shard's chunk, or a
+// WAIT, which comes after every chunk sent before it.
+type feedIn struct {
+	c *repl.Chunk
+	w *waiter2
+}
+
+// replica is one replica connection: its conn belongs to shard, whose
+// loop writes what the stream sends it.
+type replica struct {
+	shard int
+	c     *conn
+	ip    string
+	port  int
+	state string // "wait_bgsave", "online"
+	ack   atomic.Int64
+	ackAt atomic.Int64 // unix ms of its last ACK
+	rdb   bool         // redis-cli --rdb: the payload only
+	gone  bool
+	// from is the stream offset after which it needs the bytes (its full
+	// sync's cut, or where its partial resync's backlog ended); -1 until
+	// the merger passed its cut.
+	from   int64
+	buffer []byte // the stream since its full sync's cut, until the payload is sent
+}
+
+// fullSync is a full sync in progress: its cut's offset once the
+// merger passed it, and every shard's part of the payload.
+type fullSync struct {
+	r      *replica
+	offset int64
+	cut    bool
+	sync   bool   // SYNC: no +FULLRESYNC line
+	replid string // the replication ID it is of
+	parts  [][]byte
+	left   int
+}
+
+// waiter2 is a WAIT: done once the stream's offset for it is known
+// (target) and enough replicas acknowledged it.
+type waiter2 struct {
+	need     int
+	deadline time.Time
+	reply    func(n int)
+	chunks   int64        // the merger's: chunks received before it
+	target   atomic.Int64 // -1 until the merger emitted what came before it
+}
+
+func (w *waiter2) settle(off int64) { w.target.Store(off) }
+
+// feedTurn hands this turn's effects and markers to the merger.
+func (s *Shard) feedTurn() {
+	fx := &s.mut.fx
+	f := &s.feed
+	if fx.Len() == 0 && len(f.marks) == 0 {
+		return
+	}
+	var c *repl.Chunk
+	select {
+	case c = <-s.group.prim.free[s.id]:
+	default:
+		c = &repl.Chunk{Shard: s.id}
+	}
+	c.Buf, c.Items = c.Buf[:0], c.Items[:0]
+	m := 0
+	for i := 0; i < fx.Len(); i++ {
+		for ; m < len(f.marks) && f.marks[m].at <= i; m++ {
+			c.Items = append(c.Items, markItem(f.marks[m]))
+		}
+		e, cmd := fx.At(i)
+		off := len(c.Buf)
+		c.Buf = append(c.Buf, cmd...)
+		c.Items = append(c.Items, repl.Item{Kind: repl.ItemCmd, DB: e.DB, Txn: e.Tag.Txn, Seq: e.Tag.Seq, Once: e.Tag.Once,
+			Off: off, End: len(c.Buf)})
+	}
+	for ; m < len(f.marks); m++ {
+		c.Items = append(c.Items, markItem(f.marks[m]))
+	}
+	f.marks = f.marks[:0]
+	s.group.prim.in <- feedIn{c: c}
+}
+
+func markItem(m feedMark) repl.Item {
+	if m.kind == repl.ItemCut {
+		return repl.Item{Kind: repl.ItemCut, Cut: m.id}
+	}
+	return repl.Item{Kind: repl.ItemDone, Txn: m.id}
+}
+
+// feedDone marks, on t's home shard, that every part of t was handed
+// over (their shards send their turns' effects before they answer).
+func (s *Shard) feedDone(t *txn) {
+	if s.feed.on && t.in == nil && t.seq != 0 {
+		s.feed.marks = append(s.feed.marks, feedMark{at: s.mut.fx.Len(), kind: repl.ItemDone, id: t.id})
+	}
+}
+
+// lockOrder gives t its place in the cross-shard transactions' lock
+// order, once every lock is held, while the shards feed a stream.
+func (s *Shard) lockOrder(t *txn) {
+	if s.group.prim.on.Load() {
+		t.seq = s.group.prim.seq.Add(1)
+	}
+}
+
+// startPrimary starts the merger's goroutine (once).
+func (g *Group) startPrimary() {
+	p := &g.prim
+	if p.started {
+		return
+	}
+	p.started = true
+	p.in = make(chan feedIn, 4096)
+	p.free = make([]chan *repl.Chunk, len(g.shards))
+	for i := range p.free {
+		p.free[i] = make(chan *repl.Chunk, 64)
+	}
+	p.syncs = map[uint64]*fullSync{}
+	g.repl.mu.Lock()
+	p.offset, p.backlog = g.repl.offset, g.repl.hist
+	g.repl.hist = nil
+	g.repl.mu.Unlock()
+	p.on.Store(true)
+	go g.merge(repl.NewMerger(len(g.shards), p.offset))
+}
+
+// merge is the merger's goroutine: it builds the stream from the
+// shards' chunks, keeps the backlog, feeds the replicas and pings them.
+func (g *Group) merge(m *repl.Merger) {
+	p := &g.prim
+	var received, finished int64
+	completed := map[int64]bool{}
+	m.Free = func(c *repl.Chunk) {
+		completed[c.N] = true
+		for completed[finished] {
+			delete(completed, finished)
+			finished++
+		}
+		select {
+		case p.free[c.Shard] <- c:
+		default:
+		}
+	}
+	m.OnCut = func(id uint64, off int64) {
+		p.mu.Lock()
+		if fs := p.syncs[id]; fs != nil {
+			fs.offset, fs.cut = off, true
+			fs.r.from = off
+			g.trySend(id, fs)
+		}
+		p.mu.Unlock()
+	}
+	ping := time.NewTicker(time.Second)
+	defer ping.Stop()
+	lastPing := time.Now()
+	var waits []*waiter2
+	for {
+		select {
+		case in := <-p.in:
+			if in.w != nil {
+				in.w.chunks = received
+				waits = append(waits, in.w)
+				break
+			}
+			in.c.N = received
+			received++
+			m.Add(in.c)
+		case now := <-ping.C:
+			conf := g.conf.Snapshot()
+			period := time.Duration(conf.ReplPingReplicaPeriod) * time.Second
+			p.mu.Lock()
+			n, good := len(p.replicas), int64(0)
+			for _, r := range p.replicas {
+				if r.state == "online" && !r.rdb && now.UnixMilli()-r.ackAt.Load() <= int64(conf.MinReplicasMaxLag)*1000 {
+					good++
+				}
+			}
+			p.mu.Unlock()
+			p.good.Store(good)
+			if n > 0 && now.Sub(lastPing) >= period {
+				lastPing = now
+				m.Write([]byte("*1\r\n$4\r\nPING\r\n"))
+			}
+		}
+		// A WAIT's target is the offset once every chunk before it is out;
+		// the replicas are then asked for their offsets.
+		keep, ask := waits[:0], false
+		for _, w := range waits {
+			if finished >= w.chunks {
+				w.settle(m.Offset)
+				ask = true
+			} else {
+				keep = append(keep, w)
+			}
+		}
+		waits = keep
+		if ask {
+			m.Write([]byte("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n"))
+		}
+		g.flushStream(m)
+	}
+}
+
+// flushStream appends what the merger wrote to the backlog and to every
+// replica.
+func (g *Group) flushStream(m *repl.Merger) {
+	p := &g.prim
+	out := m.Out
+	m.Out = nil
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.offset = m.Offset
+	if len(out) > 0 {
+		size := int(g.conf.Snapshot().ReplBacklogSize)
+		p.backlog = append(p.backlog, out...)
+		if len(p.backlog) > 2*size {
+			p.backlog = append([]byte(nil), p.backlog[len(p.backlog)-size:]...)
+		}
+		start := m.Offset - int64(len(out)) // out's first byte is start+1
+		for _, r := range p.replicas {
+			if r.gone || r.rdb || r.from < 0 || r.from-start >= int64(len(out)) {
+				continue
+			}
+			b := out[max(r.from-start, 0):] // what its payload or backlog did not hold
+			if r.state == "online" {
+				g.sendTo(r, b)
+			} else {
+				r.buffer = append(r.buffer, b...)
+			}
+		}
+	}
+}
+
+// sendTo has r's shard write b to its connection. p.mu held.
+func (g *Group) sendTo(r *replica, b []byte) {
+	c := r.c
+	g.shards[r.shard].deliver([]message{{kind: msgRepl, run: func(s *Shard) {
+		if !c.dead && !c.closing {
+			out := s.drv.Output(c.id)
+			*out = append(*out, b...)
+		}
+	}}})
+}
+
+// backlogFrom returns the stream from offset off+1 on, if the backlog
+// still holds it. p.mu held.
+func (p *primState) backlogFrom(off int64) ([]byte, bool) {
+	first := p.offset - int64(len(p.backlog)) // the offset before the backlog's first byte
+	if off < first || off > p.offset {
+		return nil, false
+	}
+	return append([]byte(nil), p.backlog[off-first:]...), true
+}
+
+// psyncCmd is PSYNC replid offset and SYNC from connection c: +CONTINUE
+// and the stream from the offset when this server's history holds it,
+// else a full sync.
+func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
+	g := s.group
+	if g.repl.link.Load() != nil {
+		s.reply(c, func(w *resp.Writer) {
+			w.Error("NOMASTERLINK Can't SYNC while not connected with my master")
+		})
+		return
+	}
+	p := &g.prim
+	r := c.repl
+	if r == nil {
+		r = &replica{ip: hostOf(c.cl.Addr)}
+		c.repl = r
+	}
+	r.shard, r.c = s.id, c
+	g.repl.mu.Lock()
+	replid, replid2, off2 := g.repl.replid, g.repl.replid2, g.repl.offset2
+	g.repl.mu.Unlock()
+	p.mu.Lock()
+	g.startPrimary()
+	if spec.Name == "psync" && len(args) == 3 {
+		want, err := strconv.ParseInt(string(args[2]), 10, 64)
+		id := string(args[1])
+		if err == nil && (id == replid || id == replid2 && want <= off2) {
+			if data, ok := p.backlogFrom(want - 1); ok {
+				r.state, r.from = "online", p.offset
+				r.ack.Store(want - 1)
+				r.ackAt.Store(time.Now().UnixMilli())
+				p.replicas = append(p.replicas, r)
+				p.partialOK.Add(1)
+				g.sendTo(r, append([]byte("+CONTINUE "+replid+"\r\n"), data...))
+				p.mu.Unlock()
+				g.log.Info("partial resynchronization served", zap.String("replica", c.cl.Addr), zap.Int64("offset", want))
+				return
+			}
+		}
+		if id != "?" {
+			p.partialErr.Add(1)
+		}
+	}
+	r.state, r.from, r.buffer = "wait_bgsave", -1, nil
+	p.replicas = append(p.replicas, r)
+	p.full.Add(1)
+	id := p.cutSeq.Add(1)
+	p.syncs[id] = &fullSync{r: r, parts: make([][]byte, len(g.shards)), left: len(g.shards), sync: spec.Name == "sync",
+		replid: replid}
+	p.mu.Unlock()
+	s.cutTxn(id, true, nil)
+}
+
+// cutSpec is what a cut's transaction is to coord's steps: a command
+// that takes no memory.
+var cutSpec = &command.Spec{Name: "psync"}
+
+// startFeeds turns every shard's feed on from a cut, and returns once
+// each has it: the stream of a promoted replica, whose own replicas
+// continue its history. Called with g.repl.mu held, off the shards.
+func (g *Group) startFeeds() {
+	p := &g.prim
+	p.mu.Lock()
+	g.startPrimary()
+	id := p.cutSeq.Add(1)
+	p.mu.Unlock()
+	done := make(chan struct{})
+	g.shards[0].deliver([]message{{kind: msgRepl, run: func(s *Shard) { s.cutTxn(id, false, func() { close(done) }) }}})
+	<-done
+}
+
+// cutTxn takes every shard whole and, holding them all, has each mark
+// cut id in its feed and, with dump, write its part of the payload;
+// then runs done, if set.
+func (s *Shard) cutTxn(id uint64, dump bool, done func()) {
+	g := s.group
+	n := len(g.shards)
+	s.txnSeq++
+	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, proto: 2, spec: cutSpec}
+	t.co.ID = t.id
+	for sh := range n {
+		t.co.Parts = append(t.co.Parts, coord.Part{Shard: sh, All: true})
+		t.parts = append(t.parts, router.Part{Shard: sh})
+	}
+	t.done = func([]byte) {}
+	t.run = func() {
+		left := n
+		for sh := range n {
+			s.send(sh, msgRepl, func(o *Shard) {
+				o.cutHere(id, dump)
+				o.send(s.id, msgRepl, func(h *Shard) {
+					if left--; left == 0 {
+						h.releaseExec(t)
+						if done != nil {
+							done()
+						}
+					}
+				})
+			})
+		}
+	}
+	s.acquire(t)
+}
+
+// cutHere marks cut id in this shard's feed (turning the feed on) and,
+// with dump, starts writing its keys as a part of an RDB payload, in
+// slices between loop turns as BGSAVE does (at once while a BGSAVE runs),
+// as they are now: the group gets it when done.
+func (s *Shard) cutHere(id uint64, dump bool) {
+	if !s.feed.on {
+		s.feed.on = true
+		if s.mut.sink == nil {
+			s.mut.sink = func(int, *command.Effects) {}
+		}
+	}
+	s.feed.marks = append(s.feed.marks, feedMark{at: s.mut.fx.Len(), kind: repl.ItemCut, id: id})
+	if !dump {
+		return
+	}
+	g, shard := s.group, s.id
+	then := func(body []byte, err error) {
+		if err != nil {
+			g.log.Warn("full sync: writing the payload", zap.Error(err))
+		}
+		g.partDumped(id, shard, body)
+	}
+	opt := s.writeOptions()
+	opt.Body = true
+	b := &bgSave{mem: &bytes.Buffer{}, then: then}
+	b.w = snapshot.NewWriter(s.store, b.mem, opt)
+	if s.snap != nil { // a BGSAVE's slices hold the copy-before-write
+		then(b.mem.Bytes(), b.w.WriteAll(s.now))
+		return
+	}
+	s.snap = b
+	s.store.BeforeEvict = func(db int, key []byte) { b.w.Before(db, key, s.now) }
+}
+
+// partDumped records shard's part of full sync id's payload.
+func (g *Group) partDumped(id uint64, shard int, body []byte) {
+	p := &g.prim
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fs := p.syncs[id]
+	if fs == nil {
+		return
+	}
+	fs.parts[shard] = body
+	fs.left--
+	g.trySend(id, fs)
+}
+
+// trySend sends full sync id's reply, payload and the stream since its
+// cut, once the payload is whole and the merger passed the cut. p.mu
+// held.
+func (g *Group) trySend(id uint64, fs *fullSync) {
+	if fs.left > 0 || !fs.cut {
+		return
+	}
+	p := &g.prim
+	delete(p.syncs, id)
+	r := fs.r
+	if r.gone {
+		return
+	}
+	c := g.conf.Snapshot()
+	opt := snapshot.Options{Compress: c.RDBCompression, Checksum: c.RDBChecksum, Time: time.Now().UnixMilli(),
+		Functions: g.scripts.Codes()}
+	var used int64
+	for _, s := range g.shards {
+		used += s.stats.pub.usedMemory.Load()
+	}
+	payload := snapshot.AppendHeader(nil, opt, used)
+	for _, b := range fs.parts {
+		payload = append(payload, b...)
+	}
+	payload = snapshot.AppendTrailer(payload, opt, rdb.CRC64(0, payload))
+	var b []byte
+	if !fs.sync {
+		b = fmt.Appendf(b, "+FULLRESYNC %s %d\r\n", fs.replid, fs.offset)
+	}
+	b = fmt.Appendf(b, "$%d\r\n", len(payload))
+	b = append(b, payload...)
+	if r.rdb {
+		g.sendTo(r, b)
+		return
+	}
+	b = append(b, r.buffer...)
+	r.buffer = nil
+	r.state = "online"
+	r.ack.Store(fs.offset)
+	r.ackAt.Store(time.Now().UnixMilli())
+	g.sendTo(r, b)
+	g.log.Info("full sync served", zap.String("replica", r.c.cl.Addr), zap.Int("bytes", len(payload)), zap.Int64("offset", fs.offset))
+}
+
+// dropReplicas closes every replica's connection (the group becomes a
+// replica itself).
+func (g *Group) dropReplicas() {
+	p := &g.prim
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.replicas {
+		c := r.c
+		r.gone = true
+		g.shards[r.shard].deliver([]message{{kind: msgRepl, run: func(s *Shard) { s.closeConn(c) }}})
+	}
+	p.replicas = nil
+}
+
+// replicaGone forgets the replica of a closed connection.
+func (g *Group) replicaGone(r *replica) {
+	p := &g.prim
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r.gone = true
+	for i, x := range p.replicas {
+		if x == r {
+			p.replicas = append(p.replicas[:i], p.replicas[i+1:]...)
+			break
+		}
+	}
+}
+
+// replconfReplica is REPLCONF from a (would-be) replica connection: the
+// handshake's options are remembered, ACK records its offset (and is not
+// answered), as GETACK is not.
+func (s *Shard) replconfReplica(c *conn, args [][]byte) bool {
+	if len(args) < 3 {
+		return false
+	}
+	switch strings.ToLower(string(args[1])) {
+	case "ack":
+		if r := c.repl; r != nil {
+			if off, err := strconv.ParseInt(string(args[2]), 10, 64); err == nil {
+				r.ack.Store(off)
+				r.ackAt.Store(s.now)
+			}
+		}
+		return true
+	case "getack":
+		return true
+	}
+	if c.repl == nil {
+		c.repl = &replica{ip: hostOf(c.cl.Addr)}
+	}
+	for i := 1; i+1 < len(args); i += 2 {
+		switch strings.ToLower(string(args[i])) {
+		case "listening-port":
+			c.repl.port, _ = strconv.Atoi(string(args[i+1]))
+		case "ip-address":
+			c.repl.ip = string(args[i+1])
+		case "rdb-only":
+			c.repl.rdb = string(args[i+1]) == "1"
+		}
+	}
+	return false
+}
+
+func hostOf(addr string) string {
+	h, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return h
+}
+
+// replicasInfo writes INFO's connected_slaves and slaveN lines.
+func (g *Group) replicasInfo(b *strings.Builder) {
+	p := &g.prim
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now().UnixMilli()
+	n := 0
+	for _, r := range p.replicas {
+		if !r.rdb {
+			n++
+		}
+	}
+	fmt.Fprintf(b, "connected_slaves:%d\r\n", n)
+	i := 0
+	for _, r := range p.replicas {
+		if r.rdb {
+			continue
+		}
+		fmt.Fprintf(b, "slave%d:ip=%s,port=%d,state=%s,offset=%d,lag=%d\r\n", i, r.ip, r.port, r.state,
+			r.ack.Load(), (now-r.ackAt.Load())/1000)
+		i++
+	}
+}
+
+// primaryOffset is master_repl_offset and the backlog's fields.
+func (g *Group) primaryOffset() (off, first, histlen int64, active bool) {
+	p := &g.prim
+	p.mu.Lock()
+	started := p.started
+	off, first, histlen = p.offset, p.offset-int64(len(p.backlog))+1, int64(len(p.backlog))
+	p.mu.Unlock()
+	if !started {
+		g.repl.mu.Lock()
+		defer g.repl.mu.Unlock()
+		return g.repl.offset, 0, 0, false
+	}
+	return off, first, histlen, true
+}
+
+// waitCmd is WAIT numreplicas timeout: the number of replicas that
+// acknowledged every write this server had made when WAIT came, once
+// numreplicas did or timeout (milliseconds, 0: none) passed.
+func (s *Shard) waitCmd(c *conn, args [][]byte) {
+	need, err1 := strconv.ParseInt(string(args[1]), 10, 64)
+	ms, err2 := strconv.ParseInt(string(args[2]), 10, 64)
+	switch {
+	case err1 != nil || err2 != nil:
+		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NotInt) })
+		return
+	case ms < 0:
+		s.reply(c, func(w *resp.Writer) { w.Error("ERR timeout is negative") })
+		return
+	}
+	g := s.group
+	if g.repl.link.Load() != nil {
+		s.reply(c, func(w *resp.Writer) {
+			w.Error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
+		})
+		return
+	}
+	home := s.id
+	sl := s.pend(c)
+	c.barrier = true
+	w := &waiter2{need: int(need), reply: func(n int) {
+		g.shards[home].deliver([]message{{kind: msgRepl, run: func(h *Shard) {
+			rw := resp.Writer{Proto: c.cl.Proto}
+			rw.Int(int64(n))
+			c.barrier = false
+			h.fill(c, sl, rw.B)
+			if !c.dead && !c.closing {
+				h.serve(c)
+			}
+		}}})
+	}}
+	if ms > 0 {
+		w.deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
+	}
+	go g.wait(w)
+}
+
+// wait settles w: once the merger gave it its target (the stream's
+// offset past every write made before WAIT came), it counts the replicas
+// that acknowledged the target until enough have or its deadline passes.
+func (g *Group) wait(w *waiter2) {
+	p := &g.prim
+	w.target.Store(-1)
+	p.mu.Lock()
+	started := p.started
+	p.mu.Unlock()
+	if started {
+		p.in <- feedIn{w: w}
+	} else {
+		w.target.Store(0)
+	}
+	for {
+		target, n := w.target.Load(), 0
+		if target >= 0 {
+			p.mu.Lock()
+			for _, r := range p.replicas {
+				if r.state == "online" && !r.rdb && r.ack.Load() >= target {
+					n++
+				}
+			}
+			p.mu.Unlock()
+		}
+		if target >= 0 && n >= w.need || !w.deadline.IsZero() && time.Now().After(w.deadline) {
+			w.reply(n)
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// ReplicasAcked implements command.Server.
+func (g *Group) ReplicasAcked() int {
+	p := &g.prim
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, r := range p.replicas {
+		if r.state == "online" && !r.rdb && r.ack.Load() >= p.offset {
+			n++
+		}
+	}
+	return n
+}
