@@ -123,11 +123,11 @@ func (p *param) fileLines(s *Snapshot) []string {
 	v := p.get(s)
 	switch p.kind {
 	case KindString:
-		v = quoteRepr(v)
+		v = Repr(v)
 	case KindSpecial:
 		switch {
 		case p.name == "dir" || p.name == "notify-keyspace-events":
-			v = quoteRepr(v)
+			v = Repr(v)
 		case p.name == "maxmemory":
 			v = memoryText(v)
 		case v == "":
@@ -155,31 +155,4 @@ func memoryText(v string) string {
 		}
 	}
 	return v
-}
-
-// quoteRepr quotes a string as Redis's sdscatrepr.
-func quoteRepr(v string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; c {
-		case '\\', '"':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 || c >= 0x7f {
-				b.WriteString(`\x` + strconv.FormatUint(uint64(c)>>4, 16) + strconv.FormatUint(uint64(c)&15, 16))
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
