@@ -34,7 +34,7 @@ import (
 // other shards wait in the inbox: nothing but the script touches the
 // store until it ends. SCRIPT KILL from any shard cancels the script's
 // hook (script.Killer), unless it wrote; the server stopping aborts it
-// whatever it did.
+// whatever it did, and its client is left unanswered (scriptDone).
 //
 // A driver's Poll is not reentrant, so a script must not start inside
 // one: an EVAL read while the loop polls (its OnData) waits in scriptQ
