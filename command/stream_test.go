@@ -51,8 +51,8 @@ func TestStreamAllocs(t *testing.T) {
 }
 
 // TestXAddObeysPrimary: Redis propagates an approximate trim as "=" with
-// its LIMIT; a client may not send that, a primary or an AOF (run with no
-// clock) may.
+// its LIMIT; a client may not send that, a primary or an AOF (Ctx.Obey)
+// may.
 func TestXAddObeysPrimary(t *testing.T) {
 	st := engine.NewStore(1)
 	defer st.Close()
@@ -63,7 +63,7 @@ func TestXAddObeysPrimary(t *testing.T) {
 	if CmdXAdd(c, args); string(w.B) != "-ERR syntax error, LIMIT cannot be used without the special ~ option\r\n" {
 		t.Fatalf("from a client: %q", w.B)
 	}
-	w.B, c.Now = w.B[:0], 0
+	w.B, c.Obey = w.B[:0], true
 	if CmdXAdd(c, args); string(w.B) != "$3\r\n1-1\r\n" {
 		t.Fatalf("from a primary: %q", w.B)
 	}
