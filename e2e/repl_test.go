@@ -291,3 +291,35 @@ func TestReplicaExpiryAndStaleData(t *testing.T) {
 		t.Errorf("GET with replica-serve-stale-data yes: %q", got)
 	}
 }
+
+// TestReplicationMetrics: a radish primary with a redis-server replica
+// exports its offset and the replica's acknowledged offset and lag; the
+// radish side of a replica says it is one.
+func TestReplicationMetrics(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed (apt-get install redis-server):", err)
+	}
+	mp := freePort(t)
+	s := start(t, "--shards", "2", "--metrics-port", strconv.Itoa(mp))
+	s.cli("SET", "k", "v")
+	replica := startRedis(t, redisBin, "--replicaof", "127.0.0.1", strconv.Itoa(s.port))
+	waitFor(t, "the replica online", func() bool { return strings.Contains(s.cli("INFO", "replication"), "state=online") })
+	_, rport, _ := net.SplitHostPort(replica)
+	body := scrape(t, mp)
+	for _, want := range []string{"radish_replication_replica 0", "radish_replication_offset_bytes ",
+		`radish_replication_replica_offset_bytes{replica="127.0.0.1:` + rport + `"}`,
+		`radish_replication_replica_lag_seconds{replica="127.0.0.1:` + rport + `"}`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the primary's metrics have no %q", want)
+		}
+	}
+	mp2 := freePort(t)
+	r := start(t, "--shards", "2", "--metrics-port", strconv.Itoa(mp2), "--replicaof", "127.0.0.1 "+strconv.Itoa(s.port))
+	waitFor(t, "the radish replica's link", func() bool {
+		return infoOf(r.cli("INFO", "replication"), "master_link_status") == "up"
+	})
+	if body := scrape(t, mp2); !strings.Contains(body, "radish_replication_replica 1") {
+		t.Errorf("the replica's metrics do not say it is one")
+	}
+}

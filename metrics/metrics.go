@@ -50,13 +50,27 @@ type Shard struct {
 	AOFFsync Histogram
 }
 
-// Persistence is the server's snapshot and AOF state.
+// Persistence is the server's snapshot, AOF and replication state.
 type Persistence struct {
 	LastSave   int64 // unix seconds of the last successful save
 	Saves      int64 // successful saves since start
 	LastSaveOK bool  // the last background save worked (or none ran)
 	AOF        bool  // appendonly yes
 	AOFFailing bool  // the AOF's last write or fsync failed
+	// Replica: the server replicates a primary; ReplOffset is
+	// master_repl_offset (a replica's: what it applied); Replicas are
+	// the replicas of this server with what they acknowledged.
+	Replica    bool
+	ReplOffset int64
+	Replicas   []Replica
+}
+
+// Replica is one replica of this server: its address (ip:port), the
+// offset it acknowledged and the seconds since it did (INFO's lag).
+type Replica struct {
+	Addr   string
+	Offset int64
+	Lag    float64
 }
 
 // Histogram is a command's sampled durations on one shard: Buckets[k]
@@ -114,7 +128,7 @@ type Info struct {
 }
 
 type desc struct {
-	commands, calls, failed, refused, errors, latency, aofSize, aofPending, aofFsync, lastSave, saves, lastSaveOK, aofOn, aofFailing, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires, hits, misses, netIn, netOut *prometheus.Desc
+	commands, calls, failed, refused, errors, latency, aofSize, aofPending, aofFsync, lastSave, saves, lastSaveOK, aofOn, aofFailing, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires, hits, misses, netIn, netOut, replica, replOffset, replicaOffset, replicaLag *prometheus.Desc
 }
 
 func newDesc() desc {
@@ -130,29 +144,33 @@ func newDesc() desc {
 		errors:   d("error_replies_total", "Error replies by their code (the first word: ERR, WRONGTYPE ...).", "shard", "code"),
 		latency: d("command_duration_seconds", "Time a command's handler took, for one call in 16 (sampled).",
 			"shard", "cmd"),
-		aofSize:    d("aof_size_bytes", "Bytes of the shard's AOF incremental file.", sh...),
-		aofPending: d("aof_pending_bytes", "Bytes the shard gave its AOF that are not on disk yet.", sh...),
-		aofFsync:   d("aof_fsync_duration_seconds", "Time an fsync of the shard's AOF took.", sh...),
-		lastSave:   d("rdb_last_save_timestamp_seconds", "Unix time of the last successful snapshot."),
-		saves:      d("rdb_saves_total", "Successful snapshots since start."),
-		lastSaveOK: d("rdb_last_bgsave_ok", "1 when the last background save worked (or none ran), else 0."),
-		aofOn:      d("aof_enabled", "1 with appendonly yes."),
-		aofFailing: d("aof_write_failing", "1 while the AOF's last write or fsync failed (writes get -MISCONF)."),
-		conns:      d("connected_clients", "Client connections open on the shard.", sh...),
-		rejected:   d("rejected_connections_total", "Connections refused because of maxclients.", sh...),
-		hops:       d("cross_shard_hops_total", "Commands the shard sent to the shard owning their key.", sh...),
-		txns:       d("cross_shard_transactions_total", "Commands over keys of several shards the shard coordinated.", sh...),
-		blocked:    d("blocked_clients", "Clients of the shard waiting in a blocking command.", sh...),
-		expired:    d("expired_keys_total", "Keys deleted because their TTL passed.", sh...),
-		evicted:    d("evicted_keys_total", "Keys deleted by the maxmemory policy.", sh...),
-		memory:     d("memory_used_bytes", "Bytes of memory the shard's keyspace uses.", sh...),
-		hits:       d("keyspace_hits_total", "Keys found by the lookups of read commands.", sh...),
-		misses:     d("keyspace_misses_total", "Keys not found by the lookups of read commands.", sh...),
-		netIn:      d("net_input_bytes_total", "Bytes received from the shard's clients.", sh...),
-		netOut:     d("net_output_bytes_total", "Bytes sent to the shard's clients.", sh...),
-		changes:    d("changes_total", "Changes to data (writes that changed something, expiries, evictions).", sh...),
-		keys:       d("db_keys", "Keys in each database on the shard.", "shard", "db"),
-		expires:    d("db_keys_expiring", "Keys with a TTL in each database on the shard.", "shard", "db"),
+		aofSize:       d("aof_size_bytes", "Bytes of the shard's AOF incremental file.", sh...),
+		aofPending:    d("aof_pending_bytes", "Bytes the shard gave its AOF that are not on disk yet.", sh...),
+		aofFsync:      d("aof_fsync_duration_seconds", "Time an fsync of the shard's AOF took.", sh...),
+		lastSave:      d("rdb_last_save_timestamp_seconds", "Unix time of the last successful snapshot."),
+		replica:       d("replication_replica", "1 when the server replicates a primary, else 0."),
+		replOffset:    d("replication_offset_bytes", "The replication offset (master_repl_offset): of the stream sent, or on a replica of the stream applied."),
+		replicaOffset: d("replication_replica_offset_bytes", "The offset a replica of this server acknowledged.", "replica"),
+		replicaLag:    d("replication_replica_lag_seconds", "Seconds since a replica of this server acknowledged.", "replica"),
+		saves:         d("rdb_saves_total", "Successful snapshots since start."),
+		lastSaveOK:    d("rdb_last_bgsave_ok", "1 when the last background save worked (or none ran), else 0."),
+		aofOn:         d("aof_enabled", "1 with appendonly yes."),
+		aofFailing:    d("aof_write_failing", "1 while the AOF's last write or fsync failed (writes get -MISCONF)."),
+		conns:         d("connected_clients", "Client connections open on the shard.", sh...),
+		rejected:      d("rejected_connections_total", "Connections refused because of maxclients.", sh...),
+		hops:          d("cross_shard_hops_total", "Commands the shard sent to the shard owning their key.", sh...),
+		txns:          d("cross_shard_transactions_total", "Commands over keys of several shards the shard coordinated.", sh...),
+		blocked:       d("blocked_clients", "Clients of the shard waiting in a blocking command.", sh...),
+		expired:       d("expired_keys_total", "Keys deleted because their TTL passed.", sh...),
+		evicted:       d("evicted_keys_total", "Keys deleted by the maxmemory policy.", sh...),
+		memory:        d("memory_used_bytes", "Bytes of memory the shard's keyspace uses.", sh...),
+		hits:          d("keyspace_hits_total", "Keys found by the lookups of read commands.", sh...),
+		misses:        d("keyspace_misses_total", "Keys not found by the lookups of read commands.", sh...),
+		netIn:         d("net_input_bytes_total", "Bytes received from the shard's clients.", sh...),
+		netOut:        d("net_output_bytes_total", "Bytes sent to the shard's clients.", sh...),
+		changes:       d("changes_total", "Changes to data (writes that changed something, expiries, evictions).", sh...),
+		keys:          d("db_keys", "Keys in each database on the shard.", "shard", "db"),
+		expires:       d("db_keys_expiring", "Keys with a TTL in each database on the shard.", "shard", "db"),
 	}
 }
 
@@ -167,7 +185,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.failed, c.d.refused, c.d.errors, c.d.latency,
 		c.d.aofSize, c.d.aofPending, c.d.aofFsync, c.d.lastSave, c.d.saves, c.d.lastSaveOK, c.d.aofOn, c.d.aofFailing, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
 		c.d.blocked, c.d.expired, c.d.evicted, c.d.memory, c.d.changes, c.d.keys, c.d.expires,
-		c.d.hits, c.d.misses, c.d.netIn, c.d.netOut} {
+		c.d.hits, c.d.misses, c.d.netIn, c.d.netOut, c.d.replica, c.d.replOffset, c.d.replicaOffset, c.d.replicaLag} {
 		ch <- d
 	}
 }
@@ -185,6 +203,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.d.lastSaveOK, prometheus.GaugeValue, bit(p.LastSaveOK))
 	ch <- prometheus.MustNewConstMetric(c.d.aofOn, prometheus.GaugeValue, bit(p.AOF))
 	ch <- prometheus.MustNewConstMetric(c.d.aofFailing, prometheus.GaugeValue, bit(p.AOFFailing))
+	ch <- prometheus.MustNewConstMetric(c.d.replica, prometheus.GaugeValue, bit(p.Replica))
+	ch <- prometheus.MustNewConstMetric(c.d.replOffset, prometheus.GaugeValue, float64(p.ReplOffset))
+	for _, r := range p.Replicas {
+		ch <- prometheus.MustNewConstMetric(c.d.replicaOffset, prometheus.GaugeValue, float64(r.Offset), r.Addr)
+		ch <- prometheus.MustNewConstMetric(c.d.replicaLag, prometheus.GaugeValue, r.Lag, r.Addr)
+	}
 	names := c.src.Commands()
 	for i, s := range c.src.Sample(nil) {
 		sh := strconv.Itoa(i)

@@ -14,7 +14,8 @@ type fake struct{ shards []Shard }
 func (f fake) Sample(dst []Shard) []Shard { return append(dst[:0], f.shards...) }
 func (f fake) Commands() []string         { return []string{"get", "set", "config|get"} }
 func (f fake) Persistence() Persistence {
-	return Persistence{LastSave: 1700000000, Saves: 2, LastSaveOK: true, AOF: true}
+	return Persistence{LastSave: 1700000000, Saves: 2, LastSaveOK: true, AOF: true, ReplOffset: 1234,
+		Replicas: []Replica{{Addr: "10.0.0.2:6379", Offset: 1200, Lag: 1}}}
 }
 
 func testSource() fake {
@@ -39,16 +40,20 @@ func TestCollectorLint(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("%s: %s", p.Metric, p.Text)
 	}
-	// 5 server series (persistence), 17 per-shard series each (the AOF's
+	// 9 server series (persistence, the role and offset, one replica's
+	// offset and lag), 17 per-shard series each (the AOF's
 	// three, its fsync histogram one, as appendonly is on), keys and
 	// expiring keys for the one database that has any on shard 0, the
 	// non-zero calls, failed and refused calls, error codes, and the one
 	// command histogram.
-	if n, want := testutil.CollectAndCount(c), 5+2*17+2+4+4+1; n != want {
+	if n, want := testutil.CollectAndCount(c), 9+2*17+2+4+4+1; n != want {
 		t.Errorf("%d series, want %d", n, want)
 	}
 	if n := testutil.CollectAndCount(c, "radish_command_calls_total"); n != 4 {
 		t.Errorf("%d command series, want 4", n)
+	}
+	if n := testutil.CollectAndCount(c, "radish_replication_replica_lag_seconds"); n != 1 {
+		t.Errorf("%d replica lag series, want 1", n)
 	}
 }
 

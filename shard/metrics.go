@@ -1,6 +1,10 @@
 package shard
 
 import (
+	"net"
+	"strconv"
+	"time"
+
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/metrics"
 	"github.com/radish-kv/radish/persistence/aof"
@@ -69,13 +73,29 @@ func (g *Group) Sample(dst []metrics.Shard) []metrics.Shard {
 func (g *Group) Persistence() metrics.Persistence {
 	p := &g.persist
 	set := g.aofSet()
-	return metrics.Persistence{
+	m := metrics.Persistence{
 		LastSave:   p.lastSave.Load(),
 		Saves:      p.saves.Load(),
 		LastSaveOK: !p.lastErr.Load(),
 		AOF:        set != nil,
 		AOFFailing: set != nil && set.Failing(),
 	}
+	if l := g.repl.link.Load(); l != nil {
+		m.Replica, m.ReplOffset = true, l.Status().Applied
+		return m
+	}
+	m.ReplOffset, _, _, _ = g.primaryOffset()
+	pr := &g.prim
+	pr.mu.Lock()
+	now := time.Now().UnixMilli()
+	for _, r := range pr.replicas {
+		if !r.rdb {
+			m.Replicas = append(m.Replicas, metrics.Replica{Addr: net.JoinHostPort(r.ip, strconv.Itoa(r.port)),
+				Offset: r.ack.Load(), Lag: float64(now-r.ackAt.Load()) / 1000})
+		}
+	}
+	pr.mu.Unlock()
+	return m
 }
 
 // Commands implements metrics.Source: the command rows' names, by the
