@@ -99,37 +99,35 @@ func SplitArgs(line string) (args []string, ok bool) {
 
 // Repr quotes s as Redis's sdscatrepr does: "..." with \\ \" \n \r \t \a \b
 // escaped and other non-printable bytes as \xHH. SplitArgs(Repr(s)) == [s].
-func Repr(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
+func Repr(s string) string { return string(AppendRepr(nil, []byte(s))) }
+
+// AppendRepr appends s quoted as Repr quotes it to b (MONITOR's lines).
+func AppendRepr(b, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for _, c := range s {
+		switch c {
 		case '\\', '"':
-			b.WriteByte('\\')
-			b.WriteByte(c)
+			b = append(b, '\\', c)
 		case '\n':
-			b.WriteString(`\n`)
+			b = append(b, '\\', 'n')
 		case '\r':
-			b.WriteString(`\r`)
+			b = append(b, '\\', 'r')
 		case '\t':
-			b.WriteString(`\t`)
+			b = append(b, '\\', 't')
 		case '\a':
-			b.WriteString(`\a`)
+			b = append(b, '\\', 'a')
 		case '\b':
-			b.WriteString(`\b`)
+			b = append(b, '\\', 'b')
 		default:
 			if c >= 0x20 && c < 0x7f {
-				b.WriteByte(c)
+				b = append(b, c)
 			} else {
-				const hex = "0123456789abcdef"
-				b.WriteString(`\x`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&15])
+				b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
 			}
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
+	return append(b, '"')
 }
 
 // isSpace is C's isspace in the "C" locale.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/net/resp"
 )
 
@@ -96,38 +97,9 @@ func (s *Shard) monitorLine(db int, addr string, args [][]byte) {
 	}
 	b = append(append(b, addr...), ']')
 	for _, a := range args {
-		b = appendRepr(append(b, ' '), a)
+		b = config.AppendRepr(append(b, ' '), a)
 	}
 	s.mon.buf = append(b, "\r\n"...)
-}
-
-// appendRepr quotes a as Redis's sdscatrepr does.
-func appendRepr(b, a []byte) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, c := range a {
-		switch c {
-		case '\\', '"':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\a':
-			b = append(b, '\\', 'a')
-		case '\b':
-			b = append(b, '\\', 'b')
-		default:
-			if c >= 0x20 && c < 0x7f {
-				b = append(b, c)
-			} else {
-				b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
-			}
-		}
-	}
-	return append(b, '"')
 }
 
 // flushMonitors hands the turn's lines to every shard with monitoring
