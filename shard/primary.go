@@ -421,7 +421,7 @@ func (s *Shard) cutTxn(id uint64, dump bool, done func()) {
 				o.cutHere(id, dump)
 				o.send(s.id, msgRepl, func(h *Shard) {
 					if left--; left == 0 {
-						h.releaseExec(t)
+						h.releaseExec(t, true)
 						if done != nil {
 							done()
 						}
