@@ -10,11 +10,26 @@ func CopyArgs(args [][]byte) [][]byte {
 	for _, a := range args {
 		n += len(a)
 	}
-	buf := make([]byte, 0, n)
-	out := make([][]byte, len(args))
-	for i, a := range args {
-		buf = append(buf, a...)
-		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
-	}
+	_, out := AppendArgs(make([]byte, 0, n), make([][]byte, 0, len(args)), args)
 	return out
+}
+
+// AppendArgs is CopyArgs into buffers the caller reuses: args' bytes
+// appended to buf[:0] and their slices to out[:0], each capped as
+// CopyArgs caps them. It returns both buffers, grown if they had to be;
+// args must not alias buf.
+func AppendArgs(buf []byte, out, args [][]byte) ([]byte, [][]byte) {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	if cap(buf) < n {
+		buf = make([]byte, 0, n)
+	}
+	buf, out = buf[:0], out[:0]
+	for _, a := range args {
+		buf = append(buf, a...)
+		out = append(out, buf[len(buf)-len(a):len(buf):len(buf)])
+	}
+	return buf, out
 }

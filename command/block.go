@@ -3,6 +3,7 @@ package command
 import (
 	"math"
 
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
 
@@ -115,7 +116,7 @@ func blockTimeout(c *Ctx, b []byte) (int64, bool) {
 	ms := f * 1000
 	// C converts an out-of-range value to LLONG_MIN on x86: "negative".
 	if ms >= math.MaxInt64 || ms < math.MinInt64 || ms <= -1 {
-		c.W.Error("ERR timeout is negative")
+		c.W.Error(errtext.TimeoutNegative)
 		return 0, false
 	}
 	t := int64(ms)

@@ -654,11 +654,11 @@ func cmdClientUnblock(c *Ctx, args [][]byte) {
 func cmdClientPause(c *Ctx, args [][]byte) {
 	ms, ok := num.ParseInt(args[2])
 	if !ok {
-		c.W.Error("ERR timeout is not an integer or out of range")
+		c.W.Error(errtext.TimeoutNotInt)
 		return
 	}
 	if ms < 0 {
-		c.W.Error("ERR timeout is negative")
+		c.W.Error(errtext.TimeoutNegative)
 		return
 	}
 	all := true

@@ -1,11 +1,11 @@
 package command
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/num"
 )
 
 // The replication family: REPLICAOF (and SLAVEOF), ROLE, REPLCONF. The
@@ -49,11 +49,28 @@ func init() {
 // cmdWaitInMulti is WAIT inside a transaction, which Redis answers at
 // once: it counts the replicas that acknowledged everything so far.
 func cmdWaitInMulti(c *Ctx, args [][]byte) {
-	if _, err := strconv.ParseInt(string(args[1]), 10, 64); err != nil {
-		c.W.Error(errtext.NotInt)
+	if _, _, errText := WaitArgs(args); errText != "" {
+		c.W.Error(errText)
 		return
 	}
 	c.W.Int(int64(c.Server.ReplicasAcked()))
+}
+
+// WaitArgs reads WAIT's arguments as Redis does, numreplicas first:
+// integers by string2ll's rules, the timeout in milliseconds not
+// negative; errText is Redis's error when they are wrong.
+func WaitArgs(args [][]byte) (need, ms int64, errText string) {
+	need, ok := num.ParseInt(args[1])
+	if !ok {
+		return 0, 0, errtext.NotInt
+	}
+	if ms, ok = num.ParseInt(args[2]); !ok {
+		return 0, 0, errtext.TimeoutNotInt
+	}
+	if ms < 0 {
+		return 0, 0, errtext.TimeoutNegative
+	}
+	return need, ms, ""
 }
 
 const replicaOfSummary = "Make the server a replica of another instance, or promote it as master."
@@ -81,11 +98,9 @@ func ReplicaOfArgs(args [][]byte) (host string, port int, errText string) {
 	if strings.EqualFold(string(args[1]), "no") && strings.EqualFold(string(args[2]), "one") {
 		return "", 0, ""
 	}
-	p, err := strconv.ParseInt(string(args[2]), 10, 64)
-	if err != nil {
-		return "", 0, errtext.NotInt
-	}
-	if p < 0 || p > 65535 {
+	// Redis's getRangeLongFromObjectOrReply: one text for both.
+	p, ok := num.ParseInt(args[2])
+	if !ok || p < 0 || p > 65535 {
 		return "", 0, "ERR Invalid master port"
 	}
 	return string(args[1]), int(p), ""

@@ -533,11 +533,11 @@ func parseXRead(c *Ctx, args [][]byte, a *xreadArgs) bool {
 			i++
 			ms, ok := num.ParseInt(args[i])
 			if !ok {
-				c.W.Error("ERR timeout is not an integer or out of range")
+				c.W.Error(errtext.TimeoutNotInt)
 				return false
 			}
 			if ms < 0 {
-				c.W.Error("ERR timeout is negative")
+				c.W.Error(errtext.TimeoutNegative)
 				return false
 			}
 			a.block, a.deadline = true, 0

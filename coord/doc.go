@@ -23,22 +23,47 @@
 //     alone.
 //
 // The protocol. A transaction's home shard (the client's) splits it into
-// per-shard parts, each with its keys and intents, and
+// per-shard parts, each with its keys and intents, in ascending shard
+// order, and
 //
-//  1. sends every part's lock request at once (TryLock): a shard grants it
-//     when the keys are free now and refuses it otherwise, never queueing
-//     it. If every shard granted, the parts run, each shard releasing its
-//     keys as its part finishes: one round trip, however many shards.
-//  2. Otherwise it releases what was granted and takes the locks shard by
-//     shard in ascending shard order (Lock), each request queueing behind
-//     the work before it, then runs the parts.
+//  1. sends every part's request at once: part 0's queues (LockFirst: its
+//     shard grants it now, or queues it and says so at once, and grants it
+//     later, answering again), every other one only tries (TryLock: its
+//     shard grants it when the keys are free now and refuses it
+//     otherwise, never queueing it). If every shard granted, the parts
+//     run: one round trip, however many shards.
+//  2. Otherwise, once every first answer is in, it keeps the parts held
+//     before the first one not granted, releases those granted after it,
+//     and takes the rest shard by shard in ascending order (Lock), each
+//     request queueing behind the work before it (part 0's is queued
+//     already), then runs the parts.
 //
-// Why it cannot deadlock: a transaction that waits (phase 2) holds locks
-// only on shards below the one it waits on, so a cycle of waiting
-// transactions would need one to wait on a lower shard than one it holds;
-// a transaction in phase 1 never waits, so it is in no cycle, and it
-// keeps its locks only until its home has every answer. Phase 1 fails at
-// most once per transaction, so nothing starves.
+// Once every key is held the parts run, and each part releases its keys as
+// it finishes its last commands (two-phase locking: no lock is taken after
+// the first is released), so no key stays held for the replies of other
+// shards. A MULTI's part used last by a command on several parts is
+// released at the end (Txn.LastRounds).
+//
+// Why it cannot deadlock: a transaction waits only (a) in phase 2, holding
+// locks only on shards below the one it waits on, or (b) with part 0
+// queued in phase 1, holding nothing below shard 0's part and, above it,
+// only what phase 1's tries granted, which it releases once every first
+// answer is in, and those come without waiting. A cycle of waiting
+// transactions would need one to wait on a lower shard than one it holds
+// for good. Nothing starves: phase 1 fails at most once per transaction,
+// and every queue is served in arrival order.
+//
+// Why not VLL's sequence numbers: VLL orders every transaction's requests
+// by one global sequence so that each shard can queue them in that order
+// without deadlock; here the order comes from the shards' own order
+// instead, which needs no sequencer shared by every shard (no cross-core
+// counter on each transaction) and no batching epoch (no added latency).
+// It keeps what the sequence numbers give: independent transactions run
+// in parallel (shared locks for readers; per-key queues, not one per
+// shard), an uncontended transaction takes its locks in one parallel
+// round, and a contended one queues on its first shard at once. What it
+// costs: under contention on several shards the later parts are taken one
+// hop each, in order.
 //
 // What stays true:
 //   - conflicting holders never coexist (two Exclusive, or Exclusive and

@@ -10,9 +10,9 @@ const (
 	Exclusive
 )
 
-// Key is one key a piece of work declares, with its intent. Key.Name is
-// copied by the table when it must outlive the call (a queued item, a held
-// lock).
+// Key is one key a piece of work declares, with its intent. A held lock
+// keeps its own copy of the name; a queued item or lock request keeps
+// Key.Name itself, which must stay valid while it waits.
 type Key struct {
 	Name   []byte
 	Intent Intent
@@ -142,13 +142,14 @@ func (t *Table) TryLock(txn uint64, keys []Key) bool {
 }
 
 // Lock takes keys for txn and calls granted: at once when they are free,
-// else after the work before it released them.
+// else after the work before it released them (keys must stay valid
+// until then).
 func (t *Table) Lock(txn uint64, keys []Key, granted func()) {
 	if t.TryLock(txn, keys) {
 		granted()
 		return
 	}
-	t.Enqueue(&Item{Keys: own(keys), Txn: txn, Run: granted})
+	t.Enqueue(&Item{Keys: keys, Txn: txn, Run: granted})
 }
 
 // TryLockAll takes every key for txn when nothing is held or waits, and
@@ -314,19 +315,4 @@ func (t *Table) holdersAllow(k Key) bool {
 	}
 	l, ok := t.held[string(k.Name)]
 	return !ok || k.Intent == Shared && l.excl == 0
-}
-
-// own copies keys' names so that they outlive the caller's buffers.
-func own(keys []Key) []Key {
-	n := 0
-	for _, k := range keys {
-		n += len(k.Name)
-	}
-	buf := make([]byte, 0, n)
-	out := make([]Key, len(keys))
-	for i, k := range keys {
-		buf = append(buf, k.Name...)
-		out[i] = Key{Name: buf[len(buf)-len(k.Name) : len(buf) : len(buf)], Intent: k.Intent}
-	}
-	return out
 }

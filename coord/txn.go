@@ -16,9 +16,9 @@ type Txn struct {
 	// a single command, which runs on every part.
 	Cmds []Cmd
 
-	oom     bool // a shard is out of memory: the txn is refused whole
-	granted []bool
-	left    int // try round: answers still to come
+	granted []bool // per part: its shard holds its keys for the txn
+	oom     []bool // per part held: its shard is out of memory (the txn is refused whole)
+	left    int    // try round: answers still to come
 	steps   []Step
 }
 
@@ -63,16 +63,47 @@ func (t *Txn) Rounds(dst []Round) []Round {
 	return dst
 }
 
+// LastRounds appends to dst, per part, the index in rounds (Rounds') of
+// the last round that uses it, when that round runs its commands on one
+// part each: there the part can release its keys as it finishes (every
+// key is held by then, so releasing one part before the others finish is
+// two-phase locking, as a single command's parts do). It is -1 when a
+// command on several parts uses the part last, or none does: the part is
+// released with the transaction's end.
+func (t *Txn) LastRounds(rounds []Round, dst []int) []int {
+	n := len(dst)
+	for range t.Parts {
+		dst = append(dst, -1)
+	}
+	last := dst[n:]
+	for r, rd := range rounds {
+		spans := rd.To == rd.From+1 && len(t.Cmds[rd.From].Parts) > 1
+		for _, c := range t.Cmds[rd.From:rd.To] {
+			for _, p := range c.Parts {
+				last[p] = r
+				if spans {
+					last[p] = -1
+				}
+			}
+		}
+	}
+	return dst
+}
+
 // StepKind is what the home shard must do for one part.
 type StepKind uint8
 
 // Steps.
 const (
 	TryLock StepKind = iota // ask the part's shard to take its keys if they are free, and answer (Tried)
-	Lock                    // ask the part's shard to take its keys, waiting for them, and answer (Locked)
-	Unlock                  // tell the part's shard to release its keys; no answer
-	Run                     // every key is held: run the transaction (Part is -1)
-	Refuse                  // every key is held, but a shard is out of memory: refuse it (Part is -1)
+	// LockFirst (part 0 only): ask its shard to take its keys, or queue
+	// the request: the shard answers at once whether it took them
+	// (Tried), and when it queued them, again once they are held (Locked).
+	LockFirst
+	Lock   // ask the part's shard to take its keys, waiting for them, and answer (Locked)
+	Unlock // tell the part's shard to release its keys; no answer
+	Run    // every key is held: run the transaction (Part is -1)
+	Refuse // every key is held, but a shard is out of memory: refuse it (Part is -1)
 )
 
 // Step is one thing to do.
@@ -81,47 +112,60 @@ type Step struct {
 	Part int
 }
 
-// Begin starts taking the locks: every part's try request at once.
+// Begin starts taking the locks: every part's request at once, part 0's
+// queueing (LockFirst), the others' only trying.
 func (t *Txn) Begin() []Step {
 	t.granted = make([]bool, len(t.Parts))
+	t.oom = make([]bool, len(t.Parts))
 	t.left = len(t.Parts)
-	t.steps = t.steps[:0]
-	for i := range t.Parts {
+	t.steps = append(t.steps[:0], Step{LockFirst, 0})
+	for i := 1; i < len(t.Parts); i++ {
 		t.steps = append(t.steps, Step{TryLock, i})
 	}
 	return t.steps
 }
 
-// Tried takes part's answer to its try request: whether its shard took the
-// keys, and whether that shard is out of memory. When every part has
-// answered, it says what follows: run (or refuse) if every shard took its
-// keys; else release what was taken and lock part 0, waiting. The release
-// and the lock that follows travel to each shard in that order, so no
-// answer has to be awaited in between.
+// Tried takes part's answer to its first request: whether its shard took
+// the keys, and whether that shard is out of memory. When every part has
+// answered, it says what follows: run (or refuse) if every shard holds
+// its keys; else keep the parts held before the first one that is not,
+// release the granted ones after it, and lock that one, waiting (part 0's
+// request already waits in its queue). The release and the lock that
+// follows travel to each shard in that order, so no answer has to be
+// awaited in between.
 func (t *Txn) Tried(part int, ok, oom bool) []Step {
 	t.granted[part] = ok
-	t.oom = t.oom || ok && oom
+	t.oom[part] = ok && oom
 	t.steps = t.steps[:0]
 	if t.left--; t.left > 0 {
 		return t.steps
 	}
-	if !slices.Contains(t.granted, false) {
+	first := slices.Index(t.granted, false)
+	if first < 0 {
 		return t.held()
 	}
-	for j, g := range t.granted {
-		if g {
+	for j := first + 1; j < len(t.Parts); j++ {
+		if t.granted[j] {
+			t.granted[j], t.oom[j] = false, false // asked again in order
 			t.steps = append(t.steps, Step{Unlock, j})
 		}
 	}
-	t.oom = false // asked again in order
-	return append(t.steps, Step{Lock, 0})
+	if first == 0 {
+		return t.steps // queued: Locked(0) follows
+	}
+	return append(t.steps, Step{Lock, first})
 }
 
-// Locked takes part's answer to its (waiting) lock request: the next part,
-// or run once the last one is held.
+// Locked takes part's answer to its waiting lock request (part 0's
+// LockFirst, or a Lock): the next part, or run once the last one is held.
+// Part 0's grant may come before the other parts' first answers: then
+// their last one says what follows.
 func (t *Txn) Locked(part int, oom bool) []Step {
-	t.oom = t.oom || oom
+	t.granted[part], t.oom[part] = true, oom
 	t.steps = t.steps[:0]
+	if t.left > 0 {
+		return t.steps
+	}
 	if part+1 < len(t.Parts) {
 		return append(t.steps, Step{Lock, part + 1})
 	}
@@ -130,7 +174,7 @@ func (t *Txn) Locked(part int, oom bool) []Step {
 
 // held is what follows once every key is held.
 func (t *Txn) held() []Step {
-	if t.oom {
+	if slices.Contains(t.oom, true) {
 		return append(t.steps, Step{Refuse, -1})
 	}
 	return append(t.steps, Step{Run, -1})

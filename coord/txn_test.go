@@ -49,7 +49,7 @@ func (n *net) step() bool {
 // keys held when it runs, and no two conflicting parts or commands may run
 // on a shard at once.
 func TestTxnProtocol(t *testing.T) {
-	totalRefused, ordered := 0, 0
+	totalRefused, ordered, queued := 0, 0, 0
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		const shards = 4
@@ -102,6 +102,24 @@ func TestTxnProtocol(t *testing.T) {
 							ok := tables[p.Shard].TryLock(tx.ID, p.Keys)
 							oom := r.IntN(20) == 0
 							nw.send(p.Shard, home, func() { do(tx.Tried(i, ok, oom)) })
+						})
+					case LockFirst:
+						p := tx.Parts[0]
+						nw.send(home, p.Shard, func() {
+							now, granted := true, false
+							tables[p.Shard].Lock(tx.ID, p.Keys, func() {
+								granted = true
+								if now {
+									return
+								}
+								queued++
+								oom := r.IntN(20) == 0
+								nw.send(p.Shard, home, func() { do(tx.Locked(0, oom)) })
+							})
+							now = false
+							oom := granted && r.IntN(20) == 0
+							ok := granted // the answer as it is now
+							nw.send(p.Shard, home, func() { do(tx.Tried(0, ok, oom)) })
 						})
 					case Lock:
 						ordered++
@@ -171,8 +189,9 @@ func TestTxnProtocol(t *testing.T) {
 		}
 		totalRefused += refused
 	}
-	if totalRefused == 0 || ordered == 0 {
-		t.Fatalf("the test never refused a txn (%d) or fell back to ordered locking (%d)", totalRefused, ordered)
+	if totalRefused == 0 || ordered == 0 || queued == 0 {
+		t.Fatalf("the test never refused a txn (%d), fell back to ordered locking (%d) or granted a queued first part (%d)",
+			totalRefused, ordered, queued)
 	}
 }
 
@@ -194,6 +213,29 @@ func TestRounds(t *testing.T) {
 		}
 		if got := tx.Rounds(nil); !slices.Equal(got, tc.want) {
 			t.Errorf("Rounds(%v) = %v, want %v", tc.parts, got, tc.want)
+		}
+	}
+}
+
+// TestLastRounds: a part is released in its last round when that round
+// runs commands on one part each, else with the transaction.
+func TestLastRounds(t *testing.T) {
+	for _, tc := range []struct {
+		parts int
+		cmds  [][]int
+		want  []int
+	}{
+		{2, [][]int{{0}, {1}}, []int{0, 0}},
+		{2, [][]int{{0}, {0, 1}, {1}}, []int{-1, 2}},
+		{3, [][]int{{0}, {0, 1}, {}, {0}}, []int{2, -1, -1}},
+		{2, [][]int{{0, 1}}, []int{-1, -1}},
+	} {
+		tx := Txn{Parts: make([]Part, tc.parts)}
+		for _, p := range tc.cmds {
+			tx.Cmds = append(tx.Cmds, Cmd{Parts: p})
+		}
+		if got := tx.LastRounds(tx.Rounds(nil), nil); !slices.Equal(got, tc.want) {
+			t.Errorf("LastRounds(%v) = %v, want %v", tc.cmds, got, tc.want)
 		}
 	}
 }

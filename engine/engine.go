@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"math"
 	"unsafe"
 
 	"github.com/radish-kv/radish/engine/slab"
@@ -180,6 +181,21 @@ func (s *Store) FlushAll() {
 	}
 	s.dirty++ // always a change, as FLUSHALL always propagates
 	s.reset()
+}
+
+// Clear empties every database, as FlushAll does, but keeps memory
+// mapped for what comes next (the slab keeps an empty page per class) and
+// counts no change: for a store filled and emptied for each command (a
+// shard's scratch store), where mapping and writing fresh pages each time
+// costs far more than the command.
+func (s *Store) Clear() {
+	for _, db := range s.dbs {
+		db.freeTree(db.root)
+		db.contents = contents{}
+	}
+	for len(s.lazy) > 0 {
+		s.LazyFreeStep(math.MaxInt)
+	}
 }
 
 // reset empties every database and returns all memory to the OS.

@@ -18,6 +18,10 @@ const (
 	NumKeys     = "ERR numkeys should be greater than 0"
 	Count       = "ERR count should be greater than 0"
 	NegLimit    = "ERR LIMIT can't be negative"
+	// TimeoutNotInt and TimeoutNegative are a blocking command's, WAIT's
+	// or CLIENT PAUSE's timeout that is not a number, or below zero.
+	TimeoutNotInt   = "ERR timeout is not an integer or out of range"
+	TimeoutNegative = "ERR timeout is negative"
 )
 
 // Texts about the connection or the server's state.

@@ -67,7 +67,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 		s.scratch = engine.NewStore(s.group.opts.Databases)
 	}
 	sc := s.scratch
-	sc.FlushAll()
+	sc.Clear()
 	sc.Limits = s.store.Limits // the encodings a write there picks are the shard's
 	for _, es := range got {
 		for _, e := range es {
@@ -141,7 +141,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 			s.finish(t, w.B)
 		})
 	}
-	sc.FlushAll()
+	sc.Clear()
 }
 
 // sameRecord reports whether a write left a key as it was, encoding

@@ -76,22 +76,9 @@ func (s *Shard) readySlot() *slot {
 	return &h.slot
 }
 
-// setArgs copies args into h's own buffers, each argument capped so that
-// a handler appending to one cannot write over the next.
+// setArgs copies args into h's own buffers (command.AppendArgs).
 func (h *hopMsg) setArgs(args [][]byte) {
-	n := 0
-	for _, a := range args {
-		n += len(a)
-	}
-	if cap(h.argBuf) < n {
-		h.argBuf = make([]byte, 0, n)
-	}
-	buf, out := h.argBuf[:0], h.args[:0]
-	for _, a := range args {
-		buf = append(buf, a...)
-		out = append(out, buf[len(buf)-len(a):len(buf):len(buf)])
-	}
-	h.argBuf, h.args = buf, out
+	h.argBuf, h.args = command.AppendArgs(h.argBuf, h.args, args)
 }
 
 // hop sends a command whose keys all live on shard dst and queues its reply.

@@ -856,20 +856,22 @@ func (s *Shard) finishExec(t *txn) {
 // a null array if a watched key changed, else the rounds.
 func (s *Shard) runExec(t *txn) {
 	if t.dirty {
-		s.releaseExec(t)
+		s.releaseExec(t, true)
 		s.doneExec(t, nullArray(t.proto))
 		return
 	}
-	t.rounds = t.co.Rounds(nil)
+	t.rounds = t.co.Rounds(t.rounds[:0])
+	t.last = t.co.LastRounds(t.rounds, t.last[:0])
 	s.round(t, 0)
 }
 
 // round runs round r of t, then the next; after the last, it releases the
-// keys and answers.
+// keys still held and answers. A part whose last round this is releases
+// its keys as its commands finish.
 func (s *Shard) round(t *txn, r int) {
 	if r == len(t.rounds) {
 		s.feedDone(t)
-		s.releaseExec(t)
+		s.releaseExec(t, false)
 		s.doneExec(t, s.assemble(t, true))
 		return
 	}
@@ -901,7 +903,14 @@ func (s *Shard) round(t *txn, r int) {
 		}
 		left++
 		run := t.runOf(idx, t.tag(pi))
-		s.on(t, pi, msgPartRun, func(o *Shard) any { return o.runCmds(run) }, func(res any) {
+		id, p, release := t.id, &t.co.Parts[pi], txnLocks && t.last[pi] == r
+		s.on(t, pi, msgPartRun, func(o *Shard) any {
+			res := o.runCmds(run)
+			if release {
+				o.unlockPart(id, p)
+			}
+			return res
+		}, func(res any) {
 			for k, i := range idx {
 				t.res[i] = res.([][]byte)[k]
 			}
@@ -944,12 +953,16 @@ func (s *Shard) spanning(t *txn, i int, then func()) {
 	s.runParts(sub)
 }
 
-// releaseExec releases every part t holds.
-func (s *Shard) releaseExec(t *txn) {
+// releaseExec releases every part t holds: all of them, or those its
+// rounds did not release (t.last).
+func (s *Shard) releaseExec(t *txn, all bool) {
 	if !txnLocks {
 		return
 	}
 	for i := range t.co.Parts {
+		if !all && t.last[i] >= 0 {
+			continue
+		}
 		id, p := t.id, &t.co.Parts[i]
 		s.send(p.Shard, msgUnlock, func(o *Shard) { o.unlockPart(id, p) })
 	}

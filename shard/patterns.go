@@ -59,7 +59,7 @@ func (s *Shard) runPatterned(t *txn) {
 			s.scratch = engine.NewStore(s.group.opts.Databases)
 		}
 		sc := s.scratch
-		sc.FlushAll()
+		sc.Clear()
 		for _, es := range got {
 			for _, e := range es {
 				if e.ok {
@@ -68,7 +68,7 @@ func (s *Shard) runPatterned(t *txn) {
 			}
 		}
 		named := t.spec.PatternKeys(sc.DB(t.db), t.args, s.now, nil)
-		sc.FlushAll()
+		sc.Clear()
 		s.export(t, named, false, got, have, func() { s.runGathered(t, got) })
 	})
 }

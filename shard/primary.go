@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,8 +13,8 @@ import (
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/coord"
-	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/num"
 	"github.com/radish-kv/radish/persistence/rdb"
 	"github.com/radish-kv/radish/persistence/repl"
 	"github.com/radish-kv/radish/persistence/snapshot"
@@ -353,9 +352,9 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 	p.mu.Lock()
 	g.startPrimary()
 	if spec.Name == "psync" && len(args) == 3 {
-		want, err := strconv.ParseInt(string(args[2]), 10, 64)
+		want, ok := num.ParseInt(args[2])
 		id := string(args[1])
-		if err == nil && (id == replid || id == replid2 && want <= off2) {
+		if ok && (id == replid || id == replid2 && want <= off2) {
 			if data, ok := p.backlogFrom(want - 1); ok {
 				r.state, r.from = "online", p.offset
 				r.ack.Store(want - 1)
@@ -421,7 +420,7 @@ func (s *Shard) cutTxn(id uint64, dump bool, done func()) {
 				o.cutHere(id, dump)
 				o.send(s.id, msgRepl, func(h *Shard) {
 					if left--; left == 0 {
-						h.releaseExec(t)
+						h.releaseExec(t, true)
 						if done != nil {
 							done()
 						}
@@ -563,7 +562,7 @@ func (s *Shard) replconfReplica(c *conn, args [][]byte) bool {
 	switch strings.ToLower(string(args[1])) {
 	case "ack":
 		if r := c.repl; r != nil {
-			if off, err := strconv.ParseInt(string(args[2]), 10, 64); err == nil {
+			if off, ok := num.ParseInt(args[2]); ok {
 				r.ack.Store(off)
 				r.ackAt.Store(s.now)
 			}
@@ -578,7 +577,8 @@ func (s *Shard) replconfReplica(c *conn, args [][]byte) bool {
 	for i := 1; i+1 < len(args); i += 2 {
 		switch strings.ToLower(string(args[i])) {
 		case "listening-port":
-			c.repl.port, _ = strconv.Atoi(string(args[i+1]))
+			port, _ := num.ParseInt(args[i+1])
+			c.repl.port = int(port)
 		case "ip-address":
 			c.repl.ip = string(args[i+1])
 		case "rdb-only":
@@ -639,14 +639,9 @@ func (g *Group) primaryOffset() (off, first, histlen int64, active bool) {
 // acknowledged every write this server had made when WAIT came, once
 // numreplicas did or timeout (milliseconds, 0: none) passed.
 func (s *Shard) waitCmd(c *conn, args [][]byte) {
-	need, err1 := strconv.ParseInt(string(args[1]), 10, 64)
-	ms, err2 := strconv.ParseInt(string(args[2]), 10, 64)
-	switch {
-	case err1 != nil || err2 != nil:
-		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NotInt) })
-		return
-	case ms < 0:
-		s.reply(c, func(w *resp.Writer) { w.Error("ERR timeout is negative") })
+	need, ms, errText := command.WaitArgs(args)
+	if errText != "" {
+		s.reply(c, func(w *resp.Writer) { w.Error(errText) })
 		return
 	}
 	g := s.group

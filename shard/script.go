@@ -759,7 +759,7 @@ func (s *Shard) heldAttempt(r *heldRun) {
 		s.scratch = engine.NewStore(s.group.opts.Databases)
 	}
 	st := s.scratch
-	st.FlushAll()
+	st.Clear()
 	h := &heldHost{s: s, j: j, store: st, db: j.db, cl: j.cl, have: make(map[wkey]bool, len(r.got)), whole: r.whole}
 	for k, e := range r.got {
 		h.have[k] = true
@@ -769,7 +769,7 @@ func (s *Shard) heldAttempt(r *heldRun) {
 	}
 	w := resp.Writer{Proto: t.proto}
 	if !s.runScript(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: h}, &w) {
-		st.FlushAll()
+		st.Clear()
 		k := wkey{h.fault.db, string(h.fault.key)}
 		switch {
 		case r.all && h.fault.whole:
@@ -797,7 +797,7 @@ func (s *Shard) heldAttempt(r *heldRun) {
 		pi := slices.IndexFunc(t.co.Parts, func(p coord.Part) bool { return p.Shard == sh })
 		writes[pi] = append(writes[pi], entry{db: k.db, key: []byte(k.key), rec: rec, ok: ok})
 	}
-	st.FlushAll()
+	st.Clear()
 	s.heldRelease(r, writes, w.B)
 }
 

@@ -113,6 +113,7 @@ type txn struct {
 	cmds    []txCmd
 	byShard []int // newExec's partsBuilder's, kept for the next EXEC
 	rounds  []coord.Round
+	last    []int // per part, the round that releases it (coord.Txn.LastRounds)
 	res     [][]byte
 	watched []watched
 	watch   [][]watched
@@ -233,6 +234,29 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 				o.send(home, msgTried, func(h *Shard) {
 					t.dirty = t.dirty || dirty
 					h.steps(t, t.co.Tried(i, ok, oom))
+				})
+			})
+		case coord.LockFirst:
+			s.send(p.Shard, msgTryLock, func(o *Shard) {
+				now, ok := true, false
+				o.lockPart(id, p, func() {
+					if ok = true; now {
+						return
+					}
+					oom := o.oom(spec)
+					dirty := !o.unchanged(watch)
+					o.send(home, msgLockGranted, func(h *Shard) {
+						t.dirty = t.dirty || dirty
+						h.steps(t, t.co.Locked(i, oom))
+					})
+				})
+				now = false
+				granted := ok // as it is now: a later grant answers again
+				oom := granted && o.oom(spec)
+				dirty := granted && !o.unchanged(watch)
+				o.send(home, msgTried, func(h *Shard) {
+					t.dirty = t.dirty || dirty
+					h.steps(t, t.co.Tried(i, granted, oom))
 				})
 			})
 		case coord.Lock:
