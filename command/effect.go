@@ -105,6 +105,16 @@ func (e *Effects) At(i int) (Effect, []byte) {
 	return e.list[i], e.buf[e.list[i].off:end]
 }
 
+// Span returns the commands of effects i to j-1, back to back: one copy
+// for a run of effects that need nothing between them. Borrowed as At's.
+func (e *Effects) Span(i, j int) []byte {
+	end := len(e.buf)
+	if j < len(e.list) {
+		end = e.list[j].off
+	}
+	return e.buf[e.list[i].off:end]
+}
+
 // Reset empties the stream, keeping its buffers.
 func (e *Effects) Reset() {
 	e.buf = e.buf[:0]
@@ -194,6 +204,14 @@ func (e *Effects) Truncate(n int) {
 	}
 }
 
+// Raw appends one effect whose command is cmd, a RESP array of bulk
+// strings (a client's request as it sent it, when that is the encoding
+// Command would write: a copy instead of an encoding).
+func (e *Effects) Raw(db int, cause Cause, cmd []byte) {
+	e.list = append(e.list, Effect{DB: db, Cause: cause, Tag: e.Tag, Now: e.Now, off: len(e.buf)})
+	e.buf = append(e.buf, cmd...)
+}
+
 // Command appends args as one effect.
 func (e *Effects) Command(db int, cause Cause, args [][]byte) {
 	e.Begin(db, cause, len(args))
@@ -226,13 +244,45 @@ type Prop struct {
 	FX      *Effects // nil: nobody consumes effects
 	Touch   Toucher
 	Obey    bool // the command ran obeyed (Ctx.Obey)
+	// Raw is Args as the client sent them when those bytes are Args's
+	// RESP encoding (CanonicalLen), which Verbatim then copies; nil when
+	// unknown.
+	Raw []byte
 }
 
 // Verbatim states the command itself as its propagated form.
 func (p *Prop) Verbatim() {
-	if p.FX != nil {
+	switch {
+	case p.FX == nil:
+	case p.Raw != nil:
+		p.FX.Raw(p.DBIndex, CauseCommand, p.Raw)
+	default:
 		p.FX.Command(p.DBIndex, CauseCommand, p.Args)
 	}
+}
+
+// CanonicalLen is the length of args's RESP encoding as Command writes
+// it: "*<n>\r\n", then "$<len>\r\n<arg>\r\n" each, every number in
+// its shortest decimal form. A request of args that is exactly this long
+// is this encoding (any other form of a number is longer, and CRLF is
+// required), so its bytes can be copied. The reader accepts no other form
+// today; the length check keeps the copy exact if it ever does.
+func CanonicalLen(args [][]byte) int {
+	n := 3 + decimalLen(len(args))
+	for _, a := range args {
+		n += 5 + decimalLen(len(a)) + len(a)
+	}
+	return n
+}
+
+// decimalLen is the number of decimal digits of v >= 0.
+func decimalLen(v int) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
 }
 
 // Begin starts a propagated command of n arguments (see Effects.Begin);

@@ -9,6 +9,7 @@ import (
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
 	"time"
+	"unsafe"
 )
 
 // conn is one client connection, owned by the shard that accepted it.
@@ -104,7 +105,11 @@ func (s *Shard) serve(c *conn) {
 		}
 		if len(args) > 0 {
 			c.running = true
+			if in[0] == '*' {
+				s.mut.raw, s.mut.rawArgs = in[:n], unsafe.SliceData(args)
+			}
 			s.dispatch(c, args)
+			s.mut.raw, s.mut.rawArgs = nil, nil
 			c.running = false
 			if s.busy.held {
 				s.busy.held = false

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/engine"
@@ -53,6 +54,21 @@ type mutations struct {
 	touched uint64
 	prop    command.Prop
 	keys    []int // scratch: write-key positions
+	// raw is the request serve dispatches, as its client sent it, and
+	// rawArgs the args the reader parsed it into (see rawOf).
+	raw     []byte
+	rawArgs *[]byte
+}
+
+// rawOf is the request's bytes when args are the arguments serve is
+// dispatching (not those of a queued, blocked, scripted or hopped
+// command, which live elsewhere) and the bytes are their RESP encoding;
+// nil otherwise.
+func (m *mutations) rawOf(args [][]byte) []byte {
+	if m.raw == nil || len(args) == 0 || unsafe.SliceData(args) != m.rawArgs || len(m.raw) != command.CanonicalLen(args) {
+		return nil
+	}
+	return m.raw
 }
 
 // version is a watched key's version and how many watch it.
@@ -102,10 +118,17 @@ func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n
 		// touches keys (FLUSHDB).
 		m.prop = command.Prop{Args: args, Reply: reply, DB: s.store.DB(db), DBIndex: db, Now: s.now, FX: fx, Touch: s,
 			Obey: s.ctx.Obey}
+		if fx != nil {
+			m.prop.Raw = m.rawOf(args)
+		}
 		spec.Propagate(&m.prop)
 		m.prop = command.Prop{}
 	case spec.Propagate == nil && fx != nil:
-		fx.Command(db, command.CauseCommand, args)
+		if raw := m.rawOf(args); raw != nil {
+			fx.Raw(db, command.CauseCommand, raw)
+		} else {
+			fx.Command(db, command.CauseCommand, args)
+		}
 	}
 	if s.kev.flags != 0 {
 		s.wroteEvents(db, spec, args)

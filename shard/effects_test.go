@@ -552,3 +552,35 @@ func checkReplayable(t *testing.T, log [][]recorded) {
 		}
 	}
 }
+
+// TestRawEffects: a command whose propagated form is itself is logged as
+// the bytes its client sent (case kept), an inline command encoded anew; a
+// plain SET is itself, a SET with a relative expiry is not.
+func TestRawEffects(t *testing.T) {
+	m := newSim(t, 1, 1)
+	var got []string
+	m.g.shards[0].mut.sink = func(_ int, fx *command.Effects) {
+		for i := range fx.Len() {
+			_, b := fx.At(i)
+			got = append(got, string(b))
+		}
+	}
+	c := m.dial(0)
+	for _, tc := range []struct{ req, want string }{
+		{"*3\r\n$3\r\nsEt\r\n$1\r\nk\r\n$2\r\nv1\r\n", "*3\r\n$3\r\nsEt\r\n$1\r\nk\r\n$2\r\nv1\r\n"},
+		{"SET k v4\r\n", "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nv4\r\n"},
+		{"*3\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$1\r\na\r\n", "*3\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$1\r\na\r\n"},
+		{string(encode([]string{"SET", "k", "v5", "PXAT", "99999999999999"})), string(encode([]string{"SET", "k", "v5", "PXAT", "99999999999999"}))},
+	} {
+		got = got[:0]
+		reply := m.do(c, tc.req)
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%q (reply %q) logged as %q, want %q", tc.req, reply, got, tc.want)
+		}
+	}
+	got = got[:0]
+	m.do(c, string(encode([]string{"SET", "k", "v", "EX", "100"})))
+	if want := fmt.Sprintf("PXAT\r\n$%d\r\n%d\r\n", len(fmt.Sprint(m.now.UnixMilli()+100000)), m.now.UnixMilli()+100000); len(got) != 1 || !strings.HasSuffix(got[0], want) {
+		t.Errorf("SET EX logged as %q, want it to end in %q", got, want)
+	}
+}

@@ -25,7 +25,10 @@
 //     shard encodes each turn's effects (command.Effects) into one buffer
 //     and submits it once; the writer takes all that was submitted in one
 //     write, then fsyncs as appendfsync says (always: after every write;
-//     everysec: about once a second; no: never). Positions (byte counts
+//     everysec: about once a second; no: never). Under everysec and no it
+//     writes at most once a millisecond (writeEvery), so that a busy loop
+//     does not wake it every turn; a kill -9 then loses at most about the
+//     last millisecond's writes (the disk's second under everysec). Positions (byte counts
 //     since the Log opened) say how far the disk is: Durable.
 //   - Marker: a command only the loader reads. RADISH.EPOCH <ns> starts
 //     what one process wrote (its start time, the same in every shard's

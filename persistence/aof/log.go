@@ -34,6 +34,15 @@ func ParseFsync(s string) int32 {
 // retryEvery is how often a failed write or fsync is tried again.
 const retryEvery = 100 * time.Millisecond
 
+// writeEvery is, under everysec and no, the least time between two of the
+// writer's writes: the turns submitted meanwhile go in the next one. A
+// busy shard's loop then wakes the writer about once per writeEvery, not
+// once per turn (each wake costs the loop's core a thread switch and a
+// write system call, which cost more than the turn's SETs), and a kill -9
+// loses at most what the last writeEvery submitted, well inside the second
+// everysec may lose. An idle writer woken by a submission writes at once.
+const writeEvery = time.Millisecond
+
 // Log is one shard's open incremental file and its writer.
 //
 // The shard's goroutine encodes each turn's effects (Append) and hands
@@ -130,34 +139,50 @@ func (l *Log) Append(fx *command.Effects) {
 	for i := 0; i < fx.Len(); {
 		e, _ := fx.At(i)
 		j := i + 1
-		if e.Tag.Txn != 0 {
-			// The part's effects are adjacent: count them, and the
-			// SELECTs among them, for the marker.
-			n, db := 0, l.db
-			for j = i; j < fx.Len(); j++ {
-				f, _ := fx.At(j)
-				if f.Tag != e.Tag {
+		if e.Tag.Txn == 0 {
+			// A run of effects in one database, outside a part: one copy.
+			for j < fx.Len() {
+				if f, _ := fx.At(j); f.DB != e.DB || f.Tag.Txn != 0 {
 					break
 				}
-				if f.DB != db {
-					n++
-					db = f.DB
-				}
-				n++
+				j++
 			}
-			l.buf = appendCmd(l.buf, "RADISH.PART", int64(e.Tag.Txn), int64(e.Tag.Part), int64(e.Tag.Parts), int64(n))
+			l.selectDB(e.DB)
+			l.buf = append(l.buf, fx.Span(i, j)...)
+			i = j
+			continue
 		}
+		// The part's effects are adjacent: count them, and the SELECTs
+		// among them, for the marker.
+		n, db := 0, l.db
+		for j = i; j < fx.Len(); j++ {
+			f, _ := fx.At(j)
+			if f.Tag != e.Tag {
+				break
+			}
+			if f.DB != db {
+				n++
+				db = f.DB
+			}
+			n++
+		}
+		l.buf = appendCmd(l.buf, "RADISH.PART", int64(e.Tag.Txn), int64(e.Tag.Part), int64(e.Tag.Parts), int64(n))
 		for ; i < j; i++ {
 			f, cmd := fx.At(i)
-			if f.DB != l.db {
-				l.buf = appendCmd(l.buf, "SELECT", int64(f.DB))
-				l.db = f.DB
-			}
+			l.selectDB(f.DB)
 			l.buf = append(l.buf, cmd...)
 		}
 	}
 	for _, t := range fx.EmptyParts() {
 		l.buf = appendCmd(l.buf, "RADISH.PART", int64(t.Txn), int64(t.Part), int64(t.Parts), 0)
+	}
+}
+
+// selectDB appends a SELECT when db is not the database the log is in.
+func (l *Log) selectDB(db int) {
+	if db != l.db {
+		l.buf = appendCmd(l.buf, "SELECT", int64(db))
+		l.db = db
 	}
 }
 
@@ -264,6 +289,13 @@ func (l *Log) Size() int64 { return l.size.Load() }
 // aof_buffer_length). Safe from any goroutine.
 func (l *Log) Pending() uint64 { return l.submitted.Load() - l.durable.Load() }
 
+// stopping reports whether Close was called.
+func (l *Log) stopping() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stop
+}
+
 func (l *Log) poke() {
 	select {
 	case l.kick <- struct{}{}:
@@ -290,16 +322,20 @@ func (l *Log) run() {
 	tick := time.NewTicker(retryEvery)
 	defer tick.Stop()
 	var (
-		buf      []byte
-		written  uint64 // bytes written since the Log opened
-		synced   = true
-		lastSync = time.Now()
-		retries  int // after Close, with the disk failing
+		buf       []byte
+		written   uint64 // bytes written since the Log opened
+		synced    = true
+		lastSync  = time.Now()
+		lastWrite time.Time
+		retries   int // after Close, with the disk failing
 	)
 	for {
 		select {
 		case <-l.kick:
 		case <-tick.C:
+		}
+		if wait := writeEvery - time.Since(lastWrite); wait > 0 && l.fsync.Load() != FsyncAlways && !l.stopping() {
+			time.Sleep(wait) // submissions meanwhile fill kick, and go in this write
 		}
 		l.mu.Lock()
 		if len(buf) == 0 {
@@ -323,6 +359,7 @@ func (l *Log) run() {
 			}
 			var n int
 			n, err = l.write(buf[:limit])
+			lastWrite = time.Now()
 			written += uint64(n)
 			buf = buf[:copy(buf, buf[n:])]
 			if n > 0 {
