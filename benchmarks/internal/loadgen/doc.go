@@ -4,7 +4,8 @@
 //
 // Nouns: a Config is one run's shape (address, connections, pipeline depth,
 // keyspace, share of SETs, duration); a Result is what it did (requests,
-// seconds, the client's own CPU time).
+// seconds, the client's own CPU time, and the batches' round trips: median,
+// 99th percentile, longest, from a Latency histogram).
 //
 // Why not redis-benchmark: it runs one command per test (no GET/SET mix),
 // stops after a request count (so a run's length depends on the server's

@@ -37,6 +37,11 @@ type Result struct {
 	Misses     int64   `json:"misses"` // GETs answered nil
 	Seconds    float64 `json:"seconds"`
 	CPUSeconds float64 `json:"cpu_seconds"`
+	// Round trips of the batches (requests at Pipeline 1), in ms: the
+	// median, the 99th percentile and the longest.
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
 }
 
 // RPS is requests per second.
@@ -73,6 +78,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		firstErr error
 		errOnce  sync.Once
 		total    Result
+		lat      Latency
 		mu       sync.Mutex
 	)
 	fail := func(err error) {
@@ -108,6 +114,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			total.Requests += w.res.Requests
 			total.Sets += w.res.Sets
 			total.Misses += w.res.Misses
+			lat.Merge(&w.lat)
 			mu.Unlock()
 		}()
 	}
@@ -115,6 +122,8 @@ func Run(ctx context.Context, c Config) (Result, error) {
 	close(done)
 	total.Seconds = time.Since(start).Seconds()
 	total.CPUSeconds = cpuSeconds() - cpu0
+	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 }
+	total.P50Ms, total.P99Ms, total.MaxMs = ms(lat.Quantile(0.5)), ms(lat.Quantile(0.99)), ms(lat.Max())
 	if firstErr != nil {
 		return total, firstErr
 	}
@@ -129,6 +138,7 @@ type worker struct {
 	rng  *rand.Rand
 	buf  []byte
 	res  Result
+	lat  Latency
 }
 
 // batch sends Pipeline commands and reads their replies.
@@ -144,6 +154,7 @@ func (w *worker) batch() error {
 			w.buf = AppendGet(w.buf, n)
 		}
 	}
+	start := time.Now()
 	if _, err := w.conn.Write(w.buf); err != nil {
 		return err
 	}
@@ -156,6 +167,7 @@ func (w *worker) batch() error {
 			w.res.Misses++
 		}
 	}
+	w.lat.Add(time.Since(start))
 	w.res.Requests += int64(w.cfg.Pipeline)
 	w.res.Sets += sets
 	return nil

@@ -88,7 +88,8 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Requests == 0 || res.Seconds < 0.2 || res.Seconds > 10 || res.RPS() <= 0 {
+	if res.Requests == 0 || res.Seconds < 0.2 || res.Seconds > 10 || res.RPS() <= 0 ||
+		res.P50Ms <= 0 || res.P50Ms > res.P99Ms || res.P99Ms > res.MaxMs {
 		t.Fatalf("result %+v", res)
 	}
 	if share := float64(res.Sets) / float64(res.Requests); res.Requests > 2000 && (share < 0.05 || share > 0.15) {
