@@ -1,9 +1,14 @@
 package aof
 
 import (
+	"errors"
 	"math"
+	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Bucket exponents of the fsync histogram: bucket k holds durations in
@@ -53,12 +58,29 @@ func (h *durations) read() Durations {
 	return d
 }
 
-// sync fsyncs the Log's file and files how long it took.
+// sync makes the Log's file durable and files how long it took: with
+// fdatasync, as Redis does on Linux (the data and the size that reads it
+// back, not the times).
 func (l *Log) sync() error {
 	start := time.Now()
-	err := l.f.Sync()
+	err := fdatasync(l.f)
 	l.fsyncs.observe(time.Since(start))
 	return err
+}
+
+// fdatasync is fdatasync(2) on f, retried on EINTR, its error an
+// *os.PathError as File.Sync's.
+func fdatasync(f *os.File) error {
+	for {
+		err := unix.Fdatasync(int(f.Fd()))
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: err}
+		}
+		return nil
+	}
 }
 
 // Fsyncs is the histogram of the Log's fsyncs (of every file it wrote).
