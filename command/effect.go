@@ -23,6 +23,8 @@ import (
 // (SET EX as SET PXAT, EXPIRE as PEXPIREAT), a random choice as what it
 // chose (SPOP as SREM), a float computation as its result (INCRBYFLOAT as
 // SET ... KEEPTTL), a blocking command as the non-blocking command it ran.
+// A command that is its own propagated form is copied from its client's
+// bytes when the shard has them (Prop.Raw, Effects.Raw), not encoded again.
 
 // Cause says why an effect happened.
 type Cause uint8

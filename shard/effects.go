@@ -22,7 +22,8 @@ import (
 //   - wrote: a command (or a shard's part of one) whose handler changed
 //     data, which engine.Store.Dirty tells. Its keys are the row's write
 //     keys (and OtherDB's); its propagated form is the row's Propagate,
-//     or the command itself.
+//     or the command itself: for a command serve is dispatching, a copy
+//     of the bytes its client sent (rawOf).
 //   - vanished: a key deleted by expiry or eviction (the engine's
 //     OnExpire/OnEvict hooks): a DEL.
 //   - writeBack: a key a cross-shard command computed elsewhere (the
