@@ -103,6 +103,9 @@ func (s *Shard) serve(c *conn) {
 			break
 		}
 		if len(args) > 0 {
+			if s.ps.run.pub != nil && !continuesRun(args) {
+				s.endRun()
+			}
 			c.running = true
 			s.dispatch(c, args)
 			c.running = false
@@ -113,6 +116,7 @@ func (s *Shard) serve(c *conn) {
 		}
 		s.drv.Consume(c.id, n)
 	}
+	s.endRun()
 	s.checkOutput(c)
 	s.closeIfDone(c)
 }

@@ -88,6 +88,7 @@ type pubState struct {
 	// built once per delivery for all its subscribers.
 	frames [2][]byte
 	built  [2]bool
+	run    pubRun // the open run of publishes (pubrun.go)
 }
 
 func (ps *pubState) init(shards int) {
@@ -311,7 +312,7 @@ func (s *Shard) PubSubQuery(op command.PubSubOp, args [][]byte) ([]string, []int
 // publish delivers msg to channel's subscribers here and sends it to every
 // shard that may have more; the reply counts them all.
 func (s *Shard) publish(c *conn, ch, msg []byte) {
-	n := s.deliverHere(pubsub.Channel, ch, msg)
+	n := s.deliverFrom(c, ch, msg)
 	var wait *pubWait
 	h := pubsub.Hash(ch)
 	for q, o := range s.group.shards {
@@ -439,11 +440,19 @@ func (s *Shard) newBatch() *pubBatch {
 // runPublish delivers a batch from another shard and sends it back with
 // the counts.
 func (s *Shard) runPublish(b *pubBatch) {
-	start := 0
-	for i := range b.ents {
+	for i := 0; i < len(b.ents); {
 		e := &b.ents[i]
-		ch, msg := b.buf[start:e.chEnd], b.buf[e.chEnd:e.msgEnd]
-		start = e.msgEnd
+		if j := s.runEnd(b, i); j > i+1 {
+			n := s.deliverBatchRun(b, e.op, i, j)
+			if e.op == pubChannel {
+				for k := i; k < j; k++ {
+					b.ents[k].n = n
+				}
+			}
+			i = j
+			continue
+		}
+		ch, msg := b.at(i)
 		switch e.op {
 		case pubChannel:
 			e.n = s.deliverHere(pubsub.Channel, ch, msg)
@@ -452,6 +461,7 @@ func (s *Shard) runPublish(b *pubBatch) {
 		case pubOwner:
 			e.n = s.spublishOwned(ch, msg, b.from)
 		}
+		i++
 	}
 	s.outbox[b.from] = append(s.outbox[b.from], message{kind: msgPublished, pub: b})
 }
