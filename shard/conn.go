@@ -350,7 +350,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	if c.cl.Track.Caching {
 		s.cachingUsed(c, spec)
 	}
-	if c.tx == nil && (c.subscribed() || spec.Flags&command.PubSub != 0) && s.pubsubCmd(c, spec, args) {
+	if !c.inMulti() && (c.subscribed() || spec.Flags&command.PubSub != 0) && s.pubsubCmd(c, spec, args) {
 		if s.mon.on {
 			s.feedMonitors(c.cl.DB, &c.cl, spec, args)
 		}

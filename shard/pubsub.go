@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/pubsub"
 	"github.com/radish-kv/radish/router"
@@ -88,7 +89,20 @@ type pubState struct {
 	// built once per delivery for all its subscribers.
 	frames [2][]byte
 	built  [2]bool
-	run    pubRun // the open run of publishes (pubrun.go)
+	run    pubRun   // the open run of publishes (pubrun.go)
+	self   selfPush // where messages to the connection running an EXEC go
+}
+
+// selfPush is where the messages to one connection go while a
+// transaction of its own runs here: into the reply being written, so
+// that a PUBLISH inside EXEC to a channel the connection subscribes to
+// puts the message in the middle of EXEC's array, before the PUBLISH's
+// own reply, as Redis 7.0 writes it (RESP2 and RESP3). Only the
+// transaction's commands run while it is set, so no other publisher's
+// message lands there.
+type selfPush struct {
+	c   *conn
+	buf *[]byte
 }
 
 func (ps *pubState) init(shards int) {
@@ -104,10 +118,15 @@ func (c *conn) subscribed() bool { return c.cl.Subs|c.cl.PSubs|c.cl.SSubs != 0 }
 // that mode allows; it reports whether it did either.
 func (s *Shard) pubsubCmd(c *conn, spec *command.Spec, args [][]byte) bool {
 	if c.cl.Proto == 2 && c.subscribed() && !command.SubscribedOK(spec) {
-		s.reply(c, func(w *resp.Writer) {
-			w.Error("ERR Can't execute '" + spec.Name + "': only (P|S)SUBSCRIBE / " +
-				"(P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
-		})
+		e := "Can't execute '" + spec.Name + "': only (P|S)SUBSCRIBE / " +
+			"(P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+		if spec.Name == "exec" {
+			// As Redis's rejectCommand: an EXEC refused is an aborted one.
+			e = errtext.ExecAbortWhy + e
+		} else {
+			e = "ERR " + e
+		}
+		s.reply(c, func(w *resp.Writer) { w.Error(e) })
 		return true
 	}
 	switch op := command.PubSubOf(spec); op {
@@ -522,6 +541,10 @@ func (s *Shard) deliverHere(kind pubsub.Kind, ch, msg []byte) int64 {
 // push writes a message to a subscriber, in order behind its replies.
 func (s *Shard) push(c *conn, frame []byte) {
 	if c.closing || c.dead {
+		return
+	}
+	if c == s.ps.self.c {
+		*s.ps.self.buf = append(*s.ps.self.buf, frame...)
 		return
 	}
 	if len(c.queue) == 0 {
