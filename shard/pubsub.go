@@ -126,12 +126,17 @@ func (s *Shard) pubsubCmd(c *conn, spec *command.Spec, args [][]byte) bool {
 		} else {
 			e = "ERR " + e
 		}
+		s.stats.refusedCall(spec, e)
 		s.reply(c, func(w *resp.Writer) { w.Error(e) })
 		return true
 	}
-	switch op := command.PubSubOf(spec); op {
-	case command.PSNone:
+	op := command.PubSubOf(spec)
+	if op == command.PSNone {
 		return false
+	}
+	s.stats.commands++
+	s.stats.count(spec)
+	switch op {
 	case command.PSSubscribe:
 		s.subscribe(c, pubsub.Channel, "subscribe", args[1:])
 	case command.PSPSubscribe:
