@@ -460,7 +460,11 @@ func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 // write is applied whole or refused whole.
 func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	s.store.SetNoTouch(noTouch)
-	s.store.CountReads(spec.Flags&command.ReadOnly != 0)
+	reads := spec.Reads(args)
+	if reads == command.ReadsAccessKeys {
+		s.countAccess(db, spec, args)
+	}
+	s.store.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
 	if !s.laterPart {
 		s.stats.commands++
 		s.stats.count(spec)
@@ -519,7 +523,11 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 	s.store.CountReads(false)
 	if s.kev.flags != 0 {
-		s.keyMisses()
+		if reads == command.ReadsSilently {
+			s.store.Misses(func([]byte) {})
+		} else {
+			s.keyMisses()
+		}
 	}
 	if s.mon.on {
 		s.feedMonitors(db, cl, spec, args)

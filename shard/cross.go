@@ -36,10 +36,17 @@ func (s *Shard) gather(t *txn) {
 	}
 	for i := range t.parts {
 		keys, dbs := t.co.Parts[i].Keys, [2]int{t.db, other}
-		pre, args := t.spec.BeforeGather, t.args
+		pre, args, spec := t.spec.BeforeGather, t.args, t.spec
 		s.on(t, i, msgGather, func(o *Shard) any {
 			if pre != nil {
 				pre(o.store.DB(dbs[0]), args, o.now)
+			}
+			if spec.Reads(args) == command.ReadsAccessKeys {
+				o.countAccess(dbs[0], spec, args)
+				if o.kev.flags != 0 {
+					o.kev.db = dbs[0]
+					o.keyMisses()
+				}
 			}
 			es := make([]entry, 0, len(keys))
 			for _, db := range dbs {
