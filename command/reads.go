@@ -17,7 +17,8 @@ type ReadMode uint8
 const (
 	ReadsNone ReadMode = iota // not counted (a write command's lookups)
 	// ReadsLookups: the lookups the engine's read paths make while the
-	// command runs count (every read-only command, GETEX, SET ... GET).
+	// command's handler runs count (every read-only command, GETEX, SET
+	// ... GET, SORT, whose STORE ends them: engine.DB.EndReads).
 	ReadsLookups
 	// ReadsAccessKeys: each key argument whose key spec is flagged ACCESS
 	// counts once, found or not, before the command runs (a *STORE's
@@ -37,12 +38,7 @@ var writeReads = map[string]func(args [][]byte) ReadMode{
 	"bitfield": func(args [][]byte) ReadMode {
 		return modeIf(!hasWord(args[2:], "set") && !hasWord(args[2:], "incrby"), ReadsLookups)
 	},
-	"sort": func(args [][]byte) ReadMode {
-		if hasWord(args[2:], "store") {
-			return ReadsAccessKeys
-		}
-		return ReadsLookups
-	},
+	"sort": lookups,
 	"copy": accessKeys, "bitop": accessKeys, "pfmerge": accessKeys,
 	"sunionstore": accessKeys, "sinterstore": accessKeys, "sdiffstore": accessKeys,
 	"zunionstore": accessKeys, "zinterstore": accessKeys, "zdiffstore": accessKeys, "zrangestore": accessKeys,

@@ -152,8 +152,8 @@ func TestKeyspaceEventsAgainstRedis(t *testing.T) {
 // command, as in Redis: those of read commands, and of the write commands
 // that read as Redis's lookupKeyRead (GETEX, GETDEL, SET ... GET, a
 // BITFIELD of GETs, a *STORE's sources, COPY's source, BITOP's sources,
-// PFMERGE's keys, SORT's key), not their destinations'; OBJECT counts a
-// miss without an event.
+// PFMERGE's keys, SORT's key and the keys its patterns name), not their
+// destinations'; OBJECT counts a miss without an event.
 func TestKeyMissAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -192,7 +192,8 @@ func TestKeyMissAgainstRedis(t *testing.T) {
 		{"ZRANGESTORE", "dst9", "nokey", "0", "-1"}, {"COPY", "a", "dst10"}, {"COPY", "nokey", "dst11"},
 		{"COPY", "a", "w1"}, {"LMOVE", "l1", "dst12", "LEFT", "RIGHT"}, {"RPOPLPUSH", "nokey", "x"},
 		{"SORT", "l1", "ALPHA"}, {"SORT", "nokey"}, {"SORT", "l1", "ALPHA", "STORE", "dst13"},
-		{"SORT", "nokey", "STORE", "dst14"}, {"GEOSEARCHSTORE", "dst15", "g1", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"},
+		{"SORT", "nokey", "STORE", "dst14"}, {"SORT", "l1", "BY", "nosort", "GET", "s*", "GET", "#"},
+		{"SORT", "l1", "BY", "w*", "ALPHA", "GET", "h*->f", "STORE", "dst18"}, {"GEOSEARCHSTORE", "dst15", "g1", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"},
 		{"GEOSEARCHSTORE", "dst16", "nokey", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"},
 		{"GEORADIUS", "nokey", "0", "0", "1", "km", "STORE", "dst17"}, {"GEORADIUS", "g1", "0", "0", "1", "km"},
 		{"HSET", "nokey9", "f", "v"}, {"DEL", "a", "nokey"}, {"EXPIRE", "nokey", "10"}, {"RENAME", "b2", "b3"},

@@ -464,7 +464,6 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	if reads == command.ReadsAccessKeys {
 		s.countAccess(db, spec, args)
 	}
-	s.store.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
 	if !s.laterPart {
 		s.stats.commands++
 		s.stats.count(spec)
@@ -495,6 +494,8 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 			s.eventsBefore(db, spec, args)
 		}
 	}
+	// Only the handler's lookups count (not eventsBefore's).
+	s.store.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
 	switch s.stats.untimed--; {
 	case s.clock.on:
 		d := s.timed(ctx, spec, args)

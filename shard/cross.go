@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/resp"
 )
@@ -41,13 +42,7 @@ func (s *Shard) gather(t *txn) {
 			if pre != nil {
 				pre(o.store.DB(dbs[0]), args, o.now)
 			}
-			if spec.Reads(args) == command.ReadsAccessKeys {
-				o.countAccess(dbs[0], spec, args)
-				if o.kev.flags != 0 {
-					o.kev.db = dbs[0]
-					o.keyMisses()
-				}
-			}
+			o.countSources(dbs[0], spec, args)
 			es := make([]entry, 0, len(keys))
 			for _, db := range dbs {
 				if db < 0 {
@@ -90,11 +85,23 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	s.stats.count(t.spec)
 	dirty := sc.Dirty()
 	blocked := false
+	// The copies hold the keys as their shards do, so a lookup there finds
+	// what it would have found on its shard: it counts here (the keys'
+	// own shards counted a ReadsAccessKeys command's sources in gather).
+	reads := t.spec.Reads(t.args)
+	sc.RecordMisses(s.kev.flags&config.NotifyKeyMiss != 0)
+	sc.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
 	if t.blockFn != nil {
 		var wait command.Wait
 		blocked = t.blockFn(&ctx, t.args, &wait)
 	} else {
 		t.spec.Handler(&ctx, t.args)
+	}
+	sc.CountReads(false)
+	s.store.AddReads(sc)
+	if s.kev.flags&config.NotifyKeyMiss != 0 {
+		s.kev.db = t.db
+		sc.Misses(s.keyMiss)
 	}
 	// Only the keys the command may write can have changed, and only if
 	// it changed anything at all.

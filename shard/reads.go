@@ -21,3 +21,17 @@ func (s *Shard) countAccess(db int, spec *command.Spec, args [][]byte) {
 	}
 	s.store.CountReads(false)
 }
+
+// countSources is countAccess on a shard exporting its keys for a command
+// that runs on copies elsewhere (the gather plan, a Held run), the
+// keymiss events emitted here.
+func (s *Shard) countSources(db int, spec *command.Spec, args [][]byte) {
+	if spec.Reads(args) != command.ReadsAccessKeys {
+		return
+	}
+	s.countAccess(db, spec, args)
+	if s.kev.flags != 0 {
+		s.kev.db = db
+		s.keyMisses()
+	}
+}
