@@ -234,7 +234,8 @@ type Spec struct {
 	acl    aclMask
 	parent *Spec
 	subs   map[string]*Spec
-	id     int // index in Rows()
+	id     int                          // index in Rows()
+	reads  func(args [][]byte) ReadMode // writeReads' entry (reads.go)
 }
 
 // ID is the row's index in Rows(): dense, for per-command counters.

@@ -246,6 +246,7 @@ func sortLookup(db *engine.DB, pat, elem []byte, now int64, buf *[]byte) ([]byte
 	if !ok {
 		return nil, false
 	}
+	db.ReadAgain()
 	if hasField {
 		v, found, err := db.HGet(key, field, now)
 		return v, found && err == nil
@@ -465,6 +466,7 @@ func sortCommand(c *Ctx, args [][]byte, ro bool) {
 			vals = append(vals, slices.Clone(v))
 		}
 	}
+	c.DB.EndReads() // the destination is written, not read
 	c.DB.Delete(o.store, c.Now)
 	if out > 0 {
 		c.DB.ListPush(o.store, vals, false, false, c.Now)

@@ -144,6 +144,7 @@ func complete(s *Spec, parent *Spec) {
 	} else if strings.Contains(s.Name, "|") || len(s.Name) > maxNameLen {
 		panic(fmt.Sprintf("command: bad row name %q", s.Name))
 	}
+	s.reads = writeReads[s.Name]
 	var declared aclMask
 	for _, c := range s.ACL {
 		b := aclBit(c)

@@ -148,9 +148,12 @@ func TestKeyspaceEventsAgainstRedis(t *testing.T) {
 
 // TestKeyMissAgainstRedis: with the m class on, a read command that does
 // not find a key emits "keymiss" for it, on keys of every shard, and
-// keyspace_misses counts the same misses, as in Redis. (Redis also
-// counts the lookups of some write commands, GETEX or a *STORE's
-// sources; radish counts those of read commands only.)
+// keyspace_hits and keyspace_misses count the same lookups after each
+// command, as in Redis: those of read commands, and of the write commands
+// that read as Redis's lookupKeyRead (GETEX, GETDEL, SET ... GET, a
+// BITFIELD of GETs, a *STORE's sources, COPY's source, BITOP's sources,
+// PFMERGE's keys, SORT's key and the keys its patterns name), not their
+// destinations'; OBJECT counts a miss without an event.
 func TestKeyMissAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -163,7 +166,10 @@ func TestKeyMissAgainstRedis(t *testing.T) {
 	for i := range w {
 		w[i].do(t, []string{"FLUSHALL"}, []string{"CONFIG", "SET", "notify-keyspace-events", "KEm"},
 			[]string{"CONFIG", "RESETSTAT"}, []string{"SET", "a", "1"}, []string{"HSET", "h", "f", "v"},
-			[]string{"SET", "gone", "v", "PX", "1"})
+			[]string{"SET", "gone", "v", "PX", "1"}, []string{"SET", "b1", "abc"}, []string{"SET", "b2", "xyz"},
+			[]string{"SADD", "st1", "a", "b"}, []string{"SADD", "st2", "b", "c"}, []string{"ZADD", "z1", "1", "a", "2", "b"},
+			[]string{"PFADD", "p1", "a"}, []string{"RPUSH", "l1", "a", "b"}, []string{"SET", "w1", "x"},
+			[]string{"GEOADD", "g1", "0", "0", "m"})
 		sub[i].do(t, []string{"PSUBSCRIBE", "__key*"})
 	}
 	time.Sleep(20 * time.Millisecond)
@@ -171,6 +177,35 @@ func TestKeyMissAgainstRedis(t *testing.T) {
 		{"GET", "a"}, {"GET", "nokey"}, {"MGET", "a", "b", "c", "d", "e", "f"}, {"EXISTS", "x", "a", "y"},
 		{"TYPE", "t1"}, {"HGET", "h", "f"}, {"HGET", "nh", "f"}, {"LRANGE", "l", "0", "-1"}, {"SMEMBERS", "s"},
 		{"ZSCORE", "z", "m"}, {"STRLEN", "q"}, {"GET", "gone"}, {"TTL", "tt"}, {"SET", "w", "1"},
+		{"OBJECT", "ENCODING", "nokey"}, {"OBJECT", "ENCODING", "a"},
+		// Write commands.
+		{"SET", "a", "2", "GET"}, {"SET", "nokey", "v", "GET"}, {"SET", "nokey2", "v", "NX"}, {"GETEX", "a"},
+		{"GETEX", "nokey3", "PX", "100"}, {"GETDEL", "nokey"}, {"GETDEL", "nokey4"}, {"GETSET", "a", "3"},
+		{"GETSET", "nokey5", "v"}, {"INCR", "nokey6"}, {"APPEND", "a", "x"}, {"BITFIELD", "b1", "GET", "u8", "0"},
+		{"BITFIELD", "nokey7", "GET", "u8", "0"}, {"BITFIELD", "b1", "SET", "u8", "0", "1"},
+		{"BITOP", "AND", "dst", "b1", "b2", "nokey"}, {"BITOP", "OR", "b1", "b1", "nokey"},
+		{"PFMERGE", "dst2", "p1", "nokey"}, {"PFMERGE", "p1", "nokey"},
+		{"SUNIONSTORE", "dst3", "st1", "st2", "nokey"}, {"SINTERSTORE", "dst4", "st1", "nokey"},
+		{"SDIFFSTORE", "st1", "st1", "st2", "nokey"}, {"SMOVE", "st2", "nokey8", "c"},
+		{"ZUNIONSTORE", "dst5", "2", "z1", "nokey"}, {"ZINTERSTORE", "dst6", "2", "z1", "nokey"},
+		{"ZDIFFSTORE", "dst7", "2", "z1", "nokey"}, {"ZRANGESTORE", "dst8", "z1", "0", "-1"},
+		{"ZRANGESTORE", "dst9", "nokey", "0", "-1"}, {"COPY", "a", "dst10"}, {"COPY", "nokey", "dst11"},
+		{"COPY", "a", "w1"}, {"LMOVE", "l1", "dst12", "LEFT", "RIGHT"}, {"RPOPLPUSH", "nokey", "x"},
+		{"SORT", "l1", "ALPHA"}, {"SORT", "nokey"}, {"SORT", "l1", "ALPHA", "STORE", "dst13"},
+		{"SORT", "nokey", "STORE", "dst14"}, {"SORT", "l1", "BY", "nosort", "GET", "s*", "GET", "#"},
+		{"SORT", "l1", "BY", "w*", "ALPHA", "GET", "h*->f", "STORE", "dst18"}, {"GEOSEARCHSTORE", "dst15", "g1", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"},
+		{"GEOSEARCHSTORE", "dst16", "nokey", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"},
+		{"GEORADIUS", "nokey", "0", "0", "1", "km", "STORE", "dst17"}, {"GEORADIUS", "g1", "0", "0", "1", "km"},
+		{"HSET", "nokey9", "f", "v"}, {"DEL", "a", "nokey"}, {"EXPIRE", "nokey", "10"}, {"RENAME", "b2", "b3"},
+	}
+	stats := func(c *psConn) string {
+		info := string(c.do(t, []string{"INFO", "stats"})[0])
+		var out []string
+		for _, f := range []string{"keyspace_hits:", "keyspace_misses:"} {
+			i := strings.Index(info, f)
+			out = append(out, strings.TrimSpace(info[i:i+strings.Index(info[i:], "\n")]))
+		}
+		return strings.Join(out, " ")
 	}
 	for _, cmd := range cmds {
 		got, want := w[0].do(t, cmd), w[1].do(t, cmd)
@@ -195,13 +230,8 @@ func TestKeyMissAgainstRedis(t *testing.T) {
 		if fmt.Sprintf("%q", gotEv) != fmt.Sprintf("%q", wantEv) {
 			t.Fatalf("%v: radish's events %q\nredis's events %q", cmd, gotEv, wantEv)
 		}
-	}
-	misses := func(c *psConn) string {
-		info := string(c.do(t, []string{"INFO", "stats"})[0])
-		i := strings.Index(info, "keyspace_misses:")
-		return strings.TrimSpace(info[i : i+strings.Index(info[i:], "\n")])
-	}
-	if got, want := misses(w[0]), misses(w[1]); got != want {
-		t.Errorf("radish %s, redis %s", got, want)
+		if got, want := stats(w[0]), stats(w[1]); got != want {
+			t.Fatalf("after %v: radish %s, redis %s", cmd, got, want)
+		}
 	}
 }

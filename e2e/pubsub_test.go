@@ -260,7 +260,8 @@ func pubsubAgainstRedis(t *testing.T, addr, ref string, proto int) {
 // every shard's receivers, the subscription takes (RESP2 subscribed mode
 // follows). The PUBSUB introspection subcommands count the subscribers of
 // every shard (8 connections over 3 shards), and SSUBSCRIBE is refused
-// with Redis's text.
+// with Redis's text. A message to the EXEC's own connection comes in the
+// middle of EXEC's array, before the PUBLISH's reply.
 func TestPubSubInMultiAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -299,6 +300,15 @@ func TestPubSubInMultiAgainstRedis(t *testing.T) {
 			{5, [][]string{{"UNSUBSCRIBE"}}}, {7, [][]string{{"PUNSUBSCRIBE"}}},
 			{5, [][]string{{"MULTI"}, {"SUNSUBSCRIBE", "sch", "other"}, {"PUBSUB", "SHARDNUMSUB", "sch"}, {"SUNSUBSCRIBE"}, {"EXEC"}}},
 			{7, [][]string{{"MULTI"}, {"SUNSUBSCRIBE"}, {"PUBSUB", "SHARDNUMSUB", "sch2"}, {"EXEC"}}},
+			// Messages to the EXEC's own connection go in the middle of
+			// its array, before the PUBLISH's reply (RESP2 as well, where
+			// a client cannot parse it; a RESP2 subscriber's MULTI is
+			// refused).
+			{0, [][]string{{"MULTI"}, {"SUBSCRIBE", "self"}, {"PUBLISH", "self", "a"}, {"SET", "k1", "v"},
+				{"SPUBLISH", "self", "s"}, {"PUBLISH", "self", "b"}, {"EXEC"}}},
+			{0, [][]string{{"MULTI"}, {"PUBLISH", "self", "c"}, {"SET", "k2", "v"}, {"PUBLISH", "self", "d"}, {"EXEC"}}},
+			{0, [][]string{{"MULTI"}, {"SET", "k1", "v"}, {"PUBLISH", "self", "e"}, {"EXEC"}}},
+			{0, [][]string{{"UNSUBSCRIBE"}}},
 		}
 		for _, st := range steps {
 			got, want := canonicalPS(st.cmds[0], a[st.conn].do(t, st.cmds...)), canonicalPS(st.cmds[0], b[st.conn].do(t, st.cmds...))

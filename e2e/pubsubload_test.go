@@ -50,12 +50,19 @@ func readFrame(r *bufio.Reader) ([]string, error) {
 }
 
 // TestPubSubLoad: 1,000 subscribers (a quarter of them on a pattern)
-// spread by the kernel over four shards, and 32 publishers (so that every
-// shard has some) publishing at once; every subscriber receives every
-// message of every publisher exactly once, in that publisher's order.
+// spread by the kernel over four shards, and publishers on every shard
+// (32, and more until the metrics show a publish on each shard)
+// publishing at once; every subscriber receives every message of every
+// publisher exactly once, in that publisher's order. Meanwhile 8
+// subscribers that stop reading get 64 KB messages on another channel:
+// each is cut at its client-output-buffer-limit (the publisher's count
+// falls to 0, the log says why), and the server's RSS stays bounded (its
+// peak is logged): far below what the messages would hold uncut.
 func TestPubSubLoad(t *testing.T) {
-	const subs, pubs, perPub, shards = 1000, 32, 50, 4
-	s := start(t, "--shards", strconv.Itoa(shards), "--maxclients", "2000")
+	const subs, slow, minPubs, perPub, shards = 1000, 8, 32, 50, 4
+	mport := freePort(t)
+	s := start(t, "--shards", strconv.Itoa(shards), "--maxclients", "2000", "--metrics-port", strconv.Itoa(mport),
+		"--client-output-buffer-limit", "pubsub", "1mb", "256kb", "1")
 	type sub struct {
 		c net.Conn
 		r *bufio.Reader
@@ -79,6 +86,43 @@ func TestPubSubLoad(t *testing.T) {
 	if got := s.cli("PUBSUB", "NUMSUB", "load"); !strings.Contains(got, strconv.Itoa(subs-subs/4)) {
 		t.Fatalf("PUBSUB NUMSUB load: %s", got)
 	}
+	for i := range slow {
+		c := dialSlow(t, s.addr)
+		fmt.Fprint(c, "SUBSCRIBE flood\r\n")
+		if f, err := readFrame(bufio.NewReader(c)); err != nil || len(f) != 3 {
+			t.Fatalf("slow subscriber %d: %q %v", i, f, err)
+		}
+	}
+	// The publishers, each publishing once to a channel no one hears,
+	// until every shard ran a publish.
+	var pubConns []net.Conn
+	for {
+		c := s.raw()
+		c.SetDeadline(time.Now().Add(2 * time.Minute))
+		if _, err := io.WriteString(c, "PUBLISH warm x\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != ":0\r\n" {
+			t.Fatalf("warm-up publish: %q %v", line, err)
+		}
+		pubConns = append(pubConns, c)
+		if len(pubConns) < minPubs {
+			continue
+		}
+		body, covered := scrape(t, mport), 0
+		for sh := range shards {
+			if sum(t, body, `radish_command_calls_total\{cmd="publish",shard="`+strconv.Itoa(sh)+`"\}`) > 0 {
+				covered++
+			}
+		}
+		if covered == shards {
+			break
+		}
+		if len(pubConns) == 4*minPubs {
+			t.Fatalf("%d publishers, publishes on %d shards of %d", len(pubConns), covered, shards)
+		}
+	}
+	pubs := len(pubConns)
 	var wg sync.WaitGroup
 	errs := make(chan error, subs+pubs)
 	for i, sb := range all {
@@ -103,9 +147,8 @@ func TestPubSubLoad(t *testing.T) {
 			}
 		})
 	}
-	for p := range pubs {
-		c := s.raw()
-		c.SetDeadline(time.Now().Add(2 * time.Minute))
+	base := s.rss()
+	for p, c := range pubConns {
 		wg.Go(func() {
 			r := bufio.NewReader(c)
 			for seq := 0; seq < perPub; seq += 10 {
@@ -132,11 +175,34 @@ func TestPubSubLoad(t *testing.T) {
 			}
 		})
 	}
+	// The flood, 400 MB if the slow subscribers were never cut.
+	flood, big := s.client(2), strings.Repeat("x", 64<<10)
+	peak, left, sent := base, int64(slow), 0
+	for ; sent < 800 && left > 0; sent++ {
+		n, err := flood.Publish(ctx, "flood", big).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		left = n
+		if sent%8 == 0 {
+			peak = max(peak, s.rss())
+		}
+	}
+	if left > 0 {
+		t.Fatalf("%d of the %d slow subscribers still receive after %d messages of 64 KB", left, slow, sent)
+	}
 	wg.Wait()
+	peak = max(peak, s.rss())
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
 	}
+	t.Logf("%d publishers; slow subscribers cut after %d messages of 64 KB; RSS %d MB before, peak %d MB",
+		pubs, sent, base>>20, peak>>20)
+	if peak-base > 128<<20 {
+		t.Errorf("RSS grew by %d MB", (peak-base)>>20)
+	}
+	waitLog(t, s, "exceeded its output buffer limit")
 	// Nothing more arrives: no duplicate.
 	for i, sb := range all[:50] {
 		sb.c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))

@@ -643,6 +643,24 @@ func (s *Store) ResetStats() {
 // server turns it on for the duration of each read-only command.
 func (s *Store) CountReads(on bool) { s.reads, s.lastRead = on, 0 }
 
+// ReadAgain makes the next counted lookup count even when it is for the
+// same bytes as the last (a key built in a reused buffer, as SORT's
+// patterns build theirs): the two are different lookups.
+func (db *DB) ReadAgain() { db.s.lastRead = 0 }
+
+// EndReads stops the counting of lookups for the rest of the command
+// (SORT ... STORE writes its destination after reading).
+func (db *DB) EndReads() { db.s.reads = false }
+
+// AddReads adds the hits and misses other counted to s's and clears
+// other's: a command run on copies of its keys (a scratch store) counts
+// on the store the keys came from.
+func (s *Store) AddReads(other *Store) {
+	s.hits += other.hits
+	s.misses += other.misses
+	other.hits, other.misses = 0, 0
+}
+
 // counted files the outcome of one lookup of key when reads are counted.
 func (s *Store) counted(key []byte, found bool) {
 	if s.reads {

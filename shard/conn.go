@@ -104,6 +104,9 @@ func (s *Shard) serve(c *conn) {
 			break
 		}
 		if len(args) > 0 {
+			if s.ps.run.pub != nil && !continuesRun(args) {
+				s.endRun()
+			}
 			c.running = true
 			if in[0] == '*' {
 				s.mut.raw, s.mut.rawArgs = in[:n], unsafe.SliceData(args)
@@ -118,6 +121,7 @@ func (s *Shard) serve(c *conn) {
 		}
 		s.drv.Consume(c.id, n)
 	}
+	s.endRun()
 	s.checkOutput(c)
 	s.closeIfDone(c)
 }
@@ -351,7 +355,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	if c.cl.Track.Caching {
 		s.cachingUsed(c, spec)
 	}
-	if c.tx == nil && (c.subscribed() || spec.Flags&command.PubSub != 0) && s.pubsubCmd(c, spec, args) {
+	if !c.inMulti() && (c.subscribed() || spec.Flags&command.PubSub != 0) && s.pubsubCmd(c, spec, args) {
 		if s.mon.on {
 			s.feedMonitors(c.cl.DB, &c.cl, spec, args)
 		}
@@ -461,7 +465,10 @@ func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 // write is applied whole or refused whole.
 func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	s.store.SetNoTouch(noTouch)
-	s.store.CountReads(spec.Flags&command.ReadOnly != 0)
+	reads := spec.Reads(args)
+	if reads == command.ReadsAccessKeys {
+		s.countAccess(db, spec, args)
+	}
 	if !s.laterPart {
 		s.stats.commands++
 		s.stats.count(spec)
@@ -492,6 +499,8 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 			s.eventsBefore(db, spec, args)
 		}
 	}
+	// Only the handler's lookups count (not eventsBefore's).
+	s.store.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
 	switch s.stats.untimed--; {
 	case s.clock.on:
 		d := s.timed(ctx, spec, args)
@@ -520,7 +529,11 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 	s.store.CountReads(false)
 	if s.kev.flags != 0 {
-		s.keyMisses()
+		if reads == command.ReadsSilently {
+			s.store.Misses(func([]byte) {})
+		} else {
+			s.keyMisses()
+		}
 	}
 	if s.mon.on {
 		s.feedMonitors(db, cl, spec, args)

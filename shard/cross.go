@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/resp"
 )
@@ -36,11 +37,12 @@ func (s *Shard) gather(t *txn) {
 	}
 	for i := range t.parts {
 		keys, dbs := t.co.Parts[i].Keys, [2]int{t.db, other}
-		pre, args := t.spec.BeforeGather, t.args
+		pre, args, spec := t.spec.BeforeGather, t.args, t.spec
 		s.on(t, i, msgGather, func(o *Shard) any {
 			if pre != nil {
 				pre(o.store.DB(dbs[0]), args, o.now)
 			}
+			o.countSources(dbs[0], spec, args)
 			es := make([]entry, 0, len(keys))
 			for _, db := range dbs {
 				if db < 0 {
@@ -83,11 +85,23 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	s.stats.count(t.spec)
 	dirty := sc.Dirty()
 	blocked := false
+	// The copies hold the keys as their shards do, so a lookup there finds
+	// what it would have found on its shard: it counts here (the keys'
+	// own shards counted a ReadsAccessKeys command's sources in gather).
+	reads := t.spec.Reads(t.args)
+	sc.RecordMisses(s.kev.flags&config.NotifyKeyMiss != 0)
+	sc.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
 	if t.blockFn != nil {
 		var wait command.Wait
 		blocked = t.blockFn(&ctx, t.args, &wait)
 	} else {
 		t.spec.Handler(&ctx, t.args)
+	}
+	sc.CountReads(false)
+	s.store.AddReads(sc)
+	if s.kev.flags&config.NotifyKeyMiss != 0 {
+		s.kev.db = t.db
+		sc.Misses(s.keyMiss)
 	}
 	// Only the keys the command may write can have changed, and only if
 	// it changed anything at all.

@@ -63,6 +63,8 @@
 //     the other shards whose pubsub.Filter wants its channel as entries of
 //     one batch per destination per turn, which comes back with the
 //     receivers counted (pubsub.go explains the choice and its cost).
+//     Consecutive publishes to one channel reach a subscriber as one run,
+//     one append to its output (pubrun.go).
 //   - tracking: CLIENT TRACKING's state. The shard owning a key keeps its
 //     tracking readers (track.Table: client ID and home shard), filled by
 //     run1 for the client a command runs for (reader, carried by hops,

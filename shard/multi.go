@@ -659,6 +659,7 @@ func (s *Shard) execHere(t *txn) []byte {
 	w.Array(len(t.cmds))
 	mark := s.fxMark()
 	s.who = t.who
+	s.ps.self = selfPush{c: c, buf: &w.B}
 	for i := range t.cmds {
 		tc := &t.cmds[i]
 		if tc.kind == router.Local || tc.kind == router.ScanEnd {
@@ -667,6 +668,7 @@ func (s *Shard) execHere(t *txn) []byte {
 		}
 		s.runKeyed(w, tc, t.noTouch)
 	}
+	s.ps.self = selfPush{}
 	s.who = reader{}
 	s.fxWrap(mark, command.Tag{})
 	return w.B

@@ -95,7 +95,7 @@ func (s *Shard) export(t *txn, keys [][]byte, own bool, got [][]entry, have map[
 		then()
 		return
 	}
-	db, args, pre := t.db, t.args, t.spec.BeforeGather
+	db, args, pre, spec := t.db, t.args, t.spec.BeforeGather, t.spec
 	if !own {
 		pre = nil
 	}
@@ -106,6 +106,9 @@ func (s *Shard) export(t *txn, keys [][]byte, own bool, got [][]entry, have map[
 		s.on(t, sh, msgGather, func(o *Shard) any {
 			if pre != nil {
 				pre(o.store.DB(db), args, o.now)
+			}
+			if own {
+				o.countSources(db, spec, args)
 			}
 			es := make([]entry, len(ks))
 			for i, k := range ks {

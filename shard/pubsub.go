@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/pubsub"
 	"github.com/radish-kv/radish/router"
@@ -88,6 +89,20 @@ type pubState struct {
 	// built once per delivery for all its subscribers.
 	frames [2][]byte
 	built  [2]bool
+	run    pubRun   // the open run of publishes (pubrun.go)
+	self   selfPush // where messages to the connection running an EXEC go
+}
+
+// selfPush is where the messages to one connection go while a
+// transaction of its own runs here: into the reply being written, so
+// that a PUBLISH inside EXEC to a channel the connection subscribes to
+// puts the message in the middle of EXEC's array, before the PUBLISH's
+// own reply, as Redis 7.0 writes it (RESP2 and RESP3). Only the
+// transaction's commands run while it is set, so no other publisher's
+// message lands there.
+type selfPush struct {
+	c   *conn
+	buf *[]byte
 }
 
 func (ps *pubState) init(shards int) {
@@ -103,15 +118,25 @@ func (c *conn) subscribed() bool { return c.cl.Subs|c.cl.PSubs|c.cl.SSubs != 0 }
 // that mode allows; it reports whether it did either.
 func (s *Shard) pubsubCmd(c *conn, spec *command.Spec, args [][]byte) bool {
 	if c.cl.Proto == 2 && c.subscribed() && !command.SubscribedOK(spec) {
-		s.reply(c, func(w *resp.Writer) {
-			w.Error("ERR Can't execute '" + spec.Name + "': only (P|S)SUBSCRIBE / " +
-				"(P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
-		})
+		e := "Can't execute '" + spec.Name + "': only (P|S)SUBSCRIBE / " +
+			"(P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+		if spec.Name == "exec" {
+			// As Redis's rejectCommand: an EXEC refused is an aborted one.
+			e = errtext.ExecAbortWhy + e
+		} else {
+			e = "ERR " + e
+		}
+		s.stats.refusedCall(spec, e)
+		s.reply(c, func(w *resp.Writer) { w.Error(e) })
 		return true
 	}
-	switch op := command.PubSubOf(spec); op {
-	case command.PSNone:
+	op := command.PubSubOf(spec)
+	if op == command.PSNone {
 		return false
+	}
+	s.stats.commands++
+	s.stats.count(spec)
+	switch op {
 	case command.PSSubscribe:
 		s.subscribe(c, pubsub.Channel, "subscribe", args[1:])
 	case command.PSPSubscribe:
@@ -311,7 +336,7 @@ func (s *Shard) PubSubQuery(op command.PubSubOp, args [][]byte) ([]string, []int
 // publish delivers msg to channel's subscribers here and sends it to every
 // shard that may have more; the reply counts them all.
 func (s *Shard) publish(c *conn, ch, msg []byte) {
-	n := s.deliverHere(pubsub.Channel, ch, msg)
+	n := s.deliverFrom(c, ch, msg)
 	var wait *pubWait
 	h := pubsub.Hash(ch)
 	for q, o := range s.group.shards {
@@ -439,11 +464,19 @@ func (s *Shard) newBatch() *pubBatch {
 // runPublish delivers a batch from another shard and sends it back with
 // the counts.
 func (s *Shard) runPublish(b *pubBatch) {
-	start := 0
-	for i := range b.ents {
+	for i := 0; i < len(b.ents); {
 		e := &b.ents[i]
-		ch, msg := b.buf[start:e.chEnd], b.buf[e.chEnd:e.msgEnd]
-		start = e.msgEnd
+		if j := s.runEnd(b, i); j > i+1 {
+			n := s.deliverBatchRun(b, e.op, i, j)
+			if e.op == pubChannel {
+				for k := i; k < j; k++ {
+					b.ents[k].n = n
+				}
+			}
+			i = j
+			continue
+		}
+		ch, msg := b.at(i)
 		switch e.op {
 		case pubChannel:
 			e.n = s.deliverHere(pubsub.Channel, ch, msg)
@@ -452,6 +485,7 @@ func (s *Shard) runPublish(b *pubBatch) {
 		case pubOwner:
 			e.n = s.spublishOwned(ch, msg, b.from)
 		}
+		i++
 	}
 	s.outbox[b.from] = append(s.outbox[b.from], message{kind: msgPublished, pub: b})
 }
@@ -512,6 +546,10 @@ func (s *Shard) deliverHere(kind pubsub.Kind, ch, msg []byte) int64 {
 // push writes a message to a subscriber, in order behind its replies.
 func (s *Shard) push(c *conn, frame []byte) {
 	if c.closing || c.dead {
+		return
+	}
+	if c == s.ps.self.c {
+		*s.ps.self.buf = append(*s.ps.self.buf, frame...)
 		return
 	}
 	if len(c.queue) == 0 {

@@ -1,9 +1,11 @@
 package shard
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/pubsub"
 )
 
 func encode(cmds ...[]string) []byte {
@@ -119,5 +121,67 @@ func TestSubscribedMode(t *testing.T) {
 	}
 	if s.conns[c.id].subscribed() {
 		t.Fatal("still subscribed")
+	}
+}
+
+// TestPublishRuns: a pipeline of publishes reaches the subscribers of
+// both shards in order as runs (pubrun.go): consecutive publishes to one
+// channel together, one to another channel or another command between
+// them ending the run, RESP2 and RESP3 subscribers each in their own
+// protocol, and every reply counts the subscribers.
+func TestPublishRuns(t *testing.T) {
+	m := newSim(t, 2, 1)
+	pub := m.dial(0)
+	type sub struct {
+		c     *simConn
+		proto int
+		chans []string
+	}
+	subs := []sub{
+		{m.dial(0), 2, []string{"ch", "other"}}, {m.dial(0), 3, []string{"ch"}},
+		{m.dial(1), 2, []string{"ch", "other"}}, {m.dial(1), 3, []string{"ch"}},
+	}
+	for _, s := range subs {
+		cmds := [][]string{{"HELLO", "3"}}
+		if s.proto == 2 {
+			cmds = nil
+		}
+		cmds = append(cmds, append([]string{"SUBSCRIBE"}, s.chans...))
+		m.drv[s.c.shard].in[s.c.id] = encode(cmds...)
+		m.g.shards[s.c.shard].OnData(s.c.id)
+		*m.drv[s.c.shard].Output(s.c.id) = (*m.drv[s.c.shard].Output(s.c.id))[:0]
+	}
+	pubs := [][2]string{{"ch", "1"}, {"ch", "2"}, {"other", "3"}, {"ch", "4"}, {"", ""}, {"ch", "5"}, {"ch", "6"}}
+	var cmds [][]string
+	wantReplies := ""
+	for _, p := range pubs {
+		if p[0] == "" {
+			cmds = append(cmds, []string{"PING"})
+			wantReplies += "+PONG\r\n"
+			continue
+		}
+		cmds = append(cmds, []string{"PUBLISH", p[0], p[1]})
+		wantReplies += map[string]string{"ch": ":4\r\n", "other": ":2\r\n"}[p[0]]
+	}
+	home, other := m.g.shards[0], m.g.shards[1]
+	m.drv[0].in[pub.id] = encode(cmds...)
+	home.OnData(pub.id)
+	home.flushOutbox()
+	other.Turn(m.now)
+	other.flushOutbox()
+	home.Turn(m.now)
+	if got := string(*m.drv[0].Output(pub.id)); got != wantReplies {
+		t.Errorf("publisher got %q, want %q", got, wantReplies)
+	}
+	for _, s := range subs {
+		var want []byte
+		for _, p := range pubs {
+			if p[0] != "" && slices.Contains(s.chans, p[0]) {
+				want = pubsub.AppendMessage(want, s.proto, pubsub.Channel, []byte(p[0]), []byte(p[1]))
+			}
+		}
+		if got := string(*m.drv[s.c.shard].Output(s.c.id)); got != string(want) {
+			t.Errorf("RESP%d subscriber of %v on shard %d got %q, want %q", s.proto, s.chans, s.c.shard, got, want)
+		}
 	}
 }

@@ -49,6 +49,7 @@ type Shard struct {
 	warmZ       []warmZ
 	warmScores  []float64
 	warmMembers [][]byte
+	accessIdx   []int // countAccess's key indexes (reads.go)
 	split       router.Splitter
 	now         int64
 

@@ -98,6 +98,11 @@ type txn struct {
 	co      coord.Txn     // taking the locks: per part, the keys with their intents
 	got     int
 	reply   [][]byte
+	// pushed are the messages the part on the connection's own shard
+	// delivered to the connection itself (a PUBLISH inside EXEC to a
+	// channel it subscribes to): they go before the reply, as Redis
+	// writes them (pubsub.go, selfPush).
+	pushed []byte
 	// done, when set, takes the reply instead of the connection's slot
 	// (a blocked BLMOVE across shards decides whether it was served).
 	done func(out []byte)
@@ -312,6 +317,7 @@ func (s *Shard) runParts(t *txn) {
 		s.gather(t)
 		return
 	}
+	home := s.id
 	for i := range t.parts {
 		id, keys, tag, spec, args := t.id, t.co.Parts[i].Keys, t.tag(i), t.spec, t.parts[i].Args
 		proto, noTouch, db, held, who, whole := t.proto, t.noTouch, t.db, t.in != nil, t.who, t.args
@@ -321,7 +327,12 @@ func (s *Shard) runParts(t *txn) {
 			o.who = who
 			o.laterPart, o.wholeArgs = i > 0, whole
 			mark := o.fxMark()
+			if o.id == home {
+				// The connection's own shard: t is this shard's to touch.
+				o.ps.self = selfPush{c: t.c, buf: &t.pushed}
+			}
 			o.run1(&w, nil, noTouch, db, spec, args)
+			o.ps.self = selfPush{}
 			o.partRan(mark, tag)
 			o.laterPart, o.wholeArgs = false, nil
 			o.who = reader{}
@@ -341,6 +352,9 @@ func (s *Shard) partDone(t *txn, i int, b []byte) {
 		return
 	}
 	out := router.Merge(t.merge, t.proto, t.parts, t.reply)
+	if len(t.pushed) > 0 {
+		out = append(t.pushed, out...)
+	}
 	s.finish(t, out)
 }
 
