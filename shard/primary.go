@@ -460,7 +460,10 @@ func (s *Shard) cutHere(id uint64, dump bool) {
 	b := &bgSave{mem: &bytes.Buffer{}, then: then}
 	b.w = snapshot.NewWriter(s.store, b.mem, opt)
 	if s.snap != nil { // a BGSAVE's slices hold the copy-before-write
-		then(b.mem.Bytes(), b.w.WriteAll(s.now))
+		// The payload is read once written (the arguments of one call
+		// are read in order: the buffer's bytes would be taken first).
+		err := b.w.WriteAll(s.now)
+		then(b.mem.Bytes(), err)
 		return
 	}
 	s.snap = b
