@@ -14,8 +14,9 @@ import (
 // flows, one connection per primary shard (the primary's log says so),
 // under a write load: the keys of every database, their TTLs and the
 // FUNCTION libraries arrive (digests equal), and no temporary file is
-// left in a replica's dir. A redis-cli --rdb of the same primary still
-// gets the one payload.
+// left in a replica's dir. REPLCONF radish-flow with a token no replica
+// connection holds, or past the shard count, is refused. A redis-cli
+// --rdb of the same primary still gets the one payload.
 func TestFullSyncFlows(t *testing.T) {
 	primary := start(t, "--shards", "4", "--requirepass", "pw")
 	auth := func(s *server, args ...string) string {
@@ -69,6 +70,19 @@ func TestFullSyncFlows(t *testing.T) {
 	logs, _ := os.ReadFile(primary.log)
 	if n := strings.Count(string(logs), "full sync served on flows"); n != len(replicas) {
 		t.Errorf("%d full syncs served on flows, want %d", n, len(replicas))
+	}
+	// The handshake's errors: a token no replica connection holds.
+	h := dialDiff(t, primary.addr, 2)
+	got := h.do(t, []string{"AUTH", "pw"}, []string{"REPLCONF", "radish-flow", "nosuchtoken", "0"},
+		[]string{"REPLCONF", "radish-flows", "2"})
+	if string(got[1]) != "-ERR no such replication flow\r\n" || !strings.HasPrefix(string(got[2]), "+FLOWS 4 ") {
+		t.Errorf("REPLCONF radish-flow with a bad token: %q; radish-flows: %q", got[1], got[2])
+	}
+	if token := strings.Fields(string(got[2]))[2]; len(token) == 40 {
+		bad := h.do(t, []string{"REPLCONF", "radish-flow", token, "4"})
+		if string(bad[0]) != "-ERR no such replication flow\r\n" {
+			t.Errorf("REPLCONF radish-flow past the shards: %q", bad[0])
+		}
 	}
 	rdb := filepath.Join(t.TempDir(), "dump.rdb")
 	auth(primary, "--rdb", rdb)
