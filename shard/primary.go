@@ -67,6 +67,7 @@ type primState struct {
 	backlog  []byte // the stream's last bytes, at most repl-backlog-size
 	replicas []*replica
 	syncs    map[uint64]*fullSync
+	flowSets map[string]*flowSet // by token (flows.go)
 
 	full, partialOK, partialErr atomic.Int64
 	// good counts the replicas online whose last ACK is at most
@@ -97,7 +98,8 @@ type replica struct {
 	// sync's cut, or where its partial resync's backlog ended); -1 until
 	// the merger passed its cut.
 	from   int64
-	buffer []byte // the stream since its full sync's cut, until the payload is sent
+	buffer []byte   // the stream since its full sync's cut, until the payload is sent
+	flows  *flowSet // its full sync's flows, when it asked for them (flows.go)
 }
 
 // fullSync is a full sync in progress: its cut's offset once the
@@ -110,6 +112,7 @@ type fullSync struct {
 	replid string // the replication ID it is of
 	parts  [][]byte
 	left   int
+	flows  *flowSet // the parts go on the replica's flows
 }
 
 // waiter2 is a WAIT: done once the stream's offset for it is known
@@ -361,6 +364,10 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 				r.ackAt.Store(time.Now().UnixMilli())
 				p.replicas = append(p.replicas, r)
 				p.partialOK.Add(1)
+				if r.flows != nil {
+					g.closeFlows(r.flows)
+					r.flows = nil
+				}
 				g.sendTo(r, append([]byte("+CONTINUE "+replid+"\r\n"), data...))
 				p.mu.Unlock()
 				g.log.Info("partial resynchronization served", zap.String("replica", c.cl.Addr), zap.Int64("offset", want))
@@ -375,8 +382,12 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 	p.replicas = append(p.replicas, r)
 	p.full.Add(1)
 	id := p.cutSeq.Add(1)
-	p.syncs[id] = &fullSync{r: r, parts: make([][]byte, len(g.shards)), left: len(g.shards), sync: spec.Name == "sync",
+	fs := &fullSync{r: r, parts: make([][]byte, len(g.shards)), left: len(g.shards), sync: spec.Name == "sync",
 		replid: replid}
+	if r.flows != nil && r.flows.full == nil && !fs.sync {
+		fs.flows, r.flows.full = r.flows, fs
+	}
+	p.syncs[id] = fs
 	p.mu.Unlock()
 	s.cutTxn(id, true, nil)
 }
@@ -459,7 +470,10 @@ func (s *Shard) cutHere(id uint64, dump bool) {
 	b := &bgSave{mem: &bytes.Buffer{}, then: then}
 	b.w = snapshot.NewWriter(s.store, b.mem, opt)
 	if s.snap != nil { // a BGSAVE's slices hold the copy-before-write
-		then(b.mem.Bytes(), b.w.WriteAll(s.now))
+		// The payload is read once written (the arguments of one call
+		// are read in order: the buffer's bytes would be taken first).
+		err := b.w.WriteAll(s.now)
+		then(b.mem.Bytes(), err)
 		return
 	}
 	s.snap = b
@@ -475,8 +489,14 @@ func (g *Group) partDumped(id uint64, shard int, body []byte) {
 	if fs == nil {
 		return
 	}
+	if body == nil {
+		body = []byte{} // dumped, of no keys
+	}
 	fs.parts[shard] = body
 	fs.left--
+	if fs.flows != nil && fs.flows.fds[shard] >= 0 {
+		g.sendFlow(fs.flows, shard)
+	}
 	g.trySend(id, fs)
 }
 
@@ -491,6 +511,13 @@ func (g *Group) trySend(id uint64, fs *fullSync) {
 	delete(p.syncs, id)
 	r := fs.r
 	if r.gone {
+		return
+	}
+	if fs.flows != nil {
+		b := fmt.Appendf(nil, "+FULLRESYNC %s %d\r\n$FLOWS:%d\r\n", fs.replid, fs.offset, len(fs.parts))
+		g.online(r, fs, append(b, r.buffer...))
+		g.log.Info("full sync served on flows", zap.String("replica", r.c.cl.Addr), zap.Int("flows", len(fs.parts)),
+			zap.Int64("offset", fs.offset))
 		return
 	}
 	c := g.conf.Snapshot()
@@ -515,13 +542,18 @@ func (g *Group) trySend(id uint64, fs *fullSync) {
 		g.sendTo(r, b)
 		return
 	}
-	b = append(b, r.buffer...)
+	g.online(r, fs, append(b, r.buffer...))
+	g.log.Info("full sync served", zap.String("replica", r.c.cl.Addr), zap.Int("bytes", len(payload)), zap.Int64("offset", fs.offset))
+}
+
+// online sends b, r's full sync's reply and the stream since its cut,
+// and has the stream follow. p.mu held.
+func (g *Group) online(r *replica, fs *fullSync, b []byte) {
 	r.buffer = nil
 	r.state = "online"
 	r.ack.Store(fs.offset)
 	r.ackAt.Store(time.Now().UnixMilli())
 	g.sendTo(r, b)
-	g.log.Info("full sync served", zap.String("replica", r.c.cl.Addr), zap.Int("bytes", len(payload)), zap.Int64("offset", fs.offset))
 }
 
 // dropReplicas closes every replica's connection (the group becomes a
@@ -533,6 +565,9 @@ func (g *Group) dropReplicas() {
 	for _, r := range p.replicas {
 		c := r.c
 		r.gone = true
+		if r.flows != nil {
+			g.closeFlows(r.flows)
+		}
 		g.shards[r.shard].deliver([]message{{kind: msgRepl, run: func(s *Shard) { s.closeConn(c) }}})
 	}
 	p.replicas = nil
@@ -544,6 +579,9 @@ func (g *Group) replicaGone(r *replica) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r.gone = true
+	if r.flows != nil {
+		g.closeFlows(r.flows)
+	}
 	for i, x := range p.replicas {
 		if x == r {
 			p.replicas = append(p.replicas[:i], p.replicas[i+1:]...)

@@ -155,7 +155,7 @@ func (g *Group) follow(host string, port int) {
 		Addr: net.JoinHostPort(host, strconv.Itoa(port)), User: c.MasterUser, Pass: c.MasterAuth,
 		ListenPort: listen, AnnounceIP: c.ReplicaAnnounceIP, Dir: c.Dir,
 		Timeout: time.Duration(c.ReplTimeout) * time.Second, ReplID: replid, Offset: offset, Log: g.log,
-		Backlog: int(c.ReplBacklogSize),
+		Backlog: int(c.ReplBacklogSize), Flows: len(g.shards),
 	}))
 	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
 }
@@ -291,7 +291,7 @@ func (s *Shard) replRefuses(spec *command.Spec) string {
 func (s *Shard) replCmd(c *conn, spec *command.Spec, args [][]byte) {
 	switch spec.Name {
 	case "replconf":
-		if s.masterHello(c, args) || s.replconfReplica(c, args) {
+		if s.masterHello(c, args) || s.flowsHello(c, args) || s.flowAttach(c, args) || s.replconfReplica(c, args) {
 			return
 		}
 		s.reply(c, func(w *resp.Writer) { command.ReplConf(w, args) })

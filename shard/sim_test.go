@@ -404,11 +404,12 @@ func (d *simDriver) poll(h ioloop.Handler) {
 	}
 }
 
-func (d *simDriver) Listen(int) error               { return nil }
-func (d *simDriver) Adopt(int) error                { return ioloop.ErrClosed } // the simulator has no sockets
-func (d *simDriver) Input(c ioloop.ConnID) []byte   { return d.in[c] }
-func (d *simDriver) Consume(c ioloop.ConnID, n int) { d.in[c] = d.in[c][n:] }
-func (d *simDriver) Pending(ioloop.ConnID) int      { return 0 }
+func (d *simDriver) Listen(int) error                  { return nil }
+func (d *simDriver) Adopt(int) error                   { return ioloop.ErrClosed } // the simulator has no sockets
+func (d *simDriver) Detach(ioloop.ConnID) (int, error) { return -1, ioloop.ErrClosed }
+func (d *simDriver) Input(c ioloop.ConnID) []byte      { return d.in[c] }
+func (d *simDriver) Consume(c ioloop.ConnID, n int)    { d.in[c] = d.in[c][n:] }
+func (d *simDriver) Pending(ioloop.ConnID) int         { return 0 }
 func (d *simDriver) Close(c ioloop.ConnID) {
 	if cn := d.conns[c]; cn != nil && !cn.closed {
 		cn.closed = true

@@ -216,6 +216,23 @@ func (d *Epoll) Abort(c ConnID) {
 	d.markDirty(c.slot(), cn)
 }
 
+// Detach implements Driver.
+func (d *Epoll) Detach(c ConnID) (int, error) {
+	cn := d.conn(c)
+	if cn == nil || cn.state != stOpen || cn.closeReq {
+		return -1, ErrClosed
+	}
+	fd, err := unix.FcntlInt(uintptr(cn.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("fcntl", err)
+	}
+	// The duplicate keeps the file open: its close would not take it
+	// out of the epoll set.
+	unix.EpollCtl(d.epfd, unix.EPOLL_CTL_DEL, cn.fd, nil)
+	d.Abort(c)
+	return fd, nil
+}
+
 // Wake implements Driver.
 func (d *Epoll) Wake() {
 	if d.wakeReq.Swap(1) != 0 {

@@ -48,6 +48,15 @@ type Driver interface {
 	// during the next Poll, as for a socket the driver accepted. The
 	// driver owns fd from then on.
 	Adopt(fd int) error
+	// Detach hands c's socket to the caller: it returns a duplicate of
+	// it (close-on-exec, non-blocking as c's was) and aborts c, whose
+	// pending output is dropped and whose OnClose follows as after
+	// Abort; the socket stays open while the duplicate is. For a
+	// connection whose peer sends nothing more (a replication flow,
+	// written by a goroutine from then on): input arriving after it is
+	// the caller's to read on the duplicate, except what the driver had
+	// received already.
+	Detach(c ConnID) (int, error)
 	// Input returns all received, unconsumed bytes of c (nil for a stale or
 	// closing c). The slice is borrowed: valid until Consume(c, ...) or the
 	// next Poll, whichever comes first. Appending to it never overwrites

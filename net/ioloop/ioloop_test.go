@@ -790,3 +790,47 @@ func TestListenRejectsNonListener(t *testing.T) {
 		}
 	})
 }
+
+// TestDetach: a detached connection's socket stays open on the
+// duplicate, which reads and writes on: the peer sees no close until
+// the duplicate closes; the driver reports the connection closed and
+// sends nothing more on it.
+func TestDetach(t *testing.T) {
+	eachDriver(t, func(t *testing.T, nd func(Options) (Driver, error)) {
+		s := startServer(t, nd, Options{})
+		c := s.dial()
+		defer c.Close()
+		c.Write([]byte("PING\n"))
+		expect(t, c, "+PONG\r\n")
+		id := <-s.ids
+		fd := -1
+		s.do(func(d Driver) {
+			var err error
+			if fd, err = d.Detach(id); err != nil {
+				t.Error("Detach:", err)
+			}
+			if _, err := d.Detach(id); err == nil {
+				t.Error("a second Detach succeeded")
+			}
+		})
+		if fd < 0 {
+			return
+		}
+		s.waitClosed(1)
+		f := os.NewFile(uintptr(fd), "detached")
+		defer f.Close()
+		c.Write([]byte("PING\n")) // the driver no longer answers
+		if _, err := f.Write([]byte("hello")); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, c, "hello")
+		var b [5]byte
+		if _, err := io.ReadFull(f, b[:]); err != nil || string(b[:]) != "PING\n" {
+			t.Fatalf("read on the duplicate: %q, %v", b, err)
+		}
+		f.Close()
+		if n, err := c.Read(b[:]); n != 0 || err == nil {
+			t.Fatalf("after the duplicate closed: %d bytes, %v", n, err)
+		}
+	})
+}

@@ -250,6 +250,21 @@ func (d *Uring) Abort(c ConnID) {
 	d.markDirty(c.slot(), cn)
 }
 
+// Detach implements Driver. The close cancels the receive in flight,
+// which leaves the socket as it is.
+func (d *Uring) Detach(c ConnID) (int, error) {
+	cn := d.conn(c)
+	if cn == nil || cn.state != stOpen || cn.closeReq {
+		return -1, ErrClosed
+	}
+	fd, err := unix.FcntlInt(uintptr(cn.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("fcntl", err)
+	}
+	d.Abort(c)
+	return fd, nil
+}
+
 // Wake implements Driver.
 func (d *Uring) Wake() {
 	if d.wakeReq.Swap(1) != 0 {

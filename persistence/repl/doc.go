@@ -39,6 +39,36 @@
 //	-> REPLCONF ACK <offset applied>, sent once the commands before the
 //	   GETACK have run, and once a second regardless.
 //
+// A radish replica asks a radish primary for a full sync on flows, one
+// connection per primary shard (flows.go, shard/flows.go):
+//
+//	-> REPLCONF radish-flows <its shards>   <- +FLOWS <n> <token>
+//	   (redis-server: -ERR Unrecognized REPLCONF option: the one payload)
+//	n flow connections, flow i:
+//	-> AUTH ... (as above), REPLCONF radish-flow <token> <i>   <- +OK
+//	   (the primary's shard detaches the socket from its loop: from then
+//	   on only the sender of part i writes it)
+//	-> PSYNC as above, on the first connection
+//	<- +CONTINUE: the flows are closed, unused
+//	<- +FULLRESYNC <replid> <offset>, then $FLOWS:<n> instead of the
+//	   payload, then the stream from <offset> (held back by the primary
+//	   until every shard wrote its part, as for the one payload)
+//	<- on flow i, as soon as shard i wrote its part: $<length> and an RDB
+//	   file of its own (shard 0's with the FUNCTION libraries), sent
+//	   through rdma.Transport (TCP, MSG_ZEROCOPY where it pays); then the
+//	   flow closes
+//
+// The flows' files are received in parallel into temp-<pid>-repl.rdb.<i>.rdb
+// and a manifest at temp-<pid>-repl.rdb names them as a snapshot of n
+// shards, which the Host loads as its own snapshot (with as many shards
+// on both sides, each shard reads only its file). The write stream stays
+// the one merged stream with its one offset, so partial resync, WAIT,
+// min-replicas, promotion and chained history are the same as with a
+// redis-server primary. A flow that fails, or a header line other than
+// expected, fails the session: the replica reconnects and asks again
+// (flows and a PSYNC of its own); a primary whose replica connection
+// closes closes the flows it holds for it.
+//
 // The full sync's RDB is written to a file in dir (temp-<pid>-repl.rdb),
 // then the Host empties every database and loads it (each shard keeps
 // the keys it owns: the two sides may have different shard counts, and

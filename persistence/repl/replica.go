@@ -48,7 +48,11 @@ type Options struct {
 	// (History): a promoted replica's backlog, from which its primary's
 	// other replicas continue.
 	Backlog int
-	Log     *zap.Logger
+	// Flows is this server's shard count when it asks a radish primary
+	// for a full sync on flows, one connection per primary shard
+	// (flows.go); 0 does not ask.
+	Flows int
+	Log   *zap.Logger
 }
 
 // States of a replica's link, as ROLE names them.
@@ -251,6 +255,11 @@ func (r *Replica) session() error {
 	if err := r.handshake(c, br); err != nil {
 		return err
 	}
+	flows, err := r.openFlows(c, br)
+	defer closeFlows(flows)
+	if err != nil {
+		return err
+	}
 	if r.apply == nil {
 		a, err := r.h.Apply()
 		if err != nil {
@@ -283,7 +292,7 @@ func (r *Replica) session() error {
 		if err != nil {
 			return fmt.Errorf("bad FULLRESYNC reply %q", line)
 		}
-		if err := r.fullSync(c, br, f[1], off); err != nil {
+		if err := r.fullSync(c, br, f[1], off, flows); err != nil {
 			return err
 		}
 	case strings.HasPrefix(line, "+CONTINUE"):
@@ -298,6 +307,7 @@ func (r *Replica) session() error {
 	default:
 		return fmt.Errorf("PSYNC: %s", line)
 	}
+	closeFlows(flows) // done with, or not needed
 	r.mu.Lock()
 	r.st.State, r.st.EverConnected, r.st.DownSince, r.st.LastIO = StateConnected, true, time.Time{}, time.Now()
 	r.mu.Unlock()
@@ -394,7 +404,7 @@ func appendCommand(b []byte, args ...string) []byte {
 
 // fullSync receives the RDB payload into a file of o.Dir, has the Host
 // load it, and starts the stream at offset off of replid.
-func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int64) error {
+func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int64, flows []*flow) error {
 	r.mu.Lock()
 	r.st.State, r.st.SyncTotal, r.st.SyncRead, r.st.SyncLastIO = StateSync, -1, 0, time.Now()
 	r.mu.Unlock()
@@ -413,6 +423,17 @@ func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int6
 		return fmt.Errorf("bad full sync payload header %q", hdr)
 	}
 	path := filepath.Join(r.o.Dir, fmt.Sprintf("temp-%d-repl.rdb", os.Getpid()))
+	if n, ok := strings.CutPrefix(hdr, "$FLOWS:"); ok {
+		if n != strconv.Itoa(len(flows)) {
+			return fmt.Errorf("a full sync on %s flows, %d open", n, len(flows))
+		}
+		defer os.Remove(path)
+		defer removeFlowFiles(path, len(flows))
+		if err := r.receiveFlows(path, flows); err != nil {
+			return fmt.Errorf("receiving the full sync: %w", err)
+		}
+		return r.loaded(path, replid, off)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -445,6 +466,12 @@ func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int6
 	if err != nil {
 		return fmt.Errorf("receiving the full sync: %w", err)
 	}
+	return r.loaded(path, replid, off)
+}
+
+// loaded has the Host load the full sync's file at path and starts the
+// stream at offset off of replid.
+func (r *Replica) loaded(path, replid string, off int64) error {
 	r.drain()
 	if err := r.h.FullSync(path); err != nil {
 		return fmt.Errorf("loading the full sync: %w", err)
