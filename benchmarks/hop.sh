@@ -17,6 +17,12 @@
 # round runs both tags and takes H = (c_d - L + c_a - L) / (f_d + f_a): the
 # server CPU one hop adds, its turns on both shards included.
 #
+# Connection migration (migrate-connections) would move every connection
+# to its tag's shard and leave nothing to measure: it is set to $MIGRATE
+# (default no; MIGRATE=yes shows the migrated case instead: a hop
+# fraction near 0 and the 2-shard cost near the local one; its per-hop
+# column means nothing then). A server without the parameter ignores it.
+#
 # Server on CPU $SERVER_CPU (both shards there by default: no core of its
 # own for the second shard, so every hop that finds it asleep is a context
 # switch; SERVER_CPU=0-1 to spread them), redis-benchmark on $CLIENT_CPU.
@@ -30,6 +36,7 @@ SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 PORT=${PORT:-17391}
 IO=${IO:-uring}
+MIGRATE=${MIGRATE:-no}
 
 command -v redis-benchmark >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-tools >/dev/null; }
 tmp=$(mktemp -d)
@@ -43,7 +50,13 @@ start() {
   if redis-cli -p "$PORT" ping >/dev/null 2>&1; then echo "port $PORT is taken" >&2; exit 1; fi
   taskset -c "$SERVER_CPU" "$1" --port "$PORT" --shards "$2" --io "$IO" --save '' --enable-debug-command yes --dir "$tmp" --logfile "$tmp/log" &
   pid=$!
-  for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && return; sleep 0.05; done
+  for _ in $(seq 100); do
+    if redis-cli -p "$PORT" ping >/dev/null 2>&1; then
+      redis-cli -p "$PORT" config set migrate-connections "$MIGRATE" >/dev/null 2>&1 || true
+      return
+    fi
+    sleep 0.05
+  done
   echo "server $1 did not start" >&2; exit 1
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
@@ -130,4 +143,4 @@ for t in mset10-P1 mget10-P1; do
 done
 echo
 echo "A=$A${B:+ B=$B}; machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores;" \
-  "server on CPU $SERVER_CPU, client on CPU $CLIENT_CPU; rounds=$ROUNDS n=$N io=$IO"
+  "server on CPU $SERVER_CPU, client on CPU $CLIENT_CPU; rounds=$ROUNDS n=$N io=$IO migrate-connections=$MIGRATE"

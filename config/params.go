@@ -165,6 +165,10 @@ type Snapshot struct {
 	// milliseconds: a script that runs longer makes the server answer
 	// -BUSY to other clients until it ends or SCRIPT KILL stops it.
 	BusyReplyThreshold int64
+	// MigrateConnections is migrate-connections (radish's own): a
+	// connection whose commands mostly go to one other shard is handed
+	// over to it (shard/migrate.go).
+	MigrateConnections bool
 	// LuaMemoryLimit is lua-memory-limit in bytes (radish's own): how much
 	// the heap may grow while one script runs before the script fails.
 	LuaMemoryLimit int64
@@ -427,6 +431,7 @@ var params = []*param{
 	{name: "slowlog-max-len", kind: KindInt, def: "128", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.SlowlogMaxLen }},
 	{name: "latency-monitor-threshold", kind: KindInt, def: "0", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.LatencyMonitorThreshold }},
 	{name: "busy-reply-threshold", aliases: []string{"lua-time-limit"}, kind: KindInt, def: "5000", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.BusyReplyThreshold }},
+	{name: "migrate-connections", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.MigrateConnections }},
 	{name: "lua-memory-limit", kind: KindMemory, def: "1gb", min: 1024 * 1024, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.LuaMemoryLimit }},
 	{name: "latency-tracking", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.LatencyTracking }},
 	{name: "latency-tracking-info-percentiles", kind: KindSpecial, def: "50 99 99.9", multiArg: true, parse: parsePercentiles, format: formatPercentiles},

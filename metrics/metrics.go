@@ -26,6 +26,7 @@ type Shard struct {
 	Rejected    int64 // connections refused (maxclients)
 	Hops        int64 // commands sent to another shard
 	Txns        int64 // cross-shard transactions coordinated
+	Migrated    int64 // connections handed over to another shard
 	Blocked     int64 // clients waiting in a blocking command
 	Expired     int64 // keys deleted by expiry
 	Evicted     int64 // keys deleted by eviction
@@ -128,7 +129,7 @@ type Info struct {
 }
 
 type desc struct {
-	commands, calls, failed, refused, errors, latency, aofSize, aofPending, aofFsync, lastSave, saves, lastSaveOK, aofOn, aofFailing, conns, rejected, hops, txns, blocked, expired, evicted, memory, changes, keys, expires, hits, misses, netIn, netOut, replica, replOffset, replicaOffset, replicaLag *prometheus.Desc
+	commands, calls, failed, refused, errors, latency, aofSize, aofPending, aofFsync, lastSave, saves, lastSaveOK, aofOn, aofFailing, conns, rejected, hops, txns, migrated, blocked, expired, evicted, memory, changes, keys, expires, hits, misses, netIn, netOut, replica, replOffset, replicaOffset, replicaLag *prometheus.Desc
 }
 
 func newDesc() desc {
@@ -160,6 +161,7 @@ func newDesc() desc {
 		rejected:      d("rejected_connections_total", "Connections refused because of maxclients.", sh...),
 		hops:          d("cross_shard_hops_total", "Commands the shard sent to the shard owning their key.", sh...),
 		txns:          d("cross_shard_transactions_total", "Commands over keys of several shards the shard coordinated.", sh...),
+		migrated:      d("connections_migrated_total", "Connections the shard handed over to the shard their commands went to (migrate-connections).", sh...),
 		blocked:       d("blocked_clients", "Clients of the shard waiting in a blocking command.", sh...),
 		expired:       d("expired_keys_total", "Keys deleted because their TTL passed.", sh...),
 		evicted:       d("evicted_keys_total", "Keys deleted by the maxmemory policy.", sh...),
@@ -183,7 +185,7 @@ type collector struct {
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.d.commands, c.d.calls, c.d.failed, c.d.refused, c.d.errors, c.d.latency,
-		c.d.aofSize, c.d.aofPending, c.d.aofFsync, c.d.lastSave, c.d.saves, c.d.lastSaveOK, c.d.aofOn, c.d.aofFailing, c.d.conns, c.d.rejected, c.d.hops, c.d.txns,
+		c.d.aofSize, c.d.aofPending, c.d.aofFsync, c.d.lastSave, c.d.saves, c.d.lastSaveOK, c.d.aofOn, c.d.aofFailing, c.d.conns, c.d.rejected, c.d.hops, c.d.txns, c.d.migrated,
 		c.d.blocked, c.d.expired, c.d.evicted, c.d.memory, c.d.changes, c.d.keys, c.d.expires,
 		c.d.hits, c.d.misses, c.d.netIn, c.d.netOut, c.d.replica, c.d.replOffset, c.d.replicaOffset, c.d.replicaLag} {
 		ch <- d
@@ -223,6 +225,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.d.rejected, float64(s.Rejected))
 		counter(c.d.hops, float64(s.Hops))
 		counter(c.d.txns, float64(s.Txns))
+		counter(c.d.migrated, float64(s.Migrated))
 		gauge(c.d.blocked, float64(s.Blocked))
 		counter(c.d.expired, float64(s.Expired))
 		counter(c.d.evicted, float64(s.Evicted))

@@ -41,12 +41,12 @@ func TestCollectorLint(t *testing.T) {
 		t.Errorf("%s: %s", p.Metric, p.Text)
 	}
 	// 9 server series (persistence, the role and offset, one replica's
-	// offset and lag), 17 per-shard series each (the AOF's
+	// offset and lag), 18 per-shard series each (the AOF's
 	// three, its fsync histogram one, as appendonly is on), keys and
 	// expiring keys for the one database that has any on shard 0, the
 	// non-zero calls, failed and refused calls, error codes, and the one
 	// command histogram.
-	if n, want := testutil.CollectAndCount(c), 9+2*17+2+4+4+1; n != want {
+	if n, want := testutil.CollectAndCount(c), 9+2*18+2+4+4+1; n != want {
 		t.Errorf("%d series, want %d", n, want)
 	}
 	if n := testutil.CollectAndCount(c, "radish_command_calls_total"); n != 4 {

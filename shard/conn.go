@@ -57,6 +57,9 @@ type conn struct {
 	// repl is the connection as a replica of this server (primary.go),
 	// from its first REPLCONF or PSYNC.
 	repl *replica
+	// mig is where its keyed commands went lately, and its move to
+	// another shard (migrate.go).
+	mig migration
 }
 
 // slot is a reply in a connection's queue.
@@ -72,7 +75,7 @@ type slot struct {
 // until the input is exhausted or a command must wait.
 func (s *Shard) serve(c *conn) {
 	warm := 0 // commands ahead whose keys prefetch has warmed
-	for !c.barrier && !c.paused && !c.closing && !c.dead && !c.cl.Close {
+	for !c.barrier && !c.paused && !c.closing && !c.dead && !c.cl.Close && c.mig.state == migNone {
 		in := s.drv.Input(c.id)
 		if len(in) == 0 {
 			break
@@ -124,6 +127,9 @@ func (s *Shard) serve(c *conn) {
 	s.endRun()
 	s.checkOutput(c)
 	s.closeIfDone(c)
+	if c.mig.state == migWant {
+		s.tryMove(c)
+	}
 }
 
 // prefetchMinInput is the input below which serve does not look ahead: a
@@ -279,6 +285,9 @@ func (s *Shard) fill(c *conn, sl *slot, b []byte) {
 	c.queue = c.queue[:copy(c.queue, c.queue[i:])]
 	s.checkOutput(c)
 	s.closeIfDone(c)
+	if c.mig.state == migWant {
+		s.tryMove(c)
+	}
 }
 
 // dispatch runs one command where the router places it (router.Planner):
@@ -383,12 +392,18 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	case router.Local:
 		s.runLocal1(c, spec, args)
 	case router.Owned:
+		if s.migrate {
+			s.vote(c, s.id)
+		}
 		if keys := s.plan.Keys(); s.blocked(spec, args, keys) {
 			s.deferLocal(c, spec, args, keys)
 			return
 		}
 		s.runLocal1(c, spec, args)
 	case router.Hop:
+		if s.migrate {
+			s.vote(c, pl.Dst)
+		}
 		s.hop(c, pl.Dst, spec, args)
 	case router.Parts:
 		s.multi(c, spec, args, s.plan.Keys())

@@ -145,6 +145,17 @@
 //   - pause (pause.go): CLIENT PAUSE is one word of the group each shard
 //     reads per turn and read; a connection whose next command it holds
 //     back waits on the shard's paused list until it ends.
+//   - migration (migrate.go): a connection whose keyed commands mostly
+//     go to one other shard (90% of a window of 64, a second's cooldown)
+//     stops reading, waits until no reply of it is in flight, and is
+//     released by its driver (the output sent, the socket and unread
+//     input handed back) and taken by the other shard's driver, which
+//     serves the input; the conn value moves whole. It never moves while
+//     blocked, in MULTI, watching, subscribed, tracking, a MONITOR, a
+//     replica or the master link, paused, holding replies for the AOF's
+//     disk or during a busy script (that state lives on its shard, or
+//     messages address it there): it moves once out of it. TLS
+//     connections never move (net/tlsio keeps their record state).
 //   - configuration: Options holds what cannot change after start (shards,
 //     io, addresses, databases, the effect sink). Every other setting is
 //     read from the Config's Snapshot, which a shard takes at start and,
@@ -156,7 +167,8 @@
 // What must stay true:
 //   - a key is only ever read or written by the shard ShardOf(key) names;
 //   - per shard, commands on one key run in the order they reached the shard;
-//   - a connection's replies leave in the order its commands arrived;
+//   - a connection's replies leave in the order its commands arrived, also
+//     across a migration: it leaves a shard with no reply in flight;
 //   - no key changes outside the mutation path, so a shard's effects,
 //     replayed in order on an empty shard, rebuild its data.
 //   - what a blocking command pops reaches its client: a wait ends at home

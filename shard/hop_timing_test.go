@@ -9,9 +9,13 @@ import (
 // BenchmarkHop is one GET whose key lives on the other shard, through the
 // loop's own steps: OnData, the hop flushed to the owner, the owner's turn
 // and flush, and home's turn writing the reply. -benchmem shows what a hop
-// allocates (nothing: TestHopPathAllocs).
+// allocates (nothing: TestHopPathAllocs). The connection would move to
+// the owner (migrate.go) and hop no more: migrate-connections is no.
 func BenchmarkHop(b *testing.B) {
 	m := newSim(b, 2, 1)
+	if err := m.g.conf.Set([][2]string{{"migrate-connections", "no"}}); err != nil {
+		b.Fatal(err)
+	}
 	c := m.dial(0)
 	home, owner, d := m.g.shards[0], m.g.shards[1], m.drv[0]
 	var w resp.Writer

@@ -80,7 +80,7 @@ func (g *Group) ResetStats() {
 	for _, s := range g.shards {
 		s.deliver([]message{{kind: msgStats, run: func(s *Shard) {
 			st := &s.stats
-			st.commands, st.connections, st.rejected, st.hops, st.txns = 0, 0, 0, 0, 0
+			st.commands, st.connections, st.rejected, st.hops, st.txns, st.migrated = 0, 0, 0, 0, 0, 0
 			for id := range st.calls {
 				if st.calls[id] != 0 || st.failed[id] != 0 || st.refused[id] != 0 {
 					st.calls[id], st.failed[id], st.refused[id] = 0, 0, 0

@@ -22,6 +22,7 @@ func (g *Group) Sample(dst []metrics.Shard) []metrics.Shard {
 			Rejected:    p.rejected.Load(),
 			Hops:        p.hops.Load(),
 			Txns:        p.txns.Load(),
+			Migrated:    p.migrated.Load(),
 			Blocked:     p.blocked.Load(),
 			Expired:     p.expired.Load(),
 			Evicted:     p.evicted.Load(),

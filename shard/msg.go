@@ -62,5 +62,6 @@ const (
 	msgSlow                             // a slow command's entry, for its client's shard's slow log
 	msgRepl                             // replication: a role change, a full sync's load, a REPLICAOF's reply (repl.go)
 	msgMonitor                          // a turn's MONITOR lines, for the destination's monitors
+	msgMigrate                          // a connection handed over to the destination (migrate.go)
 	numMsgKinds
 )

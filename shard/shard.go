@@ -115,6 +115,9 @@ type Shard struct {
 	// replica: the group replicates a primary (repl.go): clients' writes
 	// are refused, no key expires here, the primary's writes run at time 0.
 	replica bool
+	// migrate: migrate-connections is yes and there are shards to move
+	// connections to (migrate.go).
+	migrate bool
 
 	clock cmdClock // times commands (slowlog.go)
 	slow  slowLog
@@ -413,6 +416,7 @@ func (s *Shard) oom(spec *command.Spec) bool {
 // split evenly across the shards.
 func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.conf = c
+	s.migrate = c.MigrateConnections && len(s.group.shards) > 1
 	s.setNotify(c)
 	s.clock.slowNs = -1
 	if c.SlowlogLogSlowerThan >= 0 {

@@ -38,6 +38,10 @@ type sim struct {
 	jitter bool
 	nextID ioloop.ConnID
 	trace  []string // the last steps, for a failure's report
+	// sockets are the connections a driver released (Release), by the
+	// number standing for their socket, until a driver takes them.
+	sockets map[int]*simConn
+	nextFd  int
 }
 
 // simConn is a client of the simulated group.
@@ -48,13 +52,16 @@ type simConn struct {
 	unsent []byte
 	got    []byte // what the connection received, not yet taken
 	closed bool   // the server closed it
+	// release is the callback of a Release its driver has not carried
+	// out yet.
+	release func(fd int, input []byte)
 }
 
 // simEpoch is where a simulation's clock starts.
 var simEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func newSim(t testing.TB, shards int, seed uint64) *sim {
-	m := &sim{t: t, r: rand.New(rand.NewPCG(seed, 0x5eed)), now: simEpoch}
+	m := &sim{t: t, r: rand.New(rand.NewPCG(seed, 0x5eed)), now: simEpoch, sockets: map[int]*simConn{}}
 	g := &Group{
 		opts: Options{Shards: shards, Databases: 16},
 		conf: config.New(), log: zap.NewNop(), started: simEpoch, stopped: make(chan struct{}),
@@ -78,7 +85,7 @@ func newSim(t testing.TB, shards int, seed uint64) *sim {
 	m.queue = make([][][][]message, shards)
 	for i := range g.shards {
 		s := newShard(g, i)
-		d := newSimDriver()
+		d := newSimDriver(m, i)
 		s.drv = d
 		m.drv = append(m.drv, d)
 		s.applyConfig(g.conf.Snapshot())
@@ -355,16 +362,21 @@ type simDriver struct {
 	data    []ioloop.ConnID // received bytes, OnData not reported yet
 	closing []ioloop.ConnID // closed by the shard, OnClose not reported yet
 	hungup  []ioloop.ConnID // closed by the client
-	scratch []byte
+	// releasing are the connections Release was called for, handed over
+	// at the next poll.
+	releasing []ioloop.ConnID
+	scratch   []byte
+	m         *sim
+	shard     int
 }
 
-func newSimDriver() *simDriver {
+func newSimDriver(m *sim, shard int) *simDriver {
 	return &simDriver{conns: map[ioloop.ConnID]*simConn{}, in: map[ioloop.ConnID][]byte{},
-		out: map[ioloop.ConnID]*[]byte{}}
+		out: map[ioloop.ConnID]*[]byte{}, m: m, shard: shard}
 }
 
 func (d *simDriver) events() bool {
-	return len(d.opened)+len(d.data)+len(d.closing)+len(d.hungup) > 0
+	return len(d.opened)+len(d.data)+len(d.closing)+len(d.hungup)+len(d.releasing) > 0
 }
 
 // poll reports the completions in the order they happened: accepts, then
@@ -378,7 +390,7 @@ func (d *simDriver) poll(h ioloop.Handler) {
 	for len(d.data) > 0 {
 		id := d.data[0]
 		d.data = d.data[1:]
-		if c := d.conns[id]; c != nil && !c.closed {
+		if c := d.conns[id]; c != nil && !c.closed && c.release == nil {
 			h.OnData(id)
 		}
 	}
@@ -396,20 +408,72 @@ func (d *simDriver) poll(h ioloop.Handler) {
 				c.got = append(c.got, *out...)
 			}
 			c.closed = true
+			c.release = nil
 			delete(d.conns, id)
 			delete(d.out, id)
 			delete(d.in, id)
 			h.OnClose(id, err)
 		}
 	}
+	// Releases after closes: a connection that closed is not handed over.
+	for len(d.releasing) > 0 {
+		id := d.releasing[0]
+		d.releasing = d.releasing[1:]
+		c := d.conns[id]
+		if c == nil || c.release == nil {
+			continue
+		}
+		if out := d.out[id]; out != nil {
+			c.got = append(c.got, *out...) // sent before the hand-over
+		}
+		input := append([]byte(nil), d.in[id]...)
+		delete(d.conns, id)
+		delete(d.out, id)
+		delete(d.in, id)
+		done := c.release
+		c.release = nil
+		d.m.nextFd++
+		d.m.sockets[d.m.nextFd] = c
+		d.m.log("release c%d from %d", id, d.shard)
+		done(d.m.nextFd, input)
+	}
+}
+
+func (d *simDriver) Release(c ioloop.ConnID, done func(fd int, input []byte)) bool {
+	cn := d.conns[c]
+	if cn == nil || cn.closed || cn.release != nil {
+		return false
+	}
+	cn.release = done
+	d.releasing = append(d.releasing, c)
+	return true
+}
+
+func (d *simDriver) Take(fd int, input []byte) (ioloop.ConnID, error) {
+	c := d.m.sockets[fd]
+	if c == nil {
+		return 0, ioloop.ErrClosed
+	}
+	delete(d.m.sockets, fd)
+	d.m.nextID++
+	c.id, c.shard = d.m.nextID, d.shard
+	d.conns[c.id] = c
+	d.in[c.id] = input
+	d.m.log("take c%d on %d", c.id, d.shard)
+	return c.id, nil
 }
 
 func (d *simDriver) Listen(int) error                  { return nil }
 func (d *simDriver) Adopt(int) error                   { return ioloop.ErrClosed } // the simulator has no sockets
 func (d *simDriver) Detach(ioloop.ConnID) (int, error) { return -1, ioloop.ErrClosed }
-func (d *simDriver) Input(c ioloop.ConnID) []byte      { return d.in[c] }
-func (d *simDriver) Consume(c ioloop.ConnID, n int)    { d.in[c] = d.in[c][n:] }
-func (d *simDriver) Pending(ioloop.ConnID) int         { return 0 }
+func (d *simDriver) Input(c ioloop.ConnID) []byte {
+	if cn := d.conns[c]; cn == nil || cn.release != nil {
+		return nil
+	}
+	return d.in[c]
+}
+func (d *simDriver) Consume(c ioloop.ConnID, n int) { d.in[c] = d.in[c][n:] }
+func (d *simDriver) Pending(ioloop.ConnID) int      { return 0 }
 func (d *simDriver) Close(c ioloop.ConnID) {
 	if cn := d.conns[c]; cn != nil && !cn.closed {
 		cn.closed = true
@@ -451,7 +515,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgInvalidate: "invalidate", msgInvalidated: "invalidated", msgTrackPrefixes: "track-prefixes",
 	msgScript: "script", msgScriptDone: "script-done",
 	msgScriptFetch: "script-fetch", msgSlow: "slow", msgMonitor: "monitor",
-	msgRepl: "repl",
+	msgRepl: "repl", msgMigrate: "migrate",
 }
 
 // String names a message kind in a simulation's trace.

@@ -25,6 +25,7 @@ type shardStats struct {
 	rejected    int64
 	hops        int64
 	txns        int64
+	migrated    int64   // connections handed over to another shard (migrate.go)
 	blocked     int64   // clients of this shard waiting in a blocking command
 	calls       []int64 // per command row (Spec.ID)
 	failed      []int64 // per row: calls whose reply was an error
@@ -53,6 +54,7 @@ type published struct {
 	rejected    atomic.Int64
 	hops        atomic.Int64
 	txns        atomic.Int64
+	migrated    atomic.Int64
 	blocked     atomic.Int64
 	// tracking: clients of this shard with tracking on, keys and (key,
 	// reader) pairs in its table, BCAST prefixes it knows.
@@ -139,6 +141,7 @@ func (s *Shard) publishStats() {
 	setInt(&p.rejected, st.rejected)
 	setInt(&p.hops, st.hops)
 	setInt(&p.txns, st.txns)
+	setInt(&p.migrated, st.migrated)
 	setInt(&p.blocked, st.blocked)
 	setInt(&p.trkClients, int64(len(s.trk.tracking)))
 	setInt(&p.trkKeys, int64(s.trk.table.Len()))
@@ -217,7 +220,7 @@ func (g *Group) Info(sections []string) string {
 			b.WriteString("\r\n")
 		}
 	}
-	var cmds, conns, rejected, blocked, expired, evicted, hops, txns int64
+	var cmds, conns, rejected, blocked, expired, evicted, hops, txns, migrated int64
 	var hits, misses, netIn, netOut, channels, patterns, shardChannels int64
 	var stale float64
 	dbs := g.opts.Databases
@@ -241,6 +244,7 @@ func (g *Group) Info(sections []string) string {
 		rejected += p.rejected.Load()
 		hops += p.hops.Load()
 		txns += p.txns.Load()
+		migrated += p.migrated.Load()
 		hits += p.hits.Load()
 		misses += p.misses.Load()
 		netIn += p.netIn.Load()
@@ -317,10 +321,10 @@ func (g *Group) Info(sections []string) string {
 			"keyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
 			"pubsubshard_channels:%d\r\n"+
 			"tracking_total_keys:%d\r\ntracking_total_items:%d\r\ntracking_total_prefixes:%d\r\n"+
-			"unexpected_error_replies:0\r\ntotal_error_replies:%d\r\ncross_shard_hops:%d\r\ncross_shard_txns:%d\r\n",
+			"unexpected_error_replies:0\r\ntotal_error_replies:%d\r\ncross_shard_hops:%d\r\ncross_shard_txns:%d\r\nmigrated_connections:%d\r\n",
 			conns, cmds, int64(r.instantaneous(0)), netIn, netOut, r.instantaneous(1)/1024, r.instantaneous(2)/1024,
 			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, evicted, hits, misses, channels, patterns, shardChannels,
-			trkKeys, trkItems, trkPrefixes, errReplies, hops, txns)
+			trkKeys, trkItems, trkPrefixes, errReplies, hops, txns, migrated)
 	}
 	if show("replication", true) {
 		sep()

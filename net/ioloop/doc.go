@@ -29,8 +29,13 @@
 //   - A connection slot is only reused after every request in flight for it
 //     has completed, and every request carries (op, slot, generation) in its
 //     user_data, so a late completion can never touch another connection.
-//   - OnClose is called exactly once per OnOpen, and after it the ConnID is
-//     dead.
+//   - OnClose is called exactly once per OnOpen (or Take), and after it the
+//     ConnID is dead, unless Release hands the connection over first: then
+//     it is dead when Release's callback runs, and no OnClose follows.
+//   - Release hands over the socket only once nothing is in flight for it
+//     and its output is sent, with every received, unconsumed byte: a
+//     connection moved to another driver (Take) loses and reorders
+//     nothing.
 //   - Bytes appended to Output leave in order; Close sends them before the
 //     socket is closed, Abort drops them (an output buffer limit).
 package ioloop

@@ -24,6 +24,7 @@ type econn struct {
 	queued   bool
 	blocked  bool // last write hit EAGAIN: wait for EPOLLOUT
 	closeErr error
+	release  func(fd int, input []byte) // Release's callback, until the hand-over
 	in       inbuf
 	out      []byte // out[sendOff:] is unsent
 	sendOff  int
@@ -144,7 +145,7 @@ func (d *Epoll) armListener(i int) error {
 // Input implements Driver.
 func (d *Epoll) Input(c ConnID) []byte {
 	cn := d.conn(c)
-	if cn == nil || cn.closeReq {
+	if cn == nil || cn.closeReq || cn.release != nil {
 		return nil
 	}
 	return cn.in.data()
@@ -372,7 +373,11 @@ func (d *Epoll) service(slot uint32, c *econn) {
 		c.out = c.out[:copy(c.out, c.out[c.sendOff:])]
 		c.sendOff = 0
 	}
-	if (c.closeReq || c.eof) && c.sendOff == len(c.out) {
+	switch {
+	case c.sendOff < len(c.out):
+	case c.release != nil && !c.closeReq:
+		d.finishRelease(slot, c)
+	case c.closeReq || c.eof:
 		d.finishClose(slot, c)
 	}
 }
@@ -416,7 +421,7 @@ func (d *Epoll) readConn(slot uint32, c *econn, hup bool) {
 		d.abort(slot, c, os.NewSyscallError("read", err))
 		return
 	}
-	if got && !c.closeReq {
+	if got && !c.closeReq && c.release == nil {
 		d.dispatched++
 		d.h.OnData(makeConnID(slot, c.gen))
 	}
@@ -439,6 +444,24 @@ func (d *Epoll) finishClose(slot uint32, c *econn) {
 	unix.Close(c.fd) // also removes it from the epoll set
 	id := makeConnID(slot, c.gen)
 	err := c.closeErr
+	d.recycle(slot, c)
+	if d.h != nil {
+		d.h.OnClose(id, err)
+	}
+}
+
+// finishRelease hands a released connection's socket, out of the epoll
+// set, and its unconsumed input to Release's callback.
+func (d *Epoll) finishRelease(slot uint32, c *econn) {
+	unix.EpollCtl(d.epfd, unix.EPOLL_CTL_DEL, c.fd, nil)
+	done, fd := c.release, c.fd
+	input := append([]byte(nil), c.in.data()...)
+	d.recycle(slot, c)
+	done(fd, input)
+}
+
+// recycle frees a slot whose socket was closed or handed over.
+func (d *Epoll) recycle(slot uint32, c *econn) {
 	c.gen++
 	if c.gen == 0 {
 		c.gen = 1
@@ -446,6 +469,7 @@ func (d *Epoll) finishClose(slot uint32, c *econn) {
 	c.state = stFree
 	c.fd = -1
 	c.closeReq, c.eof, c.blocked, c.closeErr, c.sendOff = false, false, false, nil, 0
+	c.release = nil
 	c.in.reset(&d.pool, d.opts.InputSize)
 	c.out = c.out[:0]
 	if cap(c.out) > d.opts.KeepOutput {
@@ -453,9 +477,6 @@ func (d *Epoll) finishClose(slot uint32, c *econn) {
 	}
 	d.free = append(d.free, slot)
 	d.dispatched++
-	if d.h != nil {
-		d.h.OnClose(id, err)
-	}
 }
 
 func (d *Epoll) rearmListeners(timeout time.Duration) time.Duration {
@@ -513,11 +534,48 @@ func (d *Epoll) Adopt(fd int) error {
 	return nil
 }
 
+// Release implements Driver.
+func (d *Epoll) Release(c ConnID, done func(fd int, input []byte)) bool {
+	cn := d.conn(c)
+	if cn == nil || cn.closeReq || cn.release != nil {
+		return false
+	}
+	cn.release = done
+	d.markDirty(c.slot(), cn)
+	return true
+}
+
+// Take implements Driver.
+func (d *Epoll) Take(fd int, input []byte) (ConnID, error) {
+	if d.closed {
+		return 0, ErrClosed
+	}
+	slot, c, err := d.add(fd)
+	if err != nil {
+		return 0, err
+	}
+	c.ln = -1
+	c.in.fill(&d.pool, d.opts.InputSize, input)
+	return makeConnID(slot, c.gen), nil
+}
+
 // open makes a connection of a socket accepted on the listening socket ln
 // (-1: adopted) and tells the handler.
 func (d *Epoll) open(fd, ln int) {
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	setKeepAlive(fd, d.opts.KeepAlive)
+	slot, c, err := d.add(fd)
+	if err != nil {
+		unix.Close(fd)
+		return
+	}
+	c.ln = ln
+	d.dispatched++
+	d.h.OnOpen(makeConnID(slot, c.gen))
+}
+
+// add puts fd in the epoll set as an open connection of a free slot.
+func (d *Epoll) add(fd int) (uint32, *econn, error) {
 	var slot uint32
 	var c *econn
 	if n := len(d.free); n > 0 {
@@ -531,15 +589,12 @@ func (d *Epoll) open(fd, ln int) {
 	}
 	d.ev = unix.EpollEvent{Events: epollConnEvents, Fd: int32(slot), Pad: int32(c.gen)}
 	if err := unix.EpollCtl(d.epfd, unix.EPOLL_CTL_ADD, fd, &d.ev); err != nil {
-		unix.Close(fd)
 		d.free = append(d.free, slot)
-		return
+		return 0, nil, os.NewSyscallError("epoll_ctl", err)
 	}
 	c.fd = fd
-	c.ln = ln
 	c.state = stOpen
-	d.dispatched++
-	d.h.OnOpen(makeConnID(slot, c.gen))
+	return slot, c, nil
 }
 
 // Shutdown implements Driver.

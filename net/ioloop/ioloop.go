@@ -57,6 +57,23 @@ type Driver interface {
 	// the caller's to read on the duplicate, except what the driver had
 	// received already.
 	Detach(c ConnID) (int, error)
+	// Release hands c over to the caller instead of closing it (a
+	// connection moving to another shard's driver): no more OnData is
+	// delivered for c; once the output written before Release is sent
+	// and no receive is in flight, done runs during a later Poll with c's
+	// socket, which the caller owns from then on, and a copy of the bytes
+	// received and not consumed. c is dead when done runs, and no OnClose
+	// follows. If c closes first (Close, Abort, an error, Shutdown),
+	// OnClose follows as usual and done never runs; a peer's end of input
+	// does not stop the hand-over (the next driver reads it again). It
+	// returns false, doing nothing, for a stale or closing c, one already
+	// released, or one this driver cannot hand over.
+	Release(c ConnID, done func(fd int, input []byte)) bool
+	// Take makes a socket that a driver released (Release) a connection
+	// of this one, input its first received, unconsumed bytes, at once:
+	// no OnOpen follows, OnData only for bytes received from now on. The
+	// driver owns fd from then on.
+	Take(fd int, input []byte) (ConnID, error)
 	// Input returns all received, unconsumed bytes of c (nil for a stale or
 	// closing c). The slice is borrowed: valid until Consume(c, ...) or the
 	// next Poll, whichever comes first. Appending to it never overwrites
@@ -348,6 +365,28 @@ func (in *inbuf) reset(p *bufPool, small int) {
 		p.put(in.pb)
 		in.set(nil)
 	}
+}
+
+// fill gives an empty buffer b's bytes (a connection taken over with
+// its unconsumed input): a buffer of at least small bytes, with a free
+// tail of a quarter at least.
+func (in *inbuf) fill(p *bufPool, small int, b []byte) {
+	in.rd, in.wr = 0, 0
+	if len(b) == 0 {
+		return
+	}
+	size := small
+	for size-len(b) < size/4 {
+		size *= 2
+	}
+	if in.pb != nil && len(in.b) != size {
+		p.put(in.pb)
+		in.set(nil)
+	}
+	if in.pb == nil {
+		in.set(p.get(size))
+	}
+	in.wr = copy(in.b, b)
 }
 
 // free releases the buffer for good (driver shut down).

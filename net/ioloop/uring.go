@@ -53,6 +53,10 @@ type uconn struct {
 	cur       uint8
 	closeErr  error
 	sendOff   int
+	// release is Release's callback, set until the hand-over; cancelled:
+	// the receive in flight was cancelled for it.
+	release   func(fd int, input []byte)
+	cancelled bool
 
 	in        inbuf
 	out       [2][]byte // out[cur] takes appends; out[cur^1] is being sent when sending
@@ -177,7 +181,7 @@ func (d *Uring) Listen(fd int) error {
 // Input implements Driver.
 func (d *Uring) Input(c ConnID) []byte {
 	cn := d.conn(c)
-	if cn == nil || cn.closeReq {
+	if cn == nil || cn.closeReq || cn.release != nil {
 		return nil
 	}
 	return cn.in.data()
@@ -379,6 +383,10 @@ func (d *Uring) service(slot uint32, c *uconn) {
 				d.armSend(slot, c)
 			}
 		}
+		if c.release != nil && !c.closeReq {
+			d.releasing(slot, c)
+			return
+		}
 		if c.closeReq || c.eof {
 			if !c.sending && len(c.out[c.cur]) == 0 {
 				d.startClose(slot, c)
@@ -462,6 +470,34 @@ func (d *Uring) finishClose(slot uint32, c *uconn) {
 	unix.Close(int(c.fd))
 	id := makeConnID(slot, c.gen)
 	err := c.closeErr
+	d.recycle(slot, c)
+	if d.h != nil {
+		d.h.OnClose(id, err)
+	}
+}
+
+// releasing moves a connection being released toward its hand-over: the
+// receive in flight is cancelled; once it has completed and the output
+// is sent, the socket and the unconsumed input go to Release's callback.
+func (d *Uring) releasing(slot uint32, c *uconn) {
+	if c.recvArmed {
+		if !c.cancelled {
+			c.cancelled = true
+			d.cancel(tag(opRecv, slot, c.gen))
+		}
+		return
+	}
+	if c.sending || c.sendArmed || len(c.out[c.cur]) > 0 {
+		return
+	}
+	done, fd := c.release, int(c.fd)
+	input := append([]byte(nil), c.in.data()...)
+	d.recycle(slot, c)
+	done(fd, input)
+}
+
+// recycle frees a slot whose socket was closed or handed over.
+func (d *Uring) recycle(slot uint32, c *uconn) {
 	c.gen++
 	if c.gen == 0 {
 		c.gen = 1
@@ -469,7 +505,7 @@ func (d *Uring) finishClose(slot uint32, c *uconn) {
 	c.state = stFree
 	c.fd = -1
 	c.closeReq, c.eof, c.sending, c.closeErr, c.sendOff, c.cur = false, false, false, nil, 0, 0
-	c.abort = false
+	c.abort, c.release, c.cancelled = false, nil, false
 	c.in.reset(&d.pool, d.opts.InputSize)
 	for i := range c.out {
 		c.out[i] = c.out[i][:0]
@@ -481,9 +517,6 @@ func (d *Uring) finishClose(slot uint32, c *uconn) {
 	}
 	d.free = append(d.free, slot)
 	d.dispatched++
-	if d.h != nil {
-		d.h.OnClose(id, err)
-	}
 }
 
 func (d *Uring) armListeners(timeout time.Duration) time.Duration {
@@ -581,7 +614,7 @@ func (d *Uring) recvDone(slot uint32, c *uconn, res int32) {
 		c.in.wr += int(res)
 		d.netIn += int64(res)
 		d.markDirty(slot, c) // re-arm in the next turn
-		if !c.closeReq {
+		if !c.closeReq && c.release == nil {
 			d.dispatched++
 			d.h.OnData(makeConnID(slot, c.gen))
 		}
@@ -625,7 +658,7 @@ func (d *Uring) sendDone(slot uint32, c *uconn, res int32) {
 			c.outPin[i].Unpin()
 			c.outPinned[i] = nil
 		}
-		if len(c.out[c.cur]) == 0 && !c.closeReq && !c.eof {
+		if len(c.out[c.cur]) == 0 && !c.closeReq && !c.eof && c.release == nil {
 			return // nothing more to send; recv is handled by its own completion
 		}
 	}
@@ -673,11 +706,45 @@ func (d *Uring) Adopt(fd int) error {
 	return nil
 }
 
+// Release implements Driver.
+func (d *Uring) Release(c ConnID, done func(fd int, input []byte)) bool {
+	cn := d.conn(c)
+	if cn == nil || cn.closeReq || cn.release != nil {
+		return false
+	}
+	cn.release = done
+	d.markDirty(c.slot(), cn)
+	return true
+}
+
+// Take implements Driver.
+func (d *Uring) Take(fd int, input []byte) (ConnID, error) {
+	if d.closed {
+		return 0, ErrClosed
+	}
+	slot, c := d.newSlot()
+	c.fd, c.ln, c.state = int32(fd), -1, stOpen
+	c.in.fill(&d.pool, d.opts.InputSize, input)
+	d.markDirty(slot, c)
+	return makeConnID(slot, c.gen), nil
+}
+
 // open makes a connection of a socket accepted on the listening socket ln
 // (-1: adopted) and tells the handler.
 func (d *Uring) open(fd, ln int) {
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	setKeepAlive(fd, d.opts.KeepAlive)
+	slot, c := d.newSlot()
+	c.fd = int32(fd)
+	c.ln = int32(ln)
+	c.state = stOpen
+	d.markDirty(slot, c)
+	d.dispatched++
+	d.h.OnOpen(makeConnID(slot, c.gen))
+}
+
+// newSlot returns a free connection slot.
+func (d *Uring) newSlot() (uint32, *uconn) {
 	var slot uint32
 	var c *uconn
 	if n := len(d.free); n > 0 {
@@ -689,12 +756,7 @@ func (d *Uring) open(fd, ln int) {
 		c = &uconn{gen: 1}
 		d.conns = append(d.conns, c)
 	}
-	c.fd = int32(fd)
-	c.ln = int32(ln)
-	c.state = stOpen
-	d.markDirty(slot, c)
-	d.dispatched++
-	d.h.OnOpen(makeConnID(slot, c.gen))
+	return slot, c
 }
 
 // Shutdown implements Driver.

@@ -57,7 +57,11 @@
 //     the handshake ends (a -ERR max number of clients reached) waits for
 //     it.
 //
-// What it never does: read or write a socket; hold a connection's
+// What it never does: hand a TLS connection over to another driver
+// (Release refuses it: its records' sequence numbers and keys live in
+// crypto/tls's tls.Conn, which has no way to export them, so a TLS
+// connection stays on the shard that accepted it; a plain one is released
+// by the wrapped driver); read or write a socket; hold a connection's
 // tls.Conn from two goroutines at once; send output of a connection past
 // Abort or a TLS error; keep a buffer for an idle connection beyond what
 // tls.Conn keeps itself (emptied plaintext input buffers go back to a

@@ -182,6 +182,16 @@ func (d *Driver) Abort(c ioloop.ConnID) {
 	d.Driver.Abort(c)
 }
 
+// Release implements ioloop.Driver: a TLS connection is never handed
+// over (its record state lives in this driver's tls.Conn); a plain one
+// is the wrapped driver's.
+func (d *Driver) Release(c ioloop.ConnID, done func(fd int, input []byte)) bool {
+	if d.tls(c) != nil {
+		return false
+	}
+	return d.Driver.Release(c, done)
+}
+
 // Poll implements ioloop.Driver: it encrypts the output written since the
 // last Poll, then polls the wrapped driver with itself as the handler.
 func (d *Driver) Poll(timeout time.Duration, h ioloop.Handler) error {

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,6 +58,15 @@ func (e *echo) OnOpen(ioloop.ConnID) { e.mu.Lock(); e.opened++; e.mu.Unlock() }
 func (e *echo) OnData(c ioloop.ConnID) {
 	in := e.d.Input(c)
 	out := e.d.Output(c)
+	if string(in) == "release?" { // answered whether Release hands c over
+		if e.d.Release(c, func(fd int, _ []byte) { syscall.Close(fd) }) {
+			*out = append(*out, "released"...)
+		} else {
+			*out = append(*out, "refused"...)
+		}
+		e.d.Consume(c, len(in))
+		return
+	}
 	*out = append(*out, in...)
 	e.d.Consume(c, len(in))
 }
@@ -225,6 +235,33 @@ func TestCloseNotify(t *testing.T) {
 			got, err := io.ReadAll(c)
 			if string(got) != "last words" || err != nil {
 				t.Errorf("read %q, %v; want the echo, then EOF", got, err)
+			}
+		})
+	}
+}
+
+// TestTLSNotReleased: Release refuses a TLS connection, which goes on
+// being served where it is.
+func TestTLSNotReleased(t *testing.T) {
+	cert, pool := testCert(t)
+	for _, dr := range drivers {
+		t.Run(dr.name, func(t *testing.T) {
+			_, secure, _ := serve(t, dr.new, cert, 5*time.Second)
+			c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(secure), &tls.Config{RootCAs: pool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			c.Write([]byte("release?"))
+			got := make([]byte, len("refused"))
+			if _, err := io.ReadFull(c, got); err != nil || string(got) != "refused" {
+				t.Fatalf("read %q, %v; want refused", got, err)
+			}
+			c.Write([]byte("still here"))
+			got = make([]byte, len("still here"))
+			if _, err := io.ReadFull(c, got); err != nil || string(got) != "still here" {
+				t.Fatalf("read %q, %v after the refused release", got, err)
 			}
 		})
 	}
