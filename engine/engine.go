@@ -62,6 +62,10 @@ type Store struct {
 	offs    []int    // working buffer (element offsets of a packed block)
 	fv      [][]byte // working buffer (a stream entry's fields and values)
 
+	// groups are the consumer groups of the streams that have some,
+	// keyed by the stream's root block (streamgroup.go).
+	groups map[slab.Handle]*cgroups
+
 	// dirty counts changes to the data: every exported call that changes
 	// a key adds at least one (Dirty).
 	dirty uint64
@@ -188,6 +192,7 @@ func (s *Store) reset() {
 		db.contents = contents{}
 	}
 	s.slab.Reset()
+	s.groups = nil
 	s.lazyFreed += int64(len(s.lazy))
 	s.lazy = nil
 	s.exp.wheelReset()
