@@ -66,6 +66,12 @@ type Store struct {
 	// keyed by the stream's root block (streamgroup.go).
 	groups map[slab.Handle]*cgroups
 
+	// GroupEffects and GroupDeleted are the command layer's buffers for
+	// what a claim did (XClaim, XAutoClaim): the handler fills them, its
+	// propagation reads them right after.
+	GroupEffects []GroupEffect
+	GroupDeleted []StreamID
+
 	// dirty counts changes to the data: every exported call that changes
 	// a key adds at least one (Dirty).
 	dirty uint64

@@ -136,6 +136,9 @@ func (st stream) consumerFor(cg *cgroup, name []byte, now int64) (c *consumer, c
 	return cg.createConsumer(name, now), true
 }
 
+// Store returns the Store the database belongs to.
+func (db *DB) Store() *Store { return db.s }
+
 // groups returns the stream's groups, nil when it has none.
 func (st stream) groups() *cgroups { return st.db.s.groups[st.x] }
 
@@ -731,12 +734,12 @@ func (db *DB) XPending(key, group, consumer []byte, start, end StreamID, now int
 	return nil
 }
 
-// XGroupsFull calls group for each group of the stream, then pending for
-// its PEL's entries and consumer for each consumer, then cpending for
-// that consumer's PEL's entries (count > 0: at most count of each PEL),
-// as XINFO STREAM FULL walks them.
+// XGroupsFull walks the stream's groups as XINFO STREAM FULL does: group
+// for each, then pending for its PEL's entries, consumers with its
+// consumer count, then consumer for each consumer and cpending for that
+// consumer's PEL's entries (count > 0: at most count of each PEL).
 func (db *DB) XGroupsFull(key []byte, count int, now int64, group func(g GroupInfo), pending func(p PendingEntry),
-	consumer func(c ConsumerInfo), cpending func(p PendingEntry)) {
+	consumers func(n int), consumer func(c ConsumerInfo), cpending func(p PendingEntry)) {
 	st, found, err := db.openStream(key, now)
 	if err != nil || !found || st.groups() == nil {
 		return
@@ -749,6 +752,7 @@ func (db *DB) XGroupsFull(key []byte, count int, now int64, group func(g GroupIn
 			}
 			pending(PendingEntry{ID: nk.id, Consumer: nk.owner.name, Time: nk.time, Count: nk.count})
 		}
+		consumers(len(cg.consumers))
 		for _, c := range cg.consumers {
 			consumer(ConsumerInfo{Name: c.name, Seen: c.seen, Pending: len(c.pel)})
 			for i, nk := range c.pel {
