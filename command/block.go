@@ -62,7 +62,13 @@ type BlockFunc func(c *Ctx, args [][]byte, wait *Wait) (blocked bool)
 var (
 	blockFuncs = map[string]BlockFunc{}
 	blocksIf   = map[string]func(args [][]byte) bool{}
+	servesGone = map[string]bool{}
 )
+
+// ServesGone reports whether a blocked command is run again when the key
+// it waits on is deleted (XREADGROUP answers an error then), not only
+// when it holds data.
+func ServesGone(s *Spec) bool { return servesGone[s.Name] }
 
 func registerBlocking(name string, f BlockFunc) { blockFuncs[name] = f }
 

@@ -199,6 +199,10 @@ type Spec struct {
 	// (FLUSHDB: the whole database), so it runs even when nobody consumes
 	// effects; other Propagate functions run only when someone does.
 	Touches bool
+	// WritesRO: the command writes the keys its key specs flag RO
+	// (XREADGROUP, whose spec Redis flags RO ACCESS, moves its group's
+	// last ID and PEL); WriteKeys counts them as written.
+	WritesRO bool
 	// OtherDB, when set, returns the database other than the client's
 	// that the command writes its keys in (MOVE's db, COPY's DB option),
 	// or -1: the keys are touched there too, and a cross-shard run

@@ -184,6 +184,10 @@ func (e *Effects) ArgInt(i int64) {
 // transaction, as Redis propagates an EXEC: MULTI before them and EXEC
 // after, in the first one's database, with its tag.
 func (e *Effects) Wrap(from int) {
+	e.flatten(from)
+	if len(e.list)-from < 2 {
+		return
+	}
 	first := e.list[from]
 	e.Begin(first.DB, CauseCommand, 1)
 	e.ArgString("EXEC")
@@ -195,6 +199,33 @@ func (e *Effects) Wrap(from int) {
 	}
 	first.Cause = CauseCommand
 	e.list = slices.Insert(e.list, from, first)
+}
+
+// flatten drops the MULTI and EXEC of transactions among the effects
+// from index from on (a command that propagates several writes wraps
+// them itself, as Redis does; inside MULTI or a script only the outer
+// transaction stays).
+func (e *Effects) flatten(from int) {
+	const multi, exec = "*1\r\n$5\r\nMULTI\r\n", "*1\r\n$4\r\nEXEC\r\n"
+	j := from
+	w := len(e.buf)
+	if from < len(e.list) {
+		w = e.list[from].off
+	}
+	for i := from; i < len(e.list); i++ {
+		_, b := e.At(i)
+		if string(b) == multi || string(b) == exec {
+			continue
+		}
+		f := e.list[i]
+		copy(e.buf[w:], b)
+		f.off = w
+		w += len(b)
+		e.list[j] = f
+		j++
+	}
+	e.buf = e.buf[:w]
+	e.list = e.list[:j]
 }
 
 // Truncate drops the effects from index n on: writes that were undone
@@ -318,7 +349,8 @@ func (p *Prop) ArgInt(i int64) {
 
 // WriteKeys appends to dst the argument indexes of the keys args may
 // write: the keys of the row's key specs flagged RW, OW or RM (all keys of
-// a write row without key specs). It does not allocate when dst has room.
+// a write row without key specs; the RO keys of a WritesRO row too). It
+// does not allocate when dst has room.
 func (s *Spec) WriteKeys(args [][]byte, dst []int) (out []int, ok bool) {
 	if len(s.KeySpecs) == 0 {
 		if s.Flags&Write == 0 {
@@ -332,7 +364,7 @@ func (s *Spec) WriteKeys(args [][]byte, dst []int) (out []int, ok bool) {
 		return dst, false
 	}
 	for _, r := range rs {
-		if r.Spec >= 0 && s.KeySpecs[r.Spec].Flags&(KeyRW|KeyOW|KeyRM) == 0 {
+		if r.Spec >= 0 && s.KeySpecs[r.Spec].Flags&(KeyRW|KeyOW|KeyRM) == 0 && !s.WritesRO {
 			continue
 		}
 		for i := r.First; i <= r.Last; i += r.Step {

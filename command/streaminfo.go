@@ -9,9 +9,7 @@ import (
 )
 
 // XINFO STREAM [FULL [COUNT n]], GROUPS, CONSUMERS and HELP, with Redis
-// 7.0's fields. Consumer groups are not kept yet, so every stream answers
-// as one without groups does: "groups" 0 (an empty array in FULL and in
-// GROUPS), and CONSUMERS names no group.
+// 7.0's fields (XINFO CONSUMERS without 7.2's "inactive").
 
 var xinfoHelp = []string{
 	"CONSUMERS <key> <groupname>",
@@ -39,16 +37,61 @@ func xinfoKey(c *Ctx, key []byte) bool {
 
 // CmdXInfoGroups is XINFO GROUPS key.
 func CmdXInfoGroups(c *Ctx, args [][]byte) {
-	if xinfoKey(c, args[2]) {
-		c.W.Array(0)
+	if !xinfoKey(c, args[2]) {
+		return
+	}
+	c.W.Array(c.DB.XGroupCount(args[2], c.Now))
+	c.DB.XGroups(args[2], c.Now, func(g engine.GroupInfo) {
+		var buf [41]byte
+		c.W.Map(6)
+		c.W.BulkString("name")
+		c.W.BulkString(g.Name)
+		c.W.BulkString("consumers")
+		c.W.Int(int64(g.Consumers))
+		c.W.BulkString("pending")
+		c.W.Int(int64(g.Pending))
+		c.W.BulkString("last-delivered-id")
+		c.W.Bulk(g.LastID.Append(buf[:0]))
+		writeReadLag(c, g)
+	})
+}
+
+// writeReadLag writes a group's entries-read and lag (null when unknown).
+func writeReadLag(c *Ctx, g engine.GroupInfo) {
+	c.W.BulkString("entries-read")
+	if g.EntriesRead != -1 {
+		c.W.Int(g.EntriesRead)
+	} else {
+		c.W.Null()
+	}
+	c.W.BulkString("lag")
+	if g.LagKnown {
+		c.W.Int(g.Lag)
+	} else {
+		c.W.Null()
 	}
 }
 
 // CmdXInfoConsumers is XINFO CONSUMERS key group.
 func CmdXInfoConsumers(c *Ctx, args [][]byte) {
-	if xinfoKey(c, args[2]) {
-		c.W.Error("NOGROUP No such consumer group '" + string(args[3]) + "' for key name '" + string(args[2]) + "'")
+	if !xinfoKey(c, args[2]) {
+		return
 	}
+	g, err := c.DB.XGroupInfo(args[2], args[3], c.Now)
+	if err != nil {
+		c.W.Error(noGroupFor(args[2], args[3]))
+		return
+	}
+	c.W.Array(g.Consumers)
+	c.DB.XConsumers(args[2], args[3], c.Now, func(ci engine.ConsumerInfo) {
+		c.W.Map(3)
+		c.W.BulkString("name")
+		c.W.BulkString(ci.Name)
+		c.W.BulkString("pending")
+		c.W.Int(int64(ci.Pending))
+		c.W.BulkString("idle")
+		c.W.Int(max(c.Now-ci.Seen, 0))
+	})
 }
 
 // CmdXInfoHelp is XINFO HELP.
@@ -114,11 +157,11 @@ func CmdXInfoStream(c *Ctx, args [][]byte) {
 		})
 		deferHeader(c.W, start, n, false)
 		c.W.BulkString("groups")
-		c.W.Array(0)
+		xinfoGroupsFull(c, args[2], int(count))
 		return
 	}
 	c.W.BulkString("groups")
-	c.W.Int(0)
+	c.W.Int(int64(c.DB.XGroupCount(args[2], c.Now)))
 	for _, rev := range []bool{false, true} {
 		if rev {
 			c.W.BulkString("last-entry")
@@ -135,4 +178,61 @@ func CmdXInfoStream(c *Ctx, args [][]byte) {
 			c.W.Null()
 		}
 	}
+}
+
+// xinfoGroupsFull writes XINFO STREAM FULL's groups: each with its PEL
+// and its consumers with theirs (count > 0: at most count entries of
+// each PEL).
+func xinfoGroupsFull(c *Ctx, key []byte, count int) {
+	c.W.Array(c.DB.XGroupCount(key, c.Now))
+	var buf [41]byte
+	pelAt, pelN := -1, 0
+	endPEL := func() {
+		if pelAt >= 0 {
+			deferHeader(c.W, pelAt, pelN, false)
+			pelAt = -1
+		}
+	}
+	c.DB.XGroupsFull(key, count, c.Now, func(g engine.GroupInfo) {
+		endPEL()
+		c.W.Map(7)
+		c.W.BulkString("name")
+		c.W.BulkString(g.Name)
+		c.W.BulkString("last-delivered-id")
+		c.W.Bulk(g.LastID.Append(buf[:0]))
+		writeReadLag(c, g)
+		c.W.BulkString("pel-count")
+		c.W.Int(int64(g.Pending))
+		c.W.BulkString("pending")
+		pelAt, pelN = len(c.W.B), 0
+	}, func(p engine.PendingEntry) {
+		pelN++
+		c.W.Array(4)
+		c.W.Bulk(p.ID.Append(buf[:0]))
+		c.W.BulkString(p.Consumer)
+		c.W.Int(p.Time)
+		c.W.Int(int64(p.Count))
+	}, func(n int) {
+		endPEL()
+		c.W.BulkString("consumers")
+		c.W.Array(n)
+	}, func(ci engine.ConsumerInfo) {
+		endPEL()
+		c.W.Map(4)
+		c.W.BulkString("name")
+		c.W.BulkString(ci.Name)
+		c.W.BulkString("seen-time")
+		c.W.Int(ci.Seen)
+		c.W.BulkString("pel-count")
+		c.W.Int(int64(ci.Pending))
+		c.W.BulkString("pending")
+		pelAt, pelN = len(c.W.B), 0
+	}, func(p engine.PendingEntry) {
+		pelN++
+		c.W.Array(3)
+		c.W.Bulk(p.ID.Append(buf[:0]))
+		c.W.Int(p.Time)
+		c.W.Int(int64(p.Count))
+	})
+	endPEL()
 }

@@ -59,6 +59,11 @@
 //     node's master and its fields omitted when they are the master's;
 //     nodes close where Redis's listpacks do (stream-node-max-bytes and
 //     -entries), so approximate trims match Redis's (stream.go).
+//   - Consumer group: a stream's groups (last delivered ID, entries-read,
+//     a PEL of pending entries ordered by ID, consumers by name with their
+//     own PELs) live in Go memory, in the Store's map keyed by the
+//     stream's root block, dropped when the stream is freed
+//     (streamgroup.go).
 //   - Lazy-free queue: values UNLINK took out and trees FLUSHDB ASYNC
 //     detached, freed a bounded number of blocks per LazyFreeStep
 //     (lazyfree.go); they belong to no database.
@@ -66,7 +71,8 @@
 //     a hash: uvarint field count, then field and value as (uvarint length,
 //     bytes) each; for a set: uvarint count, then the members the same way;
 //     lists and sorted sets likewise (list.go, zset.go); a stream's keeps
-//     its nodes, deleted entries included (stream.go).
+//     its nodes, deleted entries included, then its groups (stream.go,
+//     streamgroup.go).
 //   - Tag: the slab's per-block bit; set exactly on leaves with a TTL, so
 //     that ActiveExpire samples them through the slab.
 //   - Access clock: the last 3 bytes of every leaf block: Redis's 24-bit

@@ -63,6 +63,16 @@ type Store struct {
 	offs    []int    // working buffer (element offsets of a packed block)
 	fv      [][]byte // working buffer (a stream entry's fields and values)
 
+	// groups are the consumer groups of the streams that have some,
+	// keyed by the stream's root block (streamgroup.go).
+	groups map[slab.Handle]*cgroups
+
+	// GroupEffects and GroupDeleted are the command layer's buffers for
+	// what a claim did (XClaim, XAutoClaim): the handler fills them, its
+	// propagation reads them right after.
+	GroupEffects []GroupEffect
+	GroupDeleted []StreamID
+
 	// dirty counts changes to the data: every exported call that changes
 	// a key adds at least one (Dirty).
 	dirty uint64
@@ -204,6 +214,7 @@ func (s *Store) reset() {
 		db.contents = contents{}
 	}
 	s.slab.Reset()
+	s.groups = nil
 	s.lazyFreed += int64(len(s.lazy))
 	s.lazy = nil
 	s.exp.wheelReset()

@@ -79,7 +79,7 @@ func (q *qlist) size() int64 {
 }
 
 // streamSize is the bytes of a stream's root, index and node blocks, the
-// blocks streamFree frees.
+// blocks streamFree frees, and an estimate of its groups' Go memory.
 func streamSize(db *DB, _ int, x slab.Handle) int64 {
 	sl := db.s.slab
 	st := stream{db, x}
@@ -89,5 +89,5 @@ func streamSize(db *DB, _ int, x slab.Handle) int64 {
 	for i := 0; i < ixCount(b); i++ {
 		n += int64(sl.BlockSize(ixNode(b, i)))
 	}
-	return n
+	return n + st.groupsSize()
 }

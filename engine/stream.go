@@ -195,6 +195,7 @@ func streamFree(db *DB, _ int, x slab.Handle) {
 	}
 	db.s.slab.Free(ix)
 	db.s.slab.Free(x)
+	db.s.dropGroups(x)
 }
 
 // ---- index block ----
@@ -1185,7 +1186,7 @@ func streamExport(db *DB, _ int, x slab.Handle, dst []byte) []byte {
 			o = e.end
 		}
 	}
-	return dst
+	return appendGroups(dst, st.groups())
 }
 
 // recReader reads a Record's uvarints and strings; a malformed record
@@ -1245,7 +1246,7 @@ func streamLoad(db *DB, data []byte) (int, slab.Handle, bool) {
 	for ok {
 		master, n, more := sr.NextNode()
 		if !more {
-			ok = sr.nodes == 0 && sr.r.off == len(data) && !sr.r.bad
+			ok = sr.nodes == 0 && !sr.r.bad && (sr.r.off == len(data) || st.loadGroups(&sr.r))
 			break
 		}
 		for k := 0; k < n && ok; k++ {
@@ -1363,11 +1364,14 @@ func (s *StreamRecord) Next() (id StreamID, fv [][]byte, ok bool) {
 
 // StreamRecordBuilder writes a stream's Record node by node (the RDB
 // loader's side of StreamRecord). Its checks are the loader's; the
-// engine refuses a record whose entries are out of order.
+// engine refuses a record whose entries are out of order or whose groups
+// do not hold together.
 type StreamRecordBuilder struct {
 	body  []byte
 	nodes int
 	live  int
+	// Groups are the stream's consumer groups, written after the nodes.
+	Groups []GroupRecord
 }
 
 // Node starts a node of the given entries with these master fields.
@@ -1405,5 +1409,5 @@ func (b *StreamRecordBuilder) Record(last, first, maxDeleted StreamID, entriesAd
 	d = binary.AppendUvarint(d, entriesAdded)
 	d = binary.AppendUvarint(d, uint64(b.live))
 	d = binary.AppendUvarint(d, uint64(b.nodes))
-	return Record{Type: TypeStream, Data: append(d, b.body...)}
+	return Record{Type: TypeStream, Data: appendGroupRecords(append(d, b.body...), b.Groups)}
 }

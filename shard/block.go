@@ -235,7 +235,7 @@ func (s *Shard) serveKey(wk wkey) {
 			return
 		}
 		wt := q[0]
-		if !s.anyExists(wt) {
+		if !s.anyExists(wt) && !command.ServesGone(wt.spec) {
 			return // nothing to pop: blocking types delete emptied keys
 		}
 		if wt.home != s.id || wt.viaHome {
