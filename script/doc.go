@@ -25,6 +25,11 @@
 //     them in order; its snapshot file holds them, and its load (from its
 //     file, or from a redis-server dump.rdb) restores them for every
 //     shard, the Registry being the process's.
+//     A run reuses what the last left: its KEYS and ARGV tables (refilled
+//     when the last run left them plain arrays: an EVAL script cannot keep
+//     a table past its run), redis.call's argument and reply buffers, and
+//     the last short bulk string and status text a reply made (a Lua
+//     string is a value); integer replies 0 to 255 are boxed once.
 //   - Script: a compiled body, by SHA; Spread remembers that a run of it
 //     touched keys on several shards.
 //   - Host: what runs a script's redis.call where the script runs. The

@@ -109,6 +109,13 @@ type Runtime struct {
 	errLine  int
 	w        resp.Writer
 	args     [][]byte
+	argBuf   []byte // the bytes of args
+	// bulk and status are the last bulk string and status text of a
+	// call's reply, as Lua strings.
+	bulk, status lastString
+	// keys and argv are the KEYS and ARGV tables of the last EVAL run,
+	// refilled by the next (see refill).
+	keys, argv *lua.LTable
 }
 
 // New makes a Runtime over the process's Registry, whose runs k lets
@@ -238,6 +245,16 @@ func (r *Runtime) Get(sha string) (*Script, bool) {
 	return s, errText == ""
 }
 
+// GetSHA is Get of an EVALSHA's SHA, in any case.
+func (r *Runtime) GetSHA(sha []byte) (*Script, bool) {
+	if r.reg.Gen() == r.gen {
+		if s, ok := r.scripts[string(sha)]; ok {
+			return s, true
+		}
+	}
+	return r.Get(strings.ToLower(string(sha)))
+}
+
 // Load compiles body, records it in the Registry and returns its SHA, or
 // the error reply's text.
 func (r *Runtime) Load(body []byte) (*Script, string) {
@@ -266,6 +283,10 @@ func (r *Runtime) compile(sha, body string) (*Script, string) {
 	if err != nil {
 		return nil, "ERR Error compiling script (new function): " + compileError(err, src)
 	}
+	// gopher-lua gives the main chunk, a vararg function, Lua 5.0's
+	// "arg" table, a table with a map per call that no code can reach
+	// (the main chunk has no local "arg"); Lua 5.1's main chunk has none.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
 	fn := r.L.NewFunctionFromProto(proto)
 	fn.Env = r.env
 	s := &Script{SHA: sha, Flags: flags, fn: fn}
@@ -349,8 +370,14 @@ func (r *Runtime) Run(s *Script, c *Call, w *resp.Writer) bool {
 		L.Push(strTable(L, c.Argv))
 		nargs = 2
 	} else {
-		r.globals.RawSetString("KEYS", strTable(L, c.Keys))
-		r.globals.RawSetString("ARGV", strTable(L, c.Argv))
+		if t := refill(L, r.keys, c.Keys); t != r.keys {
+			r.keys = t
+			r.globals.RawSetString("KEYS", t)
+		}
+		if t := refill(L, r.argv, c.Argv); t != r.argv {
+			r.argv = t
+			r.globals.RawSetString("ARGV", t)
+		}
 	}
 	r.arm(s)
 	err := L.PCall(nargs, 1, nil)
@@ -387,6 +414,34 @@ func strTable(L *lua.LState, vs [][]byte) *lua.LTable {
 	t := L.CreateTable(len(vs), 0)
 	for i, v := range vs {
 		t.RawSetInt(i+1, lua.LString(v))
+	}
+	return t
+}
+
+// refill returns t holding vs, as a new table from strTable would, when
+// the last run left t as a plain array (no metatable, no key but its
+// integers); else a new table. An entry equal to its string stays, so
+// the keys and arguments a script is called with again cost nothing. An
+// EVAL script cannot keep a table past its run (its globals are
+// read-only), so no later run sees the table change.
+func refill(L *lua.LState, t *lua.LTable, vs [][]byte) *lua.LTable {
+	if t == nil || t.Metatable != lua.LNil {
+		return strTable(L, vs)
+	}
+	for i, v := range vs {
+		if old, ok := t.RawGetInt(i + 1).(lua.LString); !ok || string(old) != string(v) {
+			t.RawSetInt(i+1, lua.LString(v))
+		}
+	}
+	for i := t.MaxN(); i > len(vs); i-- {
+		t.RawSetInt(i, lua.LNil)
+	}
+	var last lua.LValue = lua.LNil
+	if len(vs) > 0 {
+		last = lua.LNumber(len(vs))
+	}
+	if k, _ := t.Next(last); k != lua.LNil {
+		return strTable(L, vs)
 	}
 	return t
 }
@@ -562,20 +617,25 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 	if n == 0 {
 		return r.callError(L, raise, "ERR Please specify at least one argument for this redis lib call")
 	}
-	args := r.args[:0]
+	// The arguments' bytes go to one buffer the calls reuse: a slice of
+	// it stays valid when the buffer grows (the old array lives on), and a
+	// command keeps no argument past its call.
+	args, buf := r.args[:0], r.argBuf[:0]
 	for i := 1; i <= n; i++ {
+		start := len(buf)
 		switch v := L.Get(i).(type) {
 		case lua.LString:
-			args = append(args, []byte(v))
+			buf = append(buf, v...)
 		case lua.LNumber:
 			// As Redis 7.0: "%.17g", not Lua's lossy "%.14g".
-			args = append(args, []byte(fmt.Sprintf("%.17g", float64(v))))
+			buf = strconv.AppendFloat(buf, float64(v), 'g', 17, 64)
 		default:
-			r.args = args
+			r.args, r.argBuf = args, buf
 			return r.callError(L, raise, "ERR Lua redis lib command arguments must be strings or integers")
 		}
+		args = append(args, buf[start:len(buf):len(buf)])
 	}
-	r.args = args
+	r.args, r.argBuf = args, buf
 	spec, errText := command.Resolve(args)
 	switch {
 	case spec == nil:
@@ -607,14 +667,24 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 		return 0
 	}
 	clear(r.args)
+	if cap(r.argBuf) > keepBuf {
+		r.argBuf = nil
+	}
 	b := r.w.B
+	if cap(b) > keepBuf {
+		r.w.B = nil
+	}
 	if raise && len(b) > 0 && b[0] == '-' {
 		return r.callError(L, true, string(b[1:len(b)-2]))
 	}
-	v, _ := toLua(L, b, 0)
+	v, _ := r.toLua(b, 0)
 	L.Push(v)
 	return 1
 }
+
+// keepBuf is the most a call's argument or reply buffer keeps for the
+// next call.
+const keepBuf = 64 << 10
 
 // callError fails a redis.call (raised, reported as is) or returns the
 // error table of a redis.pcall.
