@@ -73,7 +73,8 @@ type Runtime struct {
 	reg     *Registry
 	gen     uint64
 	scripts map[string]*Script
-	globals *lua.LTable // the real globals, behind the read-only proxy env
+	globals *lua.LTable          // the real globals, behind the read-only proxy env
+	proxies map[*lua.LTable]bool // the read-only proxies
 	env     *lua.LTable
 	// The FUNCTION side: the functions compiled from the Registry's
 	// libraries (at libGen), the environment library code runs in, and
@@ -113,6 +114,7 @@ type Runtime struct {
 	// bulk and status are the last bulk string and status text of a
 	// call's reply, as Lua strings.
 	bulk, status lastString
+	calls        callFns
 	// keys and argv are the KEYS and ARGV tables of the last EVAL run,
 	// refilled by the next (see refill).
 	keys, argv *lua.LTable
@@ -135,7 +137,7 @@ func New(reg *Registry, k *Killer) *Runtime {
 		L.Call(1, 0)
 	}
 	r := &Runtime{L: L, reg: reg, Killer: k, scripts: make(map[string]*Script), gen: reg.Gen(), funcs: make(map[string]*Script),
-		libGen: reg.libGen.Load()}
+		libGen: reg.libGen.Load(), proxies: make(map[*lua.LTable]bool)}
 	g := L.G.Global
 	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy", "_G"} {
 		g.RawSetString(name, lua.LNil)
@@ -152,7 +154,12 @@ func New(reg *Registry, k *Killer) *Runtime {
 	g.RawSetString("struct", r.openStruct(L))
 	// Every library table and the globals become read-only: each is
 	// replaced by an empty proxy whose metatable reads through to it and
-	// refuses writes; reading a missing global is an error.
+	// refuses writes; reading a missing global is an error. The functions
+	// that add to a table raw refuse a proxy (table.remove and table.sort
+	// find it empty, and change nothing, as Redis's on its read-only
+	// tables).
+	r.guard(g, "rawset")
+	r.guard(g.RawGetString("table").(*lua.LTable), "insert")
 	for _, name := range []string{"string", "table", "math", "coroutine", "bit", "cjson", "cmsgpack", "struct"} {
 		g.RawSetString(name, r.readOnly(g.RawGetString(name).(*lua.LTable)))
 	}
@@ -179,6 +186,7 @@ func New(reg *Registry, k *Killer) *Runtime {
 func (r *Runtime) readOnly(t *lua.LTable) *lua.LTable {
 	L := r.L
 	p := L.NewTable()
+	r.proxies[p] = true
 	mt := L.NewTable()
 	mt.RawSetString("__index", t)
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
@@ -189,6 +197,20 @@ func (r *Runtime) readOnly(t *lua.LTable) *lua.LTable {
 	mt.RawSetString("__metatable", lua.LFalse)
 	L.SetMetatable(p, mt)
 	return p
+}
+
+// guard makes the function name of library t refuse a read-only table
+// as its first argument, as Redis's Lua refuses rawset or table.insert
+// on one (else a script could write into a proxy, and keep what it
+// wrote there for the next run).
+func (r *Runtime) guard(t *lua.LTable, name string) {
+	fn := t.RawGetString(name).(*lua.LFunction).GFunction
+	t.RawSetString(name, r.L.NewFunction(func(L *lua.LState) int {
+		if p, ok := L.Get(1).(*lua.LTable); ok && r.proxies[p] {
+			return r.fail(L, "Attempt to modify a readonly table")
+		}
+		return fn(L)
+	}))
 }
 
 // currentLine is the line the innermost Lua function runs.
@@ -287,6 +309,7 @@ func (r *Runtime) compile(sha, body string) (*Script, string) {
 	// "arg" table, a table with a map per call that no code can reach
 	// (the main chunk has no local "arg"); Lua 5.1's main chunk has none.
 	proto.IsVarArg &^= lua.VarArgNeedsArg
+	r.calls.fastCalls(proto)
 	fn := r.L.NewFunctionFromProto(proto)
 	fn.Env = r.env
 	s := &Script{SHA: sha, Flags: flags, fn: fn}
@@ -504,9 +527,15 @@ const (
 func (r *Runtime) openRedis(g *lua.LTable) {
 	L := r.L
 	t := L.NewTable()
+	r.calls = callFns{
+		call:      L.NewFunction(func(L *lua.LState) int { return r.redisCall(L, true, true) }),
+		pcall:     L.NewFunction(func(L *lua.LState) int { return r.redisCall(L, false, true) }),
+		callVoid:  L.NewFunction(func(L *lua.LState) int { return r.redisCall(L, true, false) }),
+		pcallVoid: L.NewFunction(func(L *lua.LState) int { return r.redisCall(L, false, false) }),
+	}
+	t.RawSetString("call", r.calls.call)
+	t.RawSetString("pcall", r.calls.pcall)
 	L.SetFuncs(t, map[string]lua.LGFunction{
-		"call":  func(L *lua.LState) int { return r.redisCall(L, true) },
-		"pcall": func(L *lua.LState) int { return r.redisCall(L, false) },
 		"error_reply": func(L *lua.LState) int {
 			s, ok := L.Get(1).(lua.LString)
 			if L.GetTop() != 1 || !ok {
@@ -605,8 +634,9 @@ func pushErr(L *lua.LState, text string) int {
 	return 1
 }
 
-// redisCall is redis.call (raise) and redis.pcall.
-func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
+// redisCall is redis.call (raise) and redis.pcall; keep: the caller
+// wants its result (else it returns none: see fastCalls).
+func (r *Runtime) redisCall(L *lua.LState, raise, keep bool) int {
 	c := r.call
 	if c == nil || r.faulted {
 		r.faulted = r.faulted || c != nil
@@ -615,7 +645,7 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 	}
 	n := L.GetTop()
 	if n == 0 {
-		return r.callError(L, raise, "ERR Please specify at least one argument for this redis lib call")
+		return r.callFail(L, raise, keep, "ERR Please specify at least one argument for this redis lib call")
 	}
 	// The arguments' bytes go to one buffer the calls reuse: a slice of
 	// it stays valid when the buffer grows (the old array lives on), and a
@@ -631,7 +661,7 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 			buf = strconv.AppendFloat(buf, float64(v), 'g', 17, 64)
 		default:
 			r.args, r.argBuf = args, buf
-			return r.callError(L, raise, "ERR Lua redis lib command arguments must be strings or integers")
+			return r.callFail(L, raise, keep, "ERR Lua redis lib command arguments must be strings or integers")
 		}
 		args = append(args, buf[start:len(buf):len(buf)])
 	}
@@ -639,20 +669,20 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 	spec, errText := command.Resolve(args)
 	switch {
 	case spec == nil:
-		return r.callError(L, raise, "ERR Unknown Redis command called from script")
+		return r.callFail(L, raise, keep, "ERR Unknown Redis command called from script")
 	case errText != "":
-		return r.callError(L, raise, "ERR Wrong number of args calling Redis command from script")
+		return r.callFail(L, raise, keep, "ERR Wrong number of args calling Redis command from script")
 	case spec.Flags&command.NoScript != 0:
-		return r.callError(L, raise, "ERR This Redis command is not allowed from script")
+		return r.callFail(L, raise, keep, "ERR This Redis command is not allowed from script")
 	}
 	if e := c.Host.Permit(spec, args); e != "" {
-		return r.callError(L, raise, e)
+		return r.callFail(L, raise, keep, e)
 	}
 	switch {
 	case c.ReadOnly && spec.Flags&command.Write != 0:
-		return r.callError(L, raise, "ERR Write commands are not allowed from read-only scripts.")
+		return r.callFail(L, raise, keep, "ERR Write commands are not allowed from read-only scripts.")
 	case spec.Flags&command.DenyOOM != 0 && c.Host.OutOfMemory():
-		return r.callError(L, raise, errtext.OOM)
+		return r.callFail(L, raise, keep, errtext.OOM)
 	}
 	r.w.B, r.w.Proto = r.w.B[:0], 2
 	if r.resp3 {
@@ -675,7 +705,10 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 		r.w.B = nil
 	}
 	if raise && len(b) > 0 && b[0] == '-' {
-		return r.callError(L, true, string(b[1:len(b)-2]))
+		return r.callFail(L, true, keep, string(b[1:len(b)-2]))
+	}
+	if !keep {
+		return 0
 	}
 	v, _ := r.toLua(b, 0)
 	L.Push(v)
@@ -685,6 +718,15 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 // keepBuf is the most a call's argument or reply buffer keeps for the
 // next call.
 const keepBuf = 64 << 10
+
+// callFail is callError of a call whose caller may drop its result
+// (keep false): a redis.pcall's error table is then not made.
+func (r *Runtime) callFail(L *lua.LState, raise, keep bool, text string) int {
+	if !raise && !keep {
+		return 0
+	}
+	return r.callError(L, raise, text)
+}
 
 // callError fails a redis.call (raised, reported as is) or returns the
 // error table of a redis.pcall.
