@@ -27,9 +27,38 @@ import (
 // client), nil -> null, true -> 1 and false -> null while the script
 // speaks RESP2, RESP3 booleans after redis.setresp(3).
 
+// smallNumbers are the Lua numbers 0 to 255 as values: an integer reply
+// that small allocates nothing.
+var smallNumbers = func() (v [256]lua.LValue) {
+	for i := range v {
+		v[i] = lua.LNumber(i)
+	}
+	return v
+}()
+
+// lastString is the last short Lua string made from a reply's bytes, made
+// again from equal bytes at no cost (a Lua string is a value: which copy
+// a script gets cannot be told).
+type lastString struct{ v lua.LValue }
+
+// maxLastString is the longest string a lastString keeps.
+const maxLastString = 64
+
+func (c *lastString) of(b []byte) lua.LValue {
+	if s, ok := c.v.(lua.LString); ok && string(s) == string(b) {
+		return c.v
+	}
+	v := lua.LValue(lua.LString(b))
+	if len(b) <= maxLastString {
+		c.v = v
+	}
+	return v
+}
+
 // toLua reads one RESP value from b at i and returns it as a Lua value and
 // the index after it. b is a reply the server wrote, so it is well formed.
-func toLua(L *lua.LState, b []byte, i int) (lua.LValue, int) {
+func (r *Runtime) toLua(b []byte, i int) (lua.LValue, int) {
+	L := r.L
 	t := b[i]
 	j := i + 1
 	for b[j] != '\r' {
@@ -40,16 +69,19 @@ func toLua(L *lua.LState, b []byte, i int) (lua.LValue, int) {
 	switch t {
 	case ':':
 		n, _ := strconv.ParseInt(string(line), 10, 64)
+		if n >= 0 && n < int64(len(smallNumbers)) {
+			return smallNumbers[n], next
+		}
 		return lua.LNumber(n), next
 	case '$':
 		n, _ := strconv.Atoi(string(line))
 		if n < 0 {
 			return lua.LFalse, next
 		}
-		return lua.LString(b[next : next+n]), next + n + 2
+		return r.bulk.of(b[next : next+n]), next + n + 2
 	case '+':
 		tb := L.CreateTable(0, 1)
-		tb.RawSetString("ok", lua.LString(line))
+		tb.RawSetString("ok", r.status.of(line))
 		return tb, next
 	case '-':
 		tb := L.CreateTable(0, 1)
@@ -64,7 +96,7 @@ func toLua(L *lua.LState, b []byte, i int) (lua.LValue, int) {
 			set := L.CreateTable(0, n)
 			for k := 0; k < n; k++ {
 				var v lua.LValue
-				v, next = toLua(L, b, next)
+				v, next = r.toLua(b, next)
 				set.RawSet(v, lua.LTrue)
 			}
 			tb := L.CreateTable(0, 1)
@@ -74,7 +106,7 @@ func toLua(L *lua.LState, b []byte, i int) (lua.LValue, int) {
 		tb := L.CreateTable(n, 0)
 		for k := 1; k <= n; k++ {
 			var v lua.LValue
-			v, next = toLua(L, b, next)
+			v, next = r.toLua(b, next)
 			tb.RawSetInt(k, v)
 		}
 		return tb, next
@@ -83,8 +115,8 @@ func toLua(L *lua.LState, b []byte, i int) (lua.LValue, int) {
 		m := L.CreateTable(0, n)
 		for k := 0; k < n; k++ {
 			var key, v lua.LValue
-			key, next = toLua(L, b, next)
-			v, next = toLua(L, b, next)
+			key, next = r.toLua(b, next)
+			v, next = r.toLua(b, next)
 			m.RawSet(key, v)
 		}
 		tb := L.CreateTable(0, 1)
@@ -93,9 +125,9 @@ func toLua(L *lua.LState, b []byte, i int) (lua.LValue, int) {
 	case '|':
 		n, _ := strconv.Atoi(string(line))
 		for k := 0; k < 2*n; k++ {
-			_, next = toLua(L, b, next)
+			_, next = r.toLua(b, next)
 		}
-		return toLua(L, b, next)
+		return r.toLua(b, next)
 	case '_':
 		return lua.LNil, next
 	case '#':

@@ -25,6 +25,17 @@
 //     them in order; its snapshot file holds them, and its load (from its
 //     file, or from a redis-server dump.rdb) restores them for every
 //     shard, the Registry being the process's.
+//     A run reuses what the last left: its KEYS and ARGV tables (refilled
+//     when the last run left them plain arrays: an EVAL script cannot keep
+//     a table past its run), redis.call's argument and reply buffers, and
+//     the last short bulk string and status text a reply made (a Lua
+//     string is a value); integer replies 0 to 255 are boxed once. A
+//     compiled script reads redis.call and redis.pcall as constants, not
+//     through the proxies, and a call whose results are dropped (a
+//     statement) runs a variant that makes no Lua value of its reply
+//     (calls.go: the compiled code is rewritten where this is sure).
+//     rawset and table.insert refuse a proxy, so that no run keeps a value
+//     for the next.
 //   - Script: a compiled body, by SHA; Spread remembers that a run of it
 //     touched keys on several shards.
 //   - Host: what runs a script's redis.call where the script runs. The

@@ -73,7 +73,8 @@ type Runtime struct {
 	reg     *Registry
 	gen     uint64
 	scripts map[string]*Script
-	globals *lua.LTable // the real globals, behind the read-only proxy env
+	globals *lua.LTable          // the real globals, behind the read-only proxy env
+	proxies map[*lua.LTable]bool // the read-only proxies
 	env     *lua.LTable
 	// The FUNCTION side: the functions compiled from the Registry's
 	// libraries (at libGen), the environment library code runs in, and
@@ -109,6 +110,14 @@ type Runtime struct {
 	errLine  int
 	w        resp.Writer
 	args     [][]byte
+	argBuf   []byte // the bytes of args
+	// bulk and status are the last bulk string and status text of a
+	// call's reply, as Lua strings.
+	bulk, status lastString
+	calls        callFns
+	// keys and argv are the KEYS and ARGV tables of the last EVAL run,
+	// refilled by the next (see refill).
+	keys, argv *lua.LTable
 }
 
 // New makes a Runtime over the process's Registry, whose runs k lets
@@ -128,7 +137,7 @@ func New(reg *Registry, k *Killer) *Runtime {
 		L.Call(1, 0)
 	}
 	r := &Runtime{L: L, reg: reg, Killer: k, scripts: make(map[string]*Script), gen: reg.Gen(), funcs: make(map[string]*Script),
-		libGen: reg.libGen.Load()}
+		libGen: reg.libGen.Load(), proxies: make(map[*lua.LTable]bool)}
 	g := L.G.Global
 	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy", "_G"} {
 		g.RawSetString(name, lua.LNil)
@@ -145,7 +154,12 @@ func New(reg *Registry, k *Killer) *Runtime {
 	g.RawSetString("struct", r.openStruct(L))
 	// Every library table and the globals become read-only: each is
 	// replaced by an empty proxy whose metatable reads through to it and
-	// refuses writes; reading a missing global is an error.
+	// refuses writes; reading a missing global is an error. The functions
+	// that add to a table raw refuse a proxy (table.remove and table.sort
+	// find it empty, and change nothing, as Redis's on its read-only
+	// tables).
+	r.guard(g, "rawset")
+	r.guard(g.RawGetString("table").(*lua.LTable), "insert")
 	for _, name := range []string{"string", "table", "math", "coroutine", "bit", "cjson", "cmsgpack", "struct"} {
 		g.RawSetString(name, r.readOnly(g.RawGetString(name).(*lua.LTable)))
 	}
@@ -172,6 +186,7 @@ func New(reg *Registry, k *Killer) *Runtime {
 func (r *Runtime) readOnly(t *lua.LTable) *lua.LTable {
 	L := r.L
 	p := L.NewTable()
+	r.proxies[p] = true
 	mt := L.NewTable()
 	mt.RawSetString("__index", t)
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
@@ -182,6 +197,20 @@ func (r *Runtime) readOnly(t *lua.LTable) *lua.LTable {
 	mt.RawSetString("__metatable", lua.LFalse)
 	L.SetMetatable(p, mt)
 	return p
+}
+
+// guard makes the function name of library t refuse a read-only table
+// as its first argument, as Redis's Lua refuses rawset or table.insert
+// on one (else a script could write into a proxy, and keep what it
+// wrote there for the next run).
+func (r *Runtime) guard(t *lua.LTable, name string) {
+	fn := t.RawGetString(name).(*lua.LFunction).GFunction
+	t.RawSetString(name, r.L.NewFunction(func(L *lua.LState) int {
+		if p, ok := L.Get(1).(*lua.LTable); ok && r.proxies[p] {
+			return r.fail(L, "Attempt to modify a readonly table")
+		}
+		return fn(L)
+	}))
 }
 
 // currentLine is the line the innermost Lua function runs.
@@ -238,6 +267,16 @@ func (r *Runtime) Get(sha string) (*Script, bool) {
 	return s, errText == ""
 }
 
+// GetSHA is Get of an EVALSHA's SHA, in any case.
+func (r *Runtime) GetSHA(sha []byte) (*Script, bool) {
+	if r.reg.Gen() == r.gen {
+		if s, ok := r.scripts[string(sha)]; ok {
+			return s, true
+		}
+	}
+	return r.Get(strings.ToLower(string(sha)))
+}
+
 // Load compiles body, records it in the Registry and returns its SHA, or
 // the error reply's text.
 func (r *Runtime) Load(body []byte) (*Script, string) {
@@ -266,6 +305,11 @@ func (r *Runtime) compile(sha, body string) (*Script, string) {
 	if err != nil {
 		return nil, "ERR Error compiling script (new function): " + compileError(err, src)
 	}
+	// gopher-lua gives the main chunk, a vararg function, Lua 5.0's
+	// "arg" table, a table with a map per call that no code can reach
+	// (the main chunk has no local "arg"); Lua 5.1's main chunk has none.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
+	r.calls.fastCalls(proto)
 	fn := r.L.NewFunctionFromProto(proto)
 	fn.Env = r.env
 	s := &Script{SHA: sha, Flags: flags, fn: fn}
@@ -349,8 +393,14 @@ func (r *Runtime) Run(s *Script, c *Call, w *resp.Writer) bool {
 		L.Push(strTable(L, c.Argv))
 		nargs = 2
 	} else {
-		r.globals.RawSetString("KEYS", strTable(L, c.Keys))
-		r.globals.RawSetString("ARGV", strTable(L, c.Argv))
+		if t := refill(L, r.keys, c.Keys); t != r.keys {
+			r.keys = t
+			r.globals.RawSetString("KEYS", t)
+		}
+		if t := refill(L, r.argv, c.Argv); t != r.argv {
+			r.argv = t
+			r.globals.RawSetString("ARGV", t)
+		}
 	}
 	r.arm(s)
 	err := L.PCall(nargs, 1, nil)
@@ -387,6 +437,34 @@ func strTable(L *lua.LState, vs [][]byte) *lua.LTable {
 	t := L.CreateTable(len(vs), 0)
 	for i, v := range vs {
 		t.RawSetInt(i+1, lua.LString(v))
+	}
+	return t
+}
+
+// refill returns t holding vs, as a new table from strTable would, when
+// the last run left t as a plain array (no metatable, no key but its
+// integers); else a new table. An entry equal to its string stays, so
+// the keys and arguments a script is called with again cost nothing. An
+// EVAL script cannot keep a table past its run (its globals are
+// read-only), so no later run sees the table change.
+func refill(L *lua.LState, t *lua.LTable, vs [][]byte) *lua.LTable {
+	if t == nil || t.Metatable != lua.LNil {
+		return strTable(L, vs)
+	}
+	for i, v := range vs {
+		if old, ok := t.RawGetInt(i + 1).(lua.LString); !ok || string(old) != string(v) {
+			t.RawSetInt(i+1, lua.LString(v))
+		}
+	}
+	for i := t.MaxN(); i > len(vs); i-- {
+		t.RawSetInt(i, lua.LNil)
+	}
+	var last lua.LValue = lua.LNil
+	if len(vs) > 0 {
+		last = lua.LNumber(len(vs))
+	}
+	if k, _ := t.Next(last); k != lua.LNil {
+		return strTable(L, vs)
 	}
 	return t
 }
@@ -449,9 +527,15 @@ const (
 func (r *Runtime) openRedis(g *lua.LTable) {
 	L := r.L
 	t := L.NewTable()
+	r.calls = callFns{
+		call:      L.NewFunction(func(L *lua.LState) int { return r.redisCall(L, true, true) }),
+		pcall:     L.NewFunction(func(L *lua.LState) int { return r.redisCall(L, false, true) }),
+		callVoid:  L.NewFunction(func(L *lua.LState) int { return r.redisCall(L, true, false) }),
+		pcallVoid: L.NewFunction(func(L *lua.LState) int { return r.redisCall(L, false, false) }),
+	}
+	t.RawSetString("call", r.calls.call)
+	t.RawSetString("pcall", r.calls.pcall)
 	L.SetFuncs(t, map[string]lua.LGFunction{
-		"call":  func(L *lua.LState) int { return r.redisCall(L, true) },
-		"pcall": func(L *lua.LState) int { return r.redisCall(L, false) },
 		"error_reply": func(L *lua.LState) int {
 			s, ok := L.Get(1).(lua.LString)
 			if L.GetTop() != 1 || !ok {
@@ -550,8 +634,9 @@ func pushErr(L *lua.LState, text string) int {
 	return 1
 }
 
-// redisCall is redis.call (raise) and redis.pcall.
-func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
+// redisCall is redis.call (raise) and redis.pcall; keep: the caller
+// wants its result (else it returns none: see fastCalls).
+func (r *Runtime) redisCall(L *lua.LState, raise, keep bool) int {
 	c := r.call
 	if c == nil || r.faulted {
 		r.faulted = r.faulted || c != nil
@@ -560,39 +645,44 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 	}
 	n := L.GetTop()
 	if n == 0 {
-		return r.callError(L, raise, "ERR Please specify at least one argument for this redis lib call")
+		return r.callFail(L, raise, keep, "ERR Please specify at least one argument for this redis lib call")
 	}
-	args := r.args[:0]
+	// The arguments' bytes go to one buffer the calls reuse: a slice of
+	// it stays valid when the buffer grows (the old array lives on), and a
+	// command keeps no argument past its call.
+	args, buf := r.args[:0], r.argBuf[:0]
 	for i := 1; i <= n; i++ {
+		start := len(buf)
 		switch v := L.Get(i).(type) {
 		case lua.LString:
-			args = append(args, []byte(v))
+			buf = append(buf, v...)
 		case lua.LNumber:
 			// As Redis 7.0: "%.17g", not Lua's lossy "%.14g".
-			args = append(args, []byte(fmt.Sprintf("%.17g", float64(v))))
+			buf = strconv.AppendFloat(buf, float64(v), 'g', 17, 64)
 		default:
-			r.args = args
-			return r.callError(L, raise, "ERR Lua redis lib command arguments must be strings or integers")
+			r.args, r.argBuf = args, buf
+			return r.callFail(L, raise, keep, "ERR Lua redis lib command arguments must be strings or integers")
 		}
+		args = append(args, buf[start:len(buf):len(buf)])
 	}
-	r.args = args
+	r.args, r.argBuf = args, buf
 	spec, errText := command.Resolve(args)
 	switch {
 	case spec == nil:
-		return r.callError(L, raise, "ERR Unknown Redis command called from script")
+		return r.callFail(L, raise, keep, "ERR Unknown Redis command called from script")
 	case errText != "":
-		return r.callError(L, raise, "ERR Wrong number of args calling Redis command from script")
+		return r.callFail(L, raise, keep, "ERR Wrong number of args calling Redis command from script")
 	case spec.Flags&command.NoScript != 0:
-		return r.callError(L, raise, "ERR This Redis command is not allowed from script")
+		return r.callFail(L, raise, keep, "ERR This Redis command is not allowed from script")
 	}
 	if e := c.Host.Permit(spec, args); e != "" {
-		return r.callError(L, raise, e)
+		return r.callFail(L, raise, keep, e)
 	}
 	switch {
 	case c.ReadOnly && spec.Flags&command.Write != 0:
-		return r.callError(L, raise, "ERR Write commands are not allowed from read-only scripts.")
+		return r.callFail(L, raise, keep, "ERR Write commands are not allowed from read-only scripts.")
 	case spec.Flags&command.DenyOOM != 0 && c.Host.OutOfMemory():
-		return r.callError(L, raise, errtext.OOM)
+		return r.callFail(L, raise, keep, errtext.OOM)
 	}
 	r.w.B, r.w.Proto = r.w.B[:0], 2
 	if r.resp3 {
@@ -607,13 +697,35 @@ func (r *Runtime) redisCall(L *lua.LState, raise bool) int {
 		return 0
 	}
 	clear(r.args)
-	b := r.w.B
-	if raise && len(b) > 0 && b[0] == '-' {
-		return r.callError(L, true, string(b[1:len(b)-2]))
+	if cap(r.argBuf) > keepBuf {
+		r.argBuf = nil
 	}
-	v, _ := toLua(L, b, 0)
+	b := r.w.B
+	if cap(b) > keepBuf {
+		r.w.B = nil
+	}
+	if raise && len(b) > 0 && b[0] == '-' {
+		return r.callFail(L, true, keep, string(b[1:len(b)-2]))
+	}
+	if !keep {
+		return 0
+	}
+	v, _ := r.toLua(b, 0)
 	L.Push(v)
 	return 1
+}
+
+// keepBuf is the most a call's argument or reply buffer keeps for the
+// next call.
+const keepBuf = 64 << 10
+
+// callFail is callError of a call whose caller may drop its result
+// (keep false): a redis.pcall's error table is then not made.
+func (r *Runtime) callFail(L *lua.LState, raise, keep bool, text string) int {
+	if !raise && !keep {
+		return 0
+	}
+	return r.callError(L, raise, text)
 }
 
 // callError fails a redis.call (raised, reported as is) or returns the

@@ -71,6 +71,12 @@ func TestRun(t *testing.T) {
 		want  string
 	}{
 		{2, "return x", "-ERR user_script:1: Script attempted to access nonexistent global variable 'x' script: 03c387736bb5cc009ff35151572cee04677aa374, on @user_script:1.\r\n"},
+		{2, "rawset(_G, 'x', 1)", "-ERR Attempt to modify a readonly table script: e2c706419da183d6229a1230c3be09cc32cdeee0, on @user_script:1.\r\n"},
+		{2, "table.insert(_G, 'x')", "-ERR Attempt to modify a readonly table script: fb12a92fa0f7cedd822c65080ddf723ec37aec92, on @user_script:1.\r\n"},
+		{2, "table.insert(string, 1, 'x')", "-ERR Attempt to modify a readonly table script: 5bdc3c616a3d9adccd439e9a063d19d1a0c8beeb, on @user_script:1.\r\n"},
+		{2, "table.remove(redis)", "$-1\r\n"},
+		{2, "table.sort(cjson)", "$-1\r\n"},
+		{2, "local t = {}; rawset(t, 'a', 1); table.insert(t, 2); table.sort(t); return {t.a, t[1], #t}", "*3\r\n:1\r\n:2\r\n:1\r\n"},
 		{2, "x=1", "-ERR user_script:1: Attempt to modify a readonly table script: 7caf6056913504f0508c65faf2dc3f94ff65bcfd, on @user_script:1.\r\n"},
 		{2, "redis.x=1", "-ERR user_script:1: Attempt to modify a readonly table script: 5b2bc017c4ad02e0a4040b10e3482419e45c58b0, on @user_script:1.\r\n"},
 		{2, "string.x = 1", "-ERR user_script:1: Attempt to modify a readonly table script: c3eb0a2a15b3d4790b323c4104029c1ae425a769, on @user_script:1.\r\n"},

@@ -115,6 +115,7 @@ func (s *Shard) scriptTick() {
 			"You can try killing the script using the "+killCommand(s.killer.Function())+" command.", shardField(s.id))
 	}
 	if !b.polling {
+		s.ownBorrowed()
 		s.pollBusy()
 	}
 }

@@ -124,7 +124,10 @@
 //     record of what it wrote; a run that meets a key of another shard is
 //     undone and run again there or held: with coord's protocol over its
 //     declared keys or every shard, on gathered copies written back. A
-//     script whose keys share one shard never stops another. One that runs
+//     script whose keys share one shard never stops another. A direct run
+//     on the connection's own shard copies nothing: its job borrows the
+//     command's arguments and, with its host, undo record and reply, is
+//     the shard's, reused (directRun). One that runs
 //     past busy-reply-threshold makes the server busy (busy.go): -BUSY
 //     from every shard, and its own shard answers its clients from the
 //     interpreter's hook.

@@ -168,7 +168,7 @@ func (s *Shard) resolve(spec *command.Spec, args [][]byte) (*script.Script, stri
 		}
 		return sc, ""
 	}
-	sc, ok := rt.Get(strings.ToLower(string(args[1])))
+	sc, ok := rt.GetSHA(args[1])
 	if !ok {
 		return nil, "NOSCRIPT No matching script. Please use EVAL."
 	}
@@ -185,11 +185,23 @@ func (s *Shard) script(j *scriptJob) (*script.Script, bool) {
 
 // newJob checks and copies an EVAL call: its script, keys and arguments.
 func (s *Shard) newJob(c *conn, spec *command.Spec, args [][]byte) (*scriptJob, *script.Script, string) {
+	j := &scriptJob{}
+	sc, errText := s.fillJob(j, c, spec, args)
+	if errText != "" {
+		return nil, nil, errText
+	}
+	j.own()
+	return j, sc, ""
+}
+
+// fillJob checks an EVAL call and fills j with it, j's keys and arguments
+// borrowed from args.
+func (s *Shard) fillJob(j *scriptJob, c *conn, spec *command.Spec, args [][]byte) (*script.Script, string) {
 	var sc *script.Script
 	var errText string
 	if spec.Script == command.ScriptFCall {
 		if sc, errText = s.resolve(spec, args); errText != "" {
-			return nil, nil, errText
+			return nil, errText
 		}
 	}
 	nk, errText := command.EvalKeys(args)
@@ -197,31 +209,52 @@ func (s *Shard) newJob(c *conn, spec *command.Spec, args [][]byte) (*scriptJob, 
 		errText = "ERR Bad number of keys provided" // FCALL's text
 	}
 	if errText != "" {
-		return nil, nil, errText
+		return nil, errText
 	}
 	if sc == nil {
 		if sc, errText = s.resolve(spec, args); errText != "" {
-			return nil, nil, errText
+			return nil, errText
 		}
 	}
 	ro := spec.Flags&command.ReadOnly != 0
 	if ro && sc.Flags&script.Shebang != 0 && sc.Flags&script.NoWrites == 0 {
-		return nil, nil, "ERR Can not execute a script with write flag using *_ro command."
+		return nil, "ERR Can not execute a script with write flag using *_ro command."
 	}
-	args = command.CopyArgs(args)
-	j := &scriptJob{c: c, spec: spec, sha: sc.SHA, keys: args[3 : 3+nk], argv: args[3+nk:],
+	*j = scriptJob{c: c, spec: spec, sha: sc.SHA, keys: args[3 : 3+nk : 3+nk], argv: args[3+nk:],
 		ro: ro || sc.Flags&script.NoWrites != 0}
 	if c != nil {
 		j.db, j.proto, j.noTouch, j.cl, j.user = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl, c.checked()
 	}
-	return j, sc, ""
+	return sc, ""
 }
 
-// eval places an EVAL call (see the comment at the top).
+// own copies the job's keys and arguments, borrowed until then.
+func (j *scriptJob) own() {
+	nk := len(j.keys)
+	all := command.CopyArgs(append(j.keys[:nk:nk], j.argv...))
+	j.keys, j.argv = all[:nk:nk], all[nk:]
+}
+
+// clone is a copy of j that owns its keys and arguments, for a run that
+// outlives the command's call.
+func (j *scriptJob) clone() *scriptJob {
+	o := *j
+	o.own()
+	return &o
+}
+
+// eval places an EVAL call (see the comment at the top). A direct run
+// here borrows the command's arguments and reuses the shard's job, host
+// and reply (directRun); every other path takes a copy of the job.
 func (s *Shard) eval(c *conn, spec *command.Spec, args [][]byte) {
 	s.stats.commands++
 	s.stats.count(spec)
-	j, sc, errText := s.newJob(c, spec, args)
+	d := &s.direct
+	j := &d.j
+	if d.on {
+		j = &scriptJob{} // one job of a run in progress: see directRun
+	}
+	sc, errText := s.fillJob(j, c, spec, args)
 	if errText != "" {
 		s.stats.failedCall(spec, []byte("-"+errText))
 		s.replyError(c, errText)
@@ -239,26 +272,91 @@ func (s *Shard) eval(c *conn, spec *command.Spec, args [][]byte) {
 	}
 	switch {
 	case sc.Spread && n > 1:
-		s.evalHeld(j, true)
+		s.evalHeld(j.clone(), true)
 	case spread:
-		s.evalHeld(j, false)
-	case dst == s.id && s.locks.Free(j.declared()):
-		out, f := s.evalDirect(j)
-		if f != nil {
-			j.sl = s.pend(c)
-			c.barrier = true
-			s.escalate(j, f)
-			return
-		}
-		if s.group.stopping.Load() {
-			return // aborted by SHUTDOWN: see scriptDone
-		}
-		s.reply(c, func(w *resp.Writer) { w.B = append(w.B, out...) })
+		s.evalHeld(j.clone(), false)
+	case dst == s.id && (s.locks.Idle() || s.locks.Free(j.declared())):
+		s.evalHere(c, j)
 	default:
+		j = j.clone()
 		j.sl = s.pend(c)
 		c.barrier = true
 		s.sendDirect(j, dst)
 	}
+}
+
+// evalHere runs j directly on its connection's shard, this one.
+func (s *Shard) evalHere(c *conn, j *scriptJob) {
+	d := &s.direct
+	w := &resp.Writer{}
+	borrowed := j == &d.j
+	if borrowed {
+		d.borrowed = true
+		w = &d.w
+		w.B = w.B[:0]
+	}
+	w.Proto = j.proto
+	f := s.evalDirect(j, w)
+	if borrowed {
+		d.borrowed = false
+		if f != nil {
+			j = j.clone()
+		}
+		d.j = scriptJob{}
+	}
+	if f != nil {
+		j.sl = s.pend(c)
+		c.barrier = true
+		s.escalate(j, f)
+		return
+	}
+	if s.group.stopping.Load() {
+		return // aborted by SHUTDOWN: see scriptDone
+	}
+	s.replyBytes(c, w.B)
+	if cap(d.w.B) > keepReply {
+		d.w.B = nil
+	}
+}
+
+// directRun is what the direct runs of a shard reuse from call to call:
+// the job of an EVAL on the connection's own shard, whose keys and
+// arguments are the command's (borrowed: its input stays put until the
+// call returns, unless the shard polls its driver in busy mode, which
+// first makes the job own them, ownBorrowed), the host and the reply.
+// One run at a time (on): a job that arrives while a run is in progress
+// (a script does not start inside another, so this is only in case) gets
+// its own.
+type directRun struct {
+	on       bool
+	borrowed bool
+	j        scriptJob
+	h        directHost
+	call     script.Call
+	w        resp.Writer
+}
+
+// keepReply is the most a reused reply or undo buffer keeps for the next
+// run.
+const keepReply = 64 << 10
+
+// ownBorrowed makes the job of the direct run in progress own its keys
+// and arguments, before the shard's driver may move its input.
+func (s *Shard) ownBorrowed() {
+	if d := &s.direct; d.borrowed {
+		d.borrowed = false
+		d.j.own()
+	}
+}
+
+// replyBytes answers c with b, a whole reply.
+func (s *Shard) replyBytes(c *conn, b []byte) {
+	if len(c.queue) == 0 && !s.aof.hold {
+		out := s.drv.Output(c.id)
+		*out = append(*out, b...)
+		return
+	}
+	s.reply(c, func(w *resp.Writer) { w.B = append(w.B, b...) })
 }
 
 // declared is the job's declared keys with their intents.
@@ -284,7 +382,9 @@ func (s *Shard) sendDirect(j *scriptJob, dst int) {
 	home := s.id
 	s.send(dst, msgScript, func(o *Shard) {
 		o.whenFree(&coord.Part{Shard: dst, Keys: j.declared()}, func() {
-			out, f := o.evalDirect(j)
+			w := resp.Writer{Proto: j.proto}
+			f := o.evalDirect(j, &w)
+			out := w.B
 			o.send(home, msgScriptDone, func(h *Shard) {
 				if f != nil {
 					h.escalate(j, f)
@@ -327,24 +427,45 @@ func (s *Shard) scriptDone(j *scriptJob, out []byte) {
 	}
 }
 
-// evalDirect runs j here on the real store. It returns the reply, or the
-// key that made it abandon the run (then nothing of the run remains).
-func (s *Shard) evalDirect(j *scriptJob) ([]byte, *fault) {
+// evalDirect runs j here on the real store, its reply written to w. It
+// returns nil, or the key that made it abandon the run (then nothing of
+// the run remains, in the store or in w).
+func (s *Shard) evalDirect(j *scriptJob, w *resp.Writer) *fault {
 	sc, ok := s.script(j)
 	if !ok {
 		// Flushed while the job travelled: Redis would have answered
 		// at once.
-		return []byte(gone(j)), nil
+		w.B = append(w.B, gone(j)...)
+		return nil
 	}
-	h := directHost{s: s, j: j, db: j.db, cl: j.cl}
+	d := &s.direct
+	h, call := &d.h, &d.call
+	if d.on {
+		h, call = &directHost{}, &script.Call{}
+	}
+	d.on = true
+	*h = directHost{s: s, j: j, db: j.db, cl: j.cl, saved: h.saved[:0], undoBuf: h.undoBuf[:0], idx: h.idx[:0], wk: h.wk[:0]}
+	*call = script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: h}
 	mark := s.fxMark()
-	w := resp.Writer{Proto: j.proto}
-	if !s.runScript(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: &h}, &w) {
+	start := len(w.B)
+	ran := s.runScript(sc, call, w)
+	if !ran {
 		h.undo(mark)
-		return nil, h.fault
+		w.B = w.B[:start]
+	} else {
+		s.fxWrap(mark, command.Tag{})
 	}
-	s.fxWrap(mark, command.Tag{})
-	return w.B, nil
+	f := h.fault
+	clear(h.saved)
+	if cap(h.undoBuf) > keepReply {
+		h.undoBuf = nil
+	}
+	h.j, h.fault, h.cl = nil, nil, command.Client{}
+	*call = script.Call{}
+	if h == &d.h {
+		d.on = false
+	}
+	return f
 }
 
 // gone is the reply to a job whose script was flushed on its way.
@@ -362,7 +483,11 @@ type directHost struct {
 	db    int
 	cl    command.Client
 	saved []entry // each written key's value before the run's first write to it
-	fault *fault
+	// undoBuf holds the saved keys and values; idx and wk are the
+	// positions of a call's keys and written keys.
+	undoBuf []byte
+	idx, wk []int
+	fault   *fault
 	// inTx: the script is a command of a transaction, which holds its
 	// keys: a key it does not hold is an error, not a fault.
 	inTx bool
@@ -379,7 +504,8 @@ func (h *directHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) boo
 		}
 		return h.refuse(w, &fault{db: h.db, remote: true, whole: true})
 	}
-	idx, _ := spec.Keys(args, nil)
+	idx, _ := spec.Keys(args, h.idx[:0])
+	h.idx = idx
 	for _, i := range idx {
 		k := args[i]
 		if router.ShardOf(k, n) != s.id {
@@ -401,7 +527,8 @@ func (h *directHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) boo
 		}
 	}
 	if spec.Flags&command.Write != 0 {
-		wk, _ := spec.WriteKeys(args, nil)
+		wk, _ := spec.WriteKeys(args, h.wk[:0])
+		h.wk = wk
 		dbs := []int{h.db}
 		if spec.OtherDB != nil {
 			if o := spec.OtherDB(args); o >= 0 && o < s.group.opts.Databases && o != h.db {
@@ -460,8 +587,12 @@ func (h *directHost) save(db int, key []byte) {
 	if slices.ContainsFunc(h.saved, func(e entry) bool { return e.db == db && string(e.key) == string(key) }) {
 		return
 	}
-	rec, ok := h.s.store.DB(db).Export(key, h.s.now)
-	h.saved = append(h.saved, entry{db: db, key: slices.Clone(key), rec: rec, ok: ok})
+	b := append(h.undoBuf, key...)
+	k := b[len(b)-len(key) : len(b) : len(b)]
+	rec, _, _, b, ok := h.s.store.DB(db).ExportAppend(b, key, h.s.now)
+	rec.Data = rec.Data[:len(rec.Data):len(rec.Data)]
+	h.undoBuf = b
+	h.saved = append(h.saved, entry{db: db, key: k, rec: rec, ok: ok})
 }
 
 // undo puts back every key the run wrote and drops its effects since

@@ -97,6 +97,8 @@ type Shard struct {
 	// zero between commands.
 	who reader
 	lua *script.Runtime // made at the first script (script.go)
+	// direct is what direct script runs reuse (script.go).
+	direct directRun
 	// killer is what SCRIPT KILL, served by any shard, sees of the
 	// script this shard runs (its fields are safe for any goroutine).
 	killer script.Killer
