@@ -219,3 +219,180 @@ func TestShutdownAbortAgainstRedis(t *testing.T) {
 		}
 	}
 }
+
+// role returns ROLE's first line and, for a replica, its link's state.
+func role(t *testing.T, addr string) string {
+	f := strings.Fields(rcli(t, addr, "ROLE"))
+	if len(f) >= 4 && f[0] == "slave" {
+		return "slave " + f[3]
+	}
+	return f[0]
+}
+
+// TestFailover: a radish primary on three shards under a write load
+// hands over to its radish replica (two shards) with FAILOVER: the
+// roles swap (ROLE on both), the old primary follows with a partial
+// resync (the new one served no full sync), no write the old primary
+// acknowledged is missing on the new one, and the data is the same on
+// both. The new primary then fails over back with FAILOVER TO.
+func TestFailover(t *testing.T) {
+	a := start(t, "--shards", "3")
+	h, p := hostPort(a.addr)
+	b := start(t, "--shards", "2", "--replicaof", h+" "+p)
+	linkUp(t, b.addr)
+	load := newLoader(t, a.addr, 3, 11)
+	for range 10 {
+		load.round(t)
+	}
+	stop := writeLoad(t, a.addr, 4)
+	time.Sleep(300 * time.Millisecond)
+	if got := rcli(t, a.addr, "FAILOVER"); got != "OK" {
+		t.Fatalf("FAILOVER: %q", got)
+	}
+	waitFor(t, "the roles swapped", func() bool {
+		return role(t, b.addr) == "master" && role(t, a.addr) == "slave connected" &&
+			infoOf(rcli(t, a.addr, "INFO", "replication"), "master_failover_state") == "no-failover"
+	})
+	// The old primary's paused writers get -READONLY now.
+	acked := stop()
+	if len(acked) == 0 {
+		t.Fatal("no write was acknowledged")
+	}
+	t.Logf("%d acknowledged writes", len(acked))
+	if m := missing(t, b.addr, acked); len(m) > 0 {
+		t.Errorf("%d of %d acknowledged writes missing on the new primary, as %q", len(m), len(acked), m[:min(len(m), 5)])
+	}
+	st := rcli(t, b.addr, "INFO", "stats")
+	if infoOf(st, "sync_full") != "0" || infoOf(st, "sync_partial_ok") != "1" {
+		t.Errorf("the new primary served sync_full %s, sync_partial_ok %s (want 0 and 1)",
+			infoOf(st, "sync_full"), infoOf(st, "sync_partial_ok"))
+	}
+	if got := rcli(t, a.addr, "SET", "k", "v"); !strings.HasPrefix(got, "READONLY") {
+		t.Errorf("a write to the old primary: %q", got)
+	}
+	nl := newLoader(t, b.addr, 3, 12)
+	for range 10 {
+		nl.round(t)
+	}
+	if got := rcli(t, b.addr, "WAIT", "1", "10000"); got != "1" {
+		t.Errorf("WAIT 1 on the new primary: %s", got)
+	}
+	waitSame(t, b.addr, a.addr)
+	// And back, to a named replica.
+	full := infoOf(rcli(t, a.addr, "INFO", "stats"), "sync_full") // b's first sync
+	if got := rcli(t, b.addr, "FAILOVER", "TO", h, p); got != "OK" {
+		t.Fatalf("FAILOVER TO: %q", got)
+	}
+	waitFor(t, "the roles swapped back", func() bool {
+		return role(t, a.addr) == "master" && role(t, b.addr) == "slave connected"
+	})
+	if st := rcli(t, a.addr, "INFO", "stats"); infoOf(st, "sync_full") != full || infoOf(st, "sync_partial_ok") != "1" {
+		t.Errorf("back as the primary it served sync_full %s (was %s), sync_partial_ok %s (want 1)",
+			infoOf(st, "sync_full"), full, infoOf(st, "sync_partial_ok"))
+	}
+	rcli(t, a.addr, "SET", "back", "1")
+	rcli(t, a.addr, "WAIT", "1", "10000")
+	waitSame(t, a.addr, b.addr)
+}
+
+// TestFailoverWithRedis: FAILOVER TO a redis-server replica of a radish
+// primary (redis-server promotes itself on radish's PSYNC ... FAILOVER
+// and radish continues its stream), and a redis-server primary's
+// FAILOVER to a radish replica (radish promotes itself on the same
+// PSYNC); each time the old primary continues with a partial resync
+// and the data is the same.
+func TestFailoverWithRedis(t *testing.T) {
+	a := start(t, "--shards", "3")
+	h, p := hostPort(a.addr)
+	_, rr := startRedisPID(t, "--enable-debug-command", "yes", "--replicaof", h+" "+p)
+	linkUp(t, rr)
+	load := newLoader(t, a.addr, 3, 13)
+	for range 10 {
+		load.round(t)
+	}
+	rh, rp := hostPort(rr)
+	if got := rcli(t, a.addr, "FAILOVER", "TO", rh, rp); got != "OK" {
+		t.Fatalf("FAILOVER TO redis-server: %q", got)
+	}
+	waitFor(t, "redis-server promoted, radish following it", func() bool {
+		return role(t, rr) == "master" && role(t, a.addr) == "slave connected"
+	})
+	if n := infoOf(rcli(t, rr, "INFO", "stats"), "sync_partial_ok"); n != "1" {
+		t.Errorf("redis-server served sync_partial_ok %s to radish, want 1", n)
+	}
+	rcli(t, rr, "SET", "on-redis", "1")
+	rcli(t, rr, "WAIT", "1", "10000")
+	waitSame(t, rr, a.addr)
+	// redis-server's FAILOVER back to radish.
+	if got := rcli(t, rr, "FAILOVER"); got != "OK" {
+		t.Fatalf("FAILOVER on redis-server: %q", got)
+	}
+	waitFor(t, "radish promoted, redis-server following it", func() bool {
+		return role(t, a.addr) == "master" && role(t, rr) == "slave connected"
+	})
+	if n := infoOf(rcli(t, a.addr, "INFO", "stats"), "sync_partial_ok"); n != "1" {
+		t.Errorf("radish served sync_partial_ok %s to redis-server, want 1", n)
+	}
+	for range 5 {
+		load.round(t)
+	}
+	rcli(t, a.addr, "WAIT", "1", "10000")
+	waitSame(t, a.addr, rr)
+}
+
+// TestFailoverAgainstRedis: FAILOVER's errors, TIMEOUT and ABORT with a
+// replica that cannot catch up (its process stopped), on radish and on
+// redis-server: the same replies and master_failover_state, writes held
+// while it waits and served after.
+func TestFailoverAgainstRedis(t *testing.T) {
+	run := func(addr string) []string {
+		var out []string
+		say := func(what string, args ...string) {
+			out = append(out, what+": "+rcli(t, addr, args...))
+		}
+		say("no replica", "FAILOVER")
+		say("abort, none", "FAILOVER", "ABORT")
+		h, p := hostPort(addr)
+		rcmd, rr := startRedisPID(t, "--replicaof", h+" "+p)
+		linkUp(t, rr)
+		rh, rp := hostPort(rr)
+		say("force alone", "FAILOVER", "FORCE")
+		say("timeout 0", "FAILOVER", "TIMEOUT", "0")
+		say("timeout twice", "FAILOVER", "TIMEOUT", "10", "TIMEOUT", "20")
+		say("bad port", "FAILOVER", "TO", rh, "x")
+		say("not a replica", "FAILOVER", "TO", rh, "1")
+		say("abort with more", "FAILOVER", "ABORT", "TIMEOUT", "10")
+		say("on the replica", "-h", rh, "-p", rp, "FAILOVER")
+		rcmd.Process.Signal(syscall.SIGSTOP)
+		t.Cleanup(func() { rcmd.Process.Signal(syscall.SIGCONT) })
+		rcli(t, addr, "SET", "k", "v")
+		say("timeout", "FAILOVER", "TO", rh, rp, "TIMEOUT", "300")
+		say("state", "INFO", "replication")
+		out[len(out)-1] = "state: " + infoOf(out[len(out)-1], "master_failover_state")
+		say("again", "FAILOVER")
+		w := dialDiff(t, addr, 2)
+		w.send(t, "SET", "k", "w")
+		waitFor(t, "the timeout", func() bool {
+			return infoOf(rcli(t, addr, "INFO", "replication"), "master_failover_state") == "no-failover"
+		})
+		out = append(out, "the held write: "+strings.TrimSpace(string(w.read(t))))
+		say("after the timeout", "GET", "k")
+		say("wait", "FAILOVER")
+		out = append(out, "state: "+infoOf(rcli(t, addr, "INFO", "replication"), "master_failover_state"))
+		say("abort", "FAILOVER", "ABORT")
+		out = append(out, "state: "+infoOf(rcli(t, addr, "INFO", "replication"), "master_failover_state"))
+		say("abort again", "FAILOVER", "ABORT")
+		say("a write", "SET", "k", "x")
+		return out
+	}
+	_, raddr := startRedisPID(t)
+	want := run(raddr)
+	s := start(t, "--shards", "3")
+	got := run(s.addr)
+	t.Logf("redis-server: %q", want)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("radish %q, redis-server %q", got[i], want[i])
+		}
+	}
+}

@@ -58,31 +58,18 @@ func (g *Group) beginShutdown(flags int, blocked func(errText string)) {
 	sh.on = true
 	g.log.Info("User requested shutdown...")
 	timeout := g.conf.Snapshot().ShutdownTimeout
-	if flags&config.ShutdownNow != 0 || timeout == 0 || g.replicasInSync() {
+	if flags&config.ShutdownNow != 0 || timeout == 0 || g.replicaCount() == 0 {
 		go g.finishShutdown(flags, nil)
 		return
 	}
+	// With replicas the probes decide: the stream's offset may not
+	// hold the last writes yet.
 	sh.waiting = true
 	sh.deadline = time.Now().UnixMilli() + int64(timeout)*1000
 	sh.abort = make(chan struct{})
 	sh.paused = g.pauseWord.Load()
 	g.Pause(math.MaxInt64>>2, false)
-	g.log.Info("Waiting for replicas before shutting down.")
 	go g.finishShutdown(flags, sh.abort)
-}
-
-// replicasInSync is Redis's isReadyToShutdown: no replica, or every one
-// acknowledged the stream's offset.
-func (g *Group) replicasInSync() bool {
-	p := &g.prim
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, r := range p.replicas {
-		if !r.rdb && r.ack.Load() < p.offset {
-			return false
-		}
-	}
-	return true
 }
 
 // finishShutdown waits for the replicas until the deadline (when abort
@@ -92,6 +79,7 @@ func (g *Group) finishShutdown(flags int, abort chan struct{}) {
 	sh := &g.shut
 	target := int64(-1) // the offset the last probe waited for
 	if abort != nil {
+		logged := false
 		for {
 			sh.mu.Lock()
 			deadline := time.UnixMilli(sh.deadline)
@@ -104,6 +92,10 @@ func (g *Group) finishShutdown(flags int, abort chan struct{}) {
 			target = off
 			if acked >= n || !time.Now().Before(deadline) {
 				break
+			}
+			if !logged {
+				g.log.Info("Waiting for replicas before shutting down.")
+				logged = true
 			}
 			select {
 			case <-abort:
@@ -227,13 +219,7 @@ func (g *Group) cancelShutdown() {
 	sh.on, sh.waiting, sh.blocked, sh.abort = false, false, nil, nil
 	sh.mu.Unlock()
 	if pausedByUs {
-		if was>>1 <= time.Now().UnixMilli() {
-			was = 0
-		}
-		g.pauseWord.Store(was)
-		for _, s := range g.shards {
-			s.drv.Wake()
-		}
+		g.restorePause(was)
 	}
 	for _, f := range blocked {
 		f(errShutdownFailed)
