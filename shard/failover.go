@@ -3,7 +3,6 @@ package shard
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/num"
 )
 
 // FAILOVER, as Redis 7.0's replication.c: the primary pauses writes (as
@@ -95,8 +95,8 @@ func (g *Group) Failover(args [][]byte) string {
 		a := strings.ToLower(string(args[j]))
 		switch {
 		case a == "timeout" && j+1 < len(args) && timeout == 0:
-			v, err := strconv.ParseInt(string(args[j+1]), 10, 64)
-			if err != nil {
+			v, ok := num.ParseInt(args[j+1])
+			if !ok {
 				return errtext.NotInt
 			}
 			if v <= 0 {
@@ -105,8 +105,8 @@ func (g *Group) Failover(args [][]byte) string {
 			timeout = v
 			j++
 		case a == "to" && j+2 < len(args) && !hasHost:
-			v, err := strconv.ParseInt(string(args[j+2]), 10, 64)
-			if err != nil {
+			v, ok := num.ParseInt(args[j+2])
+			if !ok {
 				return errtext.NotInt
 			}
 			host, port, hasHost = string(args[j+1]), v, true
