@@ -396,3 +396,26 @@ func TestFailoverAgainstRedis(t *testing.T) {
 		}
 	}
 }
+
+// TestPauseHoldsExpiry: while CLIENT PAUSE WRITE holds (as the pauses of
+// a shutdown and a FAILOVER do), no key expires actively, on radish as on
+// redis-server: a key past its TTL is still counted by DBSIZE until the
+// pause ends.
+func TestPauseHoldsExpiry(t *testing.T) {
+	_, raddr := startRedisPID(t)
+	s := start(t, "--shards", "2")
+	for _, addr := range []string{raddr, s.addr} {
+		d := dialDiff(t, addr, 2)
+		var cmds [][]string
+		for i := range 20 {
+			cmds = append(cmds, []string{"SET", "k" + strconv.Itoa(i), "v", "PX", "300"})
+		}
+		d.do(t, append(cmds, []string{"CLIENT", "PAUSE", "10000", "WRITE"})...)
+		time.Sleep(1500 * time.Millisecond)
+		if got := rcli(t, addr, "DBSIZE"); got != "20" {
+			t.Errorf("%s: DBSIZE %s while paused, want 20", addr, got)
+		}
+		rcli(t, addr, "CLIENT", "UNPAUSE")
+		waitFor(t, "the keys expired after the pause", func() bool { return rcli(t, addr, "DBSIZE") == "0" })
+	}
+}
