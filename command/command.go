@@ -467,6 +467,9 @@ type Server interface {
 	// ReplicaOf changes the replication role in the background: a
 	// replica of host:port, or a primary when host is "" (REPLICAOF).
 	ReplicaOf(host string, port int)
+	// Failover starts (or, FAILOVER ABORT, stops) a coordinated
+	// failover to a replica; it returns Redis's error, "" for +OK.
+	Failover(args [][]byte) string
 }
 
 // LatencySample is a latency monitor sample: the unix second it was

@@ -76,7 +76,6 @@ var foreign = func() map[string]foreignDirective {
 		replica-lazy-flush   
 		req-res-logfile sanitize-dump-payload server-cpulist server_cpulist
 		set-max-listpack-entries set-max-listpack-value set-proc-title
-		shutdown-timeout
 		slave-ignore-maxmemory slave-lazy-flush socket-mark-id
 		syslog-facility syslog-ident tcp-backlog tcp-keepalive-probes
 		tls-client-cert-file tls-client-key-file tls-client-key-file-pass tls-cluster

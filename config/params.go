@@ -90,6 +90,9 @@ type Snapshot struct {
 	// SHUTDOWN's flags (ShutdownSave ...; 0: "default": save when save
 	// points are set).
 	ShutdownOnSigterm, ShutdownOnSigint int
+	// ShutdownTimeout is how long (seconds) a shutdown waits for lagging
+	// replicas to acknowledge the stream (0: it does not wait).
+	ShutdownTimeout int
 	// UnixSocket is the path of a Unix-domain listener ("": none);
 	// UnixSocketPerm its file's permission bits (0: as the umask leaves them).
 	UnixSocket     string
@@ -412,6 +415,7 @@ var params = []*param{
 	{name: "shutdown-on-sigint", kind: KindSpecial, def: "default", multiArg: true,
 		parse:  func(s *Snapshot, args []string, _ *loadState) string { return parseShutdown(&s.ShutdownOnSigint, args) },
 		format: func(s *Snapshot) string { return formatShutdown(s.ShutdownOnSigint) }},
+	{name: "shutdown-timeout", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.ShutdownTimeout }},
 	{name: "pidfile", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.PidFile }},
 	{name: "hash-max-listpack-entries", aliases: []string{"hash-max-ziplist-entries"}, kind: KindInt, def: "512", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HashMaxListpackEntries }},
 	{name: "hash-max-listpack-value", aliases: []string{"hash-max-ziplist-value"}, kind: KindInt, def: "64", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HashMaxListpackValue }},

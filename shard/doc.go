@@ -145,6 +145,15 @@
 //     a line per command it runs into its turn's buffer, sent at the end
 //     of the turn to the shards with monitors as one message each; when
 //     nobody monitors a command costs one branch.
+//   - shutdown (shutdown.go): SHUTDOWN and SIGTERM of a primary with
+//     replicas pause writes and wait, up to shutdown-timeout, until every
+//     replica acknowledged the stream, then save and stop; ABORT cancels.
+//   - failover (failover.go): FAILOVER pauses writes, holds the stream
+//     still, waits until the target replica acknowledged it, then
+//     follows the target with PSYNC ... FAILOVER, which promotes it; a
+//     replica asked so promotes itself and serves the PSYNC. A group
+//     becoming a replica stops its feeds; promoted again, its merger
+//     restarts at the offset it applied.
 //   - pause (pause.go): CLIENT PAUSE is one word of the group each shard
 //     reads per turn and read; a connection whose next command it holds
 //     back waits on the shard's paused list until it ends.

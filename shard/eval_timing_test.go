@@ -3,7 +3,6 @@
 package shard
 
 import (
-	"syscall"
 	"testing"
 
 	"github.com/radish-kv/radish/net/resp"
@@ -58,13 +57,6 @@ func BenchmarkEvalSHA(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*32), "ns/call")
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*32), "cpu-ns/call")
-}
-
-// cpuTime is the process's CPU time so far, in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // TestEvalHereAllocs: an EVALSHA on the connection's shard, its keys

@@ -102,6 +102,8 @@ type Group struct {
 	latmon  latencyMonitor // LATENCY's events (latmon.go)
 	repl    replState      // replication (repl.go)
 	prim    primState      // as a primary (primary.go)
+	shut    shutState      // a shutdown in progress (shutdown.go)
+	fo      foState        // a FAILOVER in progress (failover.go)
 	// aof is the AOF in use (opts.AOF at start; CONFIG SET appendonly
 	// changes it, aofrun.go), nil when appendonly is no.
 	aof atomic.Pointer[aof.Set]

@@ -11,8 +11,10 @@ import (
 // (every command under ALL; under WRITE, writes, commands that may
 // replicate and an EXEC of queued writes, as Redis) reads nothing more:
 // it waits on the shard's paused list, and runs on at the first turn
-// after the pause ended or CLIENT UNPAUSE woke every shard. When no pause
-// holds, a command costs one branch.
+// after the pause ended or CLIENT UNPAUSE woke every shard. While it
+// holds, no shard expires or evicts keys (fastCycles), as Redis: nothing
+// but the paused commands writes. When no pause holds, a command costs
+// one branch.
 
 // Pause implements command.Server: commands pause until untilMs (unix
 // ms), all of them or (all false) writes; a later end or ALL wins over

@@ -60,6 +60,8 @@ type primState struct {
 	in     chan feedIn
 	free   []chan *repl.Chunk // per shard: chunks the merger is done with
 	cutSeq atomic.Uint64
+	// quiet: a FAILOVER holds the stream still (no PING; failover.go).
+	quiet atomic.Bool
 
 	mu       sync.Mutex
 	started  bool
@@ -78,8 +80,17 @@ type primState struct {
 // feedIn is what the merger's goroutine receives: a shard's chunk, or a
 // WAIT, which comes after every chunk sent before it.
 type feedIn struct {
-	c *repl.Chunk
-	w *waiter2
+	c     *repl.Chunk
+	w     *waiter2
+	reset *mergeReset
+}
+
+// mergeReset restarts the stream at offset off with backlog hist: a
+// group promoted again (its shards fed nothing while a replica).
+type mergeReset struct {
+	off  int64
+	hist []byte
+	done chan struct{}
 }
 
 // replica is one replica connection: its conn belongs to shard, whose
@@ -123,6 +134,9 @@ type waiter2 struct {
 	reply    func(n int)
 	chunks   int64        // the merger's: chunks received before it
 	target   atomic.Int64 // -1 until the merger emitted what came before it
+	// after: the target is past the GETACK sent for it, so a replica
+	// that acknowledged it has read the whole stream (failover.go).
+	after bool
 }
 
 func (w *waiter2) settle(off int64) { w.target.Store(off) }
@@ -236,6 +250,21 @@ func (g *Group) merge(m *repl.Merger) {
 	for {
 		select {
 		case in := <-p.in:
+			if r := in.reset; r != nil {
+				nm := repl.NewMerger(len(g.shards), r.off)
+				nm.Free, nm.OnCut = m.Free, m.OnCut
+				m, received, finished = nm, 0, 0
+				clear(completed)
+				for _, w := range waits {
+					w.settle(r.off)
+				}
+				waits = waits[:0]
+				p.mu.Lock()
+				p.offset, p.backlog = r.off, r.hist
+				p.mu.Unlock()
+				close(r.done)
+				break
+			}
 			if in.w != nil {
 				in.w.chunks = received
 				waits = append(waits, in.w)
@@ -256,7 +285,7 @@ func (g *Group) merge(m *repl.Merger) {
 			}
 			p.mu.Unlock()
 			p.good.Store(good)
-			if n > 0 && now.Sub(lastPing) >= period {
+			if n > 0 && now.Sub(lastPing) >= period && !p.quiet.Load() {
 				lastPing = now
 				m.Write([]byte("*1\r\n$4\r\nPING\r\n"))
 			}
@@ -264,17 +293,25 @@ func (g *Group) merge(m *repl.Merger) {
 		// A WAIT's target is the offset once every chunk before it is out;
 		// the replicas are then asked for their offsets.
 		keep, ask := waits[:0], false
+		var late []*waiter2
 		for _, w := range waits {
-			if finished >= w.chunks {
+			switch {
+			case finished < w.chunks:
+				keep = append(keep, w)
+			case w.after:
+				late = append(late, w)
+				ask = true
+			default:
 				w.settle(m.Offset)
 				ask = true
-			} else {
-				keep = append(keep, w)
 			}
 		}
 		waits = keep
 		if ask {
 			m.Write([]byte("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n"))
+		}
+		for _, w := range late {
+			w.settle(m.Offset)
 		}
 		g.flushStream(m)
 	}
@@ -336,6 +373,9 @@ func (p *primState) backlogFrom(off int64) ([]byte, bool) {
 // else a full sync.
 func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 	g := s.group
+	if s.psyncFailover(c, spec, args) {
+		return
+	}
 	if g.repl.link.Load() != nil {
 		s.reply(c, func(w *resp.Writer) {
 			w.Error("NOMASTERLINK Can't SYNC while not connected with my master")
@@ -398,13 +438,22 @@ var cutSpec = &command.Spec{Name: "psync"}
 
 // startFeeds turns every shard's feed on from a cut, and returns once
 // each has it: the stream of a promoted replica, whose own replicas
-// continue its history. Called with g.repl.mu held, off the shards.
+// continue its history. Called with g.repl.change held, off the shards.
 func (g *Group) startFeeds() {
 	p := &g.prim
 	p.mu.Lock()
+	again := p.started
 	g.startPrimary()
 	id := p.cutSeq.Add(1)
 	p.mu.Unlock()
+	if again { // the stream goes on from the offset applied
+		g.repl.mu.Lock()
+		r := &mergeReset{off: g.repl.offset, hist: g.repl.hist, done: make(chan struct{})}
+		g.repl.hist = nil
+		g.repl.mu.Unlock()
+		p.in <- feedIn{reset: r}
+		<-r.done
+	}
 	done := make(chan struct{})
 	g.shards[0].deliver([]message{{kind: msgRepl, run: func(s *Shard) { s.cutTxn(id, false, func() { close(done) }) }}})
 	<-done

@@ -155,7 +155,7 @@ func (g *Group) follow(host string, port int) {
 		Addr: net.JoinHostPort(host, strconv.Itoa(port)), User: c.MasterUser, Pass: c.MasterAuth,
 		ListenPort: listen, AnnounceIP: c.ReplicaAnnounceIP, Dir: c.Dir,
 		Timeout: time.Duration(c.ReplTimeout) * time.Second, ReplID: replid, Offset: offset, Log: g.log,
-		Backlog: int(c.ReplBacklogSize), Flows: len(g.shards),
+		Backlog: int(c.ReplBacklogSize), Flows: len(g.shards), Failover: g.fo.psync(),
 	}))
 	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
 }
@@ -168,6 +168,9 @@ func (g *Group) setReplica(on bool) {
 		s.deliver([]message{{kind: msgRepl, run: func(s *Shard) {
 			s.replica = on
 			s.store.SetReplica(on)
+			if on { // a replica feeds no stream; a promotion's cut restarts it
+				s.feed.on, s.feed.marks = false, s.feed.marks[:0]
+			}
 			wg.Done()
 		}}})
 	}
@@ -425,10 +428,10 @@ func (g *Group) replicationInfo(b *strings.Builder) {
 	if replid2 == "" {
 		replid2 = strings.Repeat("0", 40)
 	}
-	fmt.Fprintf(b, "master_failover_state:no-failover\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"+
+	fmt.Fprintf(b, "master_failover_state:%s\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"+
 		"master_repl_offset:%d\r\nsecond_repl_offset:%d\r\nrepl_backlog_active:%d\r\nrepl_backlog_size:%d\r\n"+
 		"repl_backlog_first_byte_offset:%d\r\nrepl_backlog_histlen:%d\r\n",
-		replid, replid2, off, off2, boolInt(active), c.ReplBacklogSize, first, histlen)
+		g.fo.stateName(), replid, replid2, off, off2, boolInt(active), c.ReplBacklogSize, first, histlen)
 }
 
 func boolInt(b bool) int {

@@ -360,6 +360,9 @@ func (s *Shard) purge() {
 // fast cycle waits twice its duration), so a mass expiry takes at most
 // half of the shard's time, whatever a key costs to delete.
 func (s *Shard) fastCycles() {
+	if s.pause != 0 && s.now < s.pause>>1 {
+		return // a pause (CLIENT PAUSE, a shutdown's, a FAILOVER's) holds expiry and eviction too, as Redis
+	}
 	clock := s.group.clock
 	if s.replica || clock().Before(s.expireAt) {
 		s.evict()

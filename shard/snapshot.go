@@ -182,19 +182,6 @@ func (g *Group) saveAll(done func(err error)) {
 	}
 }
 
-// SaveForShutdown is the save a shutdown by signal makes when save points
-// are set, or always (shutdown-on-sigterm save): it returns once the
-// manifest is in place, or the error that kept it from being; the caller
-// then does not stop, as Redis does not, unless told to force.
-func (g *Group) SaveForShutdown(always bool) error {
-	if !always && len(g.conf.Snapshot().Save) == 0 {
-		return nil
-	}
-	ch := make(chan error, 1)
-	g.saveAll(func(err error) { ch <- err })
-	return <-ch
-}
-
 // savePoints starts a background save when a save point is due, as
 // Redis's serverCron: for some point, at least its changes since the last
 // save and more than its seconds since it; after a failed save, not
@@ -326,22 +313,25 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 }
 
 // shutdownCmd is SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], as Redis
-// 7.0: it saves first when asked to or when save points are set (NOSAVE
-// aside), after a save in progress; if that save fails the server runs on
-// and the client gets Redis's error, unless FORCE. A shutdown is not
-// answered: the connection closes. NOW changes nothing here (no replica to
-// wait for); nothing is ever in progress to ABORT.
+// 7.0 (shutdown.go): a primary with lagging replicas waits for them
+// (unless NOW); it saves first when asked to or when save points are set
+// (NOSAVE aside), after a save in progress; if that save fails the server
+// runs on and the client gets Redis's error, unless FORCE. A shutdown is
+// not answered: the connection closes. ABORT cancels one waiting for its
+// replicas.
 func (s *Shard) shutdownCmd(c *conn, args [][]byte) {
-	var save, nosave, force, abort bool
+	var flags int
+	abort := false
 	for _, a := range args[1:] {
 		switch strings.ToLower(string(a)) {
 		case "nosave":
-			nosave = true
+			flags |= config.ShutdownNoSave
 		case "save":
-			save = true
+			flags |= config.ShutdownSave
 		case "now":
+			flags |= config.ShutdownNow
 		case "force":
-			force = true
+			flags |= config.ShutdownForce
 		case "abort":
 			abort = true
 		default:
@@ -350,33 +340,30 @@ func (s *Shard) shutdownCmd(c *conn, args [][]byte) {
 		}
 	}
 	switch {
-	case abort && len(args) > 2 || save && nosave:
+	case abort && len(args) > 2 || flags&config.ShutdownSave != 0 && flags&config.ShutdownNoSave != 0:
 		s.saveReplied(c, nil, errtext.Syntax)
 		return
 	case abort:
-		s.saveReplied(c, nil, "ERR No shutdown in progress.")
+		if s.group.abortShutdown() {
+			s.saveReplied(c, nil, nil)
+		} else {
+			s.saveReplied(c, nil, "ERR No shutdown in progress.")
+		}
 		return
-	case !nosave && s.group.busy.Load() != 0:
+	case flags&config.ShutdownNoSave == 0 && s.group.busy.Load() != 0:
 		// A script runs past busy-reply-threshold: no save could run.
 		s.reply(c, func(w *resp.Writer) { w.Error(s.group.busyText()) })
-		return
-	}
-	if !save && (nosave || len(s.conf.Save) == 0) {
-		s.group.Shutdown()
-		c.cl.Close = true
 		return
 	}
 	home := s.id
 	sl := s.pend(c)
 	c.barrier = true
-	s.group.saveAll(func(err error) {
+	s.group.beginShutdown(flags, func(errText string) {
 		s.group.shards[home].deliver([]message{{kind: msgSaved, run: func(h *Shard) {
-			if err != nil && !force {
-				h.group.log.Warn("errors trying to shut down the server: the save failed", zap.Error(err))
-				h.saveReplied(c, sl, "ERR Errors trying to SHUTDOWN. Check logs.")
+			if errText != "" {
+				h.saveReplied(c, sl, errText)
 				return
 			}
-			h.group.Shutdown()
 			c.cl.Close = true
 			c.barrier = false
 			h.fill(c, sl, nil)

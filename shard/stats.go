@@ -296,6 +296,7 @@ func (g *Group) Info(sections []string) string {
 			"uptime_in_seconds:%d\r\nuptime_in_days:%d\r\nhz:%d\r\nshards:%d\r\nexecutable:%s\r\n",
 			runtime.GOOS, runtime.GOARCH, g.IOKind(), runtime.Version(), os.Getpid(), port,
 			now.UnixMicro(), uptime, uptime/86400, g.cfgHz(), len(g.shards), exe)
+		g.shutdownInfo(&b)
 	}
 	if show("clients", true) {
 		sep()

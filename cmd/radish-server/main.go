@@ -140,23 +140,21 @@ func run(args []string) error {
 		select {
 		case s := <-sig:
 			log.Info("received signal, shutting down", zap.String("signal", s.String()))
+			// A second SIGINT while the first waits: exit now, as Redis.
+			if s == syscall.SIGINT && g.ShuttingDown() {
+				log.Warn("You insist... exiting now.")
+				os.Exit(1)
+			}
 			// As SHUTDOWN with shutdown-on-sigterm's (or -sigint's) flags:
 			// by default the data is saved first when save points are set,
-			// and if that fails the server runs on, as Redis does.
+			// after the replicas caught up; if the save fails the server
+			// runs on, as Redis does.
 			flags := conf.Snapshot().ShutdownOnSigterm
 			if s == syscall.SIGINT {
 				flags = conf.Snapshot().ShutdownOnSigint
 			}
-			if flags&config.ShutdownNoSave == 0 {
-				if err := g.SaveForShutdown(flags&config.ShutdownSave != 0); err != nil {
-					if flags&config.ShutdownForce == 0 {
-						log.Error("errors trying to shut down the server: the save failed; still running", zap.Error(err))
-						continue
-					}
-					log.Warn("the save failed; exiting anyway (force)", zap.Error(err))
-				}
-			}
-			g.Stop()
+			g.ShutdownBySignal(flags)
+			continue
 		case <-g.Done():
 		}
 		stopped = true

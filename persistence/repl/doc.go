@@ -121,6 +121,11 @@
 //     slaveN offset and lag, WAIT, min-replicas-to-write).
 //   - a replica's connection closing forgets it; when it comes back its
 //     PSYNC continues from the backlog, or takes a full sync.
+//   - FAILOVER (shard/failover.go): once the target acknowledged the
+//     whole stream, the primary connects to it as a replica whose PSYNC
+//     is PSYNC <replid> <offset+1> FAILOVER (Options.Failover); a replica
+//     whose replication ID is <replid> promotes itself (its ID becomes
+//     replid2) and serves the PSYNC as a primary: +CONTINUE <new ID>.
 //
 // What it never does: touch the data itself, run a command the primary
 // did not send, or acknowledge an offset whose commands have not run.

@@ -52,7 +52,13 @@ type Options struct {
 	// for a full sync on flows, one connection per primary shard
 	// (flows.go); 0 does not ask.
 	Flows int
-	Log   *zap.Logger
+	// Failover, when set, makes the first PSYNC a FAILOVER's (PSYNC
+	// <replid> <offset> FAILOVER: the primary, so far this server's
+	// replica, is promoted by it) and gets its reply line, or "-ERR "
+	// and the error that came before one. It runs on the link's
+	// goroutine and must not call Stop there.
+	Failover func(line string)
+	Log      *zap.Logger
 }
 
 // States of a replica's link, as ROLE names them.
@@ -235,7 +241,18 @@ var errStopped = errors.New("replication stopped")
 
 // session is one connection to the primary: handshake, PSYNC, the full
 // sync when the primary asks for one, then the stream until it fails.
-func (r *Replica) session() error {
+func (r *Replica) session() (err error) {
+	// A FAILOVER's outcome is known at its PSYNC's reply, or at the
+	// error that came first.
+	failover := r.o.Failover
+	r.o.Failover = nil
+	if failover != nil {
+		defer func() {
+			if failover != nil && err != nil {
+				failover("-ERR " + err.Error())
+			}
+		}()
+	}
 	r.setState(StateConnecting)
 	d := net.Dialer{Timeout: r.o.Timeout}
 	c, err := d.Dial("tcp", r.o.Addr)
@@ -278,9 +295,16 @@ func (r *Replica) session() error {
 	if id != "" {
 		psync = []string{"PSYNC", id, strconv.FormatInt(applied+1, 10)}
 	}
+	if failover != nil {
+		psync = append(psync, "FAILOVER")
+	}
 	line, err := r.command(c, br, psync...)
 	if err != nil {
 		return err
+	}
+	if failover != nil {
+		failover(line)
+		failover = nil
 	}
 	switch {
 	case strings.HasPrefix(line, "+FULLRESYNC"):
