@@ -176,6 +176,13 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 		src.Close()
 		g.src = nil
 	}
+	// The Unix socket is there before any shard serves, as Redis opens
+	// every listener before it serves: a client that got an answer on TCP
+	// finds the socket file. Its connections wait in the shards' inboxes
+	// until they start.
+	if err == nil && opts.Unix != "" {
+		g.unix, err = listenUnix(g, opts.Unix, opts.UnixPerm)
+	}
 	if err != nil {
 		close(start)
 		g.Stop()
@@ -185,14 +192,6 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 	if src != nil {
 		log.Info("DB loaded from disk", zap.Int64("keys", g.persist.loaded), zap.Int64("expired", g.persist.expired),
 			zap.Duration("took", time.Since(g.started)))
-	}
-	if opts.Unix != "" {
-		u, err := listenUnix(g, opts.Unix, opts.UnixPerm)
-		if err != nil {
-			g.Stop()
-			return nil, err
-		}
-		g.unix = u
 	}
 	log.Info("shards started", zap.Int("shards", opts.Shards), zap.String("io", g.IOKind()))
 	g.initRepl()
