@@ -484,7 +484,10 @@ func CmdXClaim(c *Ctx, args [][]byte) {
 			return
 		}
 	}
-	if a.Time < 0 || a.Time > c.Now {
+	// A time in the future is taken as now (Redis: clients compute
+	// times from their clocks), but not in an obeyed XCLAIM, which states
+	// the primary's time.
+	if a.Time < 0 || a.Time > c.Now && !c.Obey {
 		a.Time = c.Now
 	}
 	var buf [8]engine.StreamID

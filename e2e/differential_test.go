@@ -20,8 +20,8 @@ import (
 )
 
 // TestAgainstRedis sends the same random stream of commands (strings, keys,
-// lists, hashes, sets, sorted sets; keys on several shards; wrong types and
-// wrong arities) to radish-server and to redis-server, in RESP2 and in
+// lists, hashes, sets, sorted sets, streams with consumer groups; keys on
+// several shards; wrong types and wrong arities) to radish-server and to redis-server, in RESP2 and in
 // RESP3, and requires byte-identical replies. Replies whose order Redis
 // leaves unspecified (HGETALL, SMEMBERS, KEYS ...) are compared sorted.
 // Commands whose reply depends on chance or on the clock are not sent.
@@ -43,6 +43,7 @@ func TestAgainstRedis(t *testing.T) {
 			a.do(t, []string{"FLUSHALL"})
 			b.do(t, []string{"FLUSHALL"})
 			g := workload.New(rand.New(rand.NewPCG(uint64(proto), 42)))
+			g.Groups = true
 			var history []string
 			for sent := 0; sent < 20000; {
 				// Pipelines of up to 48 commands: a shard prefetches the

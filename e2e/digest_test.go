@@ -12,7 +12,7 @@ import (
 // shard and three) with every type and encoding in several databases,
 // some keys with a TTL, and checks that DEBUG DIGEST and DEBUG
 // DIGEST-VALUE answer Redis's digests; a change to one element changes
-// both, as in Redis.
+// both, as in Redis; a stream's consumer groups change neither.
 func TestDebugDigestAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -58,6 +58,13 @@ func TestDebugDigestAgainstRedis(t *testing.T) {
 			same("MOVE", "only-in-2", "3")
 			same("SELECT", "2")
 			same("MOVE", "only-in-2", "3")
+			same("DEBUG", "DIGEST")
+			// A stream's consumer groups do not enter its digest.
+			same("XADD", "x:g", "1-1", "a", "1")
+			same("DEBUG", "DIGEST-VALUE", "x:g")
+			same("XGROUP", "CREATE", "x:g", "g", "0")
+			same("XREADGROUP", "GROUP", "g", "c", "STREAMS", "x:g", ">")
+			same("DEBUG", "DIGEST-VALUE", "x:g")
 			same("DEBUG", "DIGEST")
 			if d := string(a.do(t, []string{"DEBUG", "DIGEST"})[0]); strings.Trim(d, "+0\r\n") == "" {
 				t.Fatalf("digest of a dataset is %q", d)

@@ -10,8 +10,11 @@ var streamKeys = []string{"q1", "{t}q2", "q3"}
 // too small, ms-* forms, trims exact and approximate), XRANGE and
 // XREVRANGE with exclusive bounds and COUNT, XDEL, XTRIM, XSETID, XLEN,
 // XINFO STREAM,
-// XREAD over keys of several shards, COPY; now and then on the string key
-// s (a wrong type).
+// XREAD over keys of several shards, COPY; consumer groups: XGROUP's
+// subcommands, XREADGROUP (">" and history, NOACK, keys of several
+// shards), XACK, XCLAIM and XAUTOCLAIM with a min-idle-time of 0,
+// XPENDING (its idle times canonical), XINFO GROUPS; now and then on the
+// string key s (a wrong type).
 func (g *Gen) stream(s string) []string {
 	key := func() string {
 		if g.r.IntN(12) == 0 {
@@ -32,7 +35,13 @@ func (g *Gen) stream(s string) []string {
 		}
 		return strconv.Itoa(ms) + "-" + strconv.Itoa(g.r.IntN(3))
 	}
-	switch g.r.IntN(16) {
+	group := func() string { return g.pick("g1", "g2", "nog") }
+	consumer := func() string { return g.pick("alice", "bob", "carol") }
+	kinds := 16
+	if g.Groups {
+		kinds = 24
+	}
+	switch g.r.IntN(kinds) {
 	case 0, 1, 2, 3, 4, 5:
 		args := []string{"XADD", key()}
 		if g.r.IntN(8) == 0 {
@@ -118,6 +127,90 @@ func (g *Gen) stream(s string) []string {
 		return args
 	case 14:
 		return []string{"COPY", key(), key(), "REPLACE"}
+	case 16:
+		args := []string{"XGROUP", "CREATE", key(), group(), g.pick("$", "0", id())}
+		if g.r.IntN(2) == 0 {
+			args = append(args, "MKSTREAM")
+		}
+		if g.r.IntN(4) == 0 {
+			args = append(args, "ENTRIESREAD", g.pick("-1", "0", "3", "x"))
+		}
+		return args
+	case 17:
+		switch sub := g.pick("SETID", "DESTROY", "CREATECONSUMER", "DELCONSUMER"); sub {
+		case "SETID":
+			args := []string{"XGROUP", sub, key(), group(), g.pick("$", "0", id())}
+			if g.r.IntN(3) == 0 {
+				args = append(args, "ENTRIESREAD", g.pick("-1", "2", "-3"))
+			}
+			return args
+		case "DESTROY":
+			return []string{"XGROUP", sub, key(), group()}
+		default:
+			return []string{"XGROUP", sub, key(), group(), consumer()}
+		}
+	case 18, 19:
+		args := []string{"XREADGROUP", "GROUP", group(), consumer()}
+		if g.r.IntN(4) != 0 {
+			args = append(args, "COUNT", g.pick("1", "2", "5"))
+		}
+		if g.r.IntN(5) == 0 {
+			args = append(args, "NOACK")
+		}
+		n := 1 + g.r.IntN(2)
+		args = append(args, "STREAMS")
+		for range n {
+			args = append(args, key())
+		}
+		for range n {
+			args = append(args, g.pick(">", ">", ">", "0", strconv.Itoa(g.r.IntN(g.xms+1))))
+		}
+		return args
+	case 20:
+		args := []string{"XACK", key(), group()}
+		for range 1 + g.r.IntN(3) {
+			args = append(args, strconv.Itoa(g.r.IntN(g.xms+1))+"-"+strconv.Itoa(g.r.IntN(4)))
+		}
+		return args
+	case 21:
+		args := []string{"XCLAIM", key(), group(), consumer(), "0"}
+		for range 1 + g.r.IntN(3) {
+			args = append(args, strconv.Itoa(g.r.IntN(g.xms+1))+"-"+strconv.Itoa(g.r.IntN(4)))
+		}
+		for range g.r.IntN(3) {
+			switch g.r.IntN(4) {
+			case 0:
+				args = append(args, "JUSTID")
+			case 1:
+				args = append(args, "FORCE")
+			case 2:
+				args = append(args, "RETRYCOUNT", g.pick("0", "3"))
+			default:
+				args = append(args, "LASTID", strconv.Itoa(g.r.IntN(g.xms+2))+"-0")
+			}
+		}
+		return args
+	case 22:
+		args := []string{"XAUTOCLAIM", key(), group(), consumer(), "0", g.pick("0", "-", id())}
+		if g.r.IntN(2) == 0 {
+			args = append(args, "COUNT", g.pick("1", "2", "10"))
+		}
+		if g.r.IntN(3) == 0 {
+			args = append(args, "JUSTID")
+		}
+		return args
+	case 23:
+		switch g.r.IntN(3) {
+		case 0:
+			return []string{"XPENDING", key(), group()}
+		case 1:
+			args := []string{"XPENDING", key(), group(), "-", "+", g.pick("1", "10")}
+			if g.r.IntN(2) == 0 {
+				args = append(args, consumer())
+			}
+			return args
+		}
+		return []string{"XINFO", "GROUPS", key()}
 	default:
 		return []string{"OBJECT", "ENCODING", key()}
 	}

@@ -20,8 +20,8 @@
 //     STREAM_LISTPACKS_2 stream (stream.go). Read besides: plain list,
 //     ziplist list, quicklist of ziplists, listpack set, ZSET with text
 //     scores, ziplist sorted set, ziplist and zipmap hashes, streams of
-//     types 15 and 21. Refused with an UnsupportedError: modules, hashes
-//     with field TTLs, streams with consumer groups.
+//     types 15 and 21, consumer groups included. Refused with an
+//     UnsupportedError: modules, hashes with field TTLs.
 //   - Length: 6, 14, 32 or 64 bits (AppendLen, Reader.ReadLen); a first
 //     byte 11xxxxxx instead says a string is encoded: an 8, 16 or 32-bit
 //     integer, or LZF (package lzf).

@@ -106,7 +106,36 @@ func (e *Encoder) appendStream(dst []byte, r engine.Record) []byte {
 	for _, v := range []uint64{sr.Last.Ms, sr.Last.Seq, sr.First.Ms, sr.First.Seq, sr.MaxDeleted.Ms, sr.MaxDeleted.Seq, sr.EntriesAdded} {
 		dst = AppendLen(dst, v)
 	}
-	return AppendLen(dst, 0) // consumer groups
+	gs, _ := sr.Groups()
+	dst = AppendLen(dst, uint64(len(gs)))
+	for _, g := range gs {
+		dst = e.AppendString(dst, g.Name)
+		dst = AppendLen(dst, g.LastID.Ms)
+		dst = AppendLen(dst, g.LastID.Seq)
+		dst = AppendLen(dst, uint64(g.EntriesRead))
+		dst = AppendLen(dst, uint64(len(g.PEL)))
+		for _, p := range g.PEL {
+			dst = appendRawID(dst, p.ID)
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.Time))
+			dst = AppendLen(dst, p.Count)
+		}
+		dst = AppendLen(dst, uint64(len(g.Consumers)))
+		for _, c := range g.Consumers {
+			dst = e.AppendString(dst, c.Name)
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(c.Seen))
+			dst = AppendLen(dst, uint64(len(c.PEL)))
+			for _, id := range c.PEL {
+				dst = appendRawID(dst, id)
+			}
+		}
+	}
+	return dst
+}
+
+// appendRawID appends an ID as Redis's rax keys it: ms and seq big
+// endian.
+func appendRawID(dst []byte, id engine.StreamID) []byte {
+	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(dst, id.Ms), id.Seq)
 }
 
 // sameFields reports whether fv's fields are master's.
@@ -122,9 +151,8 @@ func sameFields(master, fv [][]byte) bool {
 	return true
 }
 
-// readStream reads a stream of RDB type t (15, 19 or 21). Deleted
-// entries are dropped; a stream with consumer groups is not read yet
-// (UnsupportedError).
+// readStream reads a stream of RDB type t (15, 19 or 21), deleted entries
+// and consumer groups included.
 func (r *Reader) readStream(t byte) (engine.Record, error) {
 	nodes, enc, err := r.ReadLen()
 	if err != nil || enc || nodes > uint64(r.remaining()) {
@@ -173,13 +201,138 @@ func (r *Reader) readStream(t byte) (engine.Record, error) {
 		// loads them as the first entry, none and the length.
 		v[3], v[4], v[7] = p.first.Ms, p.first.Seq, v[0]
 	}
-	if g, enc, err := r.ReadLen(); err != nil || enc {
-		return engine.Record{}, errFormat("bad stream group count")
-	} else if g != 0 {
-		return engine.Record{}, &UnsupportedError{Type: t}
+	gs, err := r.readGroups(t, engine.StreamID{Ms: v[1], Seq: v[2]}, v[0], v[7], p.first)
+	if err != nil {
+		return engine.Record{}, err
 	}
+	p.b.Groups = gs
 	return p.b.Record(engine.StreamID{Ms: v[1], Seq: v[2]}, engine.StreamID{Ms: v[3], Seq: v[4]},
 		engine.StreamID{Ms: v[5], Seq: v[6]}, v[7]), nil
+}
+
+// readGroups reads a stream's consumer groups (after its metadata: last
+// ID, length, entries added, first live ID). Type 15 keeps no
+// entries-read: it is estimated from the group's last ID, as Redis 7.0
+// loads it; type 21's consumers have an active time, which is dropped.
+func (r *Reader) readGroups(t byte, last engine.StreamID, length, added uint64, first engine.StreamID) ([]engine.GroupRecord, error) {
+	lenOf := func() (uint64, error) {
+		n, enc, err := r.ReadLen()
+		if err == nil && enc {
+			err = errFormat("bad stream group")
+		}
+		return n, err
+	}
+	rawID := func() (engine.StreamID, error) {
+		b, err := r.take(16)
+		if err != nil {
+			return engine.StreamID{}, err
+		}
+		return engine.StreamID{Ms: binary.BigEndian.Uint64(b), Seq: binary.BigEndian.Uint64(b[8:])}, nil
+	}
+	ms := func() (int64, error) {
+		b, err := r.take(8)
+		if err != nil {
+			return 0, err
+		}
+		return int64(binary.LittleEndian.Uint64(b)), nil
+	}
+	n, err := lenOf()
+	if err != nil || n > uint64(r.remaining()) {
+		return nil, errFormat("bad stream group count")
+	}
+	var gs []engine.GroupRecord
+	for range n {
+		var g engine.GroupRecord
+		name, err := r.ReadString()
+		if err != nil {
+			return nil, err
+		}
+		g.Name = append([]byte(nil), name...)
+		if g.LastID.Ms, err = lenOf(); err != nil {
+			return nil, err
+		}
+		if g.LastID.Seq, err = lenOf(); err != nil {
+			return nil, err
+		}
+		if t == TypeStreamListpacks {
+			g.EntriesRead = estimateRead(g.LastID, last, first, length, added)
+		} else {
+			er, err := lenOf()
+			if err != nil {
+				return nil, err
+			}
+			g.EntriesRead = int64(er)
+		}
+		np, err := lenOf()
+		if err != nil || np > uint64(r.remaining())/24 {
+			return nil, errFormat("bad stream PEL")
+		}
+		g.PEL = make([]engine.PendingEntry, np)
+		for i := range g.PEL {
+			pe := &g.PEL[i]
+			if pe.ID, err = rawID(); err != nil {
+				return nil, err
+			}
+			if pe.Time, err = ms(); err != nil {
+				return nil, err
+			}
+			if pe.Count, err = lenOf(); err != nil {
+				return nil, err
+			}
+		}
+		nc, err := lenOf()
+		if err != nil || nc > uint64(r.remaining()) {
+			return nil, errFormat("bad stream consumers")
+		}
+		g.Consumers = make([]engine.ConsumerRecord, nc)
+		for i := range g.Consumers {
+			c := &g.Consumers[i]
+			name, err := r.ReadString()
+			if err != nil {
+				return nil, err
+			}
+			c.Name = append([]byte(nil), name...)
+			if c.Seen, err = ms(); err != nil {
+				return nil, err
+			}
+			if t == TypeStreamListpacks3 {
+				if _, err = ms(); err != nil {
+					return nil, err
+				}
+			}
+			owned, err := lenOf()
+			if err != nil || owned > uint64(r.remaining())/16 {
+				return nil, errFormat("bad stream consumer PEL")
+			}
+			c.PEL = make([]engine.StreamID, owned)
+			for k := range c.PEL {
+				if c.PEL[k], err = rawID(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		gs = append(gs, g)
+	}
+	return gs, nil
+}
+
+// estimateRead is Redis's streamEstimateDistanceFromFirstEverEntry for a
+// stream loaded from a type 15 RDB, which has no tombstones: a group's
+// entries-read, -1 when unknown.
+func estimateRead(id, last, first engine.StreamID, length, added uint64) int64 {
+	switch {
+	case added == 0:
+		return 0
+	case length == 0 && id.Cmp(last) < 1, id == last:
+		return int64(added)
+	case last.Less(id):
+		return -1
+	case id.Less(first):
+		return int64(added - length)
+	case id == first:
+		return int64(added - length + 1)
+	}
+	return -1
 }
 
 // streamParse turns the elements of a stream's node listpacks into
