@@ -1,6 +1,8 @@
 package script
 
 import (
+	"slices"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -10,11 +12,17 @@ import (
 // and "redis.pcall" (or server.*) is GETGLOBAL ra "redis"; GETTABLEKS
 // ra ra "call": a value no script can change (the globals and the
 // redis table are read-only), so fastCalls turns the GETTABLEKS into a
-// LOADK of the function itself, a constant of the compiled function.
+// LOADK of the function itself, a constant of the compiled function, and
+// the GETGLOBAL, whose value the LOADK replaces, into a NOP.
 // And a call whose results are dropped (a statement: the CALL on ra
 // wants none) loads the function's variant that runs the command
 // exactly the same but makes no Lua value of its reply (the {ok=...}
 // table of a status reply costs gopher-lua six allocations).
+//
+// KEYS and ARGV are read the same way: a GETGLOBAL of either becomes a
+// LOADK of the table, which the Runtime keeps (argTable): refilled run
+// after run, and when a run left it unfit to refill, replaced in the
+// globals and in every constant that holds it.
 //
 // A variant is loaded only where the call that uses ra is the first
 // CALL on ra after it, nothing in between writes a register at or below
@@ -41,15 +49,71 @@ type callFns struct {
 	call, pcall, callVoid, pcallVoid *lua.LFunction
 }
 
-// fastCalls rewrites p and the functions defined in it (see above).
-func (f *callFns) fastCalls(p *lua.FunctionProto) {
-	for _, q := range p.FunctionPrototypes {
-		f.fastCalls(q)
+// argTable is the KEYS or ARGV table of the Runtime's EVAL runs, and
+// where compiled scripts hold it as a constant.
+type argTable struct {
+	name string
+	t    *lua.LTable
+	refs []constRef
+}
+
+// constRef is constant i of p.
+type constRef struct {
+	p *lua.FunctionProto
+	i int
+}
+
+// fill makes the table hold vs (refill), replacing it where it is held
+// when refill made a new one.
+func (a *argTable) fill(r *Runtime, vs [][]byte) {
+	t := refill(r.L, a.t, vs)
+	if t == a.t {
+		return
 	}
+	a.t = t
+	r.globals.RawSetString(a.name, t)
+	for _, c := range a.refs {
+		c.p.Constants[c.i] = t
+	}
+}
+
+// constant is constant(p, a's table), noted as held there.
+func (a *argTable) constant(r *Runtime, p *lua.FunctionProto) int {
+	if a.t == nil {
+		a.fill(r, nil)
+	}
+	i := constant(p, a.t)
+	if !slices.Contains(a.refs, constRef{p, i}) {
+		a.refs = append(a.refs, constRef{p, i})
+	}
+	return i
+}
+
+// fastCalls rewrites p and the functions defined in it (see above).
+func (r *Runtime) fastCalls(p *lua.FunctionProto) {
+	for _, q := range p.FunctionPrototypes {
+		r.fastCalls(q)
+	}
+	f := &r.calls
 	code := p.Code
-	for pc := 0; pc+1 < len(code); pc++ {
-		g, t := code[pc], code[pc+1]
-		if opcode(g) != lua.OP_GETGLOBAL || opcode(t) != lua.OP_GETTABLEKS {
+	for pc := 0; pc < len(code); pc++ {
+		g := code[pc]
+		if opcode(g) != lua.OP_GETGLOBAL {
+			continue
+		}
+		switch {
+		case constIs(p, argBx(g), "KEYS"):
+			code[pc] = loadK(argA(g), r.keys.constant(r, p))
+			continue
+		case constIs(p, argBx(g), "ARGV"):
+			code[pc] = loadK(argA(g), r.argv.constant(r, p))
+			continue
+		}
+		if pc+1 == len(code) {
+			break
+		}
+		t := code[pc+1]
+		if opcode(t) != lua.OP_GETTABLEKS {
 			continue
 		}
 		ra := argA(g)
@@ -73,7 +137,7 @@ func (f *callFns) fastCalls(p *lua.FunctionProto) {
 				fn = f.pcallVoid
 			}
 		}
-		code[pc+1] = loadK(ra, constant(p, fn))
+		code[pc], code[pc+1] = uint32(lua.OP_NOP)<<26, loadK(ra, constant(p, fn))
 	}
 }
 

@@ -33,7 +33,9 @@
 //     compiled script reads redis.call and redis.pcall as constants, not
 //     through the proxies, and a call whose results are dropped (a
 //     statement) runs a variant that makes no Lua value of its reply
-//     (calls.go: the compiled code is rewritten where this is sure).
+//     (calls.go: the compiled code is rewritten where this is sure); it
+//     reads KEYS and ARGV as constants too, the Runtime's tables, which
+//     a replaced table replaces in every constant that holds it.
 //     rawset and table.insert refuse a proxy, so that no run keeps a value
 //     for the next.
 //   - Script: a compiled body, by SHA; Spread remembers that a run of it

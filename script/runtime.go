@@ -117,7 +117,7 @@ type Runtime struct {
 	calls        callFns
 	// keys and argv are the KEYS and ARGV tables of the last EVAL run,
 	// refilled by the next (see refill).
-	keys, argv *lua.LTable
+	keys, argv argTable
 }
 
 // New makes a Runtime over the process's Registry, whose runs k lets
@@ -137,7 +137,7 @@ func New(reg *Registry, k *Killer) *Runtime {
 		L.Call(1, 0)
 	}
 	r := &Runtime{L: L, reg: reg, Killer: k, scripts: make(map[string]*Script), gen: reg.Gen(), funcs: make(map[string]*Script),
-		libGen: reg.libGen.Load(), proxies: make(map[*lua.LTable]bool)}
+		libGen: reg.libGen.Load(), proxies: make(map[*lua.LTable]bool), keys: argTable{name: "KEYS"}, argv: argTable{name: "ARGV"}}
 	g := L.G.Global
 	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy", "_G"} {
 		g.RawSetString(name, lua.LNil)
@@ -254,6 +254,7 @@ func (r *Runtime) fail(L *lua.LState, msg string) int {
 func (r *Runtime) Get(sha string) (*Script, bool) {
 	if g := r.reg.Gen(); g != r.gen {
 		clear(r.scripts)
+		r.keys.refs, r.argv.refs = nil, nil
 		r.gen = g
 	}
 	if s, ok := r.scripts[sha]; ok {
@@ -309,7 +310,7 @@ func (r *Runtime) compile(sha, body string) (*Script, string) {
 	// "arg" table, a table with a map per call that no code can reach
 	// (the main chunk has no local "arg"); Lua 5.1's main chunk has none.
 	proto.IsVarArg &^= lua.VarArgNeedsArg
-	r.calls.fastCalls(proto)
+	r.fastCalls(proto)
 	fn := r.L.NewFunctionFromProto(proto)
 	fn.Env = r.env
 	s := &Script{SHA: sha, Flags: flags, fn: fn}
@@ -393,14 +394,8 @@ func (r *Runtime) Run(s *Script, c *Call, w *resp.Writer) bool {
 		L.Push(strTable(L, c.Argv))
 		nargs = 2
 	} else {
-		if t := refill(L, r.keys, c.Keys); t != r.keys {
-			r.keys = t
-			r.globals.RawSetString("KEYS", t)
-		}
-		if t := refill(L, r.argv, c.Argv); t != r.argv {
-			r.argv = t
-			r.globals.RawSetString("ARGV", t)
-		}
+		r.keys.fill(r, c.Keys)
+		r.argv.fill(r, c.Argv)
 	}
 	r.arm(s)
 	err := L.PCall(nargs, 1, nil)

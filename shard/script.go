@@ -541,19 +541,27 @@ func (h *directHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) boo
 			}
 		}
 	}
-	saved := s.ctx
+	// Inside a command's run (an EVAL queued in MULTI: its EXEC's), the
+	// shard's context is that command's, kept for it.
+	var saved command.Ctx
+	nested := s.ctx.W != nil
+	if nested {
+		saved = s.ctx
+	}
 	var cl *command.Client
 	if len(idx) == 0 {
 		cl = &h.cl
 		h.cl.DB = h.db
 	}
 	s.mon.lua = true
-	who := s.who
+	user := s.who.user
 	s.who.user = h.j.user // SORT asks it (Ctx.Access)
 	s.run1(w, cl, h.j.noTouch, h.db, spec, args)
-	s.who = who
+	s.who.user = user
 	s.mon.lua = false
-	s.ctx = saved
+	if nested {
+		s.ctx = saved
+	}
 	if cl != nil {
 		h.db = h.cl.DB
 	}
