@@ -424,7 +424,8 @@ func TestPauseHoldsExpiry(t *testing.T) {
 // a radish primary with appendfsync everysec counts its own fsync and a
 // radish replica's (appendonly yes: it sends FACK), never redis-server
 // 7.0's (no FACK), whose shortfall the timeout answers; inside MULTI it
-// answers at once; Redis 7.2's errors for its arguments, on a replica,
+// answers at once, as WAIT does (a transaction over several shards with
+// either never answered before); Redis 7.2's errors for its arguments, on a replica,
 // and numlocal with appendonly no.
 func TestWaitAOF(t *testing.T) {
 	primary := start(t, "--shards", "3", "--appendonly", "yes", "--appendfsync", "everysec")
@@ -441,9 +442,12 @@ func TestWaitAOF(t *testing.T) {
 	if got := string(r[1]); got != "*2\r\n:1\r\n:1\r\n" {
 		t.Errorf("WAITAOF 1 2 3000 (redis-server 7.0 sends no FACK): %q", got)
 	}
-	r = d.do(t, []string{"MULTI"}, []string{"WAITAOF", "0", "5", "0"}, []string{"EXEC"})
-	if got := string(r[2]); !strings.HasPrefix(got, "*1\r\n*2\r\n:") {
-		t.Errorf("WAITAOF in MULTI: %q", got)
+	// In MULTI, after writes on several shards (a transaction over them),
+	// WAIT and WAITAOF answer at once.
+	r = d.do(t, []string{"MULTI"}, []string{"MSET", "a", "1", "b", "2", "c", "3", "d", "4"},
+		[]string{"WAIT", "5", "0"}, []string{"WAITAOF", "0", "5", "0"}, []string{"EXEC"})
+	if got := string(r[4]); !strings.HasPrefix(got, "*3\r\n+OK\r\n:") || !strings.Contains(got, "\r\n*2\r\n:") {
+		t.Errorf("WAIT and WAITAOF in MULTI: %q", got)
 	}
 	for _, c := range []struct{ args, want string }{
 		{"WAITAOF 2 0 0", "-ERR value is out of range, value must between 0 and 1\r\n"},
