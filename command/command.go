@@ -470,6 +470,10 @@ type Server interface {
 	// Failover starts (or, FAILOVER ABORT, stops) a coordinated
 	// failover to a replica; it returns Redis's error, "" for +OK.
 	Failover(args [][]byte) string
+	// AOFAcked is WAITAOF's answer now: whether this server's AOF fsynced
+	// every write made so far, and how many replicas' AOFs did; errText
+	// is Redis's error (a replica, or local with appendonly no).
+	AOFAcked(local bool) (locals, replicas int, errText string)
 }
 
 // LatencySample is a latency monitor sample: the unix second it was

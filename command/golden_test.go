@@ -44,6 +44,10 @@ func TestGoldenCommandInfo(t *testing.T) {
 	}
 	for _, s := range All() {
 		for _, proto := range []int{2, 3} {
+			if v, ok := newerCommands[s.Name]; ok {
+				t.Logf("%s: a command of Redis %s, which 7.0.15 lacks: not compared", s.Name, v)
+				break
+			}
 			want, err := os.ReadFile(goldenPath(infoDir, s.Name, proto))
 			if err != nil {
 				t.Errorf("%s: no golden reply (a command Redis 7.0 lacks? run with -record): %v", s.Name, err)
@@ -63,6 +67,10 @@ func TestGoldenCommandInfo(t *testing.T) {
 		}
 	}
 }
+
+// newerCommands are the rows of commands newer than Redis 7.0, with the
+// version that has them: no golden reply exists for them.
+var newerCommands = map[string]string{"waitaof": "7.2"}
 
 // newerArity holds the rows whose arity a Redis newer than 7.0 changed
 // with an option they take here: their 7.0 reply is compared with it.
@@ -88,7 +96,7 @@ func withArity(t *testing.T, raw []byte, a, proto int) []byte {
 // Args for every row is work still to do.
 func TestGoldenCommandDocs(t *testing.T) {
 	for _, s := range All() {
-		if !documented(s) {
+		if _, newer := newerCommands[s.Name]; !documented(s) || newer {
 			continue
 		}
 		for _, proto := range []int{2, 3} {

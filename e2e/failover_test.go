@@ -419,3 +419,54 @@ func TestPauseHoldsExpiry(t *testing.T) {
 		waitFor(t, "the keys expired after the pause", func() bool { return rcli(t, addr, "DBSIZE") == "0" })
 	}
 }
+
+// TestWaitAOF: WAITAOF as Redis 7.2 (which the oracle, 7.0.15, lacks):
+// a radish primary with appendfsync everysec counts its own fsync and a
+// radish replica's (appendonly yes: it sends FACK), never redis-server
+// 7.0's (no FACK), whose shortfall the timeout answers; inside MULTI it
+// answers at once, as WAIT does (a transaction over several shards with
+// either never answered before); Redis 7.2's errors for its arguments, on a replica,
+// and numlocal with appendonly no.
+func TestWaitAOF(t *testing.T) {
+	primary := start(t, "--shards", "3", "--appendonly", "yes", "--appendfsync", "everysec")
+	h, p := hostPort(primary.addr)
+	rad := start(t, "--shards", "2", "--appendonly", "yes", "--replicaof", h+" "+p)
+	_, rr := startRedisPID(t, "--replicaof", h+" "+p)
+	linkUp(t, rad.addr, rr)
+	d := dialDiff(t, primary.addr, 2)
+	d.c.SetDeadline(time.Now().Add(30 * time.Second))
+	if r := d.do(t, []string{"SET", "k", "v"}, []string{"WAITAOF", "1", "1", "0"}); string(r[1]) != "*2\r\n:1\r\n:1\r\n" {
+		t.Errorf("WAITAOF 1 1 0: %q", r[1])
+	}
+	r := d.do(t, []string{"SET", "k", "w"}, []string{"WAITAOF", "1", "2", "3000"})
+	if got := string(r[1]); got != "*2\r\n:1\r\n:1\r\n" {
+		t.Errorf("WAITAOF 1 2 3000 (redis-server 7.0 sends no FACK): %q", got)
+	}
+	// In MULTI, after writes on several shards (a transaction over them),
+	// WAIT and WAITAOF answer at once.
+	r = d.do(t, []string{"MULTI"}, []string{"MSET", "a", "1", "b", "2", "c", "3", "d", "4"},
+		[]string{"WAIT", "5", "0"}, []string{"WAITAOF", "0", "5", "0"}, []string{"EXEC"})
+	if got := string(r[4]); !strings.HasPrefix(got, "*3\r\n+OK\r\n:") || !strings.Contains(got, "\r\n*2\r\n:") {
+		t.Errorf("WAIT and WAITAOF in MULTI: %q", got)
+	}
+	for _, c := range []struct{ args, want string }{
+		{"WAITAOF 2 0 0", "-ERR value is out of range, value must between 0 and 1\r\n"},
+		{"WAITAOF x 0 0", "-ERR value is not an integer or out of range\r\n"},
+		{"WAITAOF 0 -1 0", "-ERR value is out of range, must be positive\r\n"},
+		{"WAITAOF 0 0 -1", "-ERR timeout is negative\r\n"},
+		{"WAITAOF 0 0", "-ERR wrong number of arguments for 'waitaof' command\r\n"},
+	} {
+		if got := string(d.do(t, strings.Fields(c.args))[0]); got != c.want {
+			t.Errorf("%s: %q, want %q", c.args, got, c.want)
+		}
+	}
+	if got := string(dialDiff(t, rad.addr, 2).do(t, []string{"WAITAOF", "0", "0", "0"})[0]); got !=
+		"-ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas are just local and are not propagated.\r\n" {
+		t.Errorf("WAITAOF on a replica: %q", got)
+	}
+	noAOF := dialDiff(t, start(t, "--shards", "2").addr, 2)
+	r = noAOF.do(t, []string{"WAITAOF", "1", "0", "0"}, []string{"SET", "k", "v"}, []string{"WAITAOF", "0", "0", "0"})
+	if string(r[0]) != "-ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.\r\n" || string(r[2]) != "*2\r\n:0\r\n:0\r\n" {
+		t.Errorf("WAITAOF with appendonly no: %q, %q", r[0], r[2])
+	}
+}

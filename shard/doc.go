@@ -154,6 +154,10 @@
 //     replica asked so promotes itself and serves the PSYNC. A group
 //     becoming a replica stops its feeds; promoted again, its merger
 //     restarts at the offset it applied.
+//   - WAITAOF (waitaof.go): every shard's AOF fsynced past what it was
+//     handed when WAITAOF came, and the replicas whose FACK reached the
+//     stream's offset then; as a replica, the offset its AOF fsynced is
+//     learnt by sampling the AOF's positions at each ACK.
 //   - pause (pause.go): CLIENT PAUSE is one word of the group each shard
 //     reads per turn and read; a connection whose next command it holds
 //     back waits on the shard's paused list until it ends.

@@ -104,6 +104,7 @@ type Group struct {
 	prim    primState      // as a primary (primary.go)
 	shut    shutState      // a shutdown in progress (shutdown.go)
 	fo      foState        // a FAILOVER in progress (failover.go)
+	fack    fackState      // as a replica: the offset its AOF fsynced (waitaof.go)
 	// aof is the AOF in use (opts.AOF at start; CONFIG SET appendonly
 	// changes it, aofrun.go), nil when appendonly is no.
 	aof atomic.Pointer[aof.Set]

@@ -503,6 +503,9 @@ func (s *Shard) newExec(c *conn) *txn {
 			t.spec = q.spec // EXEC is refused whole when out of memory
 		}
 		pl := s.plan.Plan(q.spec, tc.args, s.id, n)
+		if pl.Kind == router.Persist {
+			pl.Kind = router.Local // its handler answers at once (WAIT, BGSAVE ... in MULTI)
+		}
 		tc.kind, tc.dst = pl.Kind, pl.Dst
 		var ps []int
 		switch pl.Kind {

@@ -103,6 +103,7 @@ type replica struct {
 	state string // "wait_bgsave", "online"
 	ack   atomic.Int64
 	ackAt atomic.Int64 // unix ms of its last ACK
+	fack  atomic.Int64 // the offset its AOF fsynced (ACK's FACK; waitaof.go)
 	rdb   bool         // redis-cli --rdb: the payload only
 	gone  bool
 	// from is the stream offset after which it needs the bytes (its full
@@ -653,6 +654,11 @@ func (s *Shard) replconfReplica(c *conn, args [][]byte) bool {
 				r.ack.Store(off)
 				r.ackAt.Store(s.now)
 			}
+			if len(args) == 5 && strings.EqualFold(string(args[3]), "fack") {
+				if off, ok := num.ParseInt(args[4]); ok {
+					r.fack.Store(off)
+				}
+			}
 		}
 		return true
 	case "getack":
@@ -755,7 +761,10 @@ func (s *Shard) waitCmd(c *conn, args [][]byte) {
 	if ms > 0 {
 		w.deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
 	}
-	go g.wait(w)
+	go func() {
+		g.afterEarlier(home, c, sl)
+		g.wait(w)
+	}()
 }
 
 // wait settles w: once the merger gave it its target (the stream's

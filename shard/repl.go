@@ -156,6 +156,7 @@ func (g *Group) follow(host string, port int) {
 		ListenPort: listen, AnnounceIP: c.ReplicaAnnounceIP, Dir: c.Dir,
 		Timeout: time.Duration(c.ReplTimeout) * time.Second, ReplID: replid, Offset: offset, Log: g.log,
 		Backlog: int(c.ReplBacklogSize), Flows: len(g.shards), Failover: g.fo.psync(),
+		Fsynced: g.fsyncedOffset,
 	}))
 	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
 }
@@ -304,6 +305,9 @@ func (s *Shard) replCmd(c *conn, spec *command.Spec, args [][]byte) {
 		return
 	case "wait":
 		s.waitCmd(c, args)
+		return
+	case "waitaof":
+		s.waitAOFCmd(c, args)
 		return
 	}
 	host, port, errText := command.ReplicaOfArgs(args)

@@ -264,7 +264,7 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 	case "bgrewriteaof":
 		s.rewriteCmd(c)
 		return
-	case "replicaof", "slaveof", "replconf", "psync", "sync", "wait":
+	case "replicaof", "slaveof", "replconf", "psync", "sync", "wait", "waitaof":
 		s.replCmd(c, spec, args)
 		return
 	}

@@ -81,6 +81,7 @@ type Log struct {
 	done    chan struct{}
 
 	durable atomic.Uint64
+	fsynced atomic.Uint64          // written and fsynced, whatever the policy (WAITAOF)
 	failed  atomic.Pointer[string] // the reason of the failing write or fsync; nil when the last one worked
 	size    atomic.Int64           // the incremental file's size
 	fsyncs  durations              // how long each fsync took
@@ -265,6 +266,15 @@ func (l *Log) Begin(cut int64) {
 	l.buf = appendCmd(l.buf, "RADISH.BASE", cut)
 }
 
+// Submitted is the position after the bytes handed over (Submit); safe
+// from any goroutine.
+func (l *Log) Submitted() uint64 { return l.submitted.Load() }
+
+// Fsynced is the position up to which the bytes are written and fsynced,
+// whatever the policy (everysec: within about a second); safe from any
+// goroutine.
+func (l *Log) Fsynced() uint64 { return l.fsynced.Load() }
+
 // Appended is the position after the last bytes submitted (shard's
 // goroutine only).
 func (l *Log) Appended() uint64 { return l.appended }
@@ -369,6 +379,7 @@ func (l *Log) run() {
 		if err == nil && rot != nil && written == rot.at {
 			if err = l.rotate(*rot, synced); err == nil {
 				synced, lastSync = true, time.Now()
+				l.fsynced.Store(written)
 				if len(buf) > 0 {
 					l.poke() // write the rest to the new file
 				}
@@ -378,6 +389,7 @@ func (l *Log) run() {
 			policy == FsyncEverySec && time.Since(lastSync) >= time.Second) {
 			if err = l.sync(); err == nil {
 				synced, lastSync = true, time.Now()
+				l.fsynced.Store(written)
 			}
 		}
 		if err != nil {

@@ -415,3 +415,32 @@ func (s *Set) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Submitted returns every Log's Submitted position (nil before Start);
+// safe from any goroutine.
+func (s *Set) Submitted() []uint64 {
+	if s.logs == nil {
+		return nil
+	}
+	at := make([]uint64, len(s.logs))
+	for i, l := range s.logs {
+		if l != nil {
+			at[i] = l.Submitted()
+		}
+	}
+	return at
+}
+
+// FsyncedTo reports whether every Log has fsynced up to its position in
+// at (Submitted's); false before Start.
+func (s *Set) FsyncedTo(at []uint64) bool {
+	if s.logs == nil || len(at) != len(s.logs) {
+		return false
+	}
+	for i, l := range s.logs {
+		if l == nil || l.Fsynced() < at[i] {
+			return false
+		}
+	}
+	return true
+}

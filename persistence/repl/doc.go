@@ -118,7 +118,9 @@
 //     from there follows. REPLCONF rdb-only 1 (redis-cli --rdb) gets the
 //     payload alone.
 //   - a replica's REPLCONF ACK <offset> is its acknowledged offset (INFO's
-//     slaveN offset and lag, WAIT, min-replicas-to-write).
+//     slaveN offset and lag, WAIT, min-replicas-to-write); FACK <offset>
+//     after it (Redis 7.2; a radish replica with its AOF on sends it:
+//     Options.Fsynced) is the offset its AOF fsynced (WAITAOF).
 //   - a replica's connection closing forgets it; when it comes back its
 //     PSYNC continues from the backlog, or takes a full sync.
 //   - FAILOVER (shard/failover.go): once the target acknowledged the

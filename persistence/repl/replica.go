@@ -58,7 +58,12 @@ type Options struct {
 	// and the error that came before one. It runs on the link's
 	// goroutine and must not call Stop there.
 	Failover func(line string)
-	Log      *zap.Logger
+	// Fsynced, when set, maps the offset applied to the offset whose
+	// writes the server's AOF has fsynced (false: the AOF is off), which
+	// each ACK then carries as FACK <offset>, as Redis 7.2's replica does
+	// (WAITAOF). Called from any of the link's goroutines.
+	Fsynced func(applied int64) (int64, bool)
+	Log     *zap.Logger
 }
 
 // States of a replica's link, as ROLE names them.

@@ -252,7 +252,13 @@ func (r *Replica) sendAck(off int64) {
 }
 
 func (r *Replica) ackTo(c net.Conn, off int64) {
-	b := appendCommand(nil, "REPLCONF", "ACK", strconv.FormatInt(off, 10))
+	args := []string{"REPLCONF", "ACK", strconv.FormatInt(off, 10)}
+	if f := r.o.Fsynced; f != nil {
+		if synced, ok := f(off); ok {
+			args = append(args, "FACK", strconv.FormatInt(synced, 10))
+		}
+	}
+	b := appendCommand(nil, args...)
 	r.wmu.Lock()
 	c.SetWriteDeadline(time.Now().Add(r.o.Timeout))
 	c.Write(b)
