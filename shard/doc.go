@@ -117,7 +117,7 @@
 //     sync goes on flows (flows.go): one connection per shard, detached
 //     from its loop (ioloop.Driver.Detach), on which a goroutine sends the
 //     shard's part as an RDB file of its own through the rdma transport
-//     as soon as the shard wrote it; no shard's loop writes a flow.
+//     as the shard's slices write it; no shard's loop writes a flow.
 //   - script: an EVAL or FCALL call (script.go; package script is the Lua
 //     runtime). It runs on the shard of its declared keys, on the real
 //     store, each redis.call through the mutation path, with an undo

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -17,8 +18,8 @@ import (
 
 // Full-sync flows: a radish replica's full sync takes one connection per
 // primary shard, on which that shard's part of the payload goes as an
-// RDB file of its own, in parallel with the others and as soon as the
-// shard has written it (persistence/repl's doc.go has the protocol).
+// RDB file of its own, in parallel with the others and as the shard
+// writes it (persistence/repl's doc.go has the protocol).
 //
 // The replica's handshake asks with REPLCONF radish-flows <its shards>
 // (redis-server refuses the option: a redis replica never gets flows);
@@ -32,8 +33,9 @@ import (
 // cut, as it would send the one payload.
 
 // flowSet is one replica connection's flows: fds[i] is flow i's
-// detached socket (-1 until it comes, -2 once its part was handed to a
-// sender). p.mu guards it.
+// detached socket (-1 until it comes, -2 once a sender took it: at the
+// cut, or when it came after the cut, once the part was written). p.mu
+// guards it.
 type flowSet struct {
 	token string
 	fds   []int
@@ -96,7 +98,9 @@ func (s *Shard) flowAttach(c *conn, args [][]byte) bool {
 	unix.Write(fd, []byte("+OK\r\n"))
 	fs.fds[i] = fd
 	if fs.full != nil && fs.full.parts[i] != nil {
-		g.sendFlow(fs, i)
+		f := g.sendFlow(fs, i)
+		f.Write(fs.full.parts[i])
+		f.finish(nil)
 	}
 	p.mu.Unlock()
 	return true
@@ -117,39 +121,160 @@ func (g *Group) closeFlows(fs *flowSet) {
 // flowTransport is what the flows' payloads go through.
 var flowTransport rdma.Transport = rdma.TCP{}
 
-// sendFlow hands shard i's part of fs's full sync to a goroutine that
-// frames it as an RDB file (shard 0's with the FUNCTION libraries),
-// sends it as $<length> on flow i and closes the flow. p.mu held.
-func (g *Group) sendFlow(fs *flowSet, i int) {
-	fd, body := fs.fds[i], fs.full.parts[i]
+// flowBehind is how much of a part a flow may hold unsent before the
+// shard's slices wait for it (bgSave.busy).
+const flowBehind = 4 << 20
+
+// flowOut is one flow's part on its way: the shard's Writer appends to
+// it on the loop (its slices, as written, or the whole part at once), a
+// goroutine of its own sends what it holds through flowTransport, framed
+// as $EOF:<mark> (the length is not known before the end), the RDB
+// header (shard 0's with the FUNCTION libraries), the part, the EOF and
+// checksum, and the mark; then closes the flow.
+type flowOut struct {
+	mu     sync.Mutex
+	more   *sync.Cond
+	buf    []byte // written, not yet taken by the sender
+	spare  []byte
+	ended  bool
+	err    error // the writer's, at the end
+	failed bool  // the sender gave up: what is written is dropped
+}
+
+// sendFlow starts sending shard i's part of fs's full sync on flow i.
+// p.mu held.
+func (g *Group) sendFlow(fs *flowSet, i int) *flowOut {
+	fd := fs.fds[i]
 	fs.fds[i] = -2
+	f := &flowOut{}
+	f.more = sync.NewCond(&f.mu)
 	c := g.conf.Snapshot()
 	opt := snapshot.Options{Compress: c.RDBCompression, Checksum: c.RDBChecksum, Time: time.Now().UnixMilli()}
 	if i == 0 {
 		opt.Functions = g.scripts.Codes()
 	}
 	used := g.shards[i].stats.pub.usedMemory.Load()
+	timeout := time.Duration(c.ReplTimeout) * time.Second
 	go func() {
-		defer unix.Close(fd)
-		head := snapshot.AppendHeader(nil, opt, used)
-		crc := rdb.CRC64(rdb.CRC64(0, head), body)
-		tail := snapshot.AppendTrailer(nil, opt, crc)
-		n := len(head) + len(body) + len(tail)
 		start := time.Now()
-		var st rdma.Sent
-		out := append(fmt.Appendf(nil, "$%d\r\n", n), head...)
-		_, err := flowTransport.Send(fd, out)
-		if err == nil {
-			st, err = flowTransport.Send(fd, body)
-		}
-		if err == nil {
-			_, err = flowTransport.Send(fd, tail)
-		}
+		n, st, err := f.send(fd, opt, used, timeout)
 		if err != nil {
 			g.log.Warn("full sync: sending a flow", zap.Int("flow", i), zap.Error(err))
 			return
 		}
-		g.log.Debug("full sync flow sent", zap.Int("flow", i), zap.Int("bytes", n), zap.String("transport", flowTransport.Name()),
+		g.log.Debug("full sync flow sent", zap.Int("flow", i), zap.Int64("bytes", n), zap.String("transport", flowTransport.Name()),
 			zap.Int("zerocopy", st.ZeroCopy), zap.Bool("copied", st.Copied), zap.Duration("took", time.Since(start)))
 	}()
+	return f
+}
+
+// flowOf takes flow shard of full sync id, when it goes on flows and the
+// flow is open: the shard writes its part there as it goes.
+func (g *Group) flowOf(id uint64, shard int) *flowOut {
+	p := &g.prim
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if fs := p.syncs[id]; fs != nil && fs.flows != nil && fs.flows.fds[shard] >= 0 {
+		return g.sendFlow(fs.flows, shard)
+	}
+	return nil
+}
+
+// Write implements io.Writer for the shard's Writer; it never fails (a
+// flow that failed drops what it is given: the replica starts again).
+func (f *flowOut) Write(b []byte) (int, error) {
+	f.mu.Lock()
+	if !f.failed {
+		f.buf = append(f.buf, b...)
+		f.more.Signal()
+	}
+	f.mu.Unlock()
+	return len(b), nil
+}
+
+// busy reports whether the flow holds flowBehind bytes unsent.
+func (f *flowOut) busy() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.buf) >= flowBehind
+}
+
+// finish ends the part (err: it could not be written whole).
+func (f *flowOut) finish(err error) {
+	f.mu.Lock()
+	f.ended, f.err = true, err
+	f.more.Signal()
+	f.mu.Unlock()
+}
+
+// send is the sender's goroutine: it sends until the part ended, shuts
+// the socket down when nothing goes out for timeout, and closes it.
+func (f *flowOut) send(fd int, opt snapshot.Options, used int64, timeout time.Duration) (int64, rdma.Sent, error) {
+	var total int64
+	var st rdma.Sent
+	fail := func(err error) (int64, rdma.Sent, error) {
+		f.mu.Lock()
+		f.failed, f.buf = true, nil
+		f.mu.Unlock()
+		return total, st, err
+	}
+	var fdmu sync.Mutex // the timer's shutdown never meets a closed (reused) fd
+	open := true
+	stalled := time.AfterFunc(timeout, func() {
+		fdmu.Lock()
+		if open {
+			unix.Shutdown(fd, unix.SHUT_RDWR)
+		}
+		fdmu.Unlock()
+	})
+	defer func() {
+		stalled.Stop()
+		fdmu.Lock()
+		open = false
+		unix.Close(fd)
+		fdmu.Unlock()
+	}()
+	out := func(b []byte) error {
+		s, err := flowTransport.Send(fd, b)
+		total += int64(len(b))
+		st.Bytes += s.Bytes
+		st.ZeroCopy += s.ZeroCopy
+		st.Copied = st.Copied || s.Copied
+		stalled.Reset(timeout)
+		return err
+	}
+	mark := newReplID()
+	head := snapshot.AppendHeader(nil, opt, used)
+	crc := rdb.CRC64(0, head)
+	if err := out(append([]byte("$EOF:"+mark+"\r\n"), head...)); err != nil {
+		return fail(err)
+	}
+	for {
+		f.mu.Lock()
+		for len(f.buf) == 0 && !f.ended {
+			f.more.Wait()
+		}
+		b, ended, werr := f.buf, f.ended, f.err
+		f.buf = f.spare[:0]
+		f.mu.Unlock()
+		if werr != nil {
+			return fail(werr)
+		}
+		if len(b) > 0 {
+			crc = rdb.CRC64(crc, b)
+			if err := out(b); err != nil {
+				return fail(err)
+			}
+		}
+		f.mu.Lock()
+		f.spare = b[:0]
+		f.mu.Unlock()
+		if ended && len(b) == 0 {
+			break
+		}
+	}
+	if err := out(append(snapshot.AppendTrailer(nil, opt, crc), mark...)); err != nil {
+		return fail(err)
+	}
+	return total, st, nil
 }

@@ -3,6 +3,7 @@ package shard
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
@@ -509,16 +510,25 @@ func (s *Shard) cutHere(id uint64, dump bool) {
 		return
 	}
 	g, shard := s.group, s.id
+	fo := g.flowOf(id, shard)
 	then := func(body []byte, err error) {
 		if err != nil {
 			g.log.Warn("full sync: writing the payload", zap.Error(err))
+		}
+		if fo != nil {
+			fo.finish(err)
+			body = []byte{} // on its way
 		}
 		g.partDumped(id, shard, body)
 	}
 	opt := s.writeOptions()
 	opt.Body = true
-	b := &bgSave{mem: &bytes.Buffer{}, then: then}
-	b.w = snapshot.NewWriter(s.store, b.mem, opt)
+	b := &bgSave{mem: &bytes.Buffer{}, then: then, flow: fo}
+	var out io.Writer = b.mem
+	if fo != nil {
+		out = fo
+	}
+	b.w = snapshot.NewWriter(s.store, out, opt)
 	if s.snap != nil { // a BGSAVE's slices hold the copy-before-write
 		// The payload is read once written (the arguments of one call
 		// are read in order: the buffer's bytes would be taken first).
@@ -544,8 +554,10 @@ func (g *Group) partDumped(id uint64, shard int, body []byte) {
 	}
 	fs.parts[shard] = body
 	fs.left--
-	if fs.flows != nil && fs.flows.fds[shard] >= 0 {
-		g.sendFlow(fs.flows, shard)
+	if fs.flows != nil && fs.flows.fds[shard] >= 0 { // the flow came after the cut
+		f := g.sendFlow(fs.flows, shard)
+		f.Write(body)
+		f.finish(nil)
 	}
 	g.trySend(id, fs)
 }

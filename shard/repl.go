@@ -70,7 +70,10 @@ func newReplID() string {
 // with replicaof set, the group starts as a replica.
 func (g *Group) initRepl() {
 	r := &g.repl
+	// Under mu: the shards, running already, read them under it.
+	r.mu.Lock()
 	r.token, r.replid, r.offset2 = newReplID(), newReplID(), -1
+	r.mu.Unlock()
 	if host, port, ok := strings.Cut(g.conf.Snapshot().ReplicaOf, " "); ok {
 		p, _ := strconv.Atoi(port)
 		r.change.Lock()

@@ -568,10 +568,15 @@ type bgSave struct {
 	// payload (primary.go), written into mem and handed to then.
 	mem  *bytes.Buffer
 	then func(body []byte, err error)
+	// flow, instead of mem: the part goes out on a replica's flow as
+	// written (flows.go).
+	flow *flowOut
 }
 
-// busy reports whether the save's file writer is behind.
-func (b *bgSave) busy() bool { return b.out != nil && b.out.busy() }
+// busy reports whether the save's file writer (or flow) is behind.
+func (b *bgSave) busy() bool {
+	return b.out != nil && b.out.busy() || b.flow != nil && b.flow.busy()
+}
 
 // snapStepKeys is how many keys a loop turn writes.
 const snapStepKeys = 256

@@ -53,10 +53,12 @@
 //	<- +FULLRESYNC <replid> <offset>, then $FLOWS:<n> instead of the
 //	   payload, then the stream from <offset> (held back by the primary
 //	   until every shard wrote its part, as for the one payload)
-//	<- on flow i, as soon as shard i wrote its part: $<length> and an RDB
-//	   file of its own (shard 0's with the FUNCTION libraries), sent
-//	   through rdma.Transport (TCP, MSG_ZEROCOPY where it pays); then the
-//	   flow closes
+//	<- on flow i, as shard i writes its part (in slices between its loop
+//	   turns, which wait while the flow holds 4 MiB unsent):
+//	   $EOF:<40-byte mark>, an RDB file of its own (shard 0's with the
+//	   FUNCTION libraries) and the mark, sent through rdma.Transport
+//	   (TCP, MSG_ZEROCOPY where it pays); then the flow closes. A flow
+//	   that makes no progress for repl-timeout is shut down.
 //
 // The flows' files are received in parallel into temp-<pid>-repl.rdb.<i>.rdb
 // and a manifest at temp-<pid>-repl.rdb names them as a snapshot of n

@@ -19,7 +19,8 @@ import (
 // replica asks for flows, opens one connection per primary shard and
 // names each with the token the primary gave; when PSYNC answers
 // +FULLRESYNC and $FLOWS:<n>, each flow brings its shard's part as an
-// RDB file of its own, received in parallel into <temp>.<i>.rdb, which
+// RDB file of its own between $EOF:<mark> and the mark, received in
+// parallel into <temp>.<i>.rdb, which
 // a manifest at <temp> names as a snapshot of n shards: the Host loads it
 // as it loads a snapshot of its own (with as many shards on both sides,
 // each shard reads only its own file).
@@ -109,9 +110,9 @@ func removeFlowFiles(path string, n int) {
 	}
 }
 
-// receiveFlows receives every flow's payload, $<length> then an RDB
-// file, into its file, in parallel, and writes the manifest naming them
-// at path.
+// receiveFlows receives every flow's payload, an RDB file between
+// $EOF:<mark> and the mark, into its file, in parallel, and writes the
+// manifest naming them at path.
 func (r *Replica) receiveFlows(path string, flows []*flow) error {
 	m := &snapshot.Manifest{Files: make([]snapshot.File, len(flows))}
 	errs := make([]error, len(flows))
@@ -141,23 +142,30 @@ func (r *Replica) receiveFlow(fl *flow, path string) (int64, error) {
 		return 0, err
 	}
 	hdr = strings.TrimRight(hdr, "\r\n")
-	n, err := strconv.ParseInt(strings.TrimPrefix(hdr, "$"), 10, 64)
-	if err != nil || n < 0 || hdr[0] != '$' {
+	mark, ok := strings.CutPrefix(hdr, "$EOF:")
+	if !ok || len(mark) != eofMarkLen {
 		return 0, fmt.Errorf("bad flow payload header %q", hdr)
 	}
-	r.mu.Lock()
-	if r.st.SyncTotal < 0 {
-		r.st.SyncTotal = 0
-	}
-	r.st.SyncTotal += n
-	r.mu.Unlock()
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, err
 	}
-	_, err = io.CopyN(f, &progress{r: fl.br, c: fl.c, rep: r}, n)
+	cw := &counter{w: f}
+	err = copyToMark(cw, &progress{r: fl.br, c: fl.c, rep: r}, []byte(mark))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	return cw.n, err
+}
+
+// counter counts what it writes to w.
+type counter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *counter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
 	return n, err
 }
