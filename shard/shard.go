@@ -465,14 +465,33 @@ func (s *Shard) send(dst int, k msgKind, fn func(*Shard)) {
 	s.outbox[dst] = append(s.outbox[dst], m)
 }
 
-// deliver is called by other shards: it appends a batch to the inbox and
-// wakes the loop.
+// deliver is called by goroutines other than the shards' (an accept
+// loop): it appends a batch to the inbox and wakes the loop.
 func (s *Shard) deliver(batch []message) {
+	if s.enqueue(batch) {
+		s.drv.Wake()
+	}
+}
+
+// deliverBy is deliver called by shard src's loop (flushOutbox): the
+// wake goes through src's driver (ioloop.Driver.WakeOther: between two
+// rings, no system call of its own; src's next Poll submits it).
+func (s *Shard) deliverBy(src *Shard, batch []message) {
+	if s.enqueue(batch) {
+		src.drv.WakeOther(s.drv)
+	}
+}
+
+// enqueue appends a batch to the inbox and reports whether the loop must
+// be woken: not when the inbox was pending already, as then whoever set
+// it woke the loop after setting it and the loop has not drained since
+// (drainInbox clears pending under the mutex, so a batch appended after
+// a drain finds it clear): the batch is drained with that one's.
+func (s *Shard) enqueue(batch []message) bool {
 	s.inbox.mu.Lock()
 	s.inbox.q = append(s.inbox.q, batch...)
 	s.inbox.mu.Unlock()
-	s.inbox.pending.Store(true)
-	s.drv.Wake()
+	return !s.inbox.pending.Swap(true)
 }
 
 func (s *Shard) drainInbox() {
@@ -513,7 +532,7 @@ func (s *Shard) flushOutbox() {
 		if len(q) == 0 {
 			continue
 		}
-		s.group.shards[dst].deliver(q)
+		s.group.shards[dst].deliverBy(s, q)
 		clear(q)
 		s.outbox[dst] = q[:0]
 	}

@@ -486,6 +486,7 @@ func (d *simDriver) Abort(c ioloop.ConnID) {
 }
 func (d *simDriver) Poll(time.Duration, ioloop.Handler) error { return nil }
 func (d *simDriver) Wake()                                    {}
+func (d *simDriver) WakeOther(other ioloop.Driver)            { other.Wake() }
 func (d *simDriver) Shutdown() error                          { return nil }
 func (d *simDriver) Kind() string                             { return "sim" }
 func (d *simDriver) Traffic() (in, out int64)                 { return 0, 0 }

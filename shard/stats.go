@@ -42,6 +42,9 @@ type shardStats struct {
 	// netInBase and netOutBase are the driver's traffic at the last
 	// CONFIG RESETSTAT.
 	netInBase, netOutBase int64
+	// storeAt is what the store looked like when its memory and key counts
+	// were last published (publishStats).
+	storeAt storeMark
 
 	pub published
 }
@@ -131,8 +134,24 @@ func (st *shardStats) errorReply(reply []byte) {
 	st.errsMoved = true
 }
 
+// storeMark is what moves when a store's memory or key counts may have
+// changed: its writes, live slab blocks, expiries, evictions and lazy
+// frees, and the turn's millisecond.
+type storeMark struct {
+	dirty                   uint64
+	live                    int
+	expired, evicted, freed int64
+	lazy                    int
+	now                     int64
+}
+
 // publishStats copies the counters for other goroutines (INFO) at the end
-// of a loop turn, storing only what changed.
+// of a loop turn, storing only what changed. The memory and per-database
+// key counts walk every database (a fifth of a loop turn that ran one
+// hop): they are published when the store's mark moved, so a turn that
+// only read (a hop's GET, a reply coming home) skips them, and at least
+// once per millisecond of turns for what no mark sees (a scratch buffer
+// grown by a read).
 func (s *Shard) publishStats() {
 	st := &s.stats
 	p := &st.pub
@@ -161,15 +180,20 @@ func (s *Shard) publishStats() {
 	setInt(&p.patterns, int64(s.ps.reg.Len(pubsub.Pattern)))
 	setInt(&p.shardChannels, int64(s.ps.owned.Len()))
 	setUint(&p.stalePerc, math.Float64bits(es.ExpiredStalePerc))
-	setInt(&p.usedMemory, s.store.UsedMemory())
 	setInt(&p.slabMapped, s.store.SlabMapped())
 	setInt(&p.lazyPending, int64(s.store.LazyPending()))
 	setInt(&p.lazyFreed, s.store.LazyFreed())
 	setUint(&p.dirty, s.mut.dirty)
-	for i := range p.keys {
-		db := s.store.DB(i)
-		setInt(&p.keys[i], int64(db.Len()))
-		setInt(&p.expires[i], int64(db.ExpiresLen()))
+	mark := storeMark{s.store.Dirty(), s.store.SlabLive(), es.ExpiredKeys, es.EvictedKeys,
+		s.store.LazyFreed(), s.store.LazyPending(), s.now}
+	if mark != st.storeAt {
+		st.storeAt = mark
+		setInt(&p.usedMemory, s.store.UsedMemory())
+		for i := range p.keys {
+			db := s.store.DB(i)
+			setInt(&p.keys[i], int64(db.Len()))
+			setInt(&p.expires[i], int64(db.ExpiresLen()))
+		}
 	}
 	for _, id := range st.dirty {
 		p.calls[id].Store(st.calls[id])

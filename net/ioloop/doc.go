@@ -13,6 +13,10 @@
 //     closes its slot's generation changes, so an old ConnID is stale and
 //     every method ignores it (Input returns nil, Output returns a scratch
 //     buffer that is thrown away).
+//   - Wake: a loop sleeping in Poll is woken through its eventfd (Wake, any
+//     goroutine), or, from another io_uring driver's loop, by a MSG_RING
+//     completion that loop's next Poll submits (WakeOther); a loop that
+//     is awake is told by a flag alone, with no system call.
 //   - Turn: one call to Poll. It submits everything queued since the last
 //     turn (sends, receives, closes), waits once for at least one event or
 //     the timeout, and dispatches the events to the Handler. The io_uring

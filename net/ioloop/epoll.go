@@ -245,6 +245,9 @@ func (d *Epoll) Wake() {
 }
 
 // Poll implements Driver.
+// WakeOther implements Driver: other.Wake().
+func (d *Epoll) WakeOther(other Driver) { other.Wake() }
+
 func (d *Epoll) Poll(timeout time.Duration, h Handler) error {
 	if d.closed {
 		return ErrClosed

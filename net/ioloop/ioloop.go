@@ -106,6 +106,13 @@ type Driver interface {
 	// Wake makes a blocked (or the next) Poll return and call OnWake. Safe to
 	// call from any goroutine; cheap when the loop is not sleeping.
 	Wake()
+	// WakeOther is other.Wake() (other: another loop's driver) called on
+	// this driver's loop goroutine. Between two io_uring drivers it makes
+	// no system call of its own: a MSG_RING request, submitted by this
+	// driver's next Poll, posts a completion to other's ring, instead of
+	// an eventfd write now; so call Poll soon after. Nothing at all when
+	// other is awake, as for Wake.
+	WakeOther(other Driver)
 	// Shutdown stops accepting, closes every connection without flushing
 	// (OnClose(c, ErrShutdown) on the last Handler given to Poll) and
 	// releases the driver. Call it on the loop goroutine, not from a
@@ -123,6 +130,12 @@ type Driver interface {
 	// Addrs returns the peer and local addresses of c as "ip:port" (Redis's
 	// CLIENT LIST addr and laddr); empty strings for a stale c.
 	Addrs(c ConnID) (peer, local string)
+}
+
+// Wrapper is a Driver wrapping another (net/tlsio's): WakeOther looks
+// through it for the driver underneath.
+type Wrapper interface {
+	Unwrap() Driver
 }
 
 // setKeepAlive sets TCP keepalive on an accepted socket per Options.KeepAlive.

@@ -3,6 +3,8 @@
 package ioloop
 
 import (
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -95,4 +97,100 @@ func TestReleaseThenClose(t *testing.T) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	})
+}
+
+// TestWakeOther: a loop wakes another sleeping one (in a Poll with no
+// timeout) from its own loop, through MSG_RING between two rings (no
+// eventfd write), through Wake otherwise.
+func TestWakeOther(t *testing.T) {
+	for _, pair := range [][2]ctor{{ctors[0], ctors[0]}, {ctors[0], ctors[1]}, {ctors[1], ctors[0]}, {ctors[2], ctors[0]}} {
+		t.Run(pair[0].name+"->"+pair[1].name, func(t *testing.T) {
+			woke := make(chan struct{}, 100)
+			ready := make(chan Driver)
+			var stop atomic.Bool
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				d, err := pair[1].new(Options{})
+				if err != nil {
+					close(ready)
+					return
+				}
+				ready <- d
+				h := &wakeSignal{woke: woke}
+				for !stop.Load() {
+					if err := d.Poll(-1, h); err != nil {
+						t.Error(err)
+						break
+					}
+				}
+				d.Shutdown()
+			}()
+			target, ok := <-ready
+			if !ok {
+				t.Skip("no io_uring")
+			}
+			defer func() {
+				stop.Store(true)
+				for {
+					select {
+					case <-done:
+						return
+					case <-time.After(10 * time.Millisecond):
+						forceWake(target) // a lost wake left wakeReq set: Wake alone would not
+					}
+				}
+			}()
+			src := loopDriver(t, pair[0].new)
+			for i := range 3 {
+				for deadline := time.Now().Add(10 * time.Second); !sleeping(target); time.Sleep(time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatal("the target never sleeps")
+					}
+				}
+				src.WakeOther(target)
+				if err := src.Poll(0, &lineHandler{}); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case <-woke:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("wake %d did not reach the target", i)
+				}
+			}
+			if u, ok := src.(*Uring); ok && u.noMsgRing {
+				t.Error("the kernel refused MSG_RING: wakes fell back to the eventfd")
+			}
+		})
+	}
+}
+
+type wakeSignal struct {
+	lineHandler
+	woke chan struct{}
+}
+
+func (w *wakeSignal) OnWake() { w.woke <- struct{}{} }
+
+// forceWake writes d's eventfd whatever wakeReq says.
+func forceWake(d Driver) {
+	switch d := d.(type) {
+	case *Uring:
+		d.wakeGate.write(d.wakeFd)
+	case *Epoll:
+		d.wakeGate.write(d.wakeFd)
+	}
+}
+
+// sleeping reports whether d's loop is (about to be) blocked in its wait.
+func sleeping(d Driver) bool {
+	switch d := d.(type) {
+	case *Uring:
+		return d.sleeping.Load() != 0
+	case *Epoll:
+		return d.sleeping.Load() != 0
+	}
+	return false
 }

@@ -22,6 +22,8 @@ const (
 	opRecv
 	opSend
 	opCancel
+	opMsg    // a MSG_RING this ring sent (WakeOther); the slot is the target's index in peers
+	opWakeUp // the completion another ring's MSG_RING posted here
 )
 
 func tag(op uint64, slot, gen uint32) uint64 {
@@ -91,8 +93,13 @@ type Uring struct {
 	adopted    []int // sockets handed over by Adopt, opened at the next Poll
 	multishot  bool
 	inflight   int // requests in flight that reference memory (recv, send, wake read)
-	discard    []byte
-	pool       bufPool
+	// peers are the rings WakeOther sent MSG_RINGs to, indexed by the
+	// opMsg completions; noMsgRing: the kernel refused one, so WakeOther
+	// falls back to Wake.
+	peers     []*Uring
+	noMsgRing bool
+	discard   []byte
+	pool      bufPool
 
 	wakeFd    int
 	wakeArmed bool
@@ -277,6 +284,50 @@ func (d *Uring) Wake() {
 	if d.sleeping.Load() != 0 {
 		d.wakeGate.write(d.wakeFd)
 	}
+}
+
+// WakeOther implements Driver.
+func (d *Uring) WakeOther(other Driver) {
+	for {
+		w, ok := other.(Wrapper)
+		if !ok {
+			break
+		}
+		other = w.Unwrap()
+	}
+	o, ok := other.(*Uring)
+	if !ok || d.noMsgRing || d.closed || o == d {
+		other.Wake()
+		return
+	}
+	if o.wakeReq.Swap(1) != 0 || o.sleeping.Load() == 0 {
+		return // a wake is pending, or the loop is awake and will see wakeReq
+	}
+	i := 0
+	for i < len(d.peers) && d.peers[i] != o {
+		i++
+	}
+	if i == len(d.peers) {
+		d.peers = append(d.peers, o)
+	}
+	s := d.sqe()
+	// addr 0 is IORING_MSG_DATA: post a completion with res len (0) and
+	// user_data off to the ring fd.
+	s.PrepOperation(iosys.IORING_OP_MSG_RING, int32(o.r.fd), 0, 0, tag(opWakeUp, 0, 0))
+	s.SetFlags(sqeCQESkipSuccess)
+	s.SetUserData(tag(opMsg, uint32(i), 0))
+}
+
+// msgDone is a failed MSG_RING's completion: the target is woken through
+// its eventfd, and so is every later one (an old kernel, or a target it
+// cannot post to).
+func (d *Uring) msgDone(i uint32, res int32) {
+	if res >= 0 || int(i) >= len(d.peers) {
+		return
+	}
+	d.noMsgRing = true
+	o := d.peers[i]
+	o.wakeGate.write(o.wakeFd)
 }
 
 // sqe returns a free SQE, submitting queued ones first if the ring is full.
@@ -579,7 +630,10 @@ func (d *Uring) complete(ud uint64, res int32, fl uint32) {
 	case opAccept:
 		d.accepted(slot, res, fl)
 		return
-	case opCancel:
+	case opCancel, opWakeUp:
+		return
+	case opMsg:
+		d.msgDone(slot, res)
 		return
 	case opRecv, opSend:
 	default:

@@ -182,6 +182,9 @@ func (d *Driver) Abort(c ioloop.ConnID) {
 	d.Driver.Abort(c)
 }
 
+// Unwrap implements ioloop.Wrapper: the driver it wraps.
+func (d *Driver) Unwrap() ioloop.Driver { return d.Driver }
+
 // Release implements ioloop.Driver: a TLS connection is never handed
 // over (its record state lives in this driver's tls.Conn); a plain one
 // is the wrapped driver's.
