@@ -128,7 +128,7 @@ func (s *Shard) Flush() { s.group.scripts.Flush() }
 // KillScript implements command.Scripts: it stops the script (or function)
 // that runs on any shard, unless it wrote.
 func (s *Shard) KillScript(function bool) string {
-	errText := "NOTBUSY No scripts in execution right now."
+	errText := errtext.NotBusy
 	for _, o := range s.group.shards {
 		switch e := o.killer.Kill(function); {
 		case e == "":
