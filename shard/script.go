@@ -283,7 +283,7 @@ func seq(n int) []int {
 func (s *Shard) sendDirect(j *scriptJob, dst int) {
 	home := s.id
 	s.send(dst, msgScript, func(o *Shard) {
-		o.whenFree(&coord.Part{Shard: dst, Keys: j.declared()}, func() {
+		o.whenFree(coord.Part{Shard: dst, Keys: j.declared()}, func() {
 			out, f := o.evalDirect(j)
 			o.send(home, msgScriptDone, func(h *Shard) {
 				if f != nil {
@@ -811,7 +811,7 @@ func (s *Shard) heldRelease(r *heldRun, writes [][]entry, out []byte) {
 		if writes != nil {
 			ws = writes[i]
 		}
-		id, p, tag := t.id, &t.co.Parts[i], t.tag(i)
+		id, p, tag := t.id, t.co.Parts[i], t.tag(i)
 		s.on(t, i, msgWriteBack, func(o *Shard) any {
 			mark := o.fxMark()
 			for _, e := range ws {

@@ -220,7 +220,7 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 		}
 		// An EXEC's watched keys are checked as each grant is made: from
 		// then on the txn holds them. A change seen stays seen.
-		i, p := st.Part, &t.co.Parts[st.Part]
+		i, p := st.Part, t.co.Parts[st.Part]
 		var watch []watched
 		if t.watch != nil {
 			watch = t.watch[i]
@@ -281,7 +281,7 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 func (s *Shard) refuse(t *txn) {
 	left := len(t.parts)
 	for i := range t.parts {
-		id, p := t.id, &t.co.Parts[i]
+		id, p := t.id, t.co.Parts[i]
 		s.on(t, i, msgUnlock, func(o *Shard) any {
 			o.unlockPart(id, p)
 			return nil
