@@ -238,25 +238,24 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 			})
 		case coord.LockFirst:
 			s.send(p.Shard, msgTryLock, func(o *Shard) {
-				now, ok := true, false
-				o.lockPart(id, p, func() {
-					if ok = true; now {
-						return
-					}
-					oom := o.oom(spec)
-					dirty := !o.unchanged(watch)
-					o.send(home, msgLockGranted, func(h *Shard) {
-						t.dirty = t.dirty || dirty
-						h.steps(t, t.co.Locked(i, oom))
+				ok := o.tryLockPart(id, p)
+				if !ok {
+					// Queued (the keys are as busy as a moment ago): the
+					// grant answers again.
+					o.lockPart(id, p, func() {
+						oom := o.oom(spec)
+						dirty := !o.unchanged(watch)
+						o.send(home, msgLockGranted, func(h *Shard) {
+							t.dirty = t.dirty || dirty
+							h.steps(t, t.co.Locked(i, oom))
+						})
 					})
-				})
-				now = false
-				granted := ok // as it is now: a later grant answers again
-				oom := granted && o.oom(spec)
-				dirty := granted && !o.unchanged(watch)
+				}
+				oom := ok && o.oom(spec)
+				dirty := ok && !o.unchanged(watch)
 				o.send(home, msgTried, func(h *Shard) {
 					t.dirty = t.dirty || dirty
-					h.steps(t, t.co.Tried(i, granted, oom))
+					h.steps(t, t.co.Tried(i, ok, oom))
 				})
 			})
 		case coord.Lock:
