@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/num"
 )
@@ -104,7 +105,7 @@ func (r *Registry) Run(e *Exec, args [][]byte) {
 		if n == 3 {
 			v, ok := num.ParseInt(args[2])
 			if !ok {
-				w.Error("ERR value is not an integer or out of range")
+				w.Error(errtext.NotInt)
 				return
 			}
 			bits = v
@@ -126,7 +127,7 @@ func (r *Registry) Run(e *Exec, args [][]byte) {
 			}
 			v, ok := num.ParseInt(args[2])
 			if !ok {
-				w.Error("ERR value is not an integer or out of range")
+				w.Error(errtext.NotInt)
 				return
 			}
 			count = int(min(max(v, 0), 1<<30))

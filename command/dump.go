@@ -65,12 +65,11 @@ var dumpSpecs = []*Spec{
 
 // RESTORE's own error texts.
 const (
-	errBusyKey    = "BUSYKEY Target key name already exists."
-	errBadPayload = "ERR DUMP payload version or checksum are wrong"
-	errBadFormat  = "ERR Bad data format"
-	errBadTTL     = "ERR Invalid TTL value, must be >= 0"
-	errBadIdle    = "ERR Invalid IDLETIME value, must be >= 0"
-	errBadFreq    = "ERR Invalid FREQ value, must be >= 0 and <= 255"
+	errBusyKey   = "BUSYKEY Target key name already exists."
+	errBadFormat = "ERR Bad data format"
+	errBadTTL    = "ERR Invalid TTL value, must be >= 0"
+	errBadIdle   = "ERR Invalid IDLETIME value, must be >= 0"
+	errBadFreq   = "ERR Invalid FREQ value, must be >= 0 and <= 255"
 )
 
 // encoders holds rdb.Encoders (each keeps a 256 KiB LZF table) for the
@@ -151,7 +150,7 @@ func CmdRestore(c *Ctx, args [][]byte) {
 	rec, err := rdb.ParseDump(args[3])
 	if err != nil {
 		if err == rdb.ErrPayload {
-			c.W.Error(errBadPayload)
+			c.W.Error(errtext.BadPayload)
 		} else {
 			c.W.Error(errBadFormat)
 		}

@@ -141,7 +141,7 @@ func EvalKeys(args [][]byte) (int, string) {
 	case n < 0:
 		return 0, "ERR Number of keys can't be negative"
 	case n > int64(len(args)-3):
-		return 0, "ERR Number of keys can't be greater than number of args"
+		return 0, errtext.NumKeysArgs
 	}
 	return int(n), ""
 }

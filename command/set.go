@@ -469,7 +469,7 @@ func CmdSInterCard(c *Ctx, args [][]byte) {
 		return
 	}
 	if numkeys > int64(len(args)-2) {
-		c.W.Error("ERR Number of keys can't be greater than number of args")
+		c.W.Error(errtext.NumKeysArgs)
 		return
 	}
 	limit := int64(0)

@@ -16,10 +16,12 @@ type Txn struct {
 	// a single command, which runs on every part.
 	Cmds []Cmd
 
-	granted []bool // per part: its shard holds its keys for the txn
-	oom     []bool // per part held: its shard is out of memory (the txn is refused whole)
-	left    int    // try round: answers still to come
-	steps   []Step
+	// granted and oom, per part: its shard holds its keys for the txn;
+	// held, its shard is out of memory (the txn is refused whole). One
+	// allocation: oom is the second half of granted's array.
+	granted, oom []bool
+	left         int // first round: answers still to come
+	steps        []Step
 }
 
 // Part is one shard's share of a transaction: the keys it locks there,
@@ -115,8 +117,9 @@ type Step struct {
 // Begin starts taking the locks: every part's request at once, part 0's
 // queueing (LockFirst), the others' only trying.
 func (t *Txn) Begin() []Step {
-	t.granted = make([]bool, len(t.Parts))
-	t.oom = make([]bool, len(t.Parts))
+	n := len(t.Parts)
+	flags := make([]bool, 2*n)
+	t.granted, t.oom = flags[:n:n], flags[n:]
 	t.left = len(t.Parts)
 	t.steps = append(t.steps[:0], Step{LockFirst, 0})
 	for i := 1; i < len(t.Parts); i++ {

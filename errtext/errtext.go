@@ -22,6 +22,14 @@ const (
 	// or CLIENT PAUSE's timeout that is not a number, or below zero.
 	TimeoutNotInt   = "ERR timeout is not an integer or out of range"
 	TimeoutNegative = "ERR timeout is negative"
+	// NumKeysArgs: a numkeys argument (EVAL, SINTERCARD ...) past the
+	// arguments there are.
+	NumKeysArgs = "ERR Number of keys can't be greater than number of args"
+	// BadPayload is RESTORE's (and FUNCTION RESTORE's) refusal of a
+	// payload whose version or checksum is wrong.
+	BadPayload = "ERR DUMP payload version or checksum are wrong"
+	// NotBusy is SCRIPT KILL's and FUNCTION KILL's when nothing runs.
+	NotBusy = "NOTBUSY No scripts in execution right now."
 )
 
 // Texts about the connection or the server's state.

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/radish-kv/radish/errtext"
 )
 
 // Killer is what other goroutines may see of a Runtime's run, so that
@@ -25,7 +27,7 @@ type Killer struct {
 // error reply's text.
 func (k *Killer) Kill(function bool) string {
 	if !k.running.Load() {
-		return "NOTBUSY No scripts in execution right now."
+		return errtext.NotBusy
 	}
 	if k.wrote.Load() {
 		return "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."

@@ -128,7 +128,7 @@ func (r *Runtime) functionRestore(w *resp.Writer, args [][]byte) {
 	}
 	codes, err := rdb.ParseFunctionDump(args[2])
 	if errors.Is(err, rdb.ErrPayload) {
-		w.Error("ERR DUMP payload version or checksum are wrong")
+		w.Error(errtext.BadPayload)
 		return
 	}
 	if err != nil {

@@ -149,7 +149,7 @@ func (s *Shard) cutAll(r *rewriteRun, then func()) {
 	left := len(t.parts)
 	t.run = func() {
 		for i := range t.co.Parts {
-			id, p := t.id, &t.co.Parts[i]
+			id, p := t.id, t.co.Parts[i]
 			s.on(t, i, msgSave, func(o *Shard) any {
 				o.cutAOF(r)
 				o.unlockPart(id, p)

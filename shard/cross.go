@@ -130,7 +130,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 				writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
 			}
 		}
-		tag, id, part, held, db := t.tag(i), t.id, &t.co.Parts[i], t.in != nil, t.db
+		tag, id, part, held, db := t.tag(i), t.id, t.co.Parts[i], t.in != nil, t.db
 		evs := s.heldFor(events, t.parts[i].Shard)
 		s.on(t, i, msgWriteBack, func(o *Shard) any {
 			for _, e := range writes {

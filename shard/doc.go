@@ -53,12 +53,17 @@
 //     writes its new base like a BGSAVE's file; CONFIG SET appendonly
 //     (aofrun.go) attaches or detaches the logs at run time.
 //   - txn: a command whose keys span shards, or an EXEC (multi.go). It takes its keys on every
-//     shard with coord's protocol (one parallel try round; if a shard
-//     refuses, shard by shard in ascending order), runs its parts, then
-//     unlocks; keys it only reads are held shared. Work on locked keys
-//     waits in the shard's coord.Table queue (VLL-style intents), so no
-//     client observes half of one, and no global lock exists. Each message
-//     carries what its shard needs; only the home shard reads the txn. A
+//     shard with coord's protocol (one parallel round, the first part's
+//     request queueing; if a shard refuses, the rest shard by shard in
+//     ascending order), runs its parts, each part releasing its keys as
+//     it finishes its last commands; keys it only reads are held shared.
+//     Work on locked keys waits in the shard's coord.Table queue
+//     (VLL-style intents), so no client observes half of one, and no
+//     global lock exists. Each message carries what its shard needs, as
+//     values its closure captured (a part, a command's header, the keys
+//     to write back), whose bytes are the txn's copy of its arguments,
+//     which nothing writes while the txn runs; only the home shard reads
+//     the txn itself. A
 //     command on every shard (DBSIZE, FLUSHDB, SWAPDB ...) waits, on each
 //     shard, behind every lock and waiting command there.
 //   - subscription: a connection's channels, patterns and sharded

@@ -292,7 +292,7 @@ func (s *Shard) watchKeys(c *conn, args [][]byte) {
 	left, home := len(asked), s.id
 	for _, sh := range asked {
 		var idx []int
-		p := &coord.Part{Shard: sh}
+		p := coord.Part{Shard: sh}
 		for i := from; i < len(m.watched); i++ {
 			if w := &m.watched[i]; w.pending && w.shard == sh {
 				idx = append(idx, i)
@@ -408,7 +408,7 @@ func (s *Shard) exec1(c *conn) {
 	case 0:
 		s.execNow(t)
 	case 1:
-		p := &t.co.Parts[0]
+		p := t.co.Parts[0]
 		if p.Shard == s.id && (!txnLocks || s.freeFor(p)) {
 			s.execNow(t)
 			return
@@ -626,7 +626,7 @@ func (b *partsBuilder) all(shard int) []int {
 }
 
 // freeFor reports whether p's keys may be used at once.
-func (s *Shard) freeFor(p *coord.Part) bool {
+func (s *Shard) freeFor(p coord.Part) bool {
 	if p.All {
 		return s.locks.Idle()
 	}
@@ -635,7 +635,7 @@ func (s *Shard) freeFor(p *coord.Part) bool {
 
 // whenFree runs fn once p's keys are free: at once, or behind the work
 // they wait for.
-func (s *Shard) whenFree(p *coord.Part, fn func()) {
+func (s *Shard) whenFree(p coord.Part, fn func()) {
 	switch {
 	case !txnLocks || s.freeFor(p):
 		fn()
@@ -732,7 +732,7 @@ func (s *Shard) fxWrap(mark int, tag command.Tag) {
 // alone runs t, whose keys all live on one other shard, there: one
 // message, no lock protocol.
 func (s *Shard) alone(t *txn) {
-	p, watch := &t.co.Parts[0], t.watch[0]
+	p, watch := t.co.Parts[0], t.watch[0]
 	idx := make([]int, 0, len(t.cmds))
 	for i := range t.cmds {
 		if len(t.co.Cmds[i].Parts) > 0 {
@@ -778,9 +778,11 @@ func (s *Shard) aloneDone(t *txn, idx []int, r execRun) {
 }
 
 // cmdRun is what a shard needs to run some of an EXEC's commands: the
-// message's contents (the shard reads nothing else of the txn).
+// message's contents, the commands copied into it (the shard reads
+// nothing of the txn; the arguments' bytes are the queue's copy, which
+// nothing writes until the EXEC is answered).
 type cmdRun struct {
-	cmds    []*txCmd
+	cmds    []txCmd
 	proto   int
 	noTouch bool
 	tag     command.Tag
@@ -789,9 +791,9 @@ type cmdRun struct {
 
 // runOf is the cmdRun of t's commands idx, tagged tag.
 func (t *txn) runOf(idx []int, tag command.Tag) cmdRun {
-	r := cmdRun{cmds: make([]*txCmd, len(idx)), proto: t.proto, noTouch: t.noTouch, tag: tag, who: t.who}
+	r := cmdRun{cmds: make([]txCmd, len(idx)), proto: t.proto, noTouch: t.noTouch, tag: tag, who: t.who}
 	for k, i := range idx {
-		r.cmds[k] = &t.cmds[i]
+		r.cmds[k] = t.cmds[i]
 	}
 	return r
 }
@@ -803,9 +805,9 @@ func (s *Shard) runCmds(r cmdRun) [][]byte {
 	mark := s.fxMark()
 	s.mut.fx.Tag = r.tag
 	s.who = r.who
-	for k, tc := range r.cmds {
+	for k := range r.cmds {
 		w := resp.Writer{Proto: r.proto}
-		s.runKeyed(&w, tc, r.noTouch)
+		s.runKeyed(&w, &r.cmds[k], r.noTouch)
 		out[k] = w.B
 	}
 	s.who = reader{}
@@ -908,7 +910,7 @@ func (s *Shard) round(t *txn, r int) {
 		}
 		left++
 		run := t.runOf(idx, t.tag(pi))
-		id, p, release := t.id, &t.co.Parts[pi], txnLocks && t.last[pi] == r
+		id, p, release := t.id, t.co.Parts[pi], txnLocks && t.last[pi] == r
 		s.on(t, pi, msgPartRun, func(o *Shard) any {
 			res := o.runCmds(run)
 			if release {
@@ -968,14 +970,14 @@ func (s *Shard) releaseExec(t *txn, all bool) {
 		if !all && t.last[i] >= 0 {
 			continue
 		}
-		id, p := t.id, &t.co.Parts[i]
+		id, p := t.id, t.co.Parts[i]
 		s.send(p.Shard, msgUnlock, func(o *Shard) { o.unlockPart(id, p) })
 	}
 }
 
 // tryLockPart takes p's keys (or the whole shard) for txn id when they
 // are free now.
-func (s *Shard) tryLockPart(id uint64, p *coord.Part) bool {
+func (s *Shard) tryLockPart(id uint64, p coord.Part) bool {
 	if p.All {
 		return s.locks.TryLockAll(id)
 	}
@@ -983,7 +985,7 @@ func (s *Shard) tryLockPart(id uint64, p *coord.Part) bool {
 }
 
 // lockPart takes p's keys (or the whole shard) for txn id, waiting.
-func (s *Shard) lockPart(id uint64, p *coord.Part, granted func()) {
+func (s *Shard) lockPart(id uint64, p coord.Part, granted func()) {
 	if p.All {
 		s.locks.LockAll(id, granted)
 		return
@@ -992,7 +994,7 @@ func (s *Shard) lockPart(id uint64, p *coord.Part, granted func()) {
 }
 
 // unlockPart releases what lockPart took.
-func (s *Shard) unlockPart(id uint64, p *coord.Part) {
+func (s *Shard) unlockPart(id uint64, p coord.Part) {
 	if p.All {
 		s.locks.UnlockAll(id)
 		return

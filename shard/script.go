@@ -128,7 +128,7 @@ func (s *Shard) Flush() { s.group.scripts.Flush() }
 // KillScript implements command.Scripts: it stops the script (or function)
 // that runs on any shard, unless it wrote.
 func (s *Shard) KillScript(function bool) string {
-	errText := "NOTBUSY No scripts in execution right now."
+	errText := errtext.NotBusy
 	for _, o := range s.group.shards {
 		switch e := o.killer.Kill(function); {
 		case e == "":
@@ -381,7 +381,7 @@ func seq(n int) []int {
 func (s *Shard) sendDirect(j *scriptJob, dst int) {
 	home := s.id
 	s.send(dst, msgScript, func(o *Shard) {
-		o.whenFree(&coord.Part{Shard: dst, Keys: j.declared()}, func() {
+		o.whenFree(coord.Part{Shard: dst, Keys: j.declared()}, func() {
 			w := resp.Writer{Proto: j.proto}
 			f := o.evalDirect(j, &w)
 			out := w.B
@@ -950,7 +950,7 @@ func (s *Shard) heldRelease(r *heldRun, writes [][]entry, out []byte) {
 		if writes != nil {
 			ws = writes[i]
 		}
-		id, p, tag := t.id, &t.co.Parts[i], t.tag(i)
+		id, p, tag := t.id, t.co.Parts[i], t.tag(i)
 		s.on(t, i, msgWriteBack, func(o *Shard) any {
 			mark := o.fxMark()
 			for _, e := range ws {

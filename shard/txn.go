@@ -225,7 +225,7 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 		}
 		// An EXEC's watched keys are checked as each grant is made: from
 		// then on the txn holds them. A change seen stays seen.
-		i, p := st.Part, &t.co.Parts[st.Part]
+		i, p := st.Part, t.co.Parts[st.Part]
 		var watch []watched
 		if t.watch != nil {
 			watch = t.watch[i]
@@ -243,25 +243,24 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 			})
 		case coord.LockFirst:
 			s.send(p.Shard, msgTryLock, func(o *Shard) {
-				now, ok := true, false
-				o.lockPart(id, p, func() {
-					if ok = true; now {
-						return
-					}
-					oom := o.oom(spec)
-					dirty := !o.unchanged(watch)
-					o.send(home, msgLockGranted, func(h *Shard) {
-						t.dirty = t.dirty || dirty
-						h.steps(t, t.co.Locked(i, oom))
+				ok := o.tryLockPart(id, p)
+				if !ok {
+					// Queued (the keys are as busy as a moment ago): the
+					// grant answers again.
+					o.lockPart(id, p, func() {
+						oom := o.oom(spec)
+						dirty := !o.unchanged(watch)
+						o.send(home, msgLockGranted, func(h *Shard) {
+							t.dirty = t.dirty || dirty
+							h.steps(t, t.co.Locked(i, oom))
+						})
 					})
-				})
-				now = false
-				granted := ok // as it is now: a later grant answers again
-				oom := granted && o.oom(spec)
-				dirty := granted && !o.unchanged(watch)
+				}
+				oom := ok && o.oom(spec)
+				dirty := ok && !o.unchanged(watch)
 				o.send(home, msgTried, func(h *Shard) {
 					t.dirty = t.dirty || dirty
-					h.steps(t, t.co.Tried(i, granted, oom))
+					h.steps(t, t.co.Tried(i, ok, oom))
 				})
 			})
 		case coord.Lock:
@@ -286,7 +285,7 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 func (s *Shard) refuse(t *txn) {
 	left := len(t.parts)
 	for i := range t.parts {
-		id, p := t.id, &t.co.Parts[i]
+		id, p := t.id, t.co.Parts[i]
 		s.on(t, i, msgUnlock, func(o *Shard) any {
 			o.unlockPart(id, p)
 			return nil
