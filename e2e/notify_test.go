@@ -151,7 +151,8 @@ func TestKeyspaceEventsAgainstRedis(t *testing.T) {
 // keyspace_hits and keyspace_misses count the same lookups after each
 // command, as in Redis: those of read commands, and of the write commands
 // that read as Redis's lookupKeyRead (GETEX, GETDEL, SET ... GET, a
-// BITFIELD of GETs, a *STORE's sources, COPY's source, BITOP's sources,
+// BITFIELD of GETs, XACK, XCLAIM, XAUTOCLAIM, a *STORE's
+// sources, COPY's source, BITOP's sources,
 // PFMERGE's keys, SORT's key and the keys its patterns name), not their
 // destinations'; OBJECT counts a miss without an event.
 func TestKeyMissAgainstRedis(t *testing.T) {
@@ -169,7 +170,8 @@ func TestKeyMissAgainstRedis(t *testing.T) {
 			[]string{"SET", "gone", "v", "PX", "1"}, []string{"SET", "b1", "abc"}, []string{"SET", "b2", "xyz"},
 			[]string{"SADD", "st1", "a", "b"}, []string{"SADD", "st2", "b", "c"}, []string{"ZADD", "z1", "1", "a", "2", "b"},
 			[]string{"PFADD", "p1", "a"}, []string{"RPUSH", "l1", "a", "b"}, []string{"SET", "w1", "x"},
-			[]string{"GEOADD", "g1", "0", "0", "m"})
+			[]string{"GEOADD", "g1", "0", "0", "m"}, []string{"XADD", "x1", "1-1", "f", "v"},
+			[]string{"XGROUP", "CREATE", "x1", "grp", "0"})
 		sub[i].do(t, []string{"PSUBSCRIBE", "__key*"})
 	}
 	time.Sleep(20 * time.Millisecond)
@@ -197,6 +199,8 @@ func TestKeyMissAgainstRedis(t *testing.T) {
 		{"GEOSEARCHSTORE", "dst16", "nokey", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"},
 		{"GEORADIUS", "nokey", "0", "0", "1", "km", "STORE", "dst17"}, {"GEORADIUS", "g1", "0", "0", "1", "km"},
 		{"HSET", "nokey9", "f", "v"}, {"DEL", "a", "nokey"}, {"EXPIRE", "nokey", "10"}, {"RENAME", "b2", "b3"},
+		{"XACK", "x1", "grp", "1-1"}, {"XACK", "nokey", "grp", "1-1"},
+		{"XCLAIM", "nokey", "grp", "c", "0", "1-1"}, {"XAUTOCLAIM", "x1", "grp", "c", "0", "0"}, {"XGROUP", "CREATE", "x1", "g2", "0"},
 	}
 	stats := func(c *psConn) string {
 		info := string(c.do(t, []string{"INFO", "stats"})[0])

@@ -176,14 +176,22 @@ func TestPubSubLoad(t *testing.T) {
 		})
 	}
 	// The flood, 400 MB if the slow subscribers were never cut.
-	flood, big := s.client(2), strings.Repeat("x", 64<<10)
+	flood := s.raw()
+	flood.SetDeadline(time.Now().Add(2 * time.Minute))
+	floodR := bufio.NewReader(flood)
+	big := fmt.Sprintf("*3\r\n$7\r\nPUBLISH\r\n$5\r\nflood\r\n$%d\r\n%s\r\n", 64<<10, strings.Repeat("x", 64<<10))
 	peak, left, sent := base, int64(slow), 0
 	for ; sent < 800 && left > 0; sent++ {
-		n, err := flood.Publish(ctx, "flood", big).Result()
+		if _, err := io.WriteString(flood, big); err != nil {
+			t.Fatal(err)
+		}
+		line, err := floodR.ReadString('\n')
 		if err != nil {
 			t.Fatal(err)
 		}
-		left = n
+		if left, err = strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(line, ":")), 10, 64); err != nil {
+			t.Fatalf("flood PUBLISH replied %q", line)
+		}
 		if sent%8 == 0 {
 			peak = max(peak, s.rss())
 		}

@@ -480,10 +480,6 @@ func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 // write is applied whole or refused whole.
 func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	s.store.SetNoTouch(noTouch)
-	reads := spec.Reads(args)
-	if reads == command.ReadsAccessKeys {
-		s.countAccess(db, spec, args)
-	}
 	if !s.laterPart {
 		s.stats.commands++
 		s.stats.count(spec)
@@ -498,6 +494,10 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 	ctx.DBIndex = db
 	ctx.DB = s.store.DB(db)
+	reads := spec.Reads(args)
+	if reads == command.ReadsAccessKeys {
+		s.countAccess(db, spec, args, ctx.Now)
+	}
 	ctx.Client = cl
 	ctx.Access = s.who.access()
 	if s.snap != nil {

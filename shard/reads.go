@@ -8,7 +8,10 @@ import "github.com/radish-kv/radish/command"
 // shard owns, once per argument, found or not; a miss is recorded for its
 // keymiss event. The command then runs with its own lookups uncounted (a
 // run on the gathered copies counts nothing either).
-func (s *Shard) countAccess(db int, spec *command.Spec, args [][]byte) {
+//
+// now is the command's: 0 for a primary's write on a replica, whose keys
+// do not expire on their lookups.
+func (s *Shard) countAccess(db int, spec *command.Spec, args [][]byte, now int64) {
 	s.accessIdx = spec.AccessKeys(args, s.accessIdx[:0])
 	d := s.store.DB(db)
 	for _, i := range s.accessIdx {
@@ -16,7 +19,7 @@ func (s *Shard) countAccess(db int, spec *command.Spec, args [][]byte) {
 			// Each argument is its own slice, so the engine counts a key
 			// named twice twice, as Redis does.
 			s.store.CountReads(true)
-			d.Exists(args[i], s.now)
+			d.Exists(args[i], now)
 		}
 	}
 	s.store.CountReads(false)
@@ -29,7 +32,7 @@ func (s *Shard) countSources(db int, spec *command.Spec, args [][]byte) {
 	if spec.Reads(args) != command.ReadsAccessKeys {
 		return
 	}
-	s.countAccess(db, spec, args)
+	s.countAccess(db, spec, args, s.now)
 	if s.kev.flags != 0 {
 		s.kev.db = db
 		s.keyMisses()
