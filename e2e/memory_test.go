@@ -17,14 +17,18 @@ func TestActiveExpiry(t *testing.T) {
 	c := s.client(2)
 	p := c.Pipeline()
 	const n = 30000
+	const ttl = 300 * time.Millisecond
+	set := time.Now()
 	for i := range n {
-		p.Set(ctx, fmt.Sprintf("ttl:%d", i), "v", 300*time.Millisecond)
+		p.Set(ctx, fmt.Sprintf("ttl:%d", i), "v", ttl)
 	}
 	p.Set(ctx, "forever", "v", 0)
 	if _, err := p.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.DBSize(ctx).Val(); got != n+1 {
+	// Every key is there, unless the machine was slow enough that some
+	// expired already.
+	if got := c.DBSize(ctx).Val(); got != n+1 && time.Since(set) < ttl {
 		t.Fatalf("DBSIZE = %d", got)
 	}
 	// The active cycle's work is bounded by time per tick, as Redis's:
