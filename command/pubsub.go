@@ -1,5 +1,7 @@
 package command
 
+import "github.com/radish-kv/radish/errtext"
+
 // The Pub/Sub family. Its commands reach connections on every shard, so
 // the shard loop runs them (shard/pubsub.go), reading the row's PubSubOp.
 // Their handlers run them inside EXEC only, through Ctx.Local: PUBLISH and
@@ -182,7 +184,7 @@ func cmdSSubscribeInExec(c *Ctx, args [][]byte) {
 func pubsubPart(op PubSubOp) Handler {
 	return func(c *Ctx, args [][]byte) {
 		if (op == PSChannels || op == PSShardChannels) && len(args) > 3 {
-			c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) +
+			c.W.Error(errtext.UnknownSubOrArgs + string(args[1]) +
 				"'. Try PUBSUB HELP.")
 			return
 		}

@@ -28,7 +28,7 @@ func noKeyOrGroup(key, group []byte) string {
 
 // subSyntax is Redis's addReplySubcommandSyntaxError.
 func subSyntax(c *Ctx, args [][]byte) {
-	c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try " +
+	c.W.Error(errtext.UnknownSubOrArgs + string(args[1]) + "'. Try " +
 		strings.ToUpper(string(args[0])) + " HELP.")
 }
 

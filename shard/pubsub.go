@@ -577,7 +577,7 @@ type pubAnswer struct {
 func (s *Shard) pubsubQuery(c *conn, op command.PubSubOp, args [][]byte) {
 	if (op == command.PSChannels || op == command.PSShardChannels) && len(args) > 3 {
 		s.reply(c, func(w *resp.Writer) {
-			w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try PUBSUB HELP.")
+			w.Error(errtext.UnknownSubOrArgs + string(args[1]) + "'. Try PUBSUB HELP.")
 		})
 		return
 	}
