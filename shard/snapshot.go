@@ -235,6 +235,9 @@ const errMisconf = "MISCONF Redis is configured to save RDB snapshots, but it's 
 	"writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details " +
 	"about the RDB error."
 
+// errReload is Redis's reply to a DEBUG RELOAD whose load failed.
+const errReload = "ERR Error trying to load the RDB dump, check server logs."
+
 // refuseWrite answers a write (or PING, as Redis does) with -MISCONF
 // while stopWrites holds, and reports whether it did.
 func (s *Shard) refuseWrite(c *conn, spec *command.Spec) bool {
@@ -397,7 +400,7 @@ func (s *Shard) reloadCmd(c *conn, args [][]byte) {
 		src, err := openSnapshot(h.conf)
 		if err != nil {
 			h.group.log.Warn("DEBUG RELOAD", zap.Error(err))
-			h.saveReplied(c, sl, "ERR Error trying to load the RDB dump, check server logs.")
+			h.saveReplied(c, sl, errReload)
 			return
 		}
 		left, failed := len(h.group.shards), false
@@ -417,7 +420,7 @@ func (s *Shard) reloadCmd(c *conn, args [][]byte) {
 							src.Close()
 						}
 						if failed {
-							h.saveReplied(c, sl, "ERR Error trying to load the RDB dump, check server logs.")
+							h.saveReplied(c, sl, errReload)
 							return
 						}
 						h.group.log.Info("DB reloaded by DEBUG RELOAD")
