@@ -25,7 +25,7 @@ TESTS=${TESTS:-xadd xrange xreadgroup}
 PIPELINES=${PIPELINES:-32 1}
 
 tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 hz=$(getconf CLK_TCK)
 go build -o "$tmp/group-bench" ./benchmarks/cmd/group-bench
 
@@ -50,11 +50,10 @@ bench() {
   [ "$3" = 1 ] && n=$((N / 4))
   case $2 in
     xadd | xrange)
-      local args="xadd s * f __rand_int__"
-      [ "$2" = xrange ] && args="xrange s - + count 10"
+      local args=(xadd s '*' f __rand_int__)
+      [ "$2" = xrange ] && args=(xrange s - + count 10)
       t0=$(cpu)
-      # shellcheck disable=SC2086
-      rps=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$PORT" -c "$CONNS" -P "$3" -n "$n" -r 1000000 --csv $args 2>/dev/null |
+      rps=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$PORT" -c "$CONNS" -P "$3" -n "$n" -r 1000000 --csv "${args[@]}" 2>/dev/null |
         tail -1 | cut -d, -f2 | tr -d '"')
       t1=$(cpu)
       ;;
