@@ -68,3 +68,42 @@ func TestXAddObeysPrimary(t *testing.T) {
 		t.Fatalf("from a primary: %q", w.B)
 	}
 }
+
+// TestStreamGroupAllocs: XREADGROUP of a new entry then its XACK (the
+// consumer group's hot loop) allocate nothing once the group is warm.
+func TestStreamGroupAllocs(t *testing.T) {
+	st := engine.NewStore(1)
+	defer st.Close()
+	var w resp.Writer
+	c := &Ctx{Store: st, DB: st.DB(0), W: &w, Now: 1000}
+	bs := func(s ...string) [][]byte {
+		out := make([][]byte, len(s))
+		for i, a := range s {
+			out[i] = []byte(a)
+		}
+		return out
+	}
+	var acks [][][]byte
+	for i := 0; i < 1000; i++ {
+		CmdXAdd(c, bs("XADD", "x", strconv.Itoa(i+1)+"-0", "f", "v"))
+		acks = append(acks, bs("XACK", "x", "g", strconv.Itoa(i+1)+"-0"))
+	}
+	CmdXGroupCreate(c, bs("XGROUP", "CREATE", "x", "g", "0"))
+	read := bs("XREADGROUP", "GROUP", "g", "alice", "COUNT", "1", "STREAMS", "x", ">")
+	n := 0
+	loop := func() {
+		w.B = w.B[:0]
+		CmdXReadGroup(c, read)
+		CmdXAck(c, acks[n])
+		n++
+	}
+	for range 100 {
+		loop()
+	}
+	if a := testing.AllocsPerRun(200, loop); a != 0 {
+		t.Errorf("XREADGROUP and XACK: %v allocations", a)
+	}
+	if string(w.B[len(w.B)-4:]) != ":1\r\n" {
+		t.Errorf("%q", w.B)
+	}
+}

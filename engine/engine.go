@@ -66,6 +66,8 @@ type Store struct {
 	// groups are the consumer groups of the streams that have some,
 	// keyed by the stream's root block (streamgroup.go).
 	groups map[slab.Handle]*cgroups
+	// freeNacks are pending entries XACK freed, for the next deliveries.
+	freeNacks []*nack
 
 	// GroupEffects and GroupDeleted are the command layer's buffers for
 	// what a claim did (XClaim, XAutoClaim): the handler fills them, its

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/radish-kv/radish/engine/slab"
 )
@@ -64,6 +63,29 @@ type nack struct {
 	count uint64
 }
 
+// newNack returns a pending entry, reusing one an acknowledgement freed.
+func (s *Store) newNack(id StreamID, owner *consumer, time int64) *nack {
+	n := len(s.freeNacks)
+	if n == 0 {
+		return &nack{id: id, owner: owner, time: time, count: 1}
+	}
+	nk := s.freeNacks[n-1]
+	s.freeNacks = s.freeNacks[:n-1]
+	*nk = nack{id: id, owner: owner, time: time, count: 1}
+	return nk
+}
+
+// dropNack keeps a pending entry no PEL holds any more for reuse (at most
+// maxFreeNacks of them).
+func (s *Store) dropNack(nk *nack) {
+	if len(s.freeNacks) < maxFreeNacks {
+		*nk = nack{}
+		s.freeNacks = append(s.freeNacks, nk)
+	}
+}
+
+const maxFreeNacks = 1024
+
 // findNack returns the position of id in a PEL, or where it would go.
 func findNack(pel []*nack, id StreamID) (int, bool) {
 	return slices.BinarySearchFunc(pel, id, func(n *nack, id StreamID) int { return n.id.Cmp(id) })
@@ -89,8 +111,28 @@ func removeNack(pel []*nack, id StreamID) []*nack {
 	return slices.Delete(pel, i, i+1)
 }
 
+// cmpName compares a name with b as strings.Compare would, without a
+// conversion that allocates.
+func cmpName(a string, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case len(a) < len(b):
+		return -1
+	case len(a) > len(b):
+		return 1
+	}
+	return 0
+}
+
 func (g *cgroups) find(name []byte) (int, bool) {
-	return slices.BinarySearchFunc(g.list, name, func(c *cgroup, n []byte) int { return strings.Compare(c.name, string(n)) })
+	return slices.BinarySearchFunc(g.list, name, func(c *cgroup, n []byte) int { return cmpName(c.name, n) })
 }
 
 func (g *cgroups) lookup(name []byte) *cgroup {
@@ -104,7 +146,7 @@ func (g *cgroups) lookup(name []byte) *cgroup {
 }
 
 func (cg *cgroup) findConsumer(name []byte) (int, bool) {
-	return slices.BinarySearchFunc(cg.consumers, name, func(c *consumer, n []byte) int { return strings.Compare(c.name, string(n)) })
+	return slices.BinarySearchFunc(cg.consumers, name, func(c *consumer, n []byte) int { return cmpName(c.name, n) })
 }
 
 func (cg *cgroup) lookupConsumer(name []byte) *consumer {
@@ -328,6 +370,7 @@ func (db *DB) XGroupDelConsumer(key, group, name []byte, now int64) (pending int
 	c := cg.consumers[i]
 	for _, n := range c.pel {
 		cg.pel = removeNack(cg.pel, n.id)
+		db.s.dropNack(n)
 	}
 	cg.consumers = slices.Delete(cg.consumers, i, i+1)
 	db.s.dirty++
@@ -420,7 +463,7 @@ func (db *DB) XReadGroup(a *XReadGroupArgs, now int64, fn func(id StreamID, fv [
 				nk.owner, nk.time, nk.count = c, now, 1
 				c.pel = insertNack(c.pel, nk)
 			} else {
-				nk := &nack{id: id, owner: c, time: now, count: 1}
+				nk := db.s.newNack(id, c, now)
 				cg.pel = slices.Insert(cg.pel, i, nk)
 				c.pel = insertNack(c.pel, nk)
 			}
@@ -450,6 +493,7 @@ func (db *DB) XAck(key, group []byte, ids []StreamID, now int64) (int, error) {
 		nk := cg.pel[i]
 		cg.pel = slices.Delete(cg.pel, i, i+1)
 		nk.owner.pel = removeNack(nk.owner.pel, id)
+		db.s.dropNack(nk)
 		n++
 		db.s.dirty++
 	}
@@ -507,6 +551,7 @@ func (db *DB) XClaim(key, group, name []byte, ids []StreamID, a *XClaimArgs, now
 				db.s.dirty++
 				cg.pel = slices.Delete(cg.pel, i, i+1)
 				nk.owner.pel = removeNack(nk.owner.pel, id)
+				db.s.dropNack(nk)
 			}
 			continue
 		}
@@ -518,7 +563,7 @@ func (db *DB) XClaim(key, group, name []byte, ids []StreamID, a *XClaimArgs, now
 				continue
 			}
 		case a.Force:
-			nk = &nack{id: id, time: now, count: 1}
+			nk = db.s.newNack(id, nil, now)
 			cg.pel = slices.Insert(cg.pel, i, nk)
 		default:
 			continue
@@ -593,6 +638,7 @@ func (db *DB) XAutoClaim(key, group, name []byte, minIdle int64, start StreamID,
 			db.s.dirty++
 			cg.pel = slices.Delete(cg.pel, i, i+1)
 			nk.owner.pel = removeNack(nk.owner.pel, id)
+			db.s.dropNack(nk)
 			deleted = append(deleted, id)
 			count--
 			continue
