@@ -270,18 +270,24 @@ func (s *Shard) eval(c *conn, spec *command.Spec, args [][]byte) {
 			spread = true
 		}
 	}
-	switch {
-	case sc.Spread && n > 1:
-		s.evalHeld(j.clone(), true)
-	case spread:
-		s.evalHeld(j.clone(), false)
-	case dst == s.id && (s.locks.Idle() || s.locks.Free(j.declared())):
+	held := sc.Spread && n > 1
+	if !held && !spread && dst == s.id && (s.locks.Idle() || s.locks.Free(j.declared())) {
 		s.evalHere(c, j)
+		return
+	}
+	o := j.clone()
+	if j == &d.j {
+		d.j = scriptJob{}
+	}
+	switch {
+	case held:
+		s.evalHeld(o, true)
+	case spread:
+		s.evalHeld(o, false)
 	default:
-		j = j.clone()
-		j.sl = s.pend(c)
+		o.sl = s.pend(c)
 		c.barrier = true
-		s.sendDirect(j, dst)
+		s.sendDirect(o, dst)
 	}
 }
 
