@@ -98,8 +98,13 @@ type Uring struct {
 	// falls back to Wake.
 	peers     []*Uring
 	noMsgRing bool
-	discard   []byte
-	pool      bufPool
+	// ringFd is the ring's descriptor, written once by NewUring: other
+	// loops' WakeOther reads it (r.fd is cleared by Shutdown). A MSG_RING
+	// racing the close fails, and its sender falls back to the eventfd,
+	// which wakeGate guards.
+	ringFd  int32
+	discard []byte
+	pool    bufPool
 
 	wakeFd    int
 	wakeArmed bool
@@ -134,7 +139,7 @@ func NewUring(opts Options) (Driver, error) {
 		r.close()
 		return nil, os.NewSyscallError("eventfd", err)
 	}
-	d := &Uring{r: r, opts: opts, wakeFd: efd, multishot: !opts.noMultishotAccept, wakeBuf: new([8]byte)}
+	d := &Uring{r: r, opts: opts, wakeFd: efd, multishot: !opts.noMultishotAccept, wakeBuf: new([8]byte), ringFd: int32(r.fd)}
 	d.pool = bufPool{pinning: true, max: opts.PoolBytes}
 	d.wakePin.Pin(d.wakeBuf)
 	return d, nil
@@ -300,8 +305,8 @@ func (d *Uring) WakeOther(other Driver) {
 		other.Wake()
 		return
 	}
-	if o.wakeReq.Swap(1) != 0 || o.sleeping.Load() == 0 {
-		return // a wake is pending, or the loop is awake and will see wakeReq
+	if o.wakeReq.Swap(1) != 0 || o.sleeping.Load() == 0 || o.wakeGate.closed.Load() {
+		return // a wake is pending, the loop is awake and will see wakeReq, or it is gone
 	}
 	i := 0
 	for i < len(d.peers) && d.peers[i] != o {
@@ -313,7 +318,7 @@ func (d *Uring) WakeOther(other Driver) {
 	s := d.sqe()
 	// addr 0 is IORING_MSG_DATA: post a completion with res len (0) and
 	// user_data off to the ring fd.
-	s.PrepOperation(iosys.IORING_OP_MSG_RING, int32(o.r.fd), 0, 0, tag(opWakeUp, 0, 0))
+	s.PrepOperation(iosys.IORING_OP_MSG_RING, o.ringFd, 0, 0, tag(opWakeUp, 0, 0))
 	s.SetFlags(sqeCQESkipSuccess)
 	s.SetUserData(tag(opMsg, uint32(i), 0))
 }
