@@ -384,6 +384,20 @@ type Client struct {
 	Multi            int
 	QBuf, OMem       int
 	Blocked, Monitor bool
+	// Bufs is the rest of CLIENT LIST's buffer fields, filled in with
+	// the others.
+	Bufs ClientBufs
+}
+
+// ClientBufs is what CLIENT LIST shows of a connection's socket and
+// buffers, in Redis 7.0's fields (doc.go says what each maps to).
+type ClientBufs struct {
+	Fd       int // fd: the socket's descriptor
+	QBufFree int // qbuf-free: room left in the input buffer
+	ArgvMem  int // argv-mem: the bytes of the command being run or blocked
+	MultiMem int // multi-mem: the queued MULTI commands, as Redis counts them
+	RBS, RBP int // rbs, rbp: the output buffer's capacity
+	OBL, OLL int // obl: bytes in the output buffer; oll: reply pieces behind it
 }
 
 // Subscribed reports whether the client holds any subscription (RESP2

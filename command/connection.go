@@ -331,11 +331,13 @@ func clientLine(b []byte, cl *Client, now int64) []byte {
 	if cl.OMem > 0 {
 		events = "rw"
 	}
-	return fmt.Appendf(b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d "+
-		"sub=%d psub=%d ssub=%d multi=%d qbuf=%d qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 "+
-		"obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s\n",
-		cl.ID, cl.Addr, cl.LAddr, cl.Name, (now-cl.CreatedMs)/1000, (now-cl.LastMs)/1000, flags, cl.DB,
-		cl.Subs, cl.PSubs, cl.SSubs, cl.Multi, cl.QBuf, cl.OMem, cl.QBuf+cl.OMem, events, cl.LastCmd,
+	m := &cl.Bufs
+	return fmt.Appendf(b, "id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d "+
+		"sub=%d psub=%d ssub=%d multi=%d qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=%d "+
+		"obl=%d oll=%d omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s\n",
+		cl.ID, cl.Addr, cl.LAddr, m.Fd, cl.Name, (now-cl.CreatedMs)/1000, (now-cl.LastMs)/1000, flags, cl.DB,
+		cl.Subs, cl.PSubs, cl.SSubs, cl.Multi, cl.QBuf, m.QBufFree, m.ArgvMem, m.MultiMem, m.RBS, m.RBP,
+		m.OBL, m.OLL, cl.OMem, cl.QBuf+cl.OMem, events, cl.LastCmd,
 		cl.User, cl.Track.redirect(), cl.Proto, cl.LibName, cl.LibVer)
 }
 
@@ -344,6 +346,16 @@ func clientLine(b []byte, cl *Client, now int64) []byte {
 func ClientInfo(cl *Client, now int64) string {
 	b := clientLine(nil, cl, now)
 	return string(b[:len(b)-1])
+}
+
+// ArgsLen is the bytes of a command's arguments (Redis's argv_len_sum:
+// CLIENT LIST's argv-mem of the client running it).
+func ArgsLen(args [][]byte) int {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	return n
 }
 
 // clientType is the client's type as CLIENT LIST TYPE and CLIENT KILL
@@ -375,6 +387,7 @@ func cmdClientInfo(c *Ctx, args [][]byte) {
 	var b []byte
 	c.Local.Clients(func(cl *Client) {
 		if cl.ID == c.Client.ID {
+			cl.Bufs.ArgvMem = ArgsLen(args)
 			b = clientLine(nil, cl, c.Now)
 		}
 	})
@@ -413,6 +426,9 @@ func cmdClientList(c *Ctx, args [][]byte) {
 	var b []byte
 	c.Local.Clients(func(cl *Client) {
 		if (ids == nil || ids[cl.ID]) && (typ == "" || typ == clientType(cl)) {
+			if c.Client != nil && cl.ID == c.Client.ID { // on the other shards, no client runs it
+				cl.Bufs.ArgvMem = ArgsLen(args)
+			}
 			b = clientLine(b, cl, c.Now)
 		}
 	})

@@ -3,13 +3,16 @@ package command
 import (
 	"math/rand/v2"
 
+	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/errtext"
+	"github.com/radish-kv/radish/persistence/rdb"
 )
 
 // DEBUG subcommands of the introspection family, which Redis's and
 // Valkey's test suites call: SET-ACTIVE-EXPIRE, LISTPACK, CHANGE-REPL-ID
-// and STRINGMATCH-TEST (Valkey's STRINGMATCH-LEN).
+// STRINGMATCH-TEST (Valkey's STRINGMATCH-LEN) and
+// QUICKLIST-PACKED-THRESHOLD.
 
 func init() {
 	debugSubcommands["set-active-expire"] = cmdDebugSetActiveExpire
@@ -17,6 +20,7 @@ func init() {
 	debugSubcommands["change-repl-id"] = cmdDebugChangeReplID
 	debugSubcommands["stringmatch-test"] = cmdDebugStringmatch
 	debugSubcommands["stringmatch-len"] = cmdDebugStringmatch
+	debugSubcommands["quicklist-packed-threshold"] = cmdDebugPackedThreshold
 	// In Redis's order: CHANGE-REPL-ID first, the others after RELOAD.
 	debugHelp = append([]string{
 		"CHANGE-REPL-ID",
@@ -28,6 +32,9 @@ func init() {
 		"    Setting it to 0 disables expiring keys in background when they are not",
 		"    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
 		"    default.",
+		"QUICKLIST-PACKED-THRESHOLD <size>",
+		"    Sets the threshold for elements to be inserted as plain vs packed nodes",
+		"    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
 		"SLEEP <seconds>",
 		"    Stop the server for <seconds>. Decimals allowed.",
 		"STRINGMATCH-TEST",
@@ -46,6 +53,23 @@ func cmdDebugSetActiveExpire(c *Ctx, args [][]byte) {
 		return
 	}
 	c.Server.SetActiveExpire(atoi(args[2]) != 0)
+	c.W.Simple("OK")
+}
+
+// cmdDebugPackedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD size: the
+// process's one threshold from which a list element is a plain node of
+// its own in RDB files and DUMP payloads (rdb.SetPackedThreshold), read
+// as Redis's memtoull reads it.
+func cmdDebugPackedThreshold(c *Ctx, args [][]byte) {
+	if len(args) != 3 {
+		kvDebugSyntax(c, args)
+		return
+	}
+	sz, ok := config.ParseMemory(string(args[2]))
+	if !ok || !rdb.SetPackedThreshold(sz) {
+		c.W.Error("ERR argument must be a memory value bigger than 1 and smaller than 4gb")
+		return
+	}
 	c.W.Simple("OK")
 }
 

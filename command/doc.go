@@ -38,6 +38,24 @@
 // through Local.Authenticate; the permission check reads the rows' key
 // specs (Spec.KeyFlagsOf: KeyFlags for SET and BITFIELD, whose flags
 // depend on the arguments) and PubSubOf.
+// CLIENT LIST and CLIENT INFO (connection.go) print every field Redis
+// 7.0 prints; the shard fills a Client's buffer fields (ClientBufs) only
+// when they ask, from the driver (ioloop.Driver.Buffers) and the
+// connection. fd is the socket's descriptor; qbuf-free the room after
+// the received bytes in the input buffer; argv-mem the argument bytes of
+// the command the client is running (the caller's own CLIENT LIST, a
+// command across shards in flight, a blocked command's), 0 between
+// commands and for a command not yet whole in the input (Redis counts
+// the arguments it parsed so far); multi-mem the queued MULTI commands'
+// argument bytes plus 8 per argument, as Redis's argv_len_sums counts
+// them. Radish has no static reply buffer and reply list: obl is the
+// bytes appended to the driver's output buffer and not yet handed to
+// the kernel, oll counts the pieces behind it (a send in flight,
+// finished replies waiting behind one still being computed, replies held
+// for the AOF's disk), and rbs and rbp are both the output buffer's
+// capacity: it grows by doubling to hold its largest run of replies and
+// is released after a large send, so its capacity is its peak.
+//
 // The EVAL and FCALL rows (script.go) are placed by the shard itself
 // (Spec.Script), and their handler runs a script only inside a
 // transaction, through Ctx.Scripts.

@@ -45,7 +45,14 @@
 //     list-max-listpack-size; entries carry their length at both ends so
 //     both ends of a node can be walked. Under list-compress-depth the
 //     inner nodes are LZF-compressed blocks, made plain for any access to
-//     their entries (qlcompress.go).
+//     their entries (qlcompress.go). A node holds at least one entry
+//     however long, so a large element needs no node kind of its own:
+//     Redis's plain nodes (elements of at least DEBUG
+//     QUICKLIST-PACKED-THRESHOLD) exist only in the RDB form, which
+//     persistence/rdb splits where Redis 7.0 splits a list built by tail
+//     pushes; a list Redis built otherwise (LPUSH, LINSERT, LSET into a
+//     packed node) has the same contents and plain elements there but
+//     may have other node boundaries, as any list's may.
 //   - Skiplist: the large sorted set (skiplist.go): Redis's skiplist with
 //     spans for O(log n) rank and range, whose nodes are the entry blocks
 //     of the object hash table, so ZSCORE is O(1) and a member is stored

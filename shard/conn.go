@@ -24,6 +24,9 @@ type conn struct {
 	// connection reads no further commands until it completes, so nothing
 	// the client sends later can overtake it on any shard.
 	barrier bool
+	// span is the txn of its command across shards while one runs
+	// (txn.go), for CLIENT LIST's argv-mem.
+	span *txn
 	// running: a command of it is being dispatched (still in its input): a
 	// script's busy mode leaves it alone (busy.go).
 	running bool

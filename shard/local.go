@@ -30,6 +30,34 @@ func (s *Shard) fillClient(c *conn) {
 		cl.OMem += len(sl.buf)
 	}
 	cl.Blocked, cl.Monitor = c.blocked != nil, c.monitor
+	b := s.drv.Buffers(c.id)
+	m := &cl.Bufs
+	*m = command.ClientBufs{Fd: b.Fd, QBufFree: b.InFree, RBS: b.OutCap, RBP: b.OutCap, OBL: b.Out}
+	// oll: the reply pieces behind the output buffer: a send in flight,
+	// replies done but queued behind one still being computed, and those
+	// held for the AOF's disk.
+	if b.InFlight > 0 {
+		m.OLL++
+	}
+	for _, sl := range c.queue {
+		if len(sl.buf) > 0 {
+			m.OLL++
+		}
+	}
+	if len(c.held) > 0 {
+		m.OLL++
+	}
+	switch {
+	case c.blocked != nil:
+		m.ArgvMem = command.ArgsLen(c.blocked.args)
+	case c.span != nil:
+		m.ArgvMem = command.ArgsLen(c.span.args)
+	}
+	if c.inMulti() {
+		// Redis's mstate.argv_len_sums: each queued command's argument
+		// bytes and a pointer per argument.
+		m.MultiMem = len(c.tx.buf) + 8*len(c.tx.ends)
+	}
 }
 
 // Kill implements command.Local.

@@ -492,6 +492,7 @@ func (d *simDriver) Kind() string                             { return "sim" }
 func (d *simDriver) Traffic() (in, out int64)                 { return 0, 0 }
 func (d *simDriver) Addrs(ioloop.ConnID) (string, string)     { return "127.0.0.1:1", "127.0.0.1:6379" }
 func (d *simDriver) From(ioloop.ConnID) int                   { return -1 }
+func (d *simDriver) Buffers(ioloop.ConnID) ioloop.Buffers     { return ioloop.Buffers{Fd: -1} }
 func (d *simDriver) Output(c ioloop.ConnID) *[]byte {
 	if cn := d.conns[c]; cn == nil || cn.closed {
 		d.scratch = d.scratch[:0]

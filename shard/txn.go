@@ -151,7 +151,7 @@ func (t *txn) tag(i int) command.Tag {
 func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
 	t := s.newTxn(c, spec, args, idx)
 	t.sl = s.pend(c)
-	c.barrier = true
+	c.barrier, c.span = true, t
 	s.acquire(t)
 }
 
@@ -360,6 +360,9 @@ func (s *Shard) partDone(t *txn, i int, b []byte) {
 // finish fills the txn's reply slot and lets the connection read on.
 func (s *Shard) finish(t *txn, out []byte) {
 	s.feedDone(t)
+	if t.c != nil && t.c.span == t {
+		t.c.span = nil
+	}
 	if t.done != nil {
 		t.done(out)
 		return
@@ -384,13 +387,14 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte, merge comm
 		once: true}
 	s.lockOrder(t)
 	args = command.CopyArgs(args)
+	t.args = args
 	t.parts = make([]router.Part, n)
 	for i := range t.parts {
 		t.parts[i] = router.Part{Shard: i, Args: args}
 	}
 	t.reply = make([][]byte, n)
 	t.sl = s.pend(c)
-	c.barrier = true
+	c.barrier, c.span = true, t
 	home := s.id
 	for i := range t.parts {
 		// Behind every lock and deferred command on the shard, so that it

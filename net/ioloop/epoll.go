@@ -653,3 +653,13 @@ func (d *Epoll) Addrs(c ConnID) (peer, local string) {
 	}
 	return sockAddrs(cn.fd)
 }
+
+// Buffers implements Driver: epoll writes from the one output buffer,
+// so nothing is in flight between Polls.
+func (d *Epoll) Buffers(c ConnID) Buffers {
+	cn := d.conn(c)
+	if cn == nil {
+		return Buffers{Fd: -1}
+	}
+	return Buffers{Fd: cn.fd, InFree: len(cn.in.b) - cn.in.wr, Out: len(cn.out) - cn.sendOff, OutCap: cap(cn.out)}
+}

@@ -130,6 +130,22 @@ type Driver interface {
 	// Addrs returns the peer and local addresses of c as "ip:port" (Redis's
 	// CLIENT LIST addr and laddr); empty strings for a stale c.
 	Addrs(c ConnID) (peer, local string)
+	// Buffers reports c's socket and buffers as CLIENT LIST shows them;
+	// Fd -1 and zeros for a stale c. Call it on the loop goroutine.
+	Buffers(c ConnID) Buffers
+}
+
+// Buffers is what a driver holds for one connection: its socket's
+// descriptor, the room left after the received bytes in its input
+// buffer, and its output: the bytes appended and not yet handed to the
+// kernel, the capacity of the buffer they are appended to, and the bytes
+// of a send in flight.
+type Buffers struct {
+	Fd       int
+	InFree   int
+	Out      int
+	OutCap   int
+	InFlight int
 }
 
 // Wrapper is a Driver wrapping another (net/tlsio's): WakeOther looks

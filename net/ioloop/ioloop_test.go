@@ -834,3 +834,32 @@ func TestDetach(t *testing.T) {
 		}
 	})
 }
+
+// TestBuffers: a connection's descriptor is its socket's (the peer's
+// address as getpeername reads it on that fd), the input's room shrinks
+// by what is received and not consumed, and a stale ID reads fd -1.
+func TestBuffers(t *testing.T) {
+	eachDriver(t, func(t *testing.T, nd func(Options) (Driver, error)) {
+		s := startServer(t, nd, Options{})
+		c := s.dial()
+		defer c.Close()
+		id := <-s.ids
+		c.Write([]byte("PING\n"))
+		expect(t, c, "+PONG\r\n")
+		var idle Buffers
+		s.do(func(d Driver) { idle = d.Buffers(id) })
+		if sa, err := unix.Getpeername(idle.Fd); err != nil || fmtSockaddr(sa) != c.LocalAddr().String() {
+			t.Errorf("fd %d: peer %v, %v; want %s", idle.Fd, sa, err, c.LocalAddr())
+		}
+		c.Write([]byte("hello"))
+		time.Sleep(50 * time.Millisecond)
+		s.do(func(d Driver) {
+			if b := d.Buffers(id); b.InFree != idle.InFree-5 {
+				t.Errorf("InFree %d with 5 bytes in, %d idle", b.InFree, idle.InFree)
+			}
+			if b := d.Buffers(id + 1<<32); b.Fd != -1 {
+				t.Errorf("stale: %+v", b)
+			}
+		})
+	})
+}

@@ -905,3 +905,16 @@ func (d *Uring) Addrs(c ConnID) (peer, local string) {
 	}
 	return sockAddrs(int(cn.fd))
 }
+
+// Buffers implements Driver: a send in flight is out[cur^1]'s rest.
+func (d *Uring) Buffers(c ConnID) Buffers {
+	cn := d.conn(c)
+	if cn == nil {
+		return Buffers{Fd: -1}
+	}
+	b := Buffers{Fd: int(cn.fd), InFree: len(cn.in.b) - cn.in.wr, Out: len(cn.out[cn.cur]), OutCap: cap(cn.out[cn.cur])}
+	if cn.sending {
+		b.InFlight = len(cn.out[cn.cur^1]) - cn.sendOff
+	}
+	return b
+}

@@ -154,6 +154,19 @@ func (d *Driver) Pending(c ioloop.ConnID) int {
 	return n
 }
 
+// Buffers implements ioloop.Driver: for a TLS connection, the input's
+// room is its plaintext buffer's and the output its plaintext not yet
+// encrypted; the ciphertext queued below counts as in flight.
+func (d *Driver) Buffers(c ioloop.ConnID) ioloop.Buffers {
+	b := d.Driver.Buffers(c)
+	if cn := d.tls(c); cn != nil {
+		b.InFree = cap(cn.in) - len(cn.in)
+		b.InFlight += b.Out
+		b.Out, b.OutCap = len(cn.out), cap(cn.out)
+	}
+	return b
+}
+
 // Close implements ioloop.Driver. A TLS connection still handshaking
 // closes when its handshake ends (at most the handshake timeout later),
 // after its output was encrypted and sent.

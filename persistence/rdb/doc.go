@@ -15,7 +15,8 @@
 //     serialization (engine.DB.Export and Import); Encoder reads one,
 //     Reader.ReadObject builds one.
 //   - Type: the byte before a value (Type* constants, rdb.h's
-//     RDB_TYPE_*). Written: string, quicklist 2 of listpacks, intset or
+//     RDB_TYPE_*). Written: string, quicklist 2 of listpacks (and plain
+//     nodes: an element of at least the packed threshold, plain.go), intset or
 //     plain set, listpack or plain hash, listpack or ZSET_2 sorted set,
 //     STREAM_LISTPACKS_2 stream (stream.go). Read besides: plain list,
 //     ziplist list, quicklist of ziplists, listpack set, ZSET with text

@@ -203,13 +203,25 @@ func (e *Encoder) AppendObject(dst []byte, r engine.Record) []byte {
 
 // appendList writes a quicklist of listpack nodes, split where Redis 7.0
 // splits a list built by pushes at the tail (_quicklistNodeAllowInsert
-// with list-max-listpack-size as fill).
+// with list-max-listpack-size as fill), and an element of at least the
+// packed threshold as a plain node of its own, after which a new node
+// starts (_quicklistPush, __quicklistInsertPlainNode).
 func (e *Encoder) appendList(dst []byte, r engine.Record) []byte {
 	fill := min(max(e.Limits.ListMaxListpackSize, -5), 1<<15-1)
-	// First pass: node sizes, to write the node count first.
+	large := largeElement()
+	// First pass: node sizes, to write the node count first; a plain
+	// node counts 0.
 	e.elems = e.elems[:0] // elements per node
 	sz, cnt := 0, 0
 	r.Elements(func(v, _ []byte, _ float64) {
+		if len(v) >= large {
+			if cnt > 0 {
+				e.elems = append(e.elems, cnt)
+			}
+			e.elems = append(e.elems, 0)
+			cnt = 0
+			return
+		}
 		if cnt == 0 || !allowInsert(sz, cnt, len(v), fill) {
 			if cnt > 0 {
 				e.elems = append(e.elems, cnt)
@@ -219,19 +231,27 @@ func (e *Encoder) appendList(dst []byte, r engine.Record) []byte {
 		sz += lpEntrySize(v)
 		cnt++
 	})
-	e.elems = append(e.elems, cnt)
+	if cnt > 0 {
+		e.elems = append(e.elems, cnt)
+	}
 	dst = AppendLen(dst, uint64(len(e.elems)))
 	node, left := 0, e.elems[0]
 	e.lp.reset(e.lp.buf)
 	r.Elements(func(v, _ []byte, _ float64) {
-		e.lp.add(v)
-		if left--; left == 0 {
+		if left == 0 {
+			dst = AppendLen(dst, containerPlain)
+			dst = e.AppendString(dst, v)
+		} else {
+			e.lp.add(v)
+			if left--; left > 0 {
+				return
+			}
 			dst = AppendLen(dst, containerPacked)
 			dst = e.AppendString(dst, e.lp.finish())
 			e.lp.reset(e.lp.buf)
-			if node++; node < len(e.elems) {
-				left = e.elems[node]
-			}
+		}
+		if node++; node < len(e.elems) {
+			left = e.elems[node]
 		}
 	})
 	return dst
