@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The newer types' commands, radish-server (1 shard) against redis-server,
 # one core each, rounds alternated between the servers: SETBIT/BITCOUNT,
-# PFADD/PFCOUNT, GEOADD/GEOSEARCH, XADD/XRANGE of 10, with redis-benchmark
+# PFADD/PFCOUNT, GEOADD/GEOSEARCH (streams: streams.sh), with redis-benchmark
 # (-c 50, random keys or members from -r), -P 32 and -P 1. Throughput and
 # server CPU µs per request (utime+stime from /proc); medians.
 #
@@ -21,7 +21,7 @@ SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 PORT=${PORT:-17397}
 IO=${IO:-uring}
-TESTS=${TESTS:-setbit bitcount pfadd pfcount geoadd geosearch xadd xrange}
+TESTS=${TESTS:-setbit bitcount pfadd pfcount geoadd geosearch}
 PIPELINES=${PIPELINES:-32 1}
 
 tmp=$(mktemp -d)
@@ -36,7 +36,7 @@ awk 'BEGIN{srand(1); for (i = 0; i < 100000; i++) {
 # args TEST: the command and the key range. Bitmaps of up to 1 KB on 100k
 # keys; 100k HLLs; GEOADD into one set (a hot key), GEOSEARCH in another
 # of 100k members spread over the globe (loaded at start: about 25 within
-# its 200 km); one stream (a hot key, as applications use them).
+# its 200 km).
 args() {
   case $1 in
     setbit) echo "-r 100000 setbit bm:__rand_int__ 8191 1" ;;
@@ -45,8 +45,6 @@ args() {
     pfcount) echo "-r 100000 pfcount hll:__rand_int__" ;;
     geoadd) echo "-r 1000000 geoadd geow 13.361389 38.115556 m:__rand_int__ 15.087269 37.502669 n:__rand_int__" ;;
     geosearch) echo "-r 1000000 geosearch geo fromlonlat 15 37 byradius 200 km asc count 10" ;;
-    xadd) echo "-r 1000000 xadd s * f __rand_int__" ;;
-    xrange) echo "-r 1000000 xrange s - + count 10" ;;
     *) echo "unknown test $1" >&2; exit 1 ;;
   esac
 }
