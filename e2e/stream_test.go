@@ -9,7 +9,8 @@ import (
 )
 
 // TestBlockingXRead: XREAD BLOCK over streams of three shards, RESP2 and
-// RESP3: "$" waits for entries added after the call (older ones are not
+// RESP3, every one of them holding an entry (so that every shard holding
+// one sees a key to serve from as the client parks there): "$" waits for entries added after the call (older ones are not
 // served), an XADD on any of the shards wakes it with that stream only,
 // an absent key's "$" serves its first entry, "+" serves the last entry
 // at once (Valkey 8), the deadline gives a null reply, and inside MULTI
@@ -20,8 +21,8 @@ func TestBlockingXRead(t *testing.T) {
 		t.Run(fmt.Sprint("RESP", proto), func(t *testing.T) {
 			c := s.client(proto)
 			c.FlushAll(ctx)
-			keys := []string{"q1", "{t}q2", "q3"} // three shards
-			for _, k := range keys[:2] {
+			keys := []string{"q1", "q4", "q3"} // shards 2, 1 and 0 of three
+			for _, k := range keys {
 				c.XAdd(ctx, &redis.XAddArgs{Stream: k, ID: "1-1", Values: []string{"old", "1"}})
 			}
 			blocker := redis.NewClient(&redis.Options{Addr: s.addr, Protocol: proto, DisableIdentity: true,

@@ -19,7 +19,11 @@ import (
 // locks the waiter's keys there and asks home whether the client still
 // waits (it may have timed out, disconnected or been served by another
 // holder); only a granted claim pops. So every element goes to exactly one
-// client, and none is popped for a client that is gone. A wait that ends at
+// client, and none is popped for a client that is gone. A claim that finds
+// another holder's claim in flight is refused but keeps its waiter: the
+// other may not serve after all (its key had data of another reader, or
+// none left by the time it locked), and then home has every holder look at
+// its keys again (retry). A wait that ends at
 // home (its deadline, CLIENT UNBLOCK) ends only once every holder has
 // withdrawn its waiter, behind the waiter's park: a holder that served the
 // client first wins (endWait).
@@ -30,10 +34,13 @@ type blockState struct {
 	holders  []holder
 	deadline int64 // unix ms; 0: none
 	claimed  bool  // a holder is serving it right now
-	sl       *slot
-	spec     *command.Spec
-	args     [][]byte // the command, copied
-	idx      []int    // its key positions
+	// refused: a holder's claim (or home's own waiter) found it claimed;
+	// when the claim is released, every holder looks again.
+	refused bool
+	sl      *slot
+	spec    *command.Spec
+	args    [][]byte // the command, copied
+	idx     []int    // its key positions
 }
 
 // holder is a shard that keeps a waiter for a blocked client, and the
@@ -54,7 +61,9 @@ type waiter struct {
 	db    int
 	proto int
 	keys  [][]byte // the keys this holder watches for it
-	busy  bool     // a claim is in flight
+	busy  bool     // a claim is in flight, or (moving) home runs the command
+	// moving: home runs the command across shards (viaHome, granted).
+	moving bool
 	// viaHome: the holder only tells home that a key has data; home runs
 	// the command across shards (BLMOVE to another shard's list).
 	viaHome bool
@@ -195,7 +204,9 @@ func (s *Shard) park(wt *waiter) {
 	}
 }
 
-// unpark removes waiter id from this shard.
+// unpark removes waiter id from this shard. The waiters left on its keys
+// are looked at again: it may have stood first, refused (a claim found
+// its client claimed), in front of waiters a key's data could serve.
 func (s *Shard) unpark(id uint64, db int, keys [][]byte) {
 	for _, k := range keys {
 		wk := wkey{db, string(k)}
@@ -204,6 +215,7 @@ func (s *Shard) unpark(id uint64, db int, keys [][]byte) {
 			delete(s.waiters, wk)
 		} else {
 			s.waiters[wk] = q
+			s.markReady(wk)
 		}
 	}
 }
@@ -243,9 +255,15 @@ func (s *Shard) serveKey(wk wkey) {
 			return
 		}
 		c := wt.c
-		if c.dead || c.blocked == nil || c.blocked.id != wt.id || c.blocked.claimed {
+		if c.dead || c.blocked == nil || c.blocked.id != wt.id {
 			s.unpark(wt.id, wt.db, wt.keys)
 			continue
+		}
+		if c.blocked.claimed {
+			// Another holder serves it, or tries: look again if it
+			// cannot (releaseClaim).
+			c.blocked.refused = true
+			return
 		}
 		if !s.locks.Idle() {
 			if keys := s.cmdKeys(wt); !s.locks.Free(keys) {
@@ -299,9 +317,13 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 	keys := s.cmdKeys(wt)
 	s.lock(lockID, keys, func() {
 		s.send(wt.home, msgClaim, func(h *Shard) {
-			ok := !c.dead && c.blocked != nil && c.blocked.id == id && !c.blocked.claimed
+			b := c.blocked
+			gone := c.dead || b == nil || b.id != id
+			ok := !gone && !b.claimed
 			if ok {
-				c.blocked.claimed = true
+				b.claimed = true
+			} else if !gone {
+				b.refused = true
 			}
 			h.send(me, msgClaimAnswer, func(o *Shard) {
 				wt.busy = false
@@ -309,19 +331,23 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 				if ok && wt.viaHome {
 					// Home runs it; the waiter stays, busy, until home
 					// says whether it was served.
-					wt.busy = true
+					wt.busy, wt.moving = true, true
 					again = false
 					o.send(wt.home, msgMove, func(h *Shard) { h.moveAcross(c, id) })
-				} else if !ok {
+				} else if gone {
 					o.unpark(id, wt.db, wt.keys)
+				} else if !ok {
+					// Another holder's claim: the waiter stays first, and
+					// home has it look again if that one does not serve.
+					again = false
 				} else if out, served := o.tryServe(wt); served {
 					o.unpark(id, wt.db, wt.keys)
 					o.send(wt.home, msgServed, func(h *Shard) { h.unblock(c, id, out) })
 				} else {
 					again = false
-					o.send(wt.home, msgUnclaim, func(*Shard) {
+					o.send(wt.home, msgUnclaim, func(h *Shard) {
 						if c.blocked != nil && c.blocked.id == id {
-							c.blocked.claimed = false
+							h.releaseClaim(c.blocked, wt.db)
 						}
 					})
 				}
@@ -352,22 +378,39 @@ func (s *Shard) moveAcross(c *conn, id uint64) {
 			s.unblock(c, id, out)
 			return
 		}
-		b.claimed = false
-		for _, h := range b.holders {
-			s.send(h.shard, msgRetry, func(o *Shard) {
-				for _, k := range h.keys {
-					wk := wkey{t.db, string(k)}
-					for _, w := range o.waiters[wk] {
-						if w.id == id {
-							w.busy = false
-							o.markReady(wk)
-						}
-					}
-				}
-			})
-		}
+		b.refused = true // the granted holder's waiter waits for its retry
+		s.releaseClaim(b, t.db)
 	}
 	s.acquire(t)
+}
+
+// releaseClaim ends the claim on b of a holder that could not serve it
+// after all. If another holder's claim (or home's waiter) was refused
+// meanwhile, every holder looks at b's keys again: a key may have had data
+// for it while the claim was in flight (msgRetry; the waiter that moved
+// for it is free again).
+func (s *Shard) releaseClaim(b *blockState, db int) {
+	b.claimed = false
+	if !b.refused {
+		return
+	}
+	b.refused = false
+	id := b.id
+	for _, h := range b.holders {
+		s.send(h.shard, msgRetry, func(o *Shard) {
+			for _, k := range h.keys {
+				wk := wkey{db, string(k)}
+				for _, w := range o.waiters[wk] {
+					if w.id == id {
+						if w.moving {
+							w.busy, w.moving = false, false
+						}
+						o.markReady(wk)
+					}
+				}
+			}
+		})
+	}
 }
 
 // isNull reports whether a reply is a RESP2 or RESP3 null.

@@ -36,7 +36,7 @@ const (
 	msgServed                           // a holder served a blocked client: home answers it
 	msgUnclaim                          // a holder could not serve after all: the client waits on
 	msgMove                             // home runs a blocked BLMOVE across shards as a txn
-	msgRetry                            // a waiter of a BLMOVE across shards may be served again
+	msgRetry                            // a claim on a blocked client was released: its waiters look again
 	msgUnblock                          // CLIENT UNBLOCK, in the shard's next turn
 	msgStats                            // CONFIG RESETSTAT
 	msgPublish                          // a turn's publishes for the shard's subscribers (pubsub.go)
