@@ -53,9 +53,10 @@ func TestCheckAllocates0(t *testing.T) {
 }
 
 func TestPrefixPatternIsGlob(t *testing.T) {
-	for _, pat := range []string{"app:*", "*", "a*", "a?*", "a\\**", "[a]*", "app"} {
+	for _, pat := range []string{"app:*", "*", "a*", "a?*", "a\\**", "[a]*", "app", "tenant01:*", "tenant01*", "12345678*"} {
 		k := newKeyPattern(PermAll, pat)
-		for _, key := range []string{"", "a", "app:", "app:1", "ap", "a*", "a**", "b", "app"} {
+		for _, key := range []string{"", "a", "app:", "app:1", "ap", "a*", "a**", "b", "app", "app:12345678",
+			"tenant01:", "tenant01:x", "tenant02:x", "tenant01", "tenant0", "12345678", "1234567", "123456789", "x2345678"} {
 			if got, want := k.match([]byte(key)), engine.Match([]byte(pat), []byte(key), false); got != want {
 				t.Errorf("%q ~ %q: %v, stringmatchlen says %v", pat, key, got, want)
 			}

@@ -2,6 +2,7 @@ package acl
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"slices"
 	"strings"
@@ -29,12 +30,23 @@ type keyPattern struct {
 	// prefix: the pattern is a literal followed by one '*' (app1:*), so a
 	// key matches when it extends the literal; else it is globbed.
 	prefix bool
+	// head and mask: the literal's first (up to 8) bytes as a little
+	// endian word and the mask of those bytes, so that a key of 8 bytes
+	// or more is refused by one load and compare, not a string compare.
+	head, mask uint64
 }
 
 // newKeyPattern makes a key pattern, noting a literal prefix pattern.
 func newKeyPattern(perm Perm, pat string) keyPattern {
 	lit := len(pat) > 0 && pat[len(pat)-1] == '*' && !strings.ContainsAny(pat[:len(pat)-1], "*?[\\")
-	return keyPattern{perm: perm, pattern: []byte(pat), prefix: lit}
+	k := keyPattern{perm: perm, pattern: []byte(pat), prefix: lit}
+	if lit {
+		var b [8]byte
+		n := copy(b[:], pat[:len(pat)-1])
+		k.head = binary.LittleEndian.Uint64(b[:])
+		k.mask = ^uint64(0) >> (64 - 8*n) // 0 for the empty literal
+	}
+	return k
 }
 
 // match reports whether key matches the pattern, as Redis's
@@ -43,7 +55,13 @@ func newKeyPattern(perm Perm, pat string) keyPattern {
 func (k *keyPattern) match(key []byte) bool {
 	if k.prefix {
 		p := k.pattern[:len(k.pattern)-1]
-		return len(key) >= len(p) && len(key) > 0 && string(key[:len(p)]) == string(p)
+		if len(key) < len(p) || len(key) == 0 {
+			return false
+		}
+		if len(key) >= 8 {
+			return binary.LittleEndian.Uint64(key)&k.mask == k.head && (len(p) <= 8 || string(key[8:len(p)]) == string(p[8:]))
+		}
+		return string(key[:len(p)]) == string(p)
 	}
 	return engine.Match(k.pattern, key, false)
 }
