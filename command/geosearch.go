@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
@@ -374,11 +373,6 @@ func geoWithin(sh *geoShape, lon, lat float64) (float64, bool) {
 	return geoDistance(sh.lon, sh.lat, lon, lat), true
 }
 
-// zRangeScores selects the scores from lo (included) to hi (excluded).
-func zRangeScores(lo, hi float64) engine.ZRangeSpec {
-	return engine.ZRangeSpec{Kind: engine.ZByScore, Min: lo, Max: hi, MaxEx: true, Count: -1}
-}
-
 // geoParseDistance parses "radius unit" into sh (with box: "width height
 // unit"); false: the error is written.
 func geoParseDistance(c *Ctx, sh *geoShape, args [][]byte, box bool) bool {
@@ -575,15 +569,12 @@ func geoSearch(c *Ctx, args [][]byte, src int, kind int) {
 			break
 		}
 		lo, hi := b.bits<<(52-b.step*2), (b.bits+1)<<(52-b.step*2)
-		sp := zRangeScores(float64(lo), float64(hi))
-		c.DB.ZRange(key, &sp, c.Now, func(_, _ int, m []byte, score float64) {
-			if limit > 0 && len(pts) >= limit {
-				return
-			}
+		c.DB.ZWalkScores(key, float64(lo), float64(hi), c.Now, func(m []byte, score float64) bool {
 			lon, lat := geoDecode(score)
 			if d, ok := geoWithin(&sh, lon, lat); ok {
 				pts = append(pts, geoPoint{lon: lon, lat: lat, dist: d, score: score, member: append([]byte(nil), m...)})
 			}
+			return limit == 0 || len(pts) < limit
 		})
 		last = i
 	}

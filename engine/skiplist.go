@@ -335,6 +335,23 @@ func (z *zsl) countBefore(before func(score float64, member []byte) bool) int {
 	return rank
 }
 
+// firstFrom returns the first node whose score is at least lo (slab.Nil
+// when none is).
+func (z *zsl) firstFrom(lo float64) slab.Handle {
+	x := z.header
+	for i := z.level - 1; i >= 0; i-- {
+		xn := z.node(x)
+		for {
+			f := xn.fwd(i)
+			if f == slab.Nil || z.node(f).score() >= lo {
+				break
+			}
+			x, xn = f, z.node(f)
+		}
+	}
+	return z.node(x).fwd(0)
+}
+
 // byRank returns the node at 0-based rank r (0 <= r < length).
 func (z *zsl) byRank(r int) slab.Handle {
 	r++
