@@ -543,7 +543,7 @@ func parseXRead(c *Ctx, args [][]byte, a *xreadArgs) bool {
 			a.block, a.deadline = true, 0
 			if ms > 0 {
 				if ms > math.MaxInt64-c.Now {
-					c.W.Error("ERR timeout is out of range")
+					c.W.Error(errtext.TimeoutRange)
 					return false
 				}
 				a.deadline = c.Now + ms

@@ -675,13 +675,13 @@ func parseXReadGroup(c *Ctx, args [][]byte, a *xgArgs) bool {
 				return false
 			}
 			if ms < 0 {
-				c.W.Error("ERR timeout is negative")
+				c.W.Error(errtext.TimeoutNegative)
 				return false
 			}
 			a.block, a.deadline = true, 0
 			if ms > 0 {
 				if ms > math.MaxInt64-c.Now {
-					c.W.Error("ERR timeout is out of range")
+					c.W.Error(errtext.TimeoutRange)
 					return false
 				}
 				a.deadline = c.Now + ms

@@ -22,6 +22,8 @@ const (
 	// or CLIENT PAUSE's timeout that is not a number, or below zero.
 	TimeoutNotInt   = "ERR timeout is not an integer or out of range"
 	TimeoutNegative = "ERR timeout is negative"
+	// TimeoutRange: a BLOCK timeout whose deadline overflows.
+	TimeoutRange = "ERR timeout is out of range"
 	// NumKeysArgs: a numkeys argument (EVAL, SINTERCARD ...) past the
 	// arguments there are.
 	NumKeysArgs = "ERR Number of keys can't be greater than number of args"
