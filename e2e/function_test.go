@@ -188,7 +188,9 @@ func TestFunctionsPersist(t *testing.T) {
 
 	t.Run("AOF", func(t *testing.T) {
 		dir := t.TempDir()
-		args := []string{"--shards", "4", "--dir", dir, "--appendonly", "yes"}
+		// always: kill -9 follows the last change at once, and under
+		// everysec the log is written up to a millisecond after a reply.
+		args := []string{"--shards", "4", "--dir", dir, "--appendonly", "yes", "--appendfsync", "always"}
 		s := start(t, args...)
 		cs := dial(s)
 		ok(cs[0], "FUNCTION", "LOAD", libA)
