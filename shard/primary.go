@@ -284,6 +284,12 @@ func (g *Group) merge(m *repl.Merger) {
 				if r.state == "online" && !r.rdb && now.UnixMilli()-r.ackAt.Load() <= int64(conf.MinReplicasMaxLag)*1000 {
 					good++
 				}
+				if r.state == "wait_bgsave" && !r.gone {
+					// As Redis: a newline a second keeps the link of a
+					// replica waiting for its payload alive (on flows it
+					// comes after every shard wrote its part).
+					g.sendTo(r, newline)
+				}
 			}
 			p.mu.Unlock()
 			p.good.Store(good)
@@ -318,6 +324,8 @@ func (g *Group) merge(m *repl.Merger) {
 		g.flushStream(m)
 	}
 }
+
+var newline = []byte("\n")
 
 // flushStream appends what the merger wrote to the backlog and to every
 // replica.

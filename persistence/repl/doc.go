@@ -50,9 +50,11 @@
 //	   on only the sender of part i writes it)
 //	-> PSYNC as above, on the first connection
 //	<- +CONTINUE: the flows are closed, unused
-//	<- +FULLRESYNC <replid> <offset>, then $FLOWS:<n> instead of the
-//	   payload, then the stream from <offset> (held back by the primary
-//	   until every shard wrote its part, as for the one payload)
+//	<- newlines, one a second (as Redis while it prepares a payload),
+//	   until every shard wrote its part, then
+//	   +FULLRESYNC <replid> <offset>, $FLOWS:<n> instead of the payload,
+//	   then the stream from <offset> (held back by the primary until
+//	   then, as for the one payload)
 //	<- on flow i, as shard i writes its part (in slices between its loop
 //	   turns, which wait while the flow holds 4 MiB unsent):
 //	   $EOF:<40-byte mark>, an RDB file of its own (shard 0's with the
@@ -60,7 +62,9 @@
 //	   (TCP, MSG_ZEROCOPY where it pays); then the flow closes. A flow
 //	   that makes no progress for repl-timeout is shut down.
 //
-// The flows' files are received in parallel into temp-<pid>-repl.rdb.<i>.rdb
+// The flows' files are received in parallel, from the moment the flows
+// are open (before PSYNC is answered: the shards' parts are written
+// first, and a flow that is not read holds them), into temp-<pid>-repl.rdb.<i>.rdb
 // and a manifest at temp-<pid>-repl.rdb names them as a snapshot of n
 // shards, which the Host loads as its own snapshot (with as many shards
 // on both sides, each shard reads only its file). The write stream stays

@@ -110,28 +110,80 @@ func removeFlowFiles(path string, n int) {
 	}
 }
 
-// receiveFlows receives every flow's payload, an RDB file between
-// $EOF:<mark> and the mark, into its file, in parallel, and writes the
-// manifest naming them at path.
-func (r *Replica) receiveFlows(path string, flows []*flow) error {
-	m := &snapshot.Manifest{Files: make([]snapshot.File, len(flows))}
-	errs := make([]error, len(flows))
-	var wg sync.WaitGroup
-	for i, fl := range flows {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			m.Files[i].Size, errs[i] = r.receiveFlow(fl, flowFile(path, i))
-			m.Files[i].Name = filepath.Base(flowFile(path, i))
-		}()
+// flowsIn is the flows' payloads on their way in: received from the
+// moment the flows are open, before PSYNC is even answered (the
+// primary's shards write their parts on them first, and answer once
+// every part is written: a replica that waited for the answer to read
+// them would hold them full and the answer would never come).
+type flowsIn struct {
+	flows []*flow
+	path  string
+	done  chan error
+	ended bool
+}
+
+// receive starts receiving every flow's payload, an RDB file between
+// $EOF:<mark> and the mark, into its file, in parallel; once all are in,
+// the manifest naming them is written at the full sync's path. Nil
+// without flows.
+func (r *Replica) receive(flows []*flow) *flowsIn {
+	if len(flows) == 0 {
+		return nil
 	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return fmt.Errorf("flow %d: %w", i, err)
+	in := &flowsIn{flows: flows, path: r.tempPath(), done: make(chan error, 1)}
+	r.mu.Lock()
+	r.st.SyncRead, r.st.SyncLastIO = 0, time.Now()
+	r.mu.Unlock()
+	go func() {
+		m := &snapshot.Manifest{Files: make([]snapshot.File, len(flows))}
+		errs := make([]error, len(flows))
+		var wg sync.WaitGroup
+		for i, fl := range flows {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				m.Files[i].Size, errs[i] = r.receiveFlow(fl, flowFile(in.path, i))
+				m.Files[i].Name = filepath.Base(flowFile(in.path, i))
+			}()
 		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				in.done <- fmt.Errorf("flow %d: %w", i, err)
+				return
+			}
+		}
+		in.done <- os.WriteFile(in.path, m.Marshal(), 0o644)
+	}()
+	return in
+}
+
+// wait returns once every payload is in (or one failed).
+func (in *flowsIn) wait() error {
+	err := <-in.done
+	in.done <- err // end waits again
+	return err
+}
+
+// end closes the flows, waits for their receivers and removes their
+// files; again, or on nil, it does nothing.
+func (in *flowsIn) end() {
+	if in == nil || in.ended {
+		return
 	}
-	return os.WriteFile(path, m.Marshal(), 0o644)
+	in.ended = true
+	closeFlows(in.flows)
+	<-in.done
+	removeFlowFiles(in.path, len(in.flows))
+	os.Remove(in.path)
+}
+
+// count is how many flows are open.
+func (in *flowsIn) count() int {
+	if in == nil {
+		return 0
+	}
+	return len(in.flows)
 }
 
 // receiveFlow copies one flow's payload into a file at path.

@@ -278,10 +278,11 @@ func (r *Replica) session() (err error) {
 		return err
 	}
 	flows, err := r.openFlows(c, br)
-	defer closeFlows(flows)
 	if err != nil {
 		return err
 	}
+	in := r.receive(flows)
+	defer in.end()
 	if r.apply == nil {
 		a, err := r.h.Apply()
 		if err != nil {
@@ -321,7 +322,7 @@ func (r *Replica) session() (err error) {
 		if err != nil {
 			return fmt.Errorf("bad FULLRESYNC reply %q", line)
 		}
-		if err := r.fullSync(c, br, f[1], off, flows); err != nil {
+		if err := r.fullSync(c, br, f[1], off, in); err != nil {
 			return err
 		}
 	case strings.HasPrefix(line, "+CONTINUE"):
@@ -336,7 +337,7 @@ func (r *Replica) session() (err error) {
 	default:
 		return fmt.Errorf("PSYNC: %s", line)
 	}
-	closeFlows(flows) // done with, or not needed
+	in.end() // done with, or not needed
 	r.mu.Lock()
 	r.st.State, r.st.EverConnected, r.st.DownSince, r.st.LastIO = StateConnected, true, time.Time{}, time.Now()
 	r.mu.Unlock()
@@ -410,9 +411,12 @@ func (r *Replica) command(c net.Conn, br *bufio.Reader, args ...string) (string,
 			return "", err
 		}
 		l = strings.TrimRight(l, "\r\n")
-		if l != "" { // a newline is the primary's keepalive
+		if l != "" {
 			return l, nil
 		}
+		// A newline is the primary's keepalive while it prepares a full
+		// sync (a second apart): the link is alive.
+		c.SetReadDeadline(time.Now().Add(r.o.Timeout))
 	}
 }
 
@@ -433,9 +437,12 @@ func appendCommand(b []byte, args ...string) []byte {
 
 // fullSync receives the RDB payload into a file of o.Dir, has the Host
 // load it, and starts the stream at offset off of replid.
-func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int64, flows []*flow) error {
+func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int64, in *flowsIn) error {
 	r.mu.Lock()
-	r.st.State, r.st.SyncTotal, r.st.SyncRead, r.st.SyncLastIO = StateSync, -1, 0, time.Now()
+	r.st.State, r.st.SyncTotal = StateSync, -1
+	if in == nil { // flows count from when they open
+		r.st.SyncRead, r.st.SyncLastIO = 0, time.Now()
+	}
 	r.mu.Unlock()
 	var hdr string
 	for {
@@ -451,18 +458,18 @@ func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int6
 	if len(hdr) == 0 || hdr[0] != '$' {
 		return fmt.Errorf("bad full sync payload header %q", hdr)
 	}
-	path := filepath.Join(r.o.Dir, fmt.Sprintf("temp-%d-repl.rdb", os.Getpid()))
+	path := r.tempPath()
 	if n, ok := strings.CutPrefix(hdr, "$FLOWS:"); ok {
-		if n != strconv.Itoa(len(flows)) {
-			return fmt.Errorf("a full sync on %s flows, %d open", n, len(flows))
+		if in == nil || n != strconv.Itoa(len(in.flows)) {
+			return fmt.Errorf("a full sync on %s flows, %d open", n, in.count())
 		}
-		defer os.Remove(path)
-		defer removeFlowFiles(path, len(flows))
-		if err := r.receiveFlows(path, flows); err != nil {
+		defer in.end()
+		if err := in.wait(); err != nil {
 			return fmt.Errorf("receiving the full sync: %w", err)
 		}
-		return r.loaded(path, replid, off)
+		return r.loaded(in.path, replid, off)
 	}
+	in.end() // the one payload: the flows are not used
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -496,6 +503,12 @@ func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int6
 		return fmt.Errorf("receiving the full sync: %w", err)
 	}
 	return r.loaded(path, replid, off)
+}
+
+// tempPath is where a full sync's payload is received (a manifest of
+// the flows' files, on flows).
+func (r *Replica) tempPath() string {
+	return filepath.Join(r.o.Dir, fmt.Sprintf("temp-%d-repl.rdb", os.Getpid()))
 }
 
 // loaded has the Host load the full sync's file at path and starts the
