@@ -84,17 +84,29 @@ func slowProxy(t *testing.T, target string, rate int) string {
 // longer than the replica's repl-timeout (2 s; a 20 MB part through a
 // link of 2 MB/s) completes at its first try: the primary keeps the
 // replica's connection alive with a newline a second while the flows
-// carry the payload, as Redis does while it prepares one.
+// carry the payload, as Redis does while it prepares one; meanwhile the
+// replica's INFO shows the sync in progress and the bytes read.
 func TestFullSyncFlowsOutlastTimeout(t *testing.T) {
 	primary := start(t, "--shards", "1", "--rdbcompression", "no", "--repl-ping-replica-period", "1")
 	primary.cli("DEBUG", "POPULATE", "500000", "k", "32")
 	ph, pp := hostPort(slowProxy(t, primary.addr, 2<<20))
 	replica := start(t, "--shards", "2", "--repl-timeout", "2", "--replicaof", ph+" "+pp)
-	for deadline := time.Now().Add(60 * time.Second); infoOf(replica.cli("INFO", "replication"), "master_link_status") != "up"; time.Sleep(100 * time.Millisecond) {
+	syncing := false // INFO showed the flows' bytes coming
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		info := replica.cli("INFO", "replication")
+		if infoOf(info, "master_link_status") == "up" {
+			break
+		}
+		if n, _ := strconv.Atoi(infoOf(info, "master_sync_read_bytes")); n > 0 && infoOf(info, "master_sync_in_progress") == "1" {
+			syncing = true
+		}
 		if time.Now().After(deadline) {
 			logs, _ := os.ReadFile(replica.log)
 			t.Fatalf("the replica did not sync within 60 s:\n%s\n%s\n%s", primary.cli("INFO", "replication"), replica.cli("INFO", "replication"), logs[max(len(logs)-2000, 0):])
 		}
+	}
+	if !syncing {
+		t.Error("INFO never showed master_sync_in_progress:1 with master_sync_read_bytes during the flows' transfer")
 	}
 	if n, _ := strconv.Atoi(infoOf(primary.cli("INFO", "stats"), "sync_full")); n != 1 {
 		t.Errorf("sync_full %d, want 1: the replica started over", n)

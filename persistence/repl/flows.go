@@ -198,6 +198,11 @@ func (r *Replica) receiveFlow(fl *flow, path string) (int64, error) {
 	if !ok || len(mark) != eofMarkLen {
 		return 0, fmt.Errorf("bad flow payload header %q", hdr)
 	}
+	r.mu.Lock()
+	if r.st.State == StateHandshake { // a part comes: a full sync is on
+		r.st.State = StateSync
+	}
+	r.mu.Unlock()
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, err
