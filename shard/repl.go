@@ -159,7 +159,7 @@ func (g *Group) follow(host string, port int) {
 		ListenPort: listen, AnnounceIP: c.ReplicaAnnounceIP, Dir: c.Dir,
 		Timeout: time.Duration(c.ReplTimeout) * time.Second, ReplID: replid, Offset: offset, Log: g.log,
 		Backlog: int(c.ReplBacklogSize), Flows: len(g.shards), Failover: g.fo.psync(),
-		Fsynced: g.fsyncedOffset,
+		Fsynced: g.fsyncedOffset, TLS: g.opts.TLSClient,
 	}))
 	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
 }
