@@ -215,3 +215,28 @@ func rcliAny(addr string, args ...string) string {
 	out, _ := exec.Command("redis-cli", append([]string{"-h", h, "-p", p}, args...)...).CombinedOutput()
 	return strings.TrimSpace(string(out))
 }
+
+// TestTLSFailover: two radish servers with TLS ports and tls-replication
+// yes: the replica announces its TLS port (as Redis), and FAILOVER makes
+// the old primary a replica of it over TLS, with the data.
+func TestTLSFailover(t *testing.T) {
+	p := newPKI(t)
+	a := startTLS(t, p, append(replicaTLSArgs(p), "--shards", "2")...)
+	b := startTLS(t, p, append(replicaTLSArgs(p), "--shards", "2", "--replicaof", "127.0.0.1 "+strconv.Itoa(a.tport))...)
+	rcli(t, a.addr, "DEBUG", "POPULATE", "5000", "k", "20")
+	linkUp(t, b.addr)
+	if got := infoOf(rcli(t, a.addr, "INFO", "replication"), "slave0"); !strings.Contains(got, "port="+strconv.Itoa(b.tport)+",") {
+		t.Fatalf("the replica announced %q, want its TLS port %d", got, b.tport)
+	}
+	waitSame(t, a.addr, b.addr)
+	if got := rcli(t, a.addr, "FAILOVER"); got != "OK" {
+		t.Fatalf("FAILOVER: %q", got)
+	}
+	waitFor(t, "the old primary a replica of the new one over TLS", func() bool {
+		info := rcli(t, a.addr, "INFO", "replication")
+		return infoOf(info, "role") == "slave" && infoOf(info, "master_port") == strconv.Itoa(b.tport) &&
+			infoOf(info, "master_link_status") == "up"
+	})
+	rcli(t, b.addr, "SET", "after", "failover")
+	waitSame(t, b.addr, a.addr)
+}

@@ -147,9 +147,13 @@ func (g *Group) follow(host string, port int) {
 	g.dropReplicas()
 	g.setReplica(true)
 	c := g.conf.Snapshot()
+	// As Redis: the port a replica announces is its TLS port when its
+	// links speak TLS (a FAILOVER's old primary connects there).
 	listen := c.Port
 	if c.ReplicaAnnouncePort != 0 {
 		listen = c.ReplicaAnnouncePort
+	} else if c.TLSReplication && c.TLSPort != 0 {
+		listen = c.TLSPort
 	}
 	r.mu.Lock()
 	r.host, r.port = host, port
