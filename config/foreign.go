@@ -78,8 +78,7 @@ var foreign = func() map[string]foreignDirective {
 		set-max-listpack-entries set-max-listpack-value set-proc-title
 		slave-ignore-maxmemory slave-lazy-flush socket-mark-id
 		syslog-facility syslog-ident tcp-backlog tcp-keepalive-probes
-		tls-client-cert-file tls-client-key-file tls-client-key-file-pass tls-cluster
-		tls-dh-params-file tls-replication unixsocketgroup
+		tls-cluster tls-dh-params-file unixsocketgroup
 		use-exit-on-panic watchdog-period`) {
 		m[n] = foreignDirective{}
 	}

@@ -143,6 +143,11 @@ type Snapshot struct {
 	TLSPreferServerCiphers, TLSSessionCaching   bool
 	TLSSessionCacheSize, TLSSessionCacheTimeout int
 	TLSHandshakeTimeout                         int
+	// TLSReplication: a replica's links to its primary speak TLS
+	// (tls-replication), with the client certificate TLSClientCertFile
+	// and TLSClientKeyFile when set, else the server's.
+	TLSReplication                                            bool
+	TLSClientCertFile, TLSClientKeyFile, TLSClientKeyFilePass string
 	// MinReplicasToWrite and MinReplicasMaxLag: a primary refuses writes
 	// (-NOREPLICAS) with fewer replicas whose last ACK is at most that
 	// many seconds old (0: no minimum).
@@ -467,6 +472,10 @@ var params = []*param{
 	{name: "tls-session-caching", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.TLSSessionCaching }},
 	{name: "tls-session-cache-size", kind: KindInt, def: "20480", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TLSSessionCacheSize }},
 	{name: "tls-session-cache-timeout", kind: KindInt, def: "300", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TLSSessionCacheTimeout }},
+	{name: "tls-replication", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.TLSReplication }},
+	{name: "tls-client-cert-file", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSClientCertFile }},
+	{name: "tls-client-key-file", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSClientKeyFile }},
+	{name: "tls-client-key-file-pass", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSClientKeyFilePass }},
 	{name: "tls-handshake-timeout", kind: KindInt, def: "10", min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.TLSHandshakeTimeout }},
 	{name: "min-replicas-to-write", aliases: []string{"min-slaves-to-write"}, kind: KindInt, def: "0", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.MinReplicasToWrite }},
 	{name: "min-replicas-max-lag", aliases: []string{"min-slaves-max-lag"}, kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.MinReplicasMaxLag }},

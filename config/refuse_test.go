@@ -73,14 +73,14 @@ func TestSaveLines(t *testing.T) {
 func TestForeign(t *testing.T) {
 	dir := t.TempDir()
 	f := writeFile(t, dir, "c.conf", "no-appendfsync-on-rewrite no\nlazyfree-lazy-expire no\nNO-APPENDFSYNC-ON-REWRITE yes\n"+
-		"replicaof no one\ncluster-enabled no\nnotify-keyspace-events \"\"\ntls-replication no\n"+
+		"replicaof no one\ncluster-enabled no\nnotify-keyspace-events \"\"\ntls-cluster no\n"+
 		"client-output-buffer-limit normal 0 0 0\nextended-redis-compatibility no\n")
 	c, err := load([]string{f}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"no-appendfsync-on-rewrite", "lazyfree-lazy-expire", "cluster-enabled",
-		"tls-replication", "extended-redis-compatibility"}
+		"tls-cluster", "extended-redis-compatibility"}
 	if !reflect.DeepEqual(c.Ignored(), want) {
 		t.Errorf("Ignored = %q, want %q", c.Ignored(), want)
 	}

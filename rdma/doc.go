@@ -4,7 +4,12 @@
 // moves one payload whole over a connected socket; TCP is the default,
 // sending large payloads with MSG_ZEROCOPY and falling back to plain
 // writes where that does not pay (small sends, and paths where the
-// kernel reports it copied anyway, as on loopback). RDMA verbs are the
+// kernel reports it copied anyway, as on loopback). A flow over TLS
+// (tls-replication) cannot take this path: its records are encrypted by
+// crypto/tls on a goroutine of the primary's (shard/flowtls.go), so TCP
+// sends it the pair's bytes by plain writes (a socket pair refuses
+// SO_ZEROCOPY), and the ciphertext goes out through Go's own writes;
+// kernel TLS would be the zero-copy way, not available here. RDMA verbs are the
 // transport to add where the hardware exists: the flows' code sees only
 // the interface.
 //

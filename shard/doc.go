@@ -125,7 +125,10 @@
 //     sync goes on flows (flows.go): one connection per shard, detached
 //     from its loop (ioloop.Driver.Detach), on which a goroutine sends the
 //     shard's part as an RDB file of its own through the rdma transport
-//     as the shard's slices write it; no shard's loop writes a flow.
+//     as the shard's slices write it; no shard's loop writes a flow. A
+//     flow that came in on the TLS port keeps its tls.Conn (flowtls.go:
+//     tlsio's DetachTLS, a socket pair between the sender and a goroutine
+//     that encrypts), so no zero-copy send.
 //   - script: an EVAL or FCALL call (script.go; package script is the Lua
 //     runtime). It runs on the shard of its declared keys, on the real
 //     store, each redis.call through the mutation path, with an undo

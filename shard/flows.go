@@ -88,7 +88,7 @@ func (s *Shard) flowAttach(c *conn, args [][]byte) bool {
 		s.reply(c, func(w *resp.Writer) { w.Error("ERR no such replication flow") })
 		return true
 	}
-	fd, err := s.drv.Detach(c.id)
+	fd, err := s.detachFlow(c.id)
 	if err != nil {
 		p.mu.Unlock()
 		g.log.Warn("replication flow: detaching its connection", zap.Error(err))

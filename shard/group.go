@@ -40,6 +40,10 @@ type Options struct {
 	// reload reaches new connections only; see net/tlsio).
 	TLSAddrs  []string
 	TLSConfig func() *tls.Config
+	// TLSClient, when set, returns the configuration of a replica's links
+	// to its primary (nil: plain TCP, tls-replication no); read at each
+	// connect.
+	TLSClient func() *tls.Config
 	Databases int
 	// Effects, when set, consumes every shard's effects (effects.go).
 	Effects EffectSink

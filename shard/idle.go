@@ -2,8 +2,8 @@ package shard
 
 import "go.uber.org/zap"
 
-// closeIdle closes the connections that sent no command for more than
-// timeout seconds, as Redis's clientsCronHandleTimeout does, except those
+// closeIdle closes the connections from which nothing was read for more
+// than timeout seconds (a part of a command counts), as Redis's clientsCronHandleTimeout does, except those
 // blocked in a command (their own timeout applies). It runs from cron and
 // looks at every connection at most once a second, as Redis's clientsCron
 // does; timeout 0 never closes one.

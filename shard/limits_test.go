@@ -3,6 +3,7 @@ package shard
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // set runs CONFIG SET on g's Config and has every shard take the new
@@ -95,5 +96,30 @@ func TestIdleTimeout(t *testing.T) {
 	s.cron()
 	if c[1].closed {
 		t.Fatal("a client served after blocking was closed as idle")
+	}
+}
+
+// TestIdlePartialCommand: as Redis's lastinteraction, a client is idle
+// since the last bytes read from it: one sending a command a byte at a
+// time, each under timeout, stays; one that stops mid-command is closed.
+func TestIdlePartialCommand(t *testing.T) {
+	m := newSim(t, 1, 1)
+	set(t, m.g, "timeout", "1")
+	slow, stalled := m.dial(0), m.dial(0)
+	m.do(stalled, "*1\r\n")
+	req := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nhello\r\n"
+	got := ""
+	for i := range len(req) {
+		got += m.do(slow, req[i:i+1])
+		m.tick(600 * time.Millisecond)
+		if slow.closed {
+			t.Fatalf("closed after %d of %d bytes, each sent within the timeout", i+1, len(req))
+		}
+	}
+	if got != "+OK\r\n" {
+		t.Fatalf("SET sent a byte at a time: %q", got)
+	}
+	if !stalled.closed {
+		t.Fatal("a client silent mid-command for longer than the timeout was not closed")
 	}
 }

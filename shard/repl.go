@@ -147,9 +147,13 @@ func (g *Group) follow(host string, port int) {
 	g.dropReplicas()
 	g.setReplica(true)
 	c := g.conf.Snapshot()
+	// As Redis: the port a replica announces is its TLS port when its
+	// links speak TLS (a FAILOVER's old primary connects there).
 	listen := c.Port
 	if c.ReplicaAnnouncePort != 0 {
 		listen = c.ReplicaAnnouncePort
+	} else if c.TLSReplication && c.TLSPort != 0 {
+		listen = c.TLSPort
 	}
 	r.mu.Lock()
 	r.host, r.port = host, port
@@ -159,7 +163,7 @@ func (g *Group) follow(host string, port int) {
 		ListenPort: listen, AnnounceIP: c.ReplicaAnnounceIP, Dir: c.Dir,
 		Timeout: time.Duration(c.ReplTimeout) * time.Second, ReplID: replid, Offset: offset, Log: g.log,
 		Backlog: int(c.ReplBacklogSize), Flows: len(g.shards), Failover: g.fo.psync(),
-		Fsynced: g.fsyncedOffset,
+		Fsynced: g.fsyncedOffset, TLS: g.opts.TLSClient,
 	}))
 	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
 }

@@ -632,6 +632,9 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 		return
 	}
 	s.now = s.group.clock().UnixMilli()
+	// As Redis's lastinteraction: a client is idle since the last bytes
+	// read from it, a partial command's too (timeout, CLIENT LIST idle).
+	c.cl.LastMs = s.now
 	s.refreshConfig()
 	s.mon.on = s.group.monitors.Load() > 0
 	s.pause = s.group.pauseWord.Load()

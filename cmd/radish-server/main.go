@@ -87,7 +87,7 @@ func run(args []string) error {
 	// SIGTERM as soon as a client was answered is a clean shutdown.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	tlsConf, err := setupTLS(conf, log)
+	tlsConf, tlsClient, err := setupTLS(conf, log)
 	if err != nil {
 		return err
 	}
@@ -99,6 +99,7 @@ func run(args []string) error {
 		Databases: snap.Databases,
 		AOF:       set,
 		TLSConfig: tlsConf,
+		TLSClient: tlsClient,
 	}
 	// As Redis: port 0 is no plain TCP listener, tls-port 0 no TLS one.
 	if snap.Port != 0 {

@@ -21,16 +21,21 @@ import (
 	"time"
 )
 
-// Settings are Redis's tls-* parameters for the server side.
+// Settings are Redis's tls-* parameters.
 type Settings struct {
 	CertFile, KeyFile string
 	KeyPass           string // tls-key-file-pass: the key file's passphrase
-	CAFile, CADir     string
-	AuthClients       string // "yes", "no" or "optional"
-	Protocols         string // e.g. "TLSv1.2 TLSv1.3"; "" is that
-	Ciphers           string // TLS 1.2 and below, OpenSSL's list syntax
-	Ciphersuites      string // TLS 1.3
-	SessionCaching    bool
+	// ClientCertFile, ClientKeyFile and ClientKeyPass are
+	// tls-client-cert-file, tls-client-key-file and
+	// tls-client-key-file-pass: the certificate of outgoing connections
+	// (NewClientConfig), when not the server's.
+	ClientCertFile, ClientKeyFile, ClientKeyPass string
+	CAFile, CADir                                string
+	AuthClients                                  string // "yes", "no" or "optional"
+	Protocols                                    string // e.g. "TLSv1.2 TLSv1.3"; "" is that
+	Ciphers                                      string // TLS 1.2 and below, OpenSSL's list syntax
+	Ciphersuites                                 string // TLS 1.3
+	SessionCaching                               bool
 	// SessionCacheTimeout is how long a session may be resumed, in
 	// seconds. Sessions are session tickets the client holds: there is
 	// no server cache, so nothing for tls-session-cache-size to bound,

@@ -1,8 +1,9 @@
 // Package tlsio is TLS on a shard's own ring: a Driver wrapping an
 // ioloop.Driver, in which connections accepted on a TLS listener have
 // plaintext Input and Output while the wrapped driver (io_uring or epoll)
-// reads and writes their ciphertext; and NewConfig, Redis's tls-*
-// parameters as a crypto/tls server configuration.
+// reads and writes their ciphertext; NewConfig, Redis's tls-*
+// parameters as a crypto/tls server configuration; and NewClientConfig,
+// the configuration of a replica's links to its primary (tls-replication).
 //
 // How far crypto/tls can be driven by an event loop, and what follows:
 //   - Records: tls.Conn reads its transport through a buffer it keeps
@@ -56,12 +57,17 @@
 //     it), and OnData only once plaintext arrived; what it writes before
 //     the handshake ends (a -ERR max number of clients reached) waits for
 //     it.
+//   - detached connection: one DetachTLS handed to a goroutine (a
+//     replication flow's sender): once the ring sent every record written
+//     on it (the wrapped driver's Release), its transport is the socket
+//     itself, blocking, and the tls.Conn goes on with the next record.
 //
 // What it never does: hand a TLS connection over to another driver
 // (Release refuses it: its records' sequence numbers and keys live in
 // crypto/tls's tls.Conn, which has no way to export them, so a TLS
 // connection stays on the shard that accepted it; a plain one is released
-// by the wrapped driver); read or write a socket; hold a connection's
+// by the wrapped driver), or its socket alone (Detach refuses it;
+// DetachTLS hands over the socket with its tls.Conn); read or write a socket; hold a connection's
 // tls.Conn from two goroutines at once; send output of a connection past
 // Abort or a TLS error; keep a buffer for an idle connection beyond what
 // tls.Conn keeps itself (emptied plaintext input buffers go back to a

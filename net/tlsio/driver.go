@@ -91,6 +91,9 @@ type conn struct {
 	// replies to what came before it are encrypted.
 	eof    bool
 	queued bool // on dirty
+	// detach: DetachTLS was called; it runs once the wrapped driver
+	// released the socket (or with the error if cn closed first).
+	detach func(*tls.Conn, error)
 }
 
 // tls returns c's TLS connection, nil for a plain (or stale) one.
@@ -136,7 +139,7 @@ func (d *Driver) Output(c ioloop.ConnID) *[]byte {
 	if cn == nil {
 		return d.Driver.Output(c)
 	}
-	if cn.gone || cn.closeReq {
+	if cn.gone || cn.closeReq || cn.detach != nil {
 		d.scratch = d.scratch[:0]
 		return &d.scratch
 	}
@@ -177,6 +180,10 @@ func (d *Driver) Close(c ioloop.ConnID) {
 		return
 	}
 	if cn.closeReq || cn.gone {
+		return
+	}
+	if cn.detach != nil { // released to DetachTLS: the wrapped driver closes it
+		d.Driver.Close(c)
 		return
 	}
 	cn.closeReq = true
@@ -230,7 +237,7 @@ func (d *Driver) encrypt() {
 	for i, cn := range d.dirty {
 		d.dirty[i] = nil
 		cn.queued = false
-		if cn.gone || cn.hs || d.tls(cn.id) != cn {
+		if cn.gone || cn.hs || cn.detach != nil || d.tls(cn.id) != cn {
 			continue
 		}
 		if len(cn.out) > 0 {
@@ -414,6 +421,14 @@ func (d *Driver) OnClose(c ioloop.ConnID, err error) {
 		cn.tr.shut(net.ErrClosed)
 		d.putIn(cn)
 		d.conns[uint32(c)] = nil
+		if done := cn.detach; done != nil {
+			cn.detach = nil
+			why := err
+			if why == nil {
+				why = net.ErrClosed
+			}
+			done(nil, why)
+		}
 	}
 	d.h.OnClose(c, err)
 }

@@ -67,8 +67,33 @@ func (e *echo) OnData(c ioloop.ConnID) {
 		e.d.Consume(c, len(in))
 		return
 	}
+	if string(in) == "detach?" { // "ok:", then the goroutine's turn (detached)
+		*out = append(*out, "ok:"...)
+		e.d.Consume(c, len(in))
+		if err := e.d.(*Driver).DetachTLS(c, detached); err != nil {
+			*out = append(*out, err.Error()...)
+		}
+		return
+	}
 	*out = append(*out, in...)
 	e.d.Consume(c, len(in))
+}
+
+// detached is a detached TLS connection's goroutine: it writes
+// "goroutine", answers "ping" with "pong" and closes.
+func detached(tc *tls.Conn, err error) {
+	if err != nil {
+		return
+	}
+	go func() {
+		defer tc.Close()
+		tc.SetDeadline(time.Now().Add(10 * time.Second))
+		tc.Write([]byte("goroutine"))
+		b := make([]byte, 4)
+		if _, err := io.ReadFull(tc, b); err == nil && string(b) == "ping" {
+			tc.Write([]byte("pong"))
+		}
+	}()
 }
 func (e *echo) OnClose(_ ioloop.ConnID, err error) {
 	e.mu.Lock()
@@ -262,6 +287,44 @@ func TestTLSNotReleased(t *testing.T) {
 			got = make([]byte, len("still here"))
 			if _, err := io.ReadFull(c, got); err != nil || string(got) != "still here" {
 				t.Fatalf("read %q, %v after the refused release", got, err)
+			}
+		})
+	}
+}
+
+// TestDetachTLS: a TLS connection handed to a goroutine by DetachTLS goes
+// on, its records in sequence: what the handler wrote before, then the
+// goroutine's reads and writes on the socket; the handler hears OnClose.
+func TestDetachTLS(t *testing.T) {
+	cert, pool := testCert(t)
+	for _, dr := range drivers {
+		t.Run(dr.name, func(t *testing.T) {
+			_, secure, h := serve(t, dr.new, cert, 5*time.Second)
+			c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(secure), &tls.Config{RootCAs: pool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			c.Write([]byte("detach?"))
+			got := make([]byte, len("ok:goroutine"))
+			if _, err := io.ReadFull(c, got); err != nil || string(got) != "ok:goroutine" {
+				t.Fatalf("read %q, %v; want ok:goroutine", got, err)
+			}
+			c.Write([]byte("ping"))
+			if rest, err := io.ReadAll(c); string(rest) != "pong" || err != nil {
+				t.Fatalf("read %q, %v; want pong, then EOF", rest, err)
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				h.mu.Lock()
+				closed := h.closed
+				h.mu.Unlock()
+				if closed == 1 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("handler saw %d closes, want 1", closed)
+				}
 			}
 		})
 	}

@@ -16,11 +16,14 @@ import (
 // ciphertext the driver received, at most budget bytes per decrypt step,
 // and says errWouldBlock when there is none (crypto/tls keeps a partial
 // record and does not make that error sticky), and Write appends to the
-// wrapped driver's output: no lock, no goroutine.
+// wrapped driver's output: no lock, no goroutine. Once DetachTLS handed
+// the connection over, it is the socket (sock), first what the loop had
+// received (in).
 type transport struct {
-	d  *Driver
-	c  *conn
-	hs bool // the handshake goroutine owns reads and writes
+	d    *Driver
+	c    *conn
+	hs   bool     // the handshake goroutine owns reads and writes
+	sock net.Conn // set by detach: the goroutine DetachTLS handed it to owns it
 
 	mu     sync.Mutex
 	in     []byte // ciphertext fed and not yet read (during the handshake; a rest after it)
@@ -80,8 +83,24 @@ func (t *transport) poke() {
 	}
 }
 
+// detach makes sock the transport, after the ciphertext the loop read
+// and input, which the wrapped driver had received (loop side, before the
+// hand-over).
+func (t *transport) detach(sock net.Conn, input []byte) {
+	t.sock = sock
+	t.in = append(t.in, input...)
+}
+
 // Read implements net.Conn.
 func (t *transport) Read(p []byte) (int, error) {
+	if t.sock != nil {
+		if len(t.in) > 0 {
+			n := copy(p, t.in)
+			t.in = t.in[n:]
+			return n, nil
+		}
+		return t.sock.Read(p)
+	}
 	if !t.hs {
 		return t.loopRead(p)
 	}
@@ -134,6 +153,9 @@ func (t *transport) loopRead(p []byte) (int, error) {
 
 // Write implements net.Conn.
 func (t *transport) Write(p []byte) (int, error) {
+	if t.sock != nil {
+		return t.sock.Write(p)
+	}
 	if !t.hs {
 		o := t.d.Driver.Output(t.c.id)
 		*o = append(*o, p...)
@@ -151,16 +173,50 @@ func (t *transport) Write(p []byte) (int, error) {
 }
 
 // Close implements net.Conn; crypto/tls calls it only from tls.Conn.Close,
-// which the driver never calls.
+// which the driver never calls (a detached connection's goroutine does).
 func (t *transport) Close() error {
+	if t.sock != nil {
+		return t.sock.Close()
+	}
 	t.shut(net.ErrClosed)
 	return nil
 }
 
 var noAddr = &net.TCPAddr{}
 
-func (t *transport) LocalAddr() net.Addr              { return noAddr }
-func (t *transport) RemoteAddr() net.Addr             { return noAddr }
-func (t *transport) SetDeadline(time.Time) error      { return nil }
-func (t *transport) SetReadDeadline(time.Time) error  { return nil }
-func (t *transport) SetWriteDeadline(time.Time) error { return nil }
+func (t *transport) LocalAddr() net.Addr {
+	if t.sock != nil {
+		return t.sock.LocalAddr()
+	}
+	return noAddr
+}
+
+func (t *transport) RemoteAddr() net.Addr {
+	if t.sock != nil {
+		return t.sock.RemoteAddr()
+	}
+	return noAddr
+}
+
+// SetDeadline and the others implement net.Conn: deadlines apply to a
+// detached connection's socket only (the loop never blocks).
+func (t *transport) SetDeadline(at time.Time) error {
+	if t.sock != nil {
+		return t.sock.SetDeadline(at)
+	}
+	return nil
+}
+
+func (t *transport) SetReadDeadline(at time.Time) error {
+	if t.sock != nil {
+		return t.sock.SetReadDeadline(at)
+	}
+	return nil
+}
+
+func (t *transport) SetWriteDeadline(at time.Time) error {
+	if t.sock != nil {
+		return t.sock.SetWriteDeadline(at)
+	}
+	return nil
+}

@@ -75,6 +75,15 @@
 // (flows and a PSYNC of its own); a primary whose replica connection
 // closes closes the flows it holds for it.
 //
+// With tls-replication (Options.TLS) every one of these connections, the
+// replication connection and each flow, is TLS (dial.go: one dial point),
+// with Redis's client certificate and CA (net/tlsio NewClientConfig); a
+// handshake that fails (a primary whose certificate does not chain to the
+// CA) fails the session, logged, and is tried again a second later. A
+// radish primary's flows then go over TLS as well: the primary's shard
+// hands the connection with its tls.Conn to a goroutine that encrypts
+// what the part's sender writes (shard/flowtls.go), so no zero-copy send.
+//
 // The full sync's RDB is written to a file in dir (temp-<pid>-repl.rdb),
 // then the Host empties every database and loads it (each shard keeps
 // the keys it owns: the two sides may have different shard counts, and

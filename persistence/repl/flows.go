@@ -64,8 +64,7 @@ func (r *Replica) openFlows(c net.Conn, br *bufio.Reader) ([]*flow, error) {
 
 // openFlow dials the primary and makes the connection flow i of token.
 func (r *Replica) openFlow(token string, i int) (*flow, error) {
-	d := net.Dialer{Timeout: r.o.Timeout}
-	c, err := d.Dial("tcp", r.o.Addr)
+	c, err := r.dial()
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package repl
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -63,7 +64,10 @@ type Options struct {
 	// each ACK then carries as FACK <offset>, as Redis 7.2's replica does
 	// (WAITAOF). Called from any of the link's goroutines.
 	Fsynced func(applied int64) (int64, bool)
-	Log     *zap.Logger
+	// TLS, when set, returns the configuration of the links to the
+	// primary (tls-replication), read at each connect; nil: plain TCP.
+	TLS func() *tls.Config
+	Log *zap.Logger
 }
 
 // States of a replica's link, as ROLE names them.
@@ -259,8 +263,7 @@ func (r *Replica) session() (err error) {
 		}()
 	}
 	r.setState(StateConnecting)
-	d := net.Dialer{Timeout: r.o.Timeout}
-	c, err := d.Dial("tcp", r.o.Addr)
+	c, err := r.dial()
 	if err != nil {
 		return err
 	}
