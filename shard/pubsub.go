@@ -99,6 +99,8 @@ type pubState struct {
 	run    pubRun    // the open run of publishes (pubrun.go)
 	last   *pubWait  // the wait of the last PUBLISH that made one
 	lastCh []byte    // its channel
+	hashCh []byte    // the channel hashOf hashed last
+	hash   uint64    // its hash
 	self   selfPush  // where messages to the connection running an EXEC go
 }
 
@@ -346,7 +348,7 @@ func (s *Shard) PubSubQuery(op command.PubSubOp, args [][]byte) ([]string, []int
 // shard that may have more; the reply counts them all.
 func (s *Shard) publish(c *conn, ch, msg []byte) {
 	n := s.deliverFrom(c, ch, msg)
-	h := pubsub.Hash(ch)
+	h := s.ps.hashOf(ch)
 	if p := s.ps.last; p != nil && s.joinWait(p, c, ch, h, n) {
 		p.k++
 		for q, o := range s.group.shards {
@@ -375,6 +377,15 @@ func (s *Shard) publish(c *conn, ch, msg []byte) {
 		return
 	}
 	s.ps.lastCh = append(s.ps.lastCh[:0], ch...)
+}
+
+// hashOf is pubsub.Hash(ch), kept for the next publish: a pipeline's
+// publishes to one channel hash it once.
+func (ps *pubState) hashOf(ch []byte) uint64 {
+	if !bytes.Equal(ps.hashCh, ch) || ps.hashCh == nil {
+		ps.hash, ps.hashCh = pubsub.Hash(ch), append(ps.hashCh[:0], ch...)
+	}
+	return ps.hash
 }
 
 // joinWait reports whether a PUBLISH of c to ch (hashed h), counted n
