@@ -217,7 +217,10 @@ type Spec struct {
 	Tx TxRole
 	// Script is what the row is to the scripting engine (script.go): an
 	// EVAL row, which the shard places itself, or none.
-	Script  ScriptRole
+	Script ScriptRole
+	// PubSub is what a Pub/Sub row asks the shard loop to do (pubsub.go);
+	// PSNone for any other row.
+	PubSub  PubSubOp
 	Handler Handler
 	Sub     []*Spec // subcommands (CONFIG GET, CLIENT LIST); Name is "config|get"
 

@@ -32,16 +32,13 @@ const (
 	PSShardNumSub
 )
 
-// pubsubOps maps the Pub/Sub rows to their operation.
-var pubsubOps = map[*Spec]PubSubOp{}
-
 // PubSubOf returns the operation of a Pub/Sub row (PSNone for any other).
-func PubSubOf(s *Spec) PubSubOp { return pubsubOps[s] }
+func PubSubOf(s *Spec) PubSubOp { return s.PubSub }
 
 // SubscribedOK reports whether a RESP2 client in subscribed mode may run
 // s: the (un)subscribe commands, PING, QUIT and RESET, as in Redis.
 func SubscribedOK(s *Spec) bool {
-	switch op := pubsubOps[s]; {
+	switch op := s.PubSub; {
 	case op >= PSSubscribe && op <= PSSUnsubscribe:
 		return true
 	}
@@ -61,7 +58,7 @@ func init() {
 		if s.Group == "" {
 			s.Group = "pubsub"
 		}
-		pubsubOps[s] = op
+		s.PubSub = op
 		switch op {
 		case PSPublish:
 			// Inside EXEC, on every shard, the receivers summed (outside it
@@ -166,7 +163,7 @@ func cmdSPublish(c *Ctx, args [][]byte) { c.W.Int(c.Local.SPublish(args[1], args
 
 func cmdSubscribeInExec(c *Ctx, args [][]byte) {
 	spec := Lookup(args[0])
-	if c.Client == nil || !c.Local.Subscribe(c.Client, pubsubOps[spec], args[1:], c.W) {
+	if c.Client == nil || !c.Local.Subscribe(c.Client, spec.PubSub, args[1:], c.W) {
 		c.W.Error(errPubSubInExec)
 	}
 }

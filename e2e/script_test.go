@@ -24,6 +24,8 @@ var scriptCases = [][]string{
 	{"EVAL", "redis.call('set', 'u1', 'x'); redis.call('set', 'u2', 'y'); redis.call('set', 'u3', 'z'); return redis.call('mget', 'u1', 'u2', 'u3')", "0"},
 	{"EVAL", "redis.call('rpush', '{q}l', 'a', 'b'); return redis.call('lrange', '{q}l', 0, -1)", "0"},
 	{"EVAL", "return redis.call('lrange', KEYS[1], 0, -1)", "1", "{q}l"},
+	{"EVAL", "redis.call('incr', KEYS[1]); redis.call('incr', KEYS[2]); return {redis.call('publish', 'ch', 'm'), redis.call('get', KEYS[1])}", "2", "a", "b"},
+	{"EVAL", "return redis.call('publish', ARGV[1], ARGV[2])", "0", "ch", "m"},
 	{"EVAL", "return x", "0"},
 	{"EVAL", "x = 1", "0"},
 	{"EVAL", "redis.x = 1", "0"},

@@ -6,6 +6,13 @@ import "github.com/radish-kv/radish/net/resp"
 // receives for msg published on channel: ["message" or "smessage",
 // channel, msg], a RESP3 push or a RESP2 array.
 func AppendMessage(b []byte, proto int, kind Kind, channel, msg []byte) []byte {
+	return AppendPayload(AppendMessageHead(b, proto, kind, channel), msg)
+}
+
+// AppendMessageHead appends the part of AppendMessage's frame before msg,
+// the same for every message on channel: a run of messages to one channel
+// writes it once and copies it before each payload.
+func AppendMessageHead(b []byte, proto int, kind Kind, channel []byte) []byte {
 	w := resp.Writer{B: b, Proto: proto}
 	w.Push(3)
 	if kind == Shard {
@@ -14,6 +21,13 @@ func AppendMessage(b []byte, proto int, kind Kind, channel, msg []byte) []byte {
 		w.BulkString("message")
 	}
 	w.Bulk(channel)
+	return w.B
+}
+
+// AppendPayload appends the rest of a message frame after its head: msg
+// as a bulk string.
+func AppendPayload(b []byte, msg []byte) []byte {
+	w := resp.Writer{B: b}
 	w.Bulk(msg)
 	return w.B
 }

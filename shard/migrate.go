@@ -49,9 +49,10 @@ import (
 // the server busy; a TLS connection never moves (net/tlsio cannot hand a
 // tls.Conn's record state over). Such a connection keeps counting, and
 // moves once its state allows, at the end of a later window. A client
-// another's tracking redirects to may miss an invalidation sent while it
-// moves (its shard is renamed when it leaves, and a message already
-// addressed to the old one finds it gone).
+// another's tracking redirects to misses no invalidation while it moves:
+// one that reaches the shard it left goes on to the one it moves to,
+// behind the msgMigrate, and one that reaches that shard first waits for
+// it there (tracking.go, redirMoved).
 
 // Hysteresis: a window of migWindow keyed commands, migShare of which
 // (in tenths) must go to one other shard, and no second move within
@@ -144,6 +145,7 @@ func (s *Shard) arrive(c *conn, fd int, input []byte) {
 		c.dead = true
 		s.group.clientShard.Delete(c.cl.ID)
 		s.group.clients.Add(-1)
+		s.arrived(c, true)
 		return
 	}
 	c.id = id
@@ -151,6 +153,7 @@ func (s *Shard) arrive(c *conn, fd int, input []byte) {
 	c.softSince = 0
 	s.conns[id] = c
 	s.trk.ids[c.cl.ID] = c
+	s.arrived(c, false)
 	if s.group.stopping.Load() {
 		s.closeConn(c)
 		return

@@ -139,3 +139,42 @@ func TestMigrateWaitsForState(t *testing.T) {
 		})
 	}
 }
+
+// TestMigrateRedirectTarget: a RESP3 client that another client's
+// tracking redirects to gets every invalidation while it moves to another
+// shard, whether it reaches the shard it left (forwarded to the one it
+// moves to) or the one it moves to before it arrived (held until then).
+func TestMigrateRedirectTarget(t *testing.T) {
+	const keys = 120
+	var get, set strings.Builder
+	for i := range keys {
+		k := fmt.Sprintf("k:%d", i)
+		fmt.Fprintf(&get, "*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n", len(k), k)
+		fmt.Fprintf(&set, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", len(k), k)
+	}
+	moved := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		m := newSim(t, 3, seed)
+		r, tr, w := m.dial(0), m.dial(2), m.dial(2)
+		m.do(r, "*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n")
+		id := strings.TrimSuffix(strings.TrimPrefix(m.do(r, "*2\r\n$6\r\nCLIENT\r\n$2\r\nID\r\n"), ":"), "\r\n")
+		if got := m.do(tr, fmt.Sprintf("*5\r\n$6\r\nCLIENT\r\n$8\r\nTRACKING\r\n$2\r\non\r\n$8\r\nREDIRECT\r\n$%d\r\n%s\r\n", len(id), id)); got != "+OK\r\n" {
+			t.Fatalf("seed %d: CLIENT TRACKING: %q", seed, got)
+		}
+		m.do(tr, get.String())
+		req, _ := migPipeline("{a}", 0, 300)
+		m.write(r, req)
+		m.write(w, set.String())
+		m.settle()
+		if got := strings.Count(m.take(r), ">2\r\n$10\r\ninvalidate\r\n"); got != keys {
+			t.Fatalf("seed %d: the redirect client got %d invalidations, want %d", seed, got, keys)
+		}
+		if r.shard != 0 {
+			moved++
+		}
+		m.noneLeft()
+	}
+	if moved == 0 {
+		t.Fatal("the redirect client never moved")
+	}
+}

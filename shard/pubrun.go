@@ -15,7 +15,8 @@ import (
 // holds runMax bytes. A batch from another shard is delivered the same
 // way, its consecutive entries on one channel as one run. So a
 // subscriber costs one output append, one limit check and one driver
-// lookup per run instead of per message.
+// lookup per run instead of per message, and a message's frame costs a
+// copy of the run's head (written once) and its payload's bulk.
 //
 // Order is kept. While a run is open only the publisher's PUBLISHes to
 // the run's channel are dispatched here, and they write nothing to a
@@ -37,8 +38,9 @@ const runMax = 64 << 10
 type pubRun struct {
 	pub  *conn // the publisher; nil when no run is open
 	ch   []byte
-	subs []*conn // the registry's subscribers of ch
-	need [2]bool // some subscriber speaks protocol 2+p
+	subs []*conn   // the registry's subscribers of ch
+	need [2]bool   // some subscriber speaks protocol 2+p
+	head [2][]byte // the frame's part before the message, per protocol
 	buf  [2][]byte
 }
 
@@ -48,7 +50,7 @@ func (s *Shard) deliverFrom(c *conn, ch, msg []byte) int64 {
 	r := &s.ps.run
 	if r.pub != nil {
 		if r.pub == c && bytes.Equal(r.ch, ch) {
-			s.addToRun(ch, msg)
+			s.addToRun(msg)
 			return int64(len(r.subs))
 		}
 		s.endRun()
@@ -62,17 +64,22 @@ func (s *Shard) deliverFrom(c *conn, ch, msg []byte) int64 {
 	}
 	r.pub, r.subs, r.ch = c, subs, append(r.ch[:0], ch...)
 	r.need = protocols(subs)
-	s.addToRun(ch, msg)
+	for p, need := range r.need {
+		if need {
+			r.head[p] = pubsub.AppendMessageHead(r.head[p][:0], p+2, pubsub.Channel, ch)
+		}
+	}
+	s.addToRun(msg)
 	return int64(len(subs))
 }
 
 // addToRun appends msg's frames to the open run, and delivers the run
 // once it is full.
-func (s *Shard) addToRun(ch, msg []byte) {
+func (s *Shard) addToRun(msg []byte) {
 	r := &s.ps.run
 	for p, need := range r.need {
 		if need {
-			r.buf[p] = pubsub.AppendMessage(r.buf[p], p+2, pubsub.Channel, ch, msg)
+			r.buf[p] = pubsub.AppendPayload(append(r.buf[p], r.head[p]...), msg)
 		}
 	}
 	if len(r.buf[0]) >= runMax || len(r.buf[1]) >= runMax {
@@ -133,9 +140,10 @@ func (s *Shard) deliverBatchRun(b *pubBatch, op pubOp, i, j int) int64 {
 		if !need[p] {
 			continue
 		}
+		ps.head[p] = pubsub.AppendMessageHead(ps.head[p][:0], p+2, kind, ch)
 		for k := i; k < j; k++ {
-			ch, msg := b.at(k)
-			ps.frames[p] = pubsub.AppendMessage(ps.frames[p], p+2, kind, ch, msg)
+			_, msg := b.at(k)
+			ps.frames[p] = pubsub.AppendPayload(append(ps.frames[p], ps.head[p]...), msg)
 		}
 	}
 	for _, c := range subs {

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/radish-kv/radish/command"
@@ -60,6 +61,7 @@ type pubEnt struct {
 	msgEnd int // the message is buf[chEnd:msgEnd]
 	wait   *pubWait
 	n      int64 // receivers, written by the destination
+	joined bool  // a publish that joined wait's (joinWait): wait counts the first's only
 }
 
 type pubOp uint8
@@ -70,12 +72,16 @@ const (
 	pubOwner                // run an SPUBLISH on the channel's owner, count its subscribers
 )
 
-// pubWait is a publish waiting for its count from other shards.
+// pubWait is a publish waiting for its count from other shards, with the
+// publishes that joined it (joinWait): k replies of the same count.
 type pubWait struct {
-	c    *conn
-	h    *hopMsg // the reply's slot in c's queue
-	n    int64
-	left int
+	c     *conn
+	h     *hopMsg // the replies' slot in c's queue
+	n     int64
+	local int64 // the count here
+	left  int   // shards yet to answer
+	dests int   // shards it was sent to
+	k     int   // replies
 }
 
 // pubState is a shard's Pub/Sub state.
@@ -89,8 +95,13 @@ type pubState struct {
 	// built once per delivery for all its subscribers.
 	frames [2][]byte
 	built  [2]bool
-	run    pubRun   // the open run of publishes (pubrun.go)
-	self   selfPush // where messages to the connection running an EXEC go
+	head   [2][]byte // deliverBatchRun's frame heads
+	run    pubRun    // the open run of publishes (pubrun.go)
+	last   *pubWait  // the wait of the last PUBLISH that made one
+	lastCh []byte    // its channel
+	hashCh []byte    // the channel hashOf hashed last
+	hash   uint64    // its hash
+	self   selfPush  // where messages to the connection running an EXEC go
 }
 
 // selfPush is where the messages to one connection go while a
@@ -337,8 +348,18 @@ func (s *Shard) PubSubQuery(op command.PubSubOp, args [][]byte) ([]string, []int
 // shard that may have more; the reply counts them all.
 func (s *Shard) publish(c *conn, ch, msg []byte) {
 	n := s.deliverFrom(c, ch, msg)
+	h := s.ps.hashOf(ch)
+	if p := s.ps.last; p != nil && s.joinWait(p, c, ch, h, n) {
+		p.k++
+		for q, o := range s.group.shards {
+			if q != s.id && o.ps.reg.Filter.Wants(h) {
+				s.pubEntry(q, pubChannel, ch, msg, p)
+				s.lastEnt(q).joined = true
+			}
+		}
+		return
+	}
 	var wait *pubWait
-	h := pubsub.Hash(ch)
 	for q, o := range s.group.shards {
 		if q == s.id || !o.ps.reg.Filter.Wants(h) {
 			continue
@@ -347,11 +368,63 @@ func (s *Shard) publish(c *conn, ch, msg []byte) {
 			wait = s.newWait(c, n)
 		}
 		wait.left++
+		wait.dests++
 		s.pubEntry(q, pubChannel, ch, msg, wait)
 	}
+	s.ps.last = wait
 	if wait == nil {
 		s.replyCount(c, n)
+		return
 	}
+	s.ps.lastCh = append(s.ps.lastCh[:0], ch...)
+}
+
+// hashOf is pubsub.Hash(ch), kept for the next publish: a pipeline's
+// publishes to one channel hash it once.
+func (ps *pubState) hashOf(ch []byte) uint64 {
+	if !bytes.Equal(ps.hashCh, ch) || ps.hashCh == nil {
+		ps.hash, ps.hashCh = pubsub.Hash(ch), append(ps.hashCh[:0], ch...)
+	}
+	return ps.hash
+}
+
+// joinWait reports whether a PUBLISH of c to ch (hashed h), counted n
+// here, may join p, the wait of the last PUBLISH that made one, instead
+// of making its own: a pipeline of PUBLISHes to one channel with
+// subscribers on other shards then costs one reply slot and one count per
+// shard, not one per publish. It may when p is c's, on ch, its reply slot
+// is the last of c's queue (nothing was replied or pushed to c since),
+// this shard counted the same, and the last entry of this turn's open
+// batch to each shard the publish goes to is p's, to exactly p's shards:
+// then the entries are delivered in one run of each destination's batch,
+// whose registry does not change during it, so every one of them counts
+// what p's first entry counts.
+func (s *Shard) joinWait(p *pubWait, c *conn, ch []byte, h uint64, n int64) bool {
+	if p.c != c || p.local != n || c.cl.Reply != command.ReplyOn || p.h.reply != command.ReplyOn ||
+		len(c.queue) == 0 || c.queue[len(c.queue)-1] != &p.h.slot || !bytes.Equal(s.ps.lastCh, ch) {
+		return false
+	}
+	dests := 0
+	for q, o := range s.group.shards {
+		if q == s.id || !o.ps.reg.Filter.Wants(h) {
+			continue
+		}
+		b := s.ps.open[q]
+		if out := s.outbox[q]; b == nil || len(out) == 0 || out[len(out)-1].pub != b || len(b.ents) == 0 {
+			return false
+		}
+		if e := &b.ents[len(b.ents)-1]; e.wait != p || e.op != pubChannel {
+			return false
+		}
+		dests++
+	}
+	return dests == p.dests
+}
+
+// lastEnt is the last entry of this turn's batch to shard q.
+func (s *Shard) lastEnt(q int) *pubEnt {
+	b := s.ps.open[q]
+	return &b.ents[len(b.ents)-1]
 }
 
 // spublish runs an SPUBLISH on the channel's owner. The subscribers here
@@ -365,7 +438,7 @@ func (s *Shard) spublish(c *conn, ch, msg []byte) {
 	}
 	s.deliverHere(pubsub.Shard, ch, msg)
 	wait := s.newWait(c, 0)
-	wait.left = 1
+	wait.left, wait.dests = 1, 1
 	s.pubEntry(owner, pubOwner, ch, msg, wait)
 }
 
@@ -405,7 +478,7 @@ func (s *Shard) newWait(c *conn, n int64) *pubWait {
 	} else {
 		p = &pubWait{}
 	}
-	p.c, p.n, p.left = c, n, 0
+	p.c, p.n, p.local, p.left, p.dests, p.k = c, n, n, 0, 0, 1
 	p.h = s.newHop()
 	c.queue = append(c.queue, &p.h.slot)
 	if c.cl.Reply == command.ReplySkip {
@@ -428,7 +501,9 @@ func (s *Shard) answered(p *pubWait, n int64) {
 	h.buf = h.buf[:0]
 	if h.reply == command.ReplyOn {
 		w := resp.Writer{B: h.buf}
-		w.Int(p.n)
+		for range p.k {
+			w.Int(p.n)
+		}
 		h.buf = w.B
 	}
 	s.fill(p.c, &h.slot, h.buf)
@@ -494,7 +569,7 @@ func (s *Shard) runPublish(b *pubBatch) {
 // for them, and the batch to the free list.
 func (s *Shard) published(b *pubBatch) {
 	for i := range b.ents {
-		if e := &b.ents[i]; e.wait != nil {
+		if e := &b.ents[i]; e.wait != nil && !e.joined {
 			s.answered(e.wait, e.n)
 		}
 	}

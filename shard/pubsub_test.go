@@ -185,3 +185,36 @@ func TestPublishRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishJoins: consecutive PUBLISHes of a pipeline to one channel
+// with subscribers on another shard share one wait and one reply slot
+// (joinWait), each still answered with its own count; a CLIENT REPLY SKIP
+// between them leaves the skipped publish its own wait, without a reply,
+// and the next one starts another.
+func TestPublishJoins(t *testing.T) {
+	m, pub, near, far, _ := pubsubSim(t)
+	home, other := m.g.shards[0], m.g.shards[1]
+	m.drv[0].in[pub.id] = encode([]string{"PUBLISH", "ch", "1"}, []string{"PUBLISH", "ch", "2"},
+		[]string{"CLIENT", "REPLY", "SKIP"}, []string{"PUBLISH", "ch", "3"},
+		[]string{"PUBLISH", "ch", "4"}, []string{"PUBLISH", "ch", "5"})
+	home.OnData(pub.id)
+	if n := len(home.conns[pub.id].queue); n != 4 {
+		t.Fatalf("%d reply slots, want 4 (publishes 1+2, CLIENT's, 3, 4+5)", n)
+	}
+	home.flushOutbox()
+	other.Turn(m.now)
+	other.flushOutbox()
+	home.Turn(m.now)
+	if got, want := string(*m.drv[0].Output(pub.id)), ":3\r\n:3\r\n:3\r\n:3\r\n"; got != want {
+		t.Fatalf("publish replies %q, want %q", got, want)
+	}
+	var want []byte
+	for _, msg := range []string{"1", "2", "3", "4", "5"} {
+		want = pubsub.AppendMessage(want, 2, pubsub.Channel, []byte("ch"), []byte(msg))
+	}
+	for _, c := range []*simConn{near, far} {
+		if got := string(*m.drv[c.shard].Output(c.id)); got != string(want) {
+			t.Errorf("subscriber on shard %d got %q, want %q", c.shard, got, want)
+		}
+	}
+}

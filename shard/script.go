@@ -41,7 +41,8 @@ import (
 //     shards need every key of their database: the run takes every shard
 //     and copies the whole database from each (fetchWhole), and the
 //     command runs on the copy, the script's own writes included; the
-//     other commands that visit every shard are refused in a script.
+//     other commands that visit every shard are refused in a script, but
+//     PUBLISH, which asks the receivers first (scriptpub.go).
 //
 // Effects: a script's writes on one shard are wrapped in MULTI ... EXEC
 // when there are several, as Redis propagates a script's effects; a held
@@ -64,16 +65,23 @@ type scriptJob struct {
 	cl      command.Client // for keyless commands the script calls
 	user    *acl.User      // whose permissions its calls are checked with
 	moved   bool           // it was sent to the shard of the key a direct run met
+	at      int            // the shard of its last direct run
+	// counts are, per channel the script publishes on, every shard's
+	// receivers, asked before the run (scriptpub.go).
+	counts map[string][]int64
 }
 
 // fault is the key a run could not use, and whether another shard owns
 // it (else a txn holds it here); whole: the run needs every key of
-// database db (KEYS, SCAN, DBSIZE or RANDOMKEY over several shards).
+// database db (KEYS, SCAN, DBSIZE or RANDOMKEY over several shards); pub:
+// key is a channel the run publishes on, whose receivers it needs
+// (scriptpub.go).
 type fault struct {
 	db     int
 	key    []byte
 	remote bool
 	whole  bool
+	pub    bool
 }
 
 // wholeDB reports whether a script's call of spec reads every key of its
@@ -406,6 +414,10 @@ func (s *Shard) sendDirect(j *scriptJob, dst int) {
 // run could have started there, else held (every shard when f is on
 // another shard: the script is remembered as spread).
 func (s *Shard) escalate(j *scriptJob, f *fault) {
+	if f.pub {
+		s.countReceivers(j, f.key, func() { s.sendDirect(j, j.at) })
+		return
+	}
 	if f.remote && !f.whole && len(j.keys) == 0 && !j.moved {
 		j.moved = true
 		s.sendDirect(j, router.ShardOf(f.key, len(s.group.shards)))
@@ -450,7 +462,10 @@ func (s *Shard) evalDirect(j *scriptJob, w *resp.Writer) *fault {
 		h, call = &directHost{}, &script.Call{}
 	}
 	d.on = true
-	*h = directHost{s: s, j: j, db: j.db, cl: j.cl, saved: h.saved[:0], undoBuf: h.undoBuf[:0], idx: h.idx[:0], wk: h.wk[:0]}
+	j.at = s.id
+	h.pubs.reset()
+	*h = directHost{s: s, j: j, db: j.db, cl: j.cl, saved: h.saved[:0], undoBuf: h.undoBuf[:0], idx: h.idx[:0], wk: h.wk[:0],
+		pubs: h.pubs}
 	*call = script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: h}
 	mark := s.fxMark()
 	start := len(w.B)
@@ -458,8 +473,10 @@ func (s *Shard) evalDirect(j *scriptJob, w *resp.Writer) *fault {
 	if !ran {
 		h.undo(mark)
 		w.B = w.B[:start]
+		h.pubs.reset()
 	} else {
 		s.fxWrap(mark, command.Tag{})
+		s.sendPubs(&h.pubs)
 	}
 	f := h.fault
 	clear(h.saved)
@@ -497,12 +514,16 @@ type directHost struct {
 	// inTx: the script is a command of a transaction, which holds its
 	// keys: a key it does not hold is an error, not a fault.
 	inTx bool
+	pubs scriptPubs // its publishes (scriptpub.go)
 }
 
 // Call implements script.Host.
 func (h *directHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool {
 	s := h.s
 	n := len(s.group.shards)
+	if !h.inTx && s.isPublish(spec) {
+		return s.scriptPublish(h.j, &h.pubs, args, w) || h.refuse(w, &fault{db: h.db, key: args[1], pub: true})
+	}
 	if n > 1 && (spec.AllShards || spec.Route != nil) {
 		if !wholeDB(spec) || h.inTx {
 			w.Error(errScriptAllShards)
@@ -580,7 +601,7 @@ func (h *directHost) refuse(w *resp.Writer, f *fault) bool {
 		w.Error(errScriptKey)
 		return true
 	}
-	h.fault = &fault{db: f.db, key: slices.Clone(f.key), remote: f.remote, whole: f.whole}
+	h.fault = &fault{db: f.db, key: slices.Clone(f.key), remote: f.remote, whole: f.whole, pub: f.pub}
 	return false
 }
 
@@ -674,11 +695,19 @@ type heldHost struct {
 	fault   *fault
 	more    []wkey // other keys the faulting call needs (its patterns')
 	inTx    bool
+	pubs    scriptPubs // its publishes (scriptpub.go)
 }
 
 // Call implements script.Host.
 func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool {
 	s := h.s
+	if !h.inTx && s.isPublish(spec) {
+		if s.scriptPublish(h.j, &h.pubs, args, w) {
+			return true
+		}
+		h.fault = &fault{db: h.db, key: slices.Clone(args[1]), pub: true}
+		return false
+	}
 	if len(s.group.shards) > 1 && (spec.AllShards || spec.Route != nil) {
 		if !wholeDB(spec) || h.inTx {
 			w.Error(errScriptAllShards)
@@ -917,6 +946,9 @@ func (s *Shard) heldAttempt(r *heldRun) {
 		st.Clear()
 		k := wkey{h.fault.db, string(h.fault.key)}
 		switch {
+		case h.fault.pub:
+			s.countReceivers(j, h.fault.key, func() { s.heldAttempt(r) })
+			return
 		case r.all && h.fault.whole:
 			s.fetchWhole(r, h.fault.db)
 			return
@@ -943,6 +975,7 @@ func (s *Shard) heldAttempt(r *heldRun) {
 		writes[pi] = append(writes[pi], entry{db: k.db, key: []byte(k.key), rec: rec, ok: ok})
 	}
 	st.Clear()
+	s.sendPubs(&h.pubs)
 	s.heldRelease(r, writes, w.B)
 }
 

@@ -93,6 +93,9 @@ type trackState struct {
 	// for its client (reader.self), back to back, until writeSelf.
 	self     []byte
 	selfEnds []int
+	// early holds, per client on its way here (migrate.go), the
+	// redirected invalidations that reached this shard before it did.
+	early map[int64]*invBatch
 }
 
 // bcastPrefix is one BCAST prefix: its clients and the keys changed under
@@ -134,6 +137,7 @@ type invEnt struct {
 
 func (ts *trackState) init(shards int) {
 	ts.ids = make(map[int64]*conn)
+	ts.early = make(map[int64]*invBatch)
 	ts.tracking = make(map[int64]*conn)
 	ts.open = make([]*invBatch, shards)
 	ts.openAt = make([]int, shards)
@@ -448,6 +452,10 @@ func (s *Shard) deliverInv(b *invBatch) {
 // deliverOne turns one invalidation into what its client receives.
 func (s *Shard) deliverOne(b *invBatch, e *invEnt) {
 	c := s.trk.ids[e.to]
+	if c == nil && e.redir {
+		s.redirMoved(b, e)
+		return
+	}
 	if c == nil || c.closing || c.dead {
 		return
 	}
@@ -490,6 +498,48 @@ func (s *Shard) deliverOne(b *invBatch, e *invEnt) {
 		s.trk.frame = w.B
 		s.push(c, w.B)
 	}
+}
+
+// redirMoved passes on an invalidation for a redirect client that is not
+// here: it moved away (migrate.go) after the sender looked it up, and the
+// shard it moves to gets it, behind the connection's msgMigrate; or it is
+// on its way here, and early holds it until it arrives (arrive). A client
+// that closed gets none.
+func (s *Shard) redirMoved(b *invBatch, e *invEnt) {
+	v, ok := s.group.clientShard.Load(e.to)
+	if !ok {
+		return
+	}
+	into := s.trk.early[e.to]
+	switch dst := v.(int); {
+	case dst != s.id:
+		into = s.invBatchFor(dst)
+	case into == nil:
+		into = s.newInvBatch()
+		s.trk.early[e.to] = into
+	}
+	keys := s.trk.keys[:0]
+	for i := e.keys; i < e.keys+e.n; i++ {
+		keys = append(keys, b.key(i))
+	}
+	into.add(*e, keys...)
+	clear(keys)
+	s.trk.keys = keys[:0]
+}
+
+// arrived delivers what early holds for c, which just arrived here, and
+// forgets it (gone: c did not arrive after all).
+func (s *Shard) arrived(c *conn, gone bool) {
+	b := s.trk.early[c.cl.ID]
+	if b == nil {
+		return
+	}
+	delete(s.trk.early, c.cl.ID)
+	if gone {
+		s.recycleInv(b)
+		return
+	}
+	s.deliverInv(b)
 }
 
 // pushInv writes an invalidation to c: a RESP3 push, or, for a RESP2

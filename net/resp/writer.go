@@ -49,6 +49,14 @@ func sanitize(b []byte) {
 }
 
 func (w *Writer) header(prefix byte, n int64) {
+	switch {
+	case uint64(n) < 10:
+		w.B = append(w.B, prefix, byte('0'+n), '\r', '\n')
+		return
+	case uint64(n) < 100:
+		w.B = append(w.B, prefix, byte('0'+n/10), byte('0'+n%10), '\r', '\n')
+		return
+	}
 	w.B = append(w.B, prefix)
 	w.B = strconv.AppendInt(w.B, n, 10)
 	w.crlf()

@@ -1,0 +1,117 @@
+package shard
+
+import (
+	"slices"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/pubsub"
+)
+
+// PUBLISH in a script on several shards. A script's call must answer at
+// once, and the other shards' subscribers are theirs to count, so a run
+// learns them first: the first call of PUBLISH on a channel the job has
+// no counts for abandons the run as a key of another shard would (a
+// fault with pub set), home asks every shard how many of its connections
+// receive a message on that channel (receivers: its subscribers and those
+// of its matching patterns) and runs the script again, where it ran.
+// Then each PUBLISH answers the other shards' counts plus this shard's,
+// read at the call, and is kept in the run's order (scriptPubs); once the
+// run is done, and before its reply, the messages go out as a PUBLISH's
+// do: to this shard's subscribers at once, to every shard whose Filter
+// wants the channel in this turn's batch. An abandoned run's publishes
+// are dropped with its writes. So a subscriber receives a script's
+// messages after the run and before anything its caller sends next, in
+// the order the script published them. The count is the other shards'
+// as they were when asked: a subscription made or dropped there between
+// the question and the run is counted as it was. SPUBLISH, and PUBLISH in
+// a script queued in MULTI, are still refused on several shards.
+
+// scriptPubs are the publishes of a script run, in order: channels and
+// messages back to back in buf.
+type scriptPubs struct {
+	buf  []byte
+	ends []int // publish i is buf[ends[2i-1]:ends[2i]] (channel), buf[ends[2i]:ends[2i+1]] (message)
+}
+
+// scriptPublish answers a script's PUBLISH on several shards from the
+// job's counts and keeps it in pubs, or reports that the run must stop
+// for the channel's counts (false).
+func (s *Shard) scriptPublish(j *scriptJob, pubs *scriptPubs, args [][]byte, w *resp.Writer) bool {
+	per, ok := j.counts[string(args[1])]
+	if !ok {
+		return false
+	}
+	n := s.receivers(args[1])
+	for q, k := range per {
+		if q != s.id {
+			n += k
+		}
+	}
+	pubs.buf = append(pubs.buf, args[1]...)
+	pubs.ends = append(pubs.ends, len(pubs.buf))
+	pubs.buf = append(pubs.buf, args[2]...)
+	pubs.ends = append(pubs.ends, len(pubs.buf))
+	w.Int(n)
+	return true
+}
+
+// isPublish reports whether a script's call of spec is a PUBLISH that
+// scriptPublish answers: on several shards.
+func (s *Shard) isPublish(spec *command.Spec) bool {
+	return spec.PubSub == command.PSPublish && len(s.group.shards) > 1
+}
+
+// sendPubs publishes a finished run's messages, in order, and empties
+// pubs.
+func (s *Shard) sendPubs(pubs *scriptPubs) {
+	start := 0
+	for i := 0; i+1 < len(pubs.ends); i += 2 {
+		ch, msg := pubs.buf[start:pubs.ends[i]], pubs.buf[pubs.ends[i]:pubs.ends[i+1]]
+		s.notifyPublish(ch, msg)
+		start = pubs.ends[i+1]
+	}
+	pubs.reset()
+}
+
+func (p *scriptPubs) reset() { p.buf, p.ends = p.buf[:0], p.ends[:0] }
+
+// receivers is how many of this shard's connections a message on ch
+// reaches: its subscribers and those of every matching pattern.
+func (s *Shard) receivers(ch []byte) int64 {
+	n := int64(s.ps.reg.NumSub(pubsub.Channel, ch))
+	if s.ps.reg.Patterns() > 0 {
+		s.ps.reg.Matching(ch, func(_ string, subs []*conn) { n += int64(len(subs)) })
+	}
+	return n
+}
+
+// countReceivers asks every shard for its receivers of ch, keeps the
+// answers in j.counts, then runs then.
+func (s *Shard) countReceivers(j *scriptJob, ch []byte, then func()) {
+	per := make([]int64, len(s.group.shards))
+	per[s.id] = s.receivers(ch)
+	left, home := len(per)-1, s.id
+	ch = slices.Clone(ch)
+	done := func() {
+		if j.counts == nil {
+			j.counts = make(map[string][]int64)
+		}
+		j.counts[string(ch)] = per
+		then()
+	}
+	for q := range per {
+		if q == s.id {
+			continue
+		}
+		s.send(q, msgPSQuery, func(o *Shard) {
+			n := o.receivers(ch)
+			o.send(home, msgPSAnswer, func(*Shard) {
+				per[q] = n
+				if left--; left == 0 {
+					done()
+				}
+			})
+		})
+	}
+}
