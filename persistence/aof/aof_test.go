@@ -77,7 +77,7 @@ func baseKeys(got [][]string) BaseLoader {
 
 // fxOf builds a turn's effects: each cmd is "db tag words..." with tag
 // "-" or "txn/part/parts".
-func fxOf(t *testing.T, cmds ...string) *command.Effects {
+func fxOf(t testing.TB, cmds ...string) *command.Effects {
 	var fx command.Effects
 	for _, c := range cmds {
 		w := strings.Fields(c)
@@ -97,7 +97,7 @@ func fxOf(t *testing.T, cmds ...string) *command.Effects {
 	return &fx
 }
 
-func testOpts(t *testing.T, dir string, shards int) Options {
+func testOpts(t testing.TB, dir string, shards int) Options {
 	return Options{Dir: dir, Name: "appendonly.aof", Shards: shards, Fsync: "always", LoadTruncated: true, Log: zap.NewNop()}
 }
 

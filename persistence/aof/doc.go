@@ -28,11 +28,11 @@
 //     with one writev, then fsyncs as appendfsync says (always: after
 //     every write, so one fsync covers every turn that came while the one
 //     before ran; everysec: about once a second; no: never). Under
-//     everysec and no it sleeps a millisecond (writeEvery) after each
-//     write before it takes more, and is woken by a submission only when
-//     it found nothing: a busy loop never wakes it, and a kill -9 loses at
-//     most about the last millisecond's writes (the disk's second under
-//     everysec). Positions (byte counts since the Log opened) say how far
+//     everysec and no it writes at most once a millisecond (writeEvery):
+//     while turns come faster it sleeps that long after each write and
+//     takes what came, so a busy loop never wakes it; slower turns wake
+//     it, one wake per write. A kill -9 loses at most about the last
+//     millisecond's writes (the disk's second under everysec). Positions (byte counts since the Log opened) say how far
 //     the disk is: Durable. Logged, Writes and the fsync count say how
 //     many commands a write and an fsync covered (INFO).
 //   - Marker: a command only the loader reads. RADISH.EPOCH <ns> starts

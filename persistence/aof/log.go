@@ -40,11 +40,12 @@ func ParseFsync(s string) int32 {
 const retryEvery = 100 * time.Millisecond
 
 // writeEvery is, under everysec and no, the least time between two of the
-// writer's writes: the turns submitted meanwhile go in the next one. After
-// a write the writer sleeps that long and then takes what came; only a
-// writer that found nothing waits to be woken, so a busy shard's loop
-// wakes it never (no futex, no thread switch on the loop's core: each
-// costs more than the turn's SETs) and it runs once per writeEvery. A
+// writer's writes: the turns submitted meanwhile go in the next one. While
+// turns come faster than that the writer sleeps writeEvery after each
+// write and then takes what came, so a busy shard's loop never wakes it
+// (no futex, no thread switch on the loop's core: each costs more than
+// the turn's SETs) and it runs once per writeEvery; slower turns wake it,
+// and it writes at once and waits again, one wake per write. A
 // kill -9 loses at most what the last writeEvery submitted, well inside
 // the second everysec may lose. An idle writer woken by a submission
 // writes at once.
@@ -377,10 +378,13 @@ func (l *Log) Close() error {
 // run is the writer. It takes every chunk submitted in one go, writes
 // them with one writev, then fsyncs as the policy says; on a failure it
 // keeps the bytes, reports the reason in Err and tries again every
-// retryEvery (or at the next submission). Under everysec and no it sleeps
-// writeEvery after each write before it takes more (see writeEvery); under
-// always it takes at once what came during the last write and fsync, so
-// one fsync covers every turn that came while the one before ran.
+// retryEvery (or at the next submission). Under everysec and no it writes
+// at most once per writeEvery: woken within writeEvery of its last write,
+// it sleeps until then, and from then on naps after each write and takes
+// what came, until a nap finds nothing (turns faster than writeEvery never
+// wake it; a turn after a pause is written at once). Under always it
+// takes at once what came during the last write and fsync, so one fsync
+// covers every turn that came while the one before ran.
 func (l *Log) run() {
 	defer close(l.done)
 	tick := time.NewTicker(retryEvery)
@@ -393,19 +397,29 @@ func (l *Log) run() {
 		lastSync  = time.Now()
 		lastWrite time.Time
 		again     bool // the rest of chunks goes to the file a rotation opened
-		retries   int  // after Close, with the disk failing
+		// busy: submissions came within writeEvery of the last write, so
+		// the writer naps after each write rather than wait to be woken
+		// (until a nap finds nothing).
+		busy    bool
+		retries int // after Close, with the disk failing
 	)
 	for {
-		if wait := writeEvery - time.Since(lastWrite); wait > 0 && l.fsync.Load() != FsyncAlways && !l.stopping() {
-			time.Sleep(wait) // what is submitted meanwhile goes in the next write
+		if busy {
+			l.napAfter(lastWrite)
 		}
 		l.mu.Lock()
 		if len(l.pending) == 0 && !again && (!l.stop || retries > 0) {
+			busy = false
 			l.idle = true
 			l.mu.Unlock()
 			select {
 			case <-l.kick:
 			case <-tick.C:
+			}
+			if time.Since(lastWrite) < writeEvery {
+				// Turns come faster than writeEvery: nap after each write.
+				busy = true
+				l.napAfter(lastWrite)
 			}
 			l.mu.Lock()
 			l.idle = false
@@ -467,6 +481,15 @@ func (l *Log) run() {
 			}
 			retries++
 		}
+	}
+}
+
+// napAfter sleeps, under everysec and no and unless Close was called,
+// until writeEvery after the write at last: what is submitted meanwhile
+// goes in the next write.
+func (l *Log) napAfter(last time.Time) {
+	if wait := writeEvery - time.Since(last); wait > 0 && l.fsync.Load() != FsyncAlways && !l.stopping() {
+		time.Sleep(wait)
 	}
 }
 
