@@ -195,6 +195,11 @@ type Spec struct {
 	// replay, when that is not the command itself. It may also touch keys
 	// its key specs do not name (FLUSHDB: the whole database).
 	Propagate func(p *Prop)
+	// Verbatim, when not 0, is a number of arguments (the name counts)
+	// with which the command is its own propagated form whatever
+	// Propagate would say (SET key value): the mutation path then copies
+	// it without calling Propagate, the cost of a pipeline of plain SETs.
+	Verbatim int
 	// Touches: Propagate also touches keys its key specs do not name
 	// (FLUSHDB: the whole database), so it runs even when nobody consumes
 	// effects; other Propagate functions run only when someone does.

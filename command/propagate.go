@@ -31,11 +31,6 @@ func propExpiry(p *Prop, key []byte) (expireAt int64, ok bool) {
 // deadline when it has one (EX, PX, EXAT, KEEPTTL all end as that).
 func propSet(value int) func(p *Prop) {
 	return func(p *Prop) {
-		if value == 2 && len(p.Args) == 3 {
-			// SET key value: no option, so no TTL left and the key there.
-			p.Verbatim()
-			return
-		}
 		key := p.Args[1]
 		exp, ok := propExpiry(p, key)
 		if !ok {

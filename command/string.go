@@ -41,6 +41,7 @@ var stringSpecs = []*Spec{
 		KeyFlags:  setKeyFlags,
 		Handler:   CmdSet,
 		Propagate: propSet(2),
+		Verbatim:  3,
 		Summary:   "Set the string value of a key",
 		Since:     "1.0.0", Group: "string",
 		Complexity: "O(1)",

@@ -137,6 +137,13 @@ func TestAOFRestart(t *testing.T) {
 			if len(want) < 250 || want["0/short"] != "" || want["0/f"] != "1.75 ttl=false" {
 				t.Fatalf("populate: %d keys, short %q, f %q", len(want), want["0/short"], want["0/f"])
 			}
+			// The counts of commands logged, writes and fsyncs (every shard's).
+			logged, _ := strconv.Atoi(infoField(t, s.client(0), "aof_logged_commands"))
+			writes, _ := strconv.Atoi(infoField(t, s.client(0), "aof_writes"))
+			fsyncs, _ := strconv.Atoi(infoField(t, s.client(0), "aof_fsyncs"))
+			if logged < 250 || writes == 0 || tc.fsync == "always" && (fsyncs == 0 || fsyncs > writes) {
+				t.Errorf("aof_logged_commands:%d aof_writes:%d aof_fsyncs:%d", logged, writes, fsyncs)
+			}
 			if tc.kill {
 				if tc.fsync != "always" {
 					time.Sleep(1500 * time.Millisecond) // everysec: the last second may be lost

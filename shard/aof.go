@@ -364,7 +364,8 @@ func (g *Group) startAOF() error {
 
 // aofInfo writes INFO persistence's aof_* fields, in Redis 7's order:
 // aof_base_size is, as there, the AOF's size at the last rewrite or at
-// start (what auto-aof-rewrite-percentage compares with).
+// start (what auto-aof-rewrite-percentage compares with); then Radish's
+// counts of commands logged, writes and fsyncs.
 func (g *Group) aofInfo(b *strings.Builder) {
 	set := g.aofSet()
 	enabled, status := 0, "ok"
@@ -382,4 +383,8 @@ func (g *Group) aofInfo(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "aof_current_size:%d\r\naof_base_size:%d\r\naof_pending_rewrite:0\r\naof_buffer_length:%d\r\n"+
 		"aof_pending_bio_fsync:0\r\naof_delayed_fsync:0\r\n", set.Size(), g.persist.rw.baseSize.Load(), set.Pending())
+	// Radish's own: commands logged, write system calls and fsyncs since
+	// start, over every shard (commands per fsync: the group commit's).
+	logged, writes, fsyncs := set.Counts()
+	fmt.Fprintf(b, "aof_logged_commands:%d\r\naof_writes:%d\r\naof_fsyncs:%d\r\n", logged, writes, fsyncs)
 }

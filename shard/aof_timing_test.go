@@ -18,7 +18,8 @@ import (
 // replies are released by a later turn once the disk has them; the loop
 // does not wait): the difference is what logging a SET costs. cpu-ns/cmd
 // is the process's CPU time (every thread's: the Log's writer too, as on
-// a server given one core).
+// a server given one core); cmds/write and cmds/fsync are how many SETs
+// one write system call and one fsync covered.
 func BenchmarkPipelinedSetAOF(b *testing.B) {
 	for _, policy := range []string{"off", "everysec", "no", "always"} {
 		b.Run("appendfsync="+policy, func(b *testing.B) {
@@ -60,6 +61,11 @@ func BenchmarkPipelinedSetAOF(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*32), "ns/cmd")
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*32), "cpu-ns/cmd")
+			if set := s.aof.set; set != nil {
+				logged, writes, fsyncs := set.Counts()
+				b.ReportMetric(float64(logged)/float64(max(writes, 1)), "cmds/write")
+				b.ReportMetric(float64(logged)/float64(max(fsyncs, 1)), "cmds/fsync")
+			}
 		})
 	}
 }

@@ -113,6 +113,13 @@ func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n
 	}
 	fx := s.effects()
 	switch {
+	case fx != nil && len(args) == spec.Verbatim:
+		// SET key value: its own form whatever Propagate says, so no Prop.
+		if raw := m.rawOf(args); raw != nil {
+			fx.Raw(db, command.CauseCommand, raw)
+		} else {
+			fx.Command(db, command.CauseCommand, args)
+		}
 	case spec.Propagate != nil && (fx != nil || spec.Touches):
 		// A row's Propagate reads what the write did (a TTL, a result):
 		// it runs only when someone consumes effects, or when it also

@@ -1,6 +1,7 @@
 package aof
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -76,7 +77,7 @@ func baseKeys(got [][]string) BaseLoader {
 
 // fxOf builds a turn's effects: each cmd is "db tag words..." with tag
 // "-" or "txn/part/parts".
-func fxOf(t *testing.T, cmds ...string) *command.Effects {
+func fxOf(t testing.TB, cmds ...string) *command.Effects {
 	var fx command.Effects
 	for _, c := range cmds {
 		w := strings.Fields(c)
@@ -96,7 +97,7 @@ func fxOf(t *testing.T, cmds ...string) *command.Effects {
 	return &fx
 }
 
-func testOpts(t *testing.T, dir string, shards int) Options {
+func testOpts(t testing.TB, dir string, shards int) Options {
 	return Options{Dir: dir, Name: "appendonly.aof", Shards: shards, Fsync: "always", LoadTruncated: true, Log: zap.NewNop()}
 }
 
@@ -297,6 +298,52 @@ func TestDurable(t *testing.T) {
 	}
 	if st, _ := os.Stat(incrPath(dir, 0)); st.Size() != int64(pos) || l.Size() != int64(pos) || l.Pending() != 0 {
 		t.Errorf("file %d bytes, Size %d, Pending %d, want %d", st.Size(), l.Size(), l.Pending(), pos)
+	}
+}
+
+// TestChunks: turns submitted faster than the writer writes (more of
+// them than one writev takes) reach the file whole and in order, and the
+// counts say how many commands the writes and fsyncs covered.
+func TestChunks(t *testing.T) {
+	for _, policy := range []string{"always", "everysec"} {
+		t.Run(policy, func(t *testing.T) {
+			dir := t.TempDir()
+			opts := testOpts(t, dir, 1)
+			opts.Fsync = policy
+			s, err := Open(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Start(func(int) {}); err != nil {
+				t.Fatal(err)
+			}
+			l := s.Log(0)
+			const turns = 3 * iovMax
+			var want []byte
+			for i := range turns {
+				fx := fxOf(t, fmt.Sprintf("0 - SET k%d %d", i, i), fmt.Sprintf("0 - INCR n%d", i%7))
+				l.Append(fx)
+				for j := range fx.Len() {
+					_, cmd := fx.At(j)
+					want = append(want, cmd...)
+				}
+				l.Submit()
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(incrPath(dir, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasSuffix(got, want) || !bytes.HasPrefix(got, []byte("*2\r\n$12\r\nRADISH.EPOCH\r\n")) {
+				t.Fatalf("the file (%d bytes) is not the epoch marker, SELECT and the %d turns (%d bytes)", len(got), turns, len(want))
+			}
+			logged, writes, fsyncs := s.Counts()
+			if logged != 2*turns || writes == 0 || fsyncs == 0 || policy == "always" && fsyncs > writes {
+				t.Errorf("logged %d writes %d fsyncs %d, want %d commands logged", logged, writes, fsyncs, 2*turns)
+			}
+		})
 	}
 }
 

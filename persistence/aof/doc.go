@@ -23,13 +23,18 @@
 //   - Set: every shard's manifests and, once started, their Logs.
 //   - Log: a shard's open incremental file and its writer goroutine. The
 //     shard encodes each turn's effects (command.Effects) into one buffer
-//     and submits it once; the writer takes all that was submitted in one
-//     write, then fsyncs as appendfsync says (always: after every write;
-//     everysec: about once a second; no: never). Under everysec and no it
-//     writes at most once a millisecond (writeEvery), so that a busy loop
-//     does not wake it every turn; a kill -9 then loses at most about the
-//     last millisecond's writes (the disk's second under everysec). Positions (byte counts
-//     since the Log opened) say how far the disk is: Durable.
+//     and submits it once, as a chunk (no copy: it takes an emptied
+//     buffer back); the writer takes every chunk submitted and writes them
+//     with one writev, then fsyncs as appendfsync says (always: after
+//     every write, so one fsync covers every turn that came while the one
+//     before ran; everysec: about once a second; no: never). Under
+//     everysec and no it writes at most once a millisecond (writeEvery):
+//     while turns come faster it sleeps that long after each write and
+//     takes what came, so a busy loop never wakes it; slower turns wake
+//     it, one wake per write. A kill -9 loses at most about the last
+//     millisecond's writes (the disk's second under everysec). Positions (byte counts since the Log opened) say how far
+//     the disk is: Durable. Logged, Writes and the fsync count say how
+//     many commands a write and an fsync covered (INFO).
 //   - Marker: a command only the loader reads. RADISH.EPOCH <ns> starts
 //     what one process wrote (its start time, the same in every shard's
 //     log); RADISH.PART <txn> <part> <parts> <n> says the n commands that
@@ -142,9 +147,9 @@
 // # What it never does
 //
 // It never blocks a shard's loop on the disk: Submit takes a lock held
-// only to swap buffers, and a failing write or fsync is retried by the
-// writer every 100 ms while its reason shows in Err (the shards then
-// refuse writes with MISCONF). A write that fails half way is taken back
+// only to hand over a buffer and take another, and a failing write or
+// fsync is retried by the writer every 100 ms while its reason shows in
+// Err (the shards then refuse writes with MISCONF). A write that fails half way is taken back
 // (ftruncate), so the file never ends in half a command it will later
 // repeat.
 //

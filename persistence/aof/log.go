@@ -2,13 +2,18 @@ package aof
 
 import (
 	"errors"
+	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/radish-kv/radish/command"
 )
@@ -35,19 +40,36 @@ func ParseFsync(s string) int32 {
 const retryEvery = 100 * time.Millisecond
 
 // writeEvery is, under everysec and no, the least time between two of the
-// writer's writes: the turns submitted meanwhile go in the next one. A
-// busy shard's loop then wakes the writer about once per writeEvery, not
-// once per turn (each wake costs the loop's core a thread switch and a
-// write system call, which cost more than the turn's SETs), and a kill -9
-// loses at most what the last writeEvery submitted, well inside the second
-// everysec may lose. An idle writer woken by a submission writes at once.
+// writer's writes: the turns submitted meanwhile go in the next one. While
+// turns come faster than that the writer sleeps writeEvery after each
+// write and then takes what came, so a busy shard's loop never wakes it
+// (no futex, no thread switch on the loop's core: each costs more than
+// the turn's SETs) and it runs once per writeEvery; slower turns wake it,
+// and it writes at once and waits again, one wake per write. A
+// kill -9 loses at most what the last writeEvery submitted, well inside
+// the second everysec may lose. An idle writer woken by a submission
+// writes at once.
 const writeEvery = time.Millisecond
+
+// iovMax is the most chunks one writev takes (Linux's IOV_MAX).
+const iovMax = 1024
+
+// freeMax is the most emptied buffers the writer keeps for the loop's next
+// turns, and freeCap the largest it keeps (a burst's buffers go back to
+// the heap).
+const (
+	freeMax = 1024
+	freeCap = 1 << 20
+	minBuf  = 4096 // the least a new buffer holds
+)
 
 // Log is one shard's open incremental file and its writer.
 //
-// The shard's goroutine encodes each turn's effects (Append) and hands
-// them over (Submit); the writer, a goroutine of its own, writes what was
-// handed over in one write and, as the policy says, fsyncs it. Nothing the
+// The shard's goroutine encodes each turn's effects (Append) into the
+// turn's buffer and hands the buffer over (Submit: a lock to append it to
+// the pending chunks and take an emptied one, no copy); the writer, a
+// goroutine of its own, writes every chunk handed over with one writev and,
+// as the policy says, fsyncs it, then gives the chunks back. Nothing the
 // loop does waits for the disk: a slow or failing disk makes the handed
 // over bytes pile up in memory, and Durable and Err say where the writer
 // stands. Positions are byte counts since the Log opened (sequence
@@ -72,13 +94,22 @@ type Log struct {
 	appended uint64
 	// submitted is appended, for other goroutines.
 	submitted atomic.Uint64
+	// logged counts the commands appended, markers aside (INFO's
+	// aof_logged_commands).
+	logged atomic.Uint64
 
 	mu      sync.Mutex
-	pending []byte     // handed over, not yet taken by the writer
+	pending [][]byte   // turns handed over, not yet taken by the writer
+	free    [][]byte   // emptied buffers for the next turns (at most freeMax)
+	idle    bool       // the writer waits for a kick, which the next Submit sends
 	rots    []rotation // file switches at positions ahead of the writer (Rotate)
 	stop    bool
 	kick    chan struct{}
 	done    chan struct{}
+
+	// Owned by the writer.
+	iov    []unix.Iovec
+	writes atomic.Uint64 // write system calls (INFO's aof_writes)
 
 	durable atomic.Uint64
 	fsynced atomic.Uint64          // written and fsynced, whatever the policy (WAITAOF)
@@ -177,6 +208,7 @@ func (l *Log) Append(fx *command.Effects) {
 	for _, t := range fx.EmptyParts() {
 		l.buf = appendCmd(l.buf, "RADISH.PART", int64(t.Txn), int64(t.Part), int64(t.Parts), 0)
 	}
+	l.logged.Store(l.logged.Load() + uint64(fx.Len()))
 }
 
 // selectDB appends a SELECT when db is not the database the log is in.
@@ -209,7 +241,9 @@ func appendCmd(b []byte, name string, ints ...int64) []byte {
 }
 
 // Submit hands the turn's bytes to the writer and returns the position
-// after them. Called on the shard's goroutine, once per turn that wrote.
+// after them. Called on the shard's goroutine, once per turn that wrote:
+// the turn's buffer joins the pending chunks and an emptied one becomes
+// the next turn's; the writer is woken only when it waits for work.
 func (l *Log) Submit() uint64 {
 	if len(l.buf) == 0 {
 		return l.appended
@@ -217,14 +251,22 @@ func (l *Log) Submit() uint64 {
 	l.appended += uint64(len(l.buf))
 	l.submitted.Store(l.appended)
 	l.mu.Lock()
-	if len(l.pending) == 0 {
-		l.pending, l.buf = l.buf, l.pending[:0]
+	l.pending = append(l.pending, l.buf)
+	if n := len(l.free); n > 0 {
+		l.buf = l.free[n-1]
+		l.free[n-1] = nil
+		l.free = l.free[:n-1]
 	} else {
-		l.pending = append(l.pending, l.buf...)
-		l.buf = l.buf[:0]
+		// Every buffer is pending (a slow disk, or a longer run of turns
+		// than before): one of this turn's size, grown at once.
+		l.buf = make([]byte, 0, max(len(l.buf), minBuf))
 	}
+	wake := l.idle
+	l.idle = false
 	l.mu.Unlock()
-	l.poke()
+	if wake {
+		l.poke()
+	}
 	return l.appended
 }
 
@@ -292,6 +334,15 @@ func (l *Log) Err() string {
 	return ""
 }
 
+// Logged is the number of commands appended, markers aside; Writes the
+// number of write system calls and Fsyncs().Count of fsyncs the writer
+// made: Logged over Fsyncs is how many commands one fsync covered. Safe
+// from any goroutine.
+func (l *Log) Logged() uint64 { return l.logged.Load() }
+
+// Writes is the number of the writer's write system calls (see Logged).
+func (l *Log) Writes() uint64 { return l.writes.Load() }
+
 // Size is the incremental file's size in bytes, as written so far.
 func (l *Log) Size() int64 { return l.size.Load() }
 
@@ -324,36 +375,59 @@ func (l *Log) Close() error {
 	return l.f.Close()
 }
 
-// run is the writer. It takes everything submitted in one go, writes it
-// with one write, then fsyncs as the policy says; on a failure it keeps
-// the bytes, reports the reason in Err and tries again every retryEvery.
+// run is the writer. It takes every chunk submitted in one go, writes
+// them with one writev, then fsyncs as the policy says; on a failure it
+// keeps the bytes, reports the reason in Err and tries again every
+// retryEvery (or at the next submission). Under everysec and no it writes
+// at most once per writeEvery: woken within writeEvery of its last write,
+// it sleeps until then, and from then on naps after each write and takes
+// what came, until a nap finds nothing (turns faster than writeEvery never
+// wake it; a turn after a pause is written at once). Under always it
+// takes at once what came during the last write and fsync, so one fsync
+// covers every turn that came while the one before ran.
 func (l *Log) run() {
 	defer close(l.done)
 	tick := time.NewTicker(retryEvery)
 	defer tick.Stop()
 	var (
-		buf       []byte
+		chunks    [][]byte // taken, not yet written: chunks[0][off:] first
+		off       int
 		written   uint64 // bytes written since the Log opened
 		synced    = true
 		lastSync  = time.Now()
 		lastWrite time.Time
-		retries   int // after Close, with the disk failing
+		again     bool // the rest of chunks goes to the file a rotation opened
+		// busy: submissions came within writeEvery of the last write, so
+		// the writer naps after each write rather than wait to be woken
+		// (until a nap finds nothing).
+		busy    bool
+		retries int // after Close, with the disk failing
 	)
 	for {
-		select {
-		case <-l.kick:
-		case <-tick.C:
-		}
-		if wait := writeEvery - time.Since(lastWrite); wait > 0 && l.fsync.Load() != FsyncAlways && !l.stopping() {
-			time.Sleep(wait) // submissions meanwhile fill kick, and go in this write
+		if busy {
+			l.napAfter(lastWrite)
 		}
 		l.mu.Lock()
-		if len(buf) == 0 {
-			buf, l.pending = l.pending, buf[:0]
-		} else {
-			buf = append(buf, l.pending...)
-			l.pending = l.pending[:0]
+		if len(l.pending) == 0 && !again && (!l.stop || retries > 0) {
+			busy = false
+			l.idle = true
+			l.mu.Unlock()
+			select {
+			case <-l.kick:
+			case <-tick.C:
+			}
+			if time.Since(lastWrite) < writeEvery {
+				// Turns come faster than writeEvery: nap after each write.
+				busy = true
+				l.napAfter(lastWrite)
+			}
+			l.mu.Lock()
+			l.idle = false
 		}
+		again = false
+		chunks = append(chunks, l.pending...)
+		clear(l.pending)
+		l.pending = l.pending[:0]
 		stop := l.stop
 		var rot *rotation
 		if len(l.rots) > 0 {
@@ -362,16 +436,16 @@ func (l *Log) run() {
 		l.mu.Unlock()
 		policy := l.fsync.Load()
 		var err error
-		if len(buf) > 0 {
-			limit := len(buf)
+		if held := heldBytes(chunks, off); held > 0 {
+			limit := held
 			if rot != nil && rot.at-written < uint64(limit) {
 				limit = int(rot.at - written) // the rest goes to the next file
 			}
 			var n int
-			n, err = l.write(buf[:limit])
+			n, err = l.write(chunks, off, limit)
 			lastWrite = time.Now()
 			written += uint64(n)
-			buf = buf[:copy(buf, buf[n:])]
+			chunks, off = l.consume(chunks, off, n)
 			if n > 0 {
 				synced = false
 			}
@@ -380,9 +454,7 @@ func (l *Log) run() {
 			if err = l.rotate(*rot, synced); err == nil {
 				synced, lastSync = true, time.Now()
 				l.fsynced.Store(written)
-				if len(buf) > 0 {
-					l.poke() // write the rest to the new file
-				}
+				again = len(chunks) > 0 // write the rest to the new file
 			}
 		}
 		if err == nil && !synced && (policy == FsyncAlways || stop ||
@@ -404,12 +476,56 @@ func (l *Log) run() {
 			}
 		}
 		if stop {
-			if err == nil && synced && len(buf) == 0 || retries == 20 {
+			if err == nil && synced && len(chunks) == 0 || retries == 20 {
 				return
 			}
 			retries++
 		}
 	}
+}
+
+// napAfter sleeps, under everysec and no and unless Close was called,
+// until writeEvery after the write at last: what is submitted meanwhile
+// goes in the next write.
+func (l *Log) napAfter(last time.Time) {
+	if wait := writeEvery - time.Since(last); wait > 0 && l.fsync.Load() != FsyncAlways && !l.stopping() {
+		time.Sleep(wait)
+	}
+}
+
+// heldBytes is the number of bytes in chunks from chunks[0][off:] on.
+func heldBytes(chunks [][]byte, off int) int {
+	n := -off
+	for _, c := range chunks {
+		n += len(c)
+	}
+	return max(n, 0)
+}
+
+// consume drops the first n bytes of chunks (from chunks[0][off:]) and
+// gives the chunks emptied back to the loop (free), keeping at most
+// freeMax of at most freeCap bytes each.
+func (l *Log) consume(chunks [][]byte, off, n int) ([][]byte, int) {
+	k := 0
+	for k < len(chunks) && n >= len(chunks[k])-off {
+		n -= len(chunks[k]) - off
+		off = 0
+		k++
+	}
+	off += n
+	if k == 0 {
+		return chunks, off
+	}
+	l.mu.Lock()
+	for _, c := range chunks[:k] {
+		if len(l.free) < freeMax && cap(c) <= freeCap {
+			l.free = append(l.free, c[:0])
+		}
+	}
+	l.mu.Unlock()
+	m := copy(chunks, chunks[k:])
+	clear(chunks[m:])
+	return chunks[:m], off
 }
 
 // rotate switches to r's file: the current one made durable first.
@@ -433,13 +549,48 @@ func (l *Log) rotate(r rotation, synced bool) error {
 	return nil
 }
 
-// write writes b at the end of the file. After an error it takes back
-// what it wrote of b (ftruncate, as Redis does), so that the file never
-// ends in half a command; when it cannot, n says how much of b stays in
-// the file.
-func (l *Log) write(b []byte) (n int, err error) {
+// write writes the first limit bytes of chunks (from chunks[0][off:]) at
+// the end of the file, with writev, up to iovMax chunks a call. After an
+// error it takes back what it wrote of them (ftruncate, as Redis does), so
+// that the file never ends in half a command; when it cannot, n says how
+// much stays in the file.
+func (l *Log) write(chunks [][]byte, off, limit int) (n int, err error) {
 	size := l.size.Load()
-	n, err = l.f.Write(b)
+	fd := l.f.Fd()
+	for n < limit {
+		iov, skip, want := l.iov[:0], off+n, limit-n
+		for _, c := range chunks {
+			if skip >= len(c) {
+				skip -= len(c)
+				continue
+			}
+			c = c[skip:min(len(c), skip+want)]
+			skip = 0
+			v := unix.Iovec{Base: &c[0]}
+			v.SetLen(len(c))
+			iov = append(iov, v)
+			if want -= len(c); want == 0 || len(iov) == iovMax {
+				break
+			}
+		}
+		l.iov = iov
+		l.writes.Store(l.writes.Load() + 1)
+		r, _, errno := unix.Syscall(unix.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
+		clear(iov) // no pointer into the loop's buffers stays
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			err = &os.PathError{Op: "write", Path: l.f.Name(), Err: errno}
+			break
+		}
+		if r == 0 {
+			err = &os.PathError{Op: "write", Path: l.f.Name(), Err: io.ErrShortWrite}
+			break
+		}
+		n += int(r)
+	}
+	runtime.KeepAlive(l.f)
 	if err != nil && n > 0 {
 		if l.f.Truncate(size) == nil {
 			n = 0

@@ -393,6 +393,17 @@ func (s *Set) Pending() (n uint64) {
 	return n
 }
 
+// Counts sums every shard's Log's counts: commands logged, write system
+// calls and fsyncs (see Log.Logged).
+func (s *Set) Counts() (logged, writes, fsyncs uint64) {
+	for _, l := range s.logs {
+		logged += l.Logged()
+		writes += l.Writes()
+		fsyncs += l.fsyncs.count.Load()
+	}
+	return logged, writes, fsyncs
+}
+
 // Size is the size of every shard's files, bases and incremental files,
 // from counts kept in memory: no system call.
 func (s *Set) Size() (total int64) {
