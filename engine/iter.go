@@ -6,7 +6,7 @@ import (
 	"github.com/radish-kv/radish/engine/slab"
 )
 
-// walker is one in-order traversal: Keys, Scan and Ascend. It lives in the
+// walker is one in-order traversal: Keys, Scan, Ascend and ExportAfter. It lives in the
 // DB and is reused, so that a traversal allocates nothing. Traversals do not
 // nest and never change the tree.
 type walker struct {
@@ -22,6 +22,8 @@ type walker struct {
 	budget   int // leaves left to examine; < 0: unlimited
 	keysFn   func(key []byte) bool
 	scanFn   func(key []byte)
+	exp      Exporter // ExportAfter's, with the buffer of its values
+	buf      []byte
 	last     slab.Handle // last leaf examined
 }
 
@@ -210,6 +212,12 @@ func (w *walker) visit(h slab.Handle, p unsafe.Pointer, depth int, st uint64, bo
 	if ok {
 		if w.keysFn != nil {
 			if !w.keysFn(key) {
+				return false
+			}
+		} else if w.exp != nil {
+			r, idle, freq, out := w.db.exportLeaf(h, w.buf[:0])
+			w.buf = out
+			if !w.exp.Export(key, r, idle, freq) {
 				return false
 			}
 		} else {

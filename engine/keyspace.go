@@ -403,23 +403,11 @@ func (db *DB) ExportAppend(dst, key []byte, now int64) (r Record, idle int64, fr
 	if h == slab.Nil {
 		return Record{}, 0, 0, dst, false
 	}
-	l := db.readLeaf(h)
-	if l.expired(now) {
+	if l := db.readLeaf(h); l.expired(now) {
 		return Record{}, 0, 0, dst, false
 	}
-	r = Record{Type: leafTyp(l.flags), ExpireAt: l.expireAt()}
-	start := len(dst)
-	if r.Type != TypeString {
-		x, _ := l.extRef()
-		dst = objTypes[r.Type].export(db, l.enc(), x, dst)
-		r.Raw = l.enc() == encHashtable || l.enc() == encSkiplist
-	} else {
-		dst = append(dst, db.stringBytes(&l)...)
-		r.Raw, r.Text = l.enc() == encRaw, l.enc() == encEmbstr
-	}
-	r.Data = dst[start:]
-	clock := getClock(l.b)
-	return r, int64(db.s.idleMs(clock) / 1000), int(db.s.lfuDecr(clock)), dst, true
+	r, idle, freq, out = db.exportLeaf(h, dst)
+	return r, idle, freq, out, true
 }
 
 // Import stores r under key, replacing any value. r.Data is copied.

@@ -171,7 +171,15 @@ func LoadRDB(b []byte, name string, o LoadOptions) (LoadStats, error) {
 			expireAt, freq, idle = 0, -1, -1
 			continue
 		}
-		rec, err := r.ReadObject(t)
+		var rec engine.Record
+		if t == rdb.TypeString {
+			// The common case, read in place: Import copies the bytes.
+			var s []byte
+			s, err = r.ReadString()
+			rec = engine.Record{Type: engine.TypeString, Data: s}
+		} else {
+			rec, err = r.ReadObject(t)
+		}
 		if err != nil {
 			return fail(at, keyErr(key, err))
 		}

@@ -28,9 +28,9 @@ const (
 const (
 	redisVer = "7.0.15" // the redis-ver aux field, as INFO's redis_version
 	flushAt  = 64 << 10 // the buffer goes to out once it holds this much
-	// batchBytes bounds the key names one step copies before it writes
-	// their values.
-	batchBytes = 64 << 10
+	// stepBytes bounds a step's work: the bytes of the keys and values
+	// it writes (the last one may pass it).
+	stepBytes = 64 << 10
 )
 
 // Options are what a Writer writes besides the keys.
@@ -114,9 +114,13 @@ type Writer struct {
 	last        []byte // the last key the walk reached in db (hasLast)
 	hasLast     bool
 
-	batch []byte // a step's key names, back to back
-	ends  []int  // where each ends in batch
-	val   []byte // scratch: an exported value
+	work int    // the bytes of keys and values the step wrote
+	val  []byte // scratch: an exported value
+	// walk's: the keys it passed, its bound, whether it stopped there,
+	// and early's set of its database.
+	passed, limit int
+	stopped       bool
+	early1        map[string]struct{}
 	// early[db] holds the keys Before wrote that the walk has not reached.
 	early []map[string]struct{}
 }
@@ -147,7 +151,9 @@ func (w *Writer) WriteAll(now int64) error {
 	}
 }
 
-// Step writes about n more keys at now, in key order, and reports whether
+// Step writes about n more keys at now, in key order, in one walk of the
+// tree per database (fewer keys once it wrote about 64 KiB of keys and
+// values, so a step of large values stays short), and reports whether
 // the file is complete (its end and checksum handed to out). A key whose
 // TTL passed by now is left out. The first error out returns ends the
 // file: Step returns it from then on.
@@ -165,7 +171,7 @@ func (w *Writer) Step(now int64, n int) (done bool, err error) {
 		}
 		w.begun = true
 	}
-	for n > 0 && w.db < w.store.Databases() {
+	for w.work = 0; n > 0 && w.work < stepBytes && w.db < w.store.Databases(); {
 		db := w.store.DB(w.db)
 		if db.Len() == 0 {
 			w.nextDB()
@@ -178,27 +184,9 @@ func (w *Writer) Step(now int64, n int) (done bool, err error) {
 			w.buf = rdb.AppendLen(w.buf, uint64(db.ExpiresLen()))
 			w.inDB = true
 		}
-		more := w.collect(db, now, n)
-		var early map[string]struct{}
-		if w.early != nil {
-			early = w.early[w.db]
-		}
-		from := 0
-		for _, end := range w.ends {
-			key := w.batch[from:end]
-			if _, ok := early[string(key)]; ok {
-				delete(early, string(key)) // Before wrote it
-			} else {
-				w.writeKey(db, w.db, key, now)
-			}
-			from = end
-		}
-		n -= max(len(w.ends), 1)
-		if len(w.ends) > 0 {
-			w.last = append(w.last[:0], w.batch[prevEnd(w.ends):from]...)
-			w.hasLast = true
-		}
-		if !more {
+		k, stopped := w.walk(db, now, n)
+		n -= max(k, 1)
+		if !stopped {
 			w.nextDB()
 		}
 		if len(w.buf) >= flushAt && w.flush() != nil {
@@ -225,35 +213,35 @@ func (w *Writer) Step(now int64, n int) (done bool, err error) {
 	return true, w.err
 }
 
-// prevEnd is where the last key of ends starts.
-func prevEnd(ends []int) int {
-	if len(ends) < 2 {
-		return 0
+// walk writes up to n keys of db after the walk's last one in one walk
+// of the tree (skipping those Before wrote), fewer once the step's work
+// reaches stepBytes. It returns how many keys it passed and whether it
+// stopped before db's end.
+func (w *Writer) walk(db *engine.DB, now int64, n int) (k int, stopped bool) {
+	w.early1 = nil
+	if w.early != nil {
+		w.early1 = w.early[w.db]
 	}
-	return ends[len(ends)-2]
+	w.passed, w.limit, w.stopped = 0, n, false
+	w.val = db.ExportAfter(w.last, w.hasLast, now, w.val, (*exporter)(w))
+	return w.passed, w.stopped
 }
 
-// collect copies the names of up to n keys of db after the walk's last
-// one into the batch; it reports whether keys may remain after them.
-func (w *Writer) collect(db *engine.DB, now int64, n int) (more bool) {
-	w.batch, w.ends = w.batch[:0], w.ends[:0]
-	var from []byte
-	if w.hasLast {
-		from = w.last
+// exporter is a Writer as walk's engine.Exporter.
+type exporter Writer
+
+func (x *exporter) Export(key []byte, rec engine.Record, idle int64, freq int) bool {
+	w := (*Writer)(x)
+	w.passed++
+	w.last, w.hasLast = append(w.last[:0], key...), true
+	if _, ok := w.early1[string(key)]; ok {
+		delete(w.early1, string(key)) // Before wrote it
+	} else {
+		w.writeRecord(w.db, key, rec, idle, freq)
+		w.work += len(key) + len(rec.Data)
 	}
-	db.Ascend(from, nil, now, func(key []byte) bool {
-		if w.hasLast && string(key) == string(w.last) {
-			return true // Ascend starts at from itself
-		}
-		if len(w.ends) == n || len(w.batch) >= batchBytes && len(w.ends) > 0 {
-			more = true
-			return false
-		}
-		w.batch = append(w.batch, key...)
-		w.ends = append(w.ends, len(w.batch))
-		return true
-	})
-	return more
+	w.stopped = w.passed == w.limit || w.work >= stepBytes
+	return !w.stopped
 }
 
 func (w *Writer) nextDB() {
@@ -359,9 +347,14 @@ func (w *Writer) Early() int {
 func (w *Writer) writeKey(db *engine.DB, dbi int, key []byte, now int64) {
 	rec, idle, freq, val, ok := db.ExportAppend(w.val[:0], key, now)
 	w.val = val
-	if !ok {
-		return
+	if ok {
+		w.writeRecord(dbi, key, rec, idle, freq)
 	}
+}
+
+// writeRecord writes key of database dbi, rec its value (expiry
+// included), idle and freq its access clock.
+func (w *Writer) writeRecord(dbi int, key []byte, rec engine.Record, idle int64, freq int) {
 	w.selectDB(dbi)
 	if rec.ExpireAt != 0 {
 		w.buf = append(w.buf, opExpireMs)
