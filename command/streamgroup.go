@@ -791,19 +791,14 @@ func xreadGroup(c *Ctx, args [][]byte, a *xgArgs) (served bool, replied bool) {
 		}
 		key := args[a.streams+i]
 		from, history, _ := xgID(c, args[a.streams+a.n+i])
-		if !history {
-			if ready, _ := c.DB.XReadGroupReady(key, a.group, c.Now); !ready {
-				continue
-			}
-		}
-		n++
+		mark := len(c.W.B)
 		if c.W.Proto != 3 {
 			c.W.Array(2)
 		}
 		c.W.Bulk(key)
 		at := len(c.W.B)
 		m := 0
-		c.DB.XReadGroup(&engine.XReadGroupArgs{Key: key, Group: a.group, Consumer: a.consumer, History: history,
+		served, _ := c.DB.XReadGroup(&engine.XReadGroupArgs{Key: key, Group: a.group, Consumer: a.consumer, History: history,
 			From: from, Count: count, NoAck: a.noAck}, c.Now, func(id engine.StreamID, fv [][]byte) {
 			m++
 			if fv == nil {
@@ -815,6 +810,11 @@ func xreadGroup(c *Ctx, args [][]byte, a *xgArgs) (served bool, replied bool) {
 			}
 			writeEntry(c.W, id, fv)
 		})
+		if !served { // nothing new: the stream is left out
+			c.W.B = c.W.B[:mark]
+			continue
+		}
+		n++
 		deferHeader(c.W, at, m, false)
 	}
 	if n == 0 {
