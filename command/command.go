@@ -293,6 +293,9 @@ type Ctx struct {
 	// Scratch is a buffer a handler may use during its call (a sparse
 	// HyperLogLog is rebuilt here); it keeps its capacity between calls.
 	Scratch []byte
+	// geo is the geo searches' result buffer, kept like Scratch (whose
+	// bytes hold the results' members).
+	geo []geoPoint
 	// Scripts is the executing shard's scripting engine.
 	Scripts Scripts
 	// Access, when set, is the ACL user the command runs for: SORT names

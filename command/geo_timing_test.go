@@ -21,6 +21,7 @@ func BenchmarkGeoSearch(b *testing.B) {
 	cmd := words("GEOSEARCH", "geo", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "ASC", "COUNT", "10")
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer cpuTimer(b)()
 	for i := 0; i < b.N; i++ {
 		env.run(cmd)
 	}

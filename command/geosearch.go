@@ -1,7 +1,9 @@
 package command
 
 import (
+	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -215,6 +217,81 @@ type geoShape struct {
 	conversion            float64
 	radius, width, height float64
 	bounds                [4]float64 // min lon, min lat, max lon, max lat
+	// The center in radians and its latitude's cosine (geoDistance's
+	// terms of the center), and the shape's latBand and lonLimit: prepare
+	// sets them.
+	lonR, latR, cosLat float64
+	latBand, lonLimit  float64
+}
+
+// prepare computes the center's terms of the distance and the bounds no
+// point of the shape passes, with margins far above rounding, so that
+// geoWithin rejects most of the boxes' points without the trigonometry
+// and cells skips the parts of a box outside: latBand, the most a point's
+// latitude differs from the center's (radians: the circle's radius, half
+// the box's height), and lonLimit, the most its longitude differs
+// (radians, reduced to [0, π]), +Inf where that bounds nothing. In the
+// band cos(lat) >= cos(edge), so a point of the circle has
+// cosLat*cos(edge)*sin²(Δlon/2) <= sin²(radius/2R), and one of the box
+// cos²(edge)*sin²(Δlon/2) <= sin²(width/4R).
+func (sh *geoShape) prepare() {
+	sh.lonR, sh.latR = sh.lon*geoDegRad, sh.lat*geoDegRad
+	sh.cosLat = math.Cos(sh.latR)
+	sh.lonLimit = math.Inf(1)
+	half := sh.radius * sh.conversion / (2 * geoEarthRadius)
+	sh.latBand = 2 * half
+	if sh.box {
+		half = sh.width * sh.conversion / (4 * geoEarthRadius)
+		sh.latBand = sh.height * sh.conversion / (2 * geoEarthRadius)
+	}
+	edge := math.Abs(sh.latR) + sh.latBand + 1e-9
+	if half >= math.Pi/2 || edge >= math.Pi/2 {
+		return
+	}
+	t := math.Sin(half)
+	below := sh.cosLat * math.Cos(edge)
+	if sh.box {
+		below = math.Cos(edge) * math.Cos(edge)
+	}
+	if s := t * t / below; s < 1 {
+		sh.lonLimit = 2*math.Asin(math.Sqrt(s))*(1+1e-6) + 1e-12
+	}
+}
+
+// geoLonDiff is the difference of two longitudes in radians, reduced to
+// [0, π] (the distance's sin²(Δlon/2) is the same for Δlon and 2π-Δlon).
+func geoLonDiff(a, b float64) float64 {
+	d := math.Abs(a - b)
+	if d > math.Pi {
+		d = 2*math.Pi - d
+	}
+	return d
+}
+
+// cells returns which of box b's 16 cells two steps finer (bit i: the
+// i-th by score, whose scores have i in bits shift..shift+3) may hold a
+// point of the shape: those that reach into its latitude band and
+// longitude limit. A box of step 25 or 26 is not divided (mask 1,
+// shift 64).
+func (sh *geoShape) cells(b geoBits) (mask uint16, shift uint) {
+	if b.step > 24 {
+		return 1, 64
+	}
+	band := sh.latBand*(1+1e-6) + 1e-12
+	for i := range uint64(16) {
+		a := geoDecodeArea(geoBits{bits: b.bits<<4 | i, step: b.step + 2})
+		latMin, latMax := a.latMin*geoDegRad, a.latMax*geoDegRad
+		if sh.latR < latMin-band || sh.latR > latMax+band {
+			continue
+		}
+		lonMin, lonMax := a.lonMin*geoDegRad, a.lonMax*geoDegRad
+		if (sh.lonR < lonMin || sh.lonR > lonMax) &&
+			min(geoLonDiff(lonMin, sh.lonR), geoLonDiff(lonMax, sh.lonR)) > sh.lonLimit {
+			continue
+		}
+		mask |= 1 << i
+	}
+	return mask, 52 - 2*(b.step+2)
 }
 
 // geoBits is a geohash of step bits per coordinate; the zero value is
@@ -346,10 +423,29 @@ func geoBoxes(sh *geoShape) [9]geoBits {
 	return [9]geoBits{h, n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7]}
 }
 
-// geoPoint is one search result.
+// geoPoint is one search result; its member is the bytes [off, end) of
+// Ctx.Scratch. Holding no pointer, the results' buffer (Ctx.geo) is kept
+// between calls and sorting it moves no pointers.
 type geoPoint struct {
 	lon, lat, dist, score float64
-	member                []byte
+	off, end              int
+}
+
+// A search leaves its buffers to the next when they hold at most
+// geoKeepBytes of members and geoKeepPoints results (a search of more
+// gives them to the collector).
+const (
+	geoKeepBytes  = 64 << 10
+	geoKeepPoints = 1024
+)
+
+// distance is geoDistance(sh.lon, sh.lat, lon, lat), to the bit, with
+// the center's terms computed once.
+func (sh *geoShape) distance(lon, lat float64) float64 {
+	lat2r, lon2r := lat*geoDegRad, lon*geoDegRad
+	u := math.Sin((lat2r - sh.latR) / 2)
+	v := math.Sin((lon2r - sh.lonR) / 2)
+	return 2.0 * geoEarthRadius * math.Asin(math.Sqrt(u*u+sh.cosLat*math.Cos(lat2r)*v*v))
 }
 
 // geoWithin is Redis's geoAppendIfWithinShape test: the point's distance
@@ -359,18 +455,41 @@ func geoWithin(sh *geoShape, lon, lat float64) (float64, bool) {
 		// The latitude's distance alone, which no point inside can exceed,
 		// rejects most of the boxes' points without the trigonometry
 		// (Redis 7.2's geohashGetDistanceIfInRadiusWGS84 tests it first).
-		if geoEarthRadius*math.Abs(lat*geoDegRad-sh.lat*geoDegRad) > sh.radius*sh.conversion {
+		if geoEarthRadius*math.Abs(lat*geoDegRad-sh.latR) > sh.radius*sh.conversion ||
+			geoLonDiff(lon*geoDegRad, sh.lonR) > sh.lonLimit {
 			return 0, false
 		}
-		d := geoDistance(sh.lon, sh.lat, lon, lat)
+		d := sh.distance(lon, lat)
 		return d, d <= sh.radius*sh.conversion
 	}
-	lonD := geoDistance(lon, lat, sh.lon, lat)
-	latD := geoDistance(lon, lat, lon, sh.lat)
-	if lonD > sh.width*sh.conversion/2 || latD > sh.height*sh.conversion/2 {
+	if geoLonDiff(lon*geoDegRad, sh.lonR) > sh.lonLimit ||
+		geoDistance(lon, lat, lon, sh.lat) > sh.height*sh.conversion/2 ||
+		geoDistance(lon, lat, sh.lon, lat) > sh.width*sh.conversion/2 {
 		return 0, false
 	}
-	return geoDistance(sh.lon, sh.lat, lon, lat), true
+	return sh.distance(lon, lat), true
+}
+
+// geoSort sorts pts by distance, ascending or descending, keeping the
+// scan's order among equal distances: by insertion, with no call per
+// comparison, when they are few (as usually), else by slices' stable sort.
+func geoSort(pts []geoPoint, desc bool) {
+	if len(pts) > 48 {
+		slices.SortStableFunc(pts, func(a, b geoPoint) int {
+			if desc {
+				a, b = b, a
+			}
+			return cmp.Compare(a.dist, b.dist)
+		})
+		return
+	}
+	for i := 1; i < len(pts); i++ {
+		p, j := pts[i], i
+		for ; j > 0 && (!desc && pts[j-1].dist > p.dist || desc && pts[j-1].dist < p.dist); j-- {
+			pts[j] = pts[j-1]
+		}
+		pts[j] = p
+	}
 }
 
 // geoParseDistance parses "radius unit" into sh (with box: "width height
@@ -555,7 +674,13 @@ func geoSearch(c *Ctx, args [][]byte, src int, kind int) {
 	if any {
 		limit = int(count)
 	}
-	var pts []geoPoint
+	pts, names := c.geo[:0], c.Scratch[:0]
+	defer func() {
+		if cap(names) <= geoKeepBytes && cap(pts) <= geoKeepPoints {
+			c.geo, c.Scratch = pts[:0], names[:0]
+		}
+	}()
+	sh.prepare()
 	boxes := geoBoxes(&sh)
 	last := 0
 	for i, b := range boxes {
@@ -568,15 +693,28 @@ func geoSearch(c *Ctx, args [][]byte, src int, kind int) {
 		if limit > 0 && len(pts) >= limit {
 			break
 		}
+		last = i
+		// Only the span of the box's cells that may hold a point is
+		// walked, and its other cells' points are passed over by score.
+		mask, shift := sh.cells(b)
+		if mask == 0 {
+			continue
+		}
 		lo, hi := b.bits<<(52-b.step*2), (b.bits+1)<<(52-b.step*2)
+		if shift < 64 {
+			lo, hi = lo+uint64(bits.TrailingZeros16(mask))<<shift, lo+uint64(16-bits.LeadingZeros16(mask))<<shift
+		}
 		c.DB.ZWalkScores(key, float64(lo), float64(hi), c.Now, func(m []byte, score float64) bool {
+			if mask>>(uint64(score)>>shift&15)&1 == 0 {
+				return true
+			}
 			lon, lat := geoDecode(score)
 			if d, ok := geoWithin(&sh, lon, lat); ok {
-				pts = append(pts, geoPoint{lon: lon, lat: lat, dist: d, score: score, member: append([]byte(nil), m...)})
+				pts = append(pts, geoPoint{lon: lon, lat: lat, dist: d, score: score, off: len(names), end: len(names) + len(m)})
+				names = append(names, m...)
 			}
 			return limit == 0 || len(pts) < limit
 		})
-		last = i
 	}
 	if len(pts) == 0 && store == nil {
 		c.W.Array(0)
@@ -587,23 +725,16 @@ func geoSearch(c *Ctx, args [][]byte, src int, kind int) {
 		n = int(count)
 	}
 	if sort != 0 {
-		slices.SortStableFunc(pts, func(a, b geoPoint) int {
-			switch {
-			case a.dist > b.dist:
-				return sort
-			case a.dist < b.dist:
-				return -sort
-			}
-			return 0
-		})
+		geoSort(pts, sort < 0)
 	}
 	pts = pts[:n]
 	if store != nil {
 		c.DB.ZStore(store, n, func(i int) (float64, []byte) {
+			p := &pts[i]
 			if storeDist {
-				return pts[i].dist / sh.conversion, pts[i].member
+				return p.dist / sh.conversion, names[p.off:p.end]
 			}
-			return pts[i].score, pts[i].member
+			return p.score, names[p.off:p.end]
 		}, c.Now)
 		c.W.Int(int64(n))
 		return
@@ -616,11 +747,12 @@ func geoSearch(c *Ctx, args [][]byte, src int, kind int) {
 	}
 	c.W.Array(n)
 	var buf [32]byte
-	for _, p := range pts {
+	for i := range pts {
+		p := &pts[i]
 		if opts > 0 {
 			c.W.Array(opts + 1)
 		}
-		c.W.Bulk(p.member)
+		c.W.Bulk(names[p.off:p.end])
 		if withDist {
 			c.W.Bulk(strconv.AppendFloat(buf[:0], p.dist/sh.conversion, 'f', 4, 64))
 		}

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"strconv"
 	"testing"
 
@@ -105,5 +106,39 @@ func TestStreamGroupAllocs(t *testing.T) {
 	}
 	if string(w.B[len(w.B)-4:]) != ":1\r\n" {
 		t.Errorf("%q", w.B)
+	}
+}
+
+// TestXReadParse: XREAD's and XREADGROUP's options as one parser reads
+// them, with redis-server 7.0.15's errors.
+func TestXReadParse(t *testing.T) {
+	st := engine.NewStore(1)
+	defer st.Close()
+	var w resp.Writer
+	c := &Ctx{Store: st, DB: st.DB(0), W: &w, Now: 1000}
+	for _, tc := range []struct{ args, want string }{
+		{"XREAD STREAMS s s2 0", "-ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.\r\n"},
+		{"XREADGROUP GROUP g a STREAMS s s2 >", "-ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.\r\n"},
+		{"XREADGROUP COUNT 1 STREAMS s s2 > >", "-ERR Missing GROUP option for XREADGROUP\r\n"},
+		{"XREAD GROUP g a STREAMS s 0", "-ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.\r\n"},
+		{"XREAD NOACK STREAMS s 0", "-ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.\r\n"},
+		{"XREADGROUP GROUP g a BLOCK x STREAMS s >", "-ERR timeout is not an integer or out of range\r\n"},
+		{"XREAD BLOCK -1 STREAMS s 0", "-ERR timeout is negative\r\n"},
+		{"XREADGROUP GROUP g a COUNT x STREAMS s >", "-ERR value is not an integer or out of range\r\n"},
+		{"XREADGROUP NOACK GROUP g STREAMS s >", "-ERR syntax error\r\n"},
+		{"XREADGROUP GROUP g a COUNT 1 STREAMS", "-ERR syntax error\r\n"},
+		{"XREAD COUNT -5 STREAMS s 0", "*-1\r\n"},
+		{"XREADGROUP GROUP g a NOACK COUNT 2 STREAMS s >", "-NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option\r\n"},
+	} {
+		w.B = w.B[:0]
+		args := split(tc.args)
+		if bytes.EqualFold(args[0], []byte("xread")) {
+			CmdXRead(c, args)
+		} else {
+			CmdXReadGroup(c, args)
+		}
+		if string(w.B) != tc.want {
+			t.Errorf("%s: %q, want %q", tc.args, w.B, tc.want)
+		}
 	}
 }

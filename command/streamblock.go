@@ -47,7 +47,7 @@ func eqFold(b []byte, s string) bool {
 // later attempts serve what arrived since, as Redis does.
 func BlockXRead(c *Ctx, args [][]byte, wait *Wait) bool {
 	var a xreadArgs
-	if !parseXRead(c, args, &a) {
+	if !parseXRead(c, args, &a, false) {
 		return false
 	}
 	for i := 0; i < a.n; i++ {

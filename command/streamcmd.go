@@ -515,17 +515,21 @@ func CmdXSetID(c *Ctx, args [][]byte) {
 	c.W.OK()
 }
 
-// xreadArgs is XREAD's (and XREADGROUP's) parsed options.
+// xreadArgs is XREAD's and XREADGROUP's parsed options.
 type xreadArgs struct {
 	count    int64 // 0: no limit
 	block    bool
 	deadline int64 // 0: none
 	streams  int   // the first key
 	n        int   // streams
+	// XREADGROUP's GROUP and NOACK.
+	group, consumer []byte
+	noAck           bool
 }
 
-// parseXRead parses XREAD's options (Redis's xreadCommand); false: replied.
-func parseXRead(c *Ctx, args [][]byte, a *xreadArgs) bool {
+// parseXRead parses XREAD's options, or (group) XREADGROUP's, as Redis's
+// xreadCommand does for both; false: replied.
+func parseXRead(c *Ctx, args [][]byte, a *xreadArgs, group bool) bool {
 	for i := 1; i < len(args); i++ {
 		more := len(args) - 1 - i
 		switch o := string(args[i]); {
@@ -563,13 +567,24 @@ func parseXRead(c *Ctx, args [][]byte, a *xreadArgs) bool {
 				return false
 			}
 			a.n = (len(args) - a.streams) / 2
+			if group && a.group == nil {
+				c.W.Error("ERR Missing GROUP option for XREADGROUP")
+				return false
+			}
 			return true
 		case strings.EqualFold(o, "group") && more >= 2:
-			c.W.Error("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.")
-			return false
+			if !group {
+				c.W.Error("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.")
+				return false
+			}
+			a.group, a.consumer = args[i+1], args[i+2]
+			i += 2
 		case strings.EqualFold(o, "noack"):
-			c.W.Error("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.")
-			return false
+			if !group {
+				c.W.Error("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.")
+				return false
+			}
+			a.noAck = true
 		default:
 			c.W.Error(errtext.Syntax)
 			return false
@@ -611,7 +626,7 @@ func xreadAfter(c *Ctx, args [][]byte, a *xreadArgs, i int) (after engine.Stream
 // entries after each ID, or a null array.
 func CmdXRead(c *Ctx, args [][]byte) {
 	var a xreadArgs
-	if !parseXRead(c, args, &a) {
+	if !parseXRead(c, args, &a, false) {
 		return
 	}
 	// Check every ID (and type) before anything is written.

@@ -648,82 +648,15 @@ func propGroupEffect(p *Prop, key, group []byte, e engine.GroupEffect, id []byte
 // reads IDs as C strings, so a client's ">\x00" is ">" too.)
 const xgBlocked = ">\x00"
 
-// xgArgs is XREADGROUP's parsed options.
-type xgArgs struct {
-	xreadArgs
-	group, consumer []byte
-	noAck           bool
-}
-
 // isNew reports whether an XREADGROUP ID is ">" (or its blocked form).
 func isNew(id []byte) bool {
 	return len(id) >= 1 && id[0] == '>' && (len(id) == 1 || id[1] == 0)
 }
 
-// parseXReadGroup parses XREADGROUP's options and checks its IDs' syntax
-// where it does not depend on the data (Redis's xreadCommand); false:
-// replied.
-func parseXReadGroup(c *Ctx, args [][]byte, a *xgArgs) bool {
-	for i := 1; i < len(args); i++ {
-		more := len(args) - 1 - i
-		switch o := string(args[i]); {
-		case strings.EqualFold(o, "block") && more > 0:
-			i++
-			ms, ok := num.ParseInt(args[i])
-			if !ok {
-				c.W.Error("ERR timeout is not an integer or out of range")
-				return false
-			}
-			if ms < 0 {
-				c.W.Error(errtext.TimeoutNegative)
-				return false
-			}
-			a.block, a.deadline = true, 0
-			if ms > 0 {
-				if ms > math.MaxInt64-c.Now {
-					c.W.Error(errtext.TimeoutRange)
-					return false
-				}
-				a.deadline = c.Now + ms
-			}
-		case strings.EqualFold(o, "count") && more > 0:
-			i++
-			n, ok := num.ParseInt(args[i])
-			if !ok {
-				c.W.Error(errtext.NotInt)
-				return false
-			}
-			a.count = max(n, 0)
-		case strings.EqualFold(o, "streams") && more > 0:
-			a.streams = i + 1
-			if (len(args)-a.streams)%2 != 0 {
-				c.W.Error("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
-				return false
-			}
-			a.n = (len(args) - a.streams) / 2
-			if a.group == nil {
-				c.W.Error("ERR Missing GROUP option for XREADGROUP")
-				return false
-			}
-			return true
-		case strings.EqualFold(o, "group") && more >= 2:
-			a.group, a.consumer = args[i+1], args[i+2]
-			i += 2
-		case strings.EqualFold(o, "noack"):
-			a.noAck = true
-		default:
-			c.W.Error(errtext.Syntax)
-			return false
-		}
-	}
-	c.W.Error(errtext.Syntax)
-	return false
-}
-
 // xgCheck checks stream i of an XREADGROUP as Redis does before serving
 // anything: its type, its group, its ID. later: the client was blocked on
 // it (errors as Redis unblocks a client with). ok false: replied.
-func xgCheck(c *Ctx, args [][]byte, a *xgArgs, i int, later bool) (from engine.StreamID, history, ok bool) {
+func xgCheck(c *Ctx, args [][]byte, a *xreadArgs, i int, later bool) (from engine.StreamID, history, ok bool) {
 	key, id := args[a.streams+i], args[a.streams+a.n+i]
 	_, err := c.DB.XGroupInfo(key, a.group, c.Now)
 	switch {
@@ -766,7 +699,7 @@ func xgID(c *Ctx, id []byte) (from engine.StreamID, history, ok bool) {
 // it serves, or false with nothing written when none has anything for
 // the group. It resets the Store's group effects, which the served
 // streams' NOACK reads append to.
-func xreadGroup(c *Ctx, args [][]byte, a *xgArgs) (served bool, replied bool) {
+func xreadGroup(c *Ctx, args [][]byte, a *xreadArgs) (served bool, replied bool) {
 	local := func(i int) bool { return c.Owns == nil || c.Owns(args[a.streams+i]) }
 	later := false
 	for i := 0; i < a.n; i++ {
@@ -791,19 +724,14 @@ func xreadGroup(c *Ctx, args [][]byte, a *xgArgs) (served bool, replied bool) {
 		}
 		key := args[a.streams+i]
 		from, history, _ := xgID(c, args[a.streams+a.n+i])
-		if !history {
-			if ready, _ := c.DB.XReadGroupReady(key, a.group, c.Now); !ready {
-				continue
-			}
-		}
-		n++
+		mark := len(c.W.B)
 		if c.W.Proto != 3 {
 			c.W.Array(2)
 		}
 		c.W.Bulk(key)
 		at := len(c.W.B)
 		m := 0
-		c.DB.XReadGroup(&engine.XReadGroupArgs{Key: key, Group: a.group, Consumer: a.consumer, History: history,
+		served, _ := c.DB.XReadGroup(&engine.XReadGroupArgs{Key: key, Group: a.group, Consumer: a.consumer, History: history,
 			From: from, Count: count, NoAck: a.noAck}, c.Now, func(id engine.StreamID, fv [][]byte) {
 			m++
 			if fv == nil {
@@ -815,6 +743,11 @@ func xreadGroup(c *Ctx, args [][]byte, a *xgArgs) (served bool, replied bool) {
 			}
 			writeEntry(c.W, id, fv)
 		})
+		if !served { // nothing new: the stream is left out
+			c.W.B = c.W.B[:mark]
+			continue
+		}
+		n++
 		deferHeader(c.W, at, m, false)
 	}
 	if n == 0 {
@@ -829,8 +762,8 @@ func xreadGroup(c *Ctx, args [][]byte, a *xgArgs) (served bool, replied bool) {
 // block (no BLOCK, or inside MULTI or a script): a null array when no
 // stream has anything for the group.
 func CmdXReadGroup(c *Ctx, args [][]byte) {
-	var a xgArgs
-	if !parseXReadGroup(c, args, &a) {
+	var a xreadArgs
+	if !parseXRead(c, args, &a, true) {
 		return
 	}
 	if _, replied := xreadGroup(c, args, &a); !replied {
@@ -843,8 +776,8 @@ func CmdXReadGroup(c *Ctx, args [][]byte) {
 // streams live answers the errors and the history reads. That attempt
 // marks the ">" of the streams it ran on (xgBlocked) in args.
 func BlockXReadGroup(c *Ctx, args [][]byte, wait *Wait) bool {
-	var a xgArgs
-	if !parseXReadGroup(c, args, &a) {
+	var a xreadArgs
+	if !parseXRead(c, args, &a, true) {
 		return false
 	}
 	if c.Owns != nil {
@@ -896,8 +829,8 @@ func propXReadGroup(p *Prop) {
 	}
 	var w resp.Writer
 	c := Ctx{W: &w, Now: p.Now}
-	var a xgArgs
-	if !parseXReadGroup(&c, p.Args, &a) {
+	var a xreadArgs
+	if !parseXRead(&c, p.Args, &a, true) {
 		return
 	}
 	v, _, err := resp.ReadReply(p.Reply)

@@ -660,27 +660,8 @@ func (st stream) each(start, end StreamID, rev, tombs bool, fn func(ni int, b []
 	sl := db.s.slab
 	ixh := st.index()
 	ix := sl.Bytes(ixh)
-	n := ixCount(ix)
 	if !rev {
-		i := max(ixFind(ix, start), 0)
-		for ; i < n; i++ {
-			ix = sl.Bytes(ixh)
-			b := sl.Bytes(ixNode(ix, i))
-			m := getID(b, ndMaster)
-			if end.Less(m) {
-				return
-			}
-			for o, stop := ndEntries(b), ndEnd(b); o < stop; {
-				e := readEntry(b, o, m)
-				o = e.end
-				if e.id.Less(start) || !tombs && e.flags&xDeleted != 0 {
-					continue
-				}
-				if end.Less(e.id) || !fn(i, b, e) {
-					return
-				}
-			}
-		}
+		st.eachFrom(max(ixFind(ix, start), 0), -1, start, end, tombs, fn)
 		return
 	}
 	for i := ixFind(ix, end); i >= 0; i-- {
@@ -699,6 +680,34 @@ func (st stream) each(start, end StreamID, rev, tombs bool, fn func(ni int, b []
 				continue
 			}
 			if e.id.Less(start) || !fn(i, b, e) {
+				return
+			}
+		}
+	}
+}
+
+// eachFrom is each forward from node i, at offset off of that node (an
+// entry's start; -1: the node's first entry), on.
+func (st stream) eachFrom(i, off int, start, end StreamID, tombs bool, fn func(ni int, b []byte, e xentry) bool) {
+	sl := st.db.s.slab
+	ixh := st.index()
+	for n := ixCount(sl.Bytes(ixh)); i < n; i++ {
+		b := sl.Bytes(ixNode(sl.Bytes(ixh), i))
+		m := getID(b, ndMaster)
+		if end.Less(m) {
+			return
+		}
+		o := ndEntries(b)
+		if off >= 0 {
+			o, off = off, -1
+		}
+		for stop := ndEnd(b); o < stop; {
+			e := readEntry(b, o, m)
+			o = e.end
+			if e.id.Less(start) || !tombs && e.flags&xDeleted != 0 {
+				continue
+			}
+			if end.Less(e.id) || !fn(i, b, e) {
 				return
 			}
 		}

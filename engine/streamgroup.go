@@ -47,6 +47,23 @@ type cgroup struct {
 	// fresh is the consumer the last XReadGroup on the group created (""
 	// when it created none): Redis propagates its creation under NOACK.
 	fresh string
+	// next is where the entry after lastID starts when next.last is
+	// lastID, so that a read of new entries does not decode its node from
+	// the start (see XReadGroup).
+	next groupPos
+}
+
+// groupPos is a position in a stream: the node (its handle and master
+// ID) that holds the entry last, and the offset after that entry. A node
+// changes in place only by its entries' flags and by entries appended,
+// and a new node's master ID is larger than every ID before it, so the
+// position stays right while the stream's index holds that handle, with
+// that master ID, where last would be.
+type groupPos struct {
+	node   slab.Handle
+	master StreamID
+	last   StreamID
+	off    int
 }
 
 type consumer struct {
@@ -389,39 +406,31 @@ type XReadGroupArgs struct {
 	NoAck   bool
 }
 
-// XReadGroupReady reports whether an XREADGROUP of the stream with ">"
-// would serve it now (the stream has an entry after the group's last ID).
-// err is ErrNoGroup or ErrWrongType.
-func (db *DB) XReadGroupReady(key, group []byte, now int64) (bool, error) {
-	st, cg, err := db.openGroup(key, group, now)
-	if err != nil {
-		return false, err
-	}
-	if st.length() == 0 {
-		return false, nil
-	}
-	last, _ := st.edge(false, false)
-	return cg.lastID.Less(last), nil
-}
-
 // XReadGroup serves one stream of an XREADGROUP as Redis's
 // streamReplyWithRange does with a group: fn gets each entry delivered
 // (fv nil: a pending entry whose entry was deleted); fv and its bytes are
-// valid during the call, and fn must not call the Store. The consumer is
-// created when it is new. The caller has checked the group exists
-// (XReadGroupReady); ErrNoGroup otherwise.
-func (db *DB) XReadGroup(a *XReadGroupArgs, now int64, fn func(id StreamID, fv [][]byte)) error {
+// valid during the call, and fn must not call the Store. A history read
+// is always served; a read of new entries (">") only when the stream has
+// an entry after the group's last ID, and changes nothing otherwise. A
+// served read creates the consumer when it is new. served: the read was
+// served. err is ErrNoGroup or ErrWrongType.
+func (db *DB) XReadGroup(a *XReadGroupArgs, now int64, fn func(id StreamID, fv [][]byte)) (served bool, err error) {
 	st, cg, err := db.openGroup(a.Key, a.Group, now)
 	if err != nil {
-		return err
+		return false, err
 	}
-	c, created := st.consumerFor(cg, a.Consumer, now)
-	cg.fresh = ""
-	if created {
-		cg.fresh = c.name
+	var c *consumer
+	serve := func() {
+		var created bool
+		c, created = st.consumerFor(cg, a.Consumer, now)
+		cg.fresh = ""
+		if created {
+			cg.fresh = c.name
+		}
+		db.s.dirty++
 	}
-	db.s.dirty++
 	if a.History {
+		serve()
 		i, _ := findNack(c.pel, a.From)
 		n := 0
 		for ; i < len(c.pel) && (a.Count == 0 || n < a.Count); i++ {
@@ -440,13 +449,25 @@ func (db *DB) XReadGroup(a *XReadGroupArgs, now int64, fn func(id StreamID, fv [
 			}
 			n++
 		}
-		return nil
+		return true, nil
 	}
 	from, ok := cg.lastID.Next()
-	if !ok {
-		return nil
+	if !ok || !cg.lastID.Less(st.lastID()) {
+		return false, nil
 	}
-	st.rangeEach(from, MaxStreamID, a.Count, false, func(id StreamID, fv [][]byte) bool {
+	sl := db.s.slab
+	ix := sl.Bytes(st.index())
+	ni, off := max(ixFind(ix, from), 0), -1
+	if p := cg.next; p.last == cg.lastID && ni < ixCount(ix) && ixNode(ix, ni) == p.node && getID(sl.Bytes(p.node), ndMaster) == p.master {
+		off = p.off
+	}
+	n := 0
+	st.eachFrom(ni, off, from, MaxStreamID, false, func(ni int, b []byte, e xentry) bool {
+		if c == nil {
+			serve()
+		}
+		id := e.id
+		db.s.fv = entryFields(b, &e, db.s.fv)
 		if cg.lastID.Less(id) {
 			if cg.entriesRead != -1 && !st.hasTombstones(id) {
 				cg.entriesRead++
@@ -468,10 +489,12 @@ func (db *DB) XReadGroup(a *XReadGroupArgs, now int64, fn func(id StreamID, fv [
 				c.pel = insertNack(c.pel, nk)
 			}
 		}
-		fn(id, fv)
-		return true
+		cg.next = groupPos{node: ixNode(sl.Bytes(st.index()), ni), master: getID(b, ndMaster), last: cg.lastID, off: e.end}
+		fn(id, db.s.fv)
+		n++
+		return a.Count <= 0 || n < a.Count
 	})
-	return nil
+	return c != nil, nil
 }
 
 // XAck removes the IDs from the group's PEL; it returns how many were
