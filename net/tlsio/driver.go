@@ -45,6 +45,7 @@ type Driver struct {
 	conns []*conn        // TLS connections by slot (the low 32 bits of a ConnID)
 	dirty []*conn        // TLS connections with plaintext output to encrypt
 	spare [][]byte       // emptied plaintext input buffers, reused
+	big   [][]byte       // emptied grown ones (a pipelined batch's), reused
 	// scratch is the Output of a closed or aborted TLS connection:
 	// written to, never sent.
 	scratch []byte
@@ -448,7 +449,9 @@ const minFree = 16 << 10
 // once what came before it is answered, as a plain connection's FIN.
 func (d *Driver) decrypt(cn *conn) bool {
 	got := false
-	for {
+	// Only while a whole record can be decrypted (transport.ready): a Read
+	// that finds none costs crypto/tls an allocation and nothing else.
+	for cn.tr.ready() {
 		if cap(cn.in)-len(cn.in) < minFree {
 			d.growIn(cn)
 		}
@@ -457,13 +460,18 @@ func (d *Driver) decrypt(cn *conn) bool {
 		cn.in = cn.in[:len(cn.in)+n]
 		got = got || n > 0
 		if err == nil {
+			// A Read that returned data consumed a record (its plaintext
+			// fits: minFree).
+			if n > 0 && cn.tr.whole > 0 {
+				cn.tr.whole--
+			}
 			continue
 		}
 		if err == errWouldBlock {
-			if cn.tr.budget < readBudget {
-				continue // fed a part of a record: feed the rest
-			}
-			break
+			// crypto/tls stops only short of a whole record; the budget
+			// may have cut one that has arrived: ready says.
+			cn.tr.whole = 0
+			continue
 		}
 		if err == io.EOF {
 			cn.eof = true
@@ -479,8 +487,14 @@ func (d *Driver) decrypt(cn *conn) bool {
 	return got && !cn.gone
 }
 
-// spareMax bounds the plaintext input buffers a driver keeps for reuse.
-const spareMax = 256
+// spareMax bounds the plaintext input buffers a driver keeps for reuse;
+// bigMax and bigCap the grown ones (at most 1 MiB a driver), which a
+// pipelined batch would otherwise allocate anew each time it arrives.
+const (
+	spareMax = 256
+	bigMax   = 4
+	bigCap   = 256 << 10
+)
 
 // growIn makes room for a record's plaintext in cn's input: compacted,
 // or from the spare buffers, or doubled.
@@ -498,20 +512,37 @@ func (d *Driver) growIn(cn *conn) {
 		d.spare = d.spare[:len(d.spare)-1]
 		return
 	}
-	nb := make([]byte, len(cn.in), max(2*cap(cn.in), 2*minFree))
+	var nb []byte
+	if k := len(d.big) - 1; k >= 0 && cap(d.big[k]) >= len(cn.in)+minFree {
+		nb = d.big[k][:len(cn.in)]
+		d.big[k] = nil
+		d.big = d.big[:k]
+	} else {
+		nb = make([]byte, len(cn.in), max(2*cap(cn.in), 2*minFree))
+	}
 	copy(nb, cn.in)
+	d.recycle(cn.in)
 	cn.in = nb
 }
 
-// putIn gives back cn's emptied input buffer: a small one to the spares,
-// a grown one to the garbage collector, so that an idle connection holds
-// no buffer.
+// recycle keeps an emptied plaintext buffer for reuse, when there is
+// room: a small one with the spares, a grown one up to bigCap with the
+// big ones; others go to the garbage collector.
+func (d *Driver) recycle(b []byte) {
+	switch c := cap(b); {
+	case c == 2*minFree && len(d.spare) < spareMax:
+		d.spare = append(d.spare, b[:0])
+	case c > 2*minFree && c <= bigCap && len(d.big) < bigMax:
+		d.big = append(d.big, b[:0])
+	}
+}
+
+// putIn gives back cn's emptied input buffer (recycle), so that an idle
+// connection holds no buffer.
 func (d *Driver) putIn(cn *conn) {
 	if cn.in == nil || cn.rd < len(cn.in) && !cn.gone {
 		return
 	}
-	if cap(cn.in) == 2*minFree && len(d.spare) < spareMax {
-		d.spare = append(d.spare, cn.in[:0])
-	}
+	d.recycle(cn.in)
 	cn.in, cn.rd = nil, 0
 }

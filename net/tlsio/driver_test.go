@@ -105,7 +105,7 @@ func (e *echo) OnWake() {}
 
 // serve runs a driver from nd wrapped in a Driver with one plain and one
 // TLS listener until the test ends; it returns both ports.
-func serve(t *testing.T, nd func(ioloop.Options) (ioloop.Driver, error), cert tls.Certificate, timeout time.Duration) (plain, secure int, h *echo) {
+func serve(t testing.TB, nd func(ioloop.Options) (ioloop.Driver, error), cert tls.Certificate, timeout time.Duration) (plain, secure int, h *echo) {
 	h = &echo{}
 	ready := make(chan error, 1)
 	stop := make(chan struct{})
@@ -327,5 +327,39 @@ func TestDetachTLS(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFramed: the transport follows the record framing of the bytes it
+// hands crypto/tls however they are split: whole records counted, a
+// split header or body known as such.
+func TestFramed(t *testing.T) {
+	var stream []byte
+	lens := []int{0, 1, 300, 16384 + 256, 4, 70}
+	for _, n := range lens {
+		stream = append(stream, 23, 3, 3, byte(n>>8), byte(n))
+		stream = append(stream, make([]byte, n)...)
+	}
+	for _, step := range []int{1, 2, 3, 5, 7, 1000, len(stream)} {
+		tr := &transport{}
+		for i := 0; i < len(stream); i += step {
+			tr.framed(stream[i:min(i+step, len(stream))])
+			if end := min(i+step, len(stream)); end < len(stream) && tr.hn == 0 && tr.left == 0 {
+				// At a boundary: the bytes so far are whole records.
+				at := 0
+				for _, n := range lens {
+					if at == end {
+						break
+					}
+					at += recordHeaderLen + n
+				}
+				if at != end {
+					t.Fatalf("step %d: a boundary claimed at %d", step, end)
+				}
+			}
+		}
+		if tr.whole != len(lens) || tr.hn != 0 || tr.left != 0 {
+			t.Errorf("step %d: whole %d, hn %d, left %d; want %d records, at a boundary", step, tr.whole, tr.hn, tr.left, len(lens))
+		}
 	}
 }

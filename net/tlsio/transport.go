@@ -35,6 +35,74 @@ type transport struct {
 	signal chan struct{} // cap 1: feed or shut happened
 
 	budget int // loop mode: what Read may still take in this decrypt step
+
+	// Where the bytes Read handed crypto/tls stand in the record stream
+	// (framed), so that decrypt can tell when crypto/tls holds no
+	// ciphertext and need not be asked again (each ask that finds none
+	// costs crypto/tls an allocation): hn bytes of a record header in hdr,
+	// or left bytes of a record's body; whole counts the records handed
+	// whole and not known to be consumed (an overcount is safe: it asks
+	// once more). Owned by whoever owns reads (hs).
+	hdr      [recordHeaderLen]byte
+	hn, left int
+	whole    int
+}
+
+// recordHeaderLen is a TLS record's header: type, version, length.
+const recordHeaderLen = 5
+
+// framed follows the record framing of b, the next bytes handed to
+// crypto/tls.
+func (t *transport) framed(b []byte) {
+	for len(b) > 0 {
+		if t.left == 0 {
+			k := copy(t.hdr[t.hn:], b)
+			t.hn += k
+			b = b[k:]
+			if t.hn < recordHeaderLen {
+				return
+			}
+			t.hn = 0
+			if t.left = int(t.hdr[3])<<8 | int(t.hdr[4]); t.left == 0 {
+				t.whole++
+			}
+			continue
+		}
+		k := min(t.left, len(b))
+		t.left -= k
+		b = b[k:]
+		if t.left == 0 {
+			t.whole++
+		}
+	}
+}
+
+// ready reports, in the loop, whether a Read can decrypt a record: one
+// handed whole and not known consumed (whole: decrypt counts down one
+// per Read that returned data, and zeroes it when crypto/tls stopped for
+// want of input), or one the ciphertext waiting (the handshake's rest,
+// then the wrapped driver's input) completes.
+func (t *transport) ready() bool {
+	if t.whole > 0 {
+		return true
+	}
+	in := t.d.Driver.Input(t.c.id)
+	avail := len(t.in) + len(in)
+	if t.left > 0 {
+		return avail >= t.left
+	}
+	if t.hn+avail < recordHeaderLen {
+		return false
+	}
+	h := t.hdr
+	for i := t.hn; i < recordHeaderLen; i++ {
+		if j := i - t.hn; j < len(t.in) {
+			h[i] = t.in[j]
+		} else {
+			h[i] = in[j-len(t.in)]
+		}
+	}
+	return avail-(recordHeaderLen-t.hn) >= int(h[3])<<8|int(h[4])
 }
 
 // errWouldBlock is what the loop's Read returns when no ciphertext is
@@ -115,6 +183,7 @@ func (t *transport) Read(p []byte) (int, error) {
 		return 0, t.closed
 	}
 	n := copy(p, t.in)
+	t.framed(p[:n])
 	t.in = t.in[:copy(t.in, t.in[n:])]
 	ask := len(t.in) == 0 && t.held
 	t.held = t.held && !ask
@@ -135,6 +204,7 @@ func (t *transport) loopRead(p []byte) (int, error) {
 	var n int
 	if len(t.in) > 0 {
 		n = copy(p, t.in)
+		t.framed(p[:n])
 		t.in = t.in[n:]
 		if len(t.in) == 0 {
 			t.in = nil
@@ -145,6 +215,7 @@ func (t *transport) loopRead(p []byte) (int, error) {
 			return 0, errWouldBlock
 		}
 		n = copy(p, in)
+		t.framed(p[:n])
 		t.d.Driver.Consume(t.c.id, n)
 	}
 	t.budget -= n
