@@ -90,4 +90,10 @@
 //     per OnOpen.
 //   - A new handshake reads Options.Config once, at accept: a reloaded
 //     certificate reaches new connections, never established ones.
+//   - Every byte the loop's transport hands crypto/tls (and the
+//     handshake's) passes through its framing, and whole only overcounts:
+//     ready never says no while crypto/tls could decrypt a record, or a
+//     connection would stall with its request received.
+//   - A detached connection's records go on in sequence: DetachTLS hands
+//     it over only after the ring sent every record written on it.
 package tlsio
