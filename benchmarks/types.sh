@@ -25,7 +25,7 @@ TESTS=${TESTS:-setbit bitcount pfadd pfcount geoadd geosearch}
 PIPELINES=${PIPELINES:-32 1}
 
 tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 hz=$(getconf CLK_TCK)
 # GEOSEARCH's set: 100k members at random places on the globe, as RESP for --pipe.
 awk 'BEGIN{srand(1); for (i = 0; i < 100000; i++) {

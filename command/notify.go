@@ -1,6 +1,10 @@
 package command
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/radish-kv/radish/engine"
+)
 
 // Keyspace notifications: the events a write emits (Redis's
 // notifyKeyspaceEvent calls), stated per row. The shard's mutation path
@@ -29,6 +33,10 @@ type keyEvent struct {
 	// key exists after the command (a *STORE of an empty result stores
 	// nothing: only "del" when there was a key).
 	delOnly, stored bool
+	// consumerOf, when set, names the consumer group of the stream
+	// args[i] in which the command may create a consumer (XREADGROUP,
+	// XCLAIM, XAUTOCLAIM): xgroup-createconsumer when it did.
+	consumerOf func(args [][]byte) (group []byte)
 }
 
 // EmitEvent receives one event: its class letter, its name, its key.
@@ -54,13 +62,18 @@ func (r RowEvents) NoNew() bool { return r.ev != nil && r.ev.noNew }
 // NoDel reports whether a key the row removed gets no "del".
 func (r RowEvents) NoDel() bool { return r.ev != nil && r.ev.noDel }
 
-// Emit emits the row's own events for one of its write keys, args[i];
-// gone says the command removed it, exists that it exists after it. The mutation path calls it per write
+// Emit emits the row's own events for one of its write keys, args[i],
+// in db after the command ran at now; gone says the command removed it,
+// exists that it exists after it. The mutation path calls it per write
 // key, in order (Reverse: from the last), between that key's "new" and
 // its "del", which is the order Redis emits them in.
-func (r RowEvents) Emit(args [][]byte, i int, gone, exists bool, emit EmitEvent) {
+func (r RowEvents) Emit(db *engine.DB, now int64, args [][]byte, i int, gone, exists bool, emit EmitEvent) {
 	switch e := r.ev; {
 	case e == nil:
+	case e.consumerOf != nil:
+		if db.XGroupFresh(args[i], e.consumerOf(args), now) != "" {
+			emit('t', "xgroup-createconsumer", args[i])
+		}
 	case e.delOnly && gone, e.stored && !exists:
 	case e.fn != nil:
 		e.fn(args, i, emit)

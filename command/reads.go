@@ -43,7 +43,7 @@ var writeReads = map[string]func(args [][]byte) ReadMode{
 	"sunionstore": accessKeys, "sinterstore": accessKeys, "sdiffstore": accessKeys,
 	"zunionstore": accessKeys, "zinterstore": accessKeys, "zdiffstore": accessKeys, "zrangestore": accessKeys,
 	"georadius": accessKeys, "georadiusbymember": accessKeys, "geosearchstore": accessKeys,
-	"xack": lookups, "xclaim": lookups, "xautoclaim": lookups,
+	"xack": lookups, "xclaim": lookups, "xautoclaim": lookups, "xreadgroup": lookups,
 	"object|encoding": silently, "object|freq": silently, "object|idletime": silently, "object|refcount": silently,
 }
 

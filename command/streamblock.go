@@ -59,6 +59,7 @@ func BlockXRead(c *Ctx, args [][]byte, wait *Wait) bool {
 			args[a.streams+a.n+i] = after.Append(nil)
 		}
 	}
+	c.DB.ReadsAgain()
 	if xreadServe(c, args, &a, nil) {
 		return false
 	}

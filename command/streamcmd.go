@@ -635,6 +635,7 @@ func CmdXRead(c *Ctx, args [][]byte) {
 			return
 		}
 	}
+	c.DB.ReadsAgain()
 	if !xreadServe(c, args, &a, nil) {
 		c.W.NullArray()
 	}

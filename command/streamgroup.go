@@ -238,6 +238,11 @@ func init() {
 	keyEvents["xgroup|delconsumer"] = &keyEvent{fn: func(args [][]byte, _ int, emit EmitEvent) {
 		emit('t', "xgroup-delconsumer", args[2])
 	}}
+	// The reads and claims that create their consumer notify it, as
+	// Redis's streamCreateConsumer.
+	keyEvents["xreadgroup"] = &keyEvent{consumerOf: xreadGroupGroup}
+	claims := &keyEvent{consumerOf: func(args [][]byte) []byte { return args[2] }}
+	keyEvents["xclaim"], keyEvents["xautoclaim"] = claims, claims
 }
 
 // ---- XACK, XPENDING ----
@@ -716,6 +721,7 @@ func xreadGroup(c *Ctx, args [][]byte, a *xreadArgs) (served bool, replied bool)
 	if later && count == 0 {
 		count = 1000 // Redis's XREAD_BLOCKED_DEFAULT_COUNT
 	}
+	c.DB.ReadsAgain()
 	start := len(c.W.B)
 	n := 0
 	for i := 0; i < a.n; i++ {
@@ -816,6 +822,22 @@ func xreadGroupBlocks(args [][]byte) bool {
 		}
 	}
 	return false
+}
+
+// xreadGroupGroup returns XREADGROUP's group name, as parseXRead reads
+// it (nil when the arguments name none before STREAMS).
+func xreadGroupGroup(args [][]byte) []byte {
+	for i := 1; i+1 < len(args); i++ {
+		switch {
+		case eqFold(args[i], "streams"):
+			return nil
+		case eqFold(args[i], "group") && i+2 < len(args):
+			return args[i+1]
+		case eqFold(args[i], "block"), eqFold(args[i], "count"):
+			i++
+		}
+	}
+	return nil
 }
 
 // propXReadGroup is XREADGROUP as Redis 7.0 propagates it: for each

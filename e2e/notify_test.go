@@ -151,7 +151,7 @@ func TestKeyspaceEventsAgainstRedis(t *testing.T) {
 // keyspace_hits and keyspace_misses count the same lookups after each
 // command, as in Redis: those of read commands, and of the write commands
 // that read as Redis's lookupKeyRead (GETEX, GETDEL, SET ... GET, a
-// BITFIELD of GETs, XACK, XCLAIM, XAUTOCLAIM, a *STORE's
+// BITFIELD of GETs, XACK, XCLAIM, XAUTOCLAIM, XREADGROUP, a *STORE's
 // sources, COPY's source, BITOP's sources,
 // PFMERGE's keys, SORT's key and the keys its patterns name), not their
 // destinations'; OBJECT counts a miss without an event.
@@ -201,6 +201,18 @@ func TestKeyMissAgainstRedis(t *testing.T) {
 		{"HSET", "nokey9", "f", "v"}, {"DEL", "a", "nokey"}, {"EXPIRE", "nokey", "10"}, {"RENAME", "b2", "b3"},
 		{"XACK", "x1", "grp", "1-1"}, {"XACK", "nokey", "grp", "1-1"},
 		{"XCLAIM", "nokey", "grp", "c", "0", "1-1"}, {"XAUTOCLAIM", "x1", "grp", "c", "0", "0"}, {"XGROUP", "CREATE", "x1", "g2", "0"},
+		// XREAD and XREADGROUP look at each stream twice (once when the
+		// check of every stream before it passed), blocking or not; a
+		// blocked one's wake counts nothing.
+		{"XREADGROUP", "GROUP", "grp", "c1", "COUNT", "1", "STREAMS", "x1", ">"},
+		{"XREADGROUP", "GROUP", "grp", "c1", "COUNT", "1", "STREAMS", "x1", ">"},
+		{"XREADGROUP", "GROUP", "grp", "c1", "STREAMS", "x1", "0"},
+		{"XREADGROUP", "GROUP", "grp", "c1", "STREAMS", "nokey", ">"},
+		{"XREADGROUP", "GROUP", "nogrp", "c1", "STREAMS", "x1", ">"},
+		{"XREADGROUP", "GROUP", "grp", "c2", "BLOCK", "10", "STREAMS", "x1", ">"},
+		{"XREAD", "STREAMS", "x1", "0"}, {"XREAD", "STREAMS", "x1", "$"}, {"XREAD", "STREAMS", "nokey", "0"},
+		{"XREAD", "COUNT", "1", "STREAMS", "x1", "x1", "0", "0"}, {"XREAD", "STREAMS", "x1", "nokey", "0", ">"},
+		{"XREAD", "BLOCK", "10", "STREAMS", "x1", "$"}, {"XREAD", "BLOCK", "10", "STREAMS", "nokey", "$"},
 	}
 	stats := func(c *psConn) string {
 		info := string(c.do(t, []string{"INFO", "stats"})[0])

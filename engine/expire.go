@@ -652,6 +652,12 @@ func (db *DB) ReadAgain() { db.s.lastRead = 0 }
 // (SORT ... STORE writes its destination after reading).
 func (db *DB) EndReads() { db.s.reads = false }
 
+// ReadsAgain has the next counted lookup count even when it is of the
+// key the last one looked up (the lookups of one key in a row count once):
+// XREAD and XREADGROUP look at their streams twice, as Redis's
+// xreadCommand does.
+func (db *DB) ReadsAgain() { db.s.lastRead = 0 }
+
 // AddReads adds the hits and misses other counted to s's and clears
 // other's: a command run on copies of its keys (a scratch store) counts
 // on the store the keys came from.

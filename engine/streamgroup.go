@@ -44,8 +44,9 @@ type cgroup struct {
 	entriesRead int64 // -1: unknown
 	pel         []*nack
 	consumers   []*consumer
-	// fresh is the consumer the last XReadGroup on the group created (""
-	// when it created none): Redis propagates its creation under NOACK.
+	// fresh is the consumer the last XReadGroup, XClaim or XAutoClaim on
+	// the group created ("" when it created none): Redis propagates its
+	// creation under NOACK, and notifies xgroup-createconsumer.
 	fresh string
 	// next is where the entry after lastID starts when next.last is
 	// lastID, so that a read of new entries does not decode its node from
@@ -193,6 +194,16 @@ func (st stream) consumerFor(cg *cgroup, name []byte, now int64) (c *consumer, c
 	}
 	st.db.s.dirty++
 	return cg.createConsumer(name, now), true
+}
+
+// freshConsumer is consumerFor that records a created consumer as the
+// group's fresh one.
+func (st stream) freshConsumer(cg *cgroup, name []byte, now int64) *consumer {
+	c, created := st.consumerFor(cg, name, now)
+	if created {
+		cg.fresh = c.name
+	}
+	return c
 }
 
 // Store returns the Store the database belongs to.
@@ -420,11 +431,10 @@ func (db *DB) XReadGroup(a *XReadGroupArgs, now int64, fn func(id StreamID, fv [
 		return false, err
 	}
 	var c *consumer
+	cg.fresh = ""
 	serve := func() {
 		var created bool
-		c, created = st.consumerFor(cg, a.Consumer, now)
-		cg.fresh = ""
-		if created {
+		if c, created = st.consumerFor(cg, a.Consumer, now); created {
 			cg.fresh = c.name
 		}
 		db.s.dirty++
@@ -558,6 +568,7 @@ func (db *DB) XClaim(key, group, name []byte, ids []StreamID, a *XClaimArgs, now
 	if err != nil {
 		return fx, err
 	}
+	cg.fresh = ""
 	setID := false
 	if cg.lastID.Less(a.LastID) {
 		cg.lastID = a.LastID
@@ -592,7 +603,7 @@ func (db *DB) XClaim(key, group, name []byte, ids []StreamID, a *XClaimArgs, now
 			continue
 		}
 		if c == nil {
-			c, _ = st.consumerFor(cg, name, now)
+			c = st.freshConsumer(cg, name, now)
 		}
 		if nk.owner != c && nk.owner != nil {
 			nk.owner.pel = removeNack(nk.owner.pel, id)
@@ -649,6 +660,7 @@ func (db *DB) XAutoClaim(key, group, name []byte, minIdle int64, start StreamID,
 	if err != nil {
 		return next, fx, deleted, err
 	}
+	cg.fresh = ""
 	attempts := 10 * count
 	var c *consumer
 	i, _ := findNack(cg.pel, start)
@@ -671,7 +683,7 @@ func (db *DB) XAutoClaim(key, group, name []byte, minIdle int64, start StreamID,
 			continue
 		}
 		if c == nil {
-			c, _ = st.consumerFor(cg, name, now)
+			c = st.freshConsumer(cg, name, now)
 		}
 		if nk.owner != c {
 			nk.owner.pel = removeNack(nk.owner.pel, id)
@@ -834,8 +846,9 @@ func (db *DB) XGroupsFull(key []byte, count int, now int64, group func(g GroupIn
 	}
 }
 
-// XGroupFresh returns the consumer the last XReadGroup on the group
-// created ("" when none), as Redis propagates an XREADGROUP NOACK.
+// XGroupFresh returns the consumer the last XReadGroup, XClaim or
+// XAutoClaim on the group created ("" when none): Redis propagates an
+// XREADGROUP NOACK's, and notifies each.
 func (db *DB) XGroupFresh(key, group []byte, now int64) string {
 	_, cg, err := db.openGroup(key, group, now)
 	if err != nil {

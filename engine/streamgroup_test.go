@@ -12,11 +12,10 @@ import (
 // ID, its PEL as a map of ID to owner, delivery time and count, and its
 // consumers' seen-times.
 type gmodel struct {
-	last  StreamID
-	read  int64
-	pel   map[StreamID]gnack
-	seen  map[string]int64
-	fresh string
+	last StreamID
+	read int64
+	pel  map[StreamID]gnack
+	seen map[string]int64
 }
 
 type gnack struct {
@@ -93,6 +92,10 @@ func groupModel(t *testing.T, ops []byte) {
 		pick := func() StreamID { // an ID near the stream's
 			return StreamID{uint64(c % 40), uint64(b % 2)}
 		}
+		had := false
+		if g != nil {
+			_, had = g.seen[cname]
+		}
 		switch op {
 		case 0, 1: // XADD
 			id := StreamID{xm.last.Ms + 1 + uint64(b%3), uint64(c % 2)}
@@ -139,11 +142,6 @@ func groupModel(t *testing.T, ops []byte) {
 				t.Fatalf("XREADGROUP >: %v (served %v), want %v", got, served, want)
 			}
 			if served { // a read of nothing new creates no consumer
-				_, had := g.seen[cname]
-				g.fresh = ""
-				if !had {
-					g.fresh = cname
-				}
 				g.seen[cname] = now
 			}
 			for _, id := range want {
@@ -317,6 +315,17 @@ func groupModel(t *testing.T, ops []byte) {
 			n, _ := db.XDel(key, 1, func(int) StreamID { return id }, now)
 			if n == 1 != xm.del(id) {
 				t.Fatalf("XDEL %v: %d", id, n)
+			}
+		}
+		if g != nil && (op >= 3 && op <= 5 || op == 7 || op == 8) {
+			// The consumer the read or claim created, if any (Redis's
+			// xgroup-createconsumer event).
+			want := ""
+			if _, has := g.seen[cname]; has && !had {
+				want = cname
+			}
+			if got := db.XGroupFresh(key, []byte(gname), now); got != want {
+				t.Fatalf("op %d: fresh consumer %q, want %q", op, got, want)
 			}
 		}
 		checkGroups(t, db, key, groups)

@@ -157,7 +157,7 @@ func (s *Shard) waitOn(c *conn, b *blockState, fn command.BlockFunc, viaHome boo
 			o.runOrDefer(args, spec, func() {
 				if len(hs) == 1 && !viaHome {
 					// One holder: try at once, as the command would run.
-					if out, served := o.tryServe(wt); served {
+					if out, served := o.tryServe(wt, true); served {
 						o.send(home, msgServed, func(h *Shard) { h.unblock(c, b.id, out) })
 						return
 					}
@@ -169,8 +169,11 @@ func (s *Shard) waitOn(c *conn, b *blockState, fn command.BlockFunc, viaHome boo
 }
 
 // tryServe runs the waiter's BlockFunc on this shard: the reply and true
-// when it could answer, false when it would still block.
-func (s *Shard) tryServe(wt *waiter) ([]byte, bool) {
+// when it could answer, false when it would still block. first: the
+// command's first attempt, whose lookups count as keyspace hits and
+// misses as the command's would (XREAD's); a wake's count nothing, as in
+// Redis.
+func (s *Shard) tryServe(wt *waiter, first bool) ([]byte, bool) {
 	var w resp.Writer
 	w.Proto = wt.proto
 	var wait command.Wait
@@ -185,7 +188,15 @@ func (s *Shard) tryServe(wt *waiter) ([]byte, bool) {
 	if s.kev.flags != 0 {
 		s.eventsBefore(wt.db, wt.spec, wt.args)
 	}
-	if wt.fn(&ctx, wt.args, &wait) {
+	reads := wt.spec.Reads(wt.args)
+	s.store.CountReads(first && (reads == command.ReadsLookups || reads == command.ReadsSilently))
+	blocks := wt.fn(&ctx, wt.args, &wait)
+	s.store.CountReads(false)
+	if first && s.kev.flags != 0 {
+		s.kev.db = wt.db
+		s.keyMisses()
+	}
+	if blocks {
 		return nil, false
 	}
 	if n := s.store.Dirty() - dirty; n != 0 {
@@ -275,7 +286,7 @@ func (s *Shard) serveKey(wk wkey) {
 				return
 			}
 		}
-		out, served := s.tryServe(wt)
+		out, served := s.tryServe(wt, false)
 		if !served {
 			return
 		}
@@ -340,7 +351,7 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 					// Another holder's claim: the waiter stays first, and
 					// home has it look again if that one does not serve.
 					again = false
-				} else if out, served := o.tryServe(wt); served {
+				} else if out, served := o.tryServe(wt, false); served {
 					o.unpark(id, wt.db, wt.keys)
 					o.send(wt.home, msgServed, func(h *Shard) { h.unblock(c, id, out) })
 				} else {

@@ -105,7 +105,7 @@ func (s *Shard) eventsAfter(d *engine.DB, db int, spec *command.Spec, args [][]b
 		if !before && after && !ev.NoNew() {
 			s.emitEvent('n', "new", key)
 		}
-		ev.Emit(args, i, before && !after, after, s.kev.emit)
+		ev.Emit(d, s.now, args, i, before && !after, after, s.kev.emit)
 		if before && !after && !ev.NoDel() {
 			s.emitEvent('g', "del", key)
 		}
