@@ -49,16 +49,18 @@ func logWarnings(t *testing.T, servers ...*server) {
 // primary's stream under its replication ID, the middle one refuses
 // writes and lists them in INFO, the data is the same on all four; a
 // cut between the middle and its radish sub-replica ends in a partial
-// resync from the middle's history; promoted, the middle keeps both,
+// resync from the middle's history; a cut between the primary and the
+// middle leaves the sub-replicas connected; promoted, the middle keeps both,
 // which continue its stream (its replid2) with partial resyncs.
 func TestChainedReplicas(t *testing.T) {
 	primary := start(t, "--shards", "3")
-	ph, pp := hostPort(primary.addr)
 	load := newLoader(t, primary.addr, 3, 11)
 	for range 5 {
 		load.round(t)
 	}
-	mid := start(t, "--shards", "2", "--replicaof", ph+" "+pp)
+	pm := newProxy(t, primary.addr)
+	mph, mpp := hostPort(pm.addr())
+	mid := start(t, "--shards", "2", "--replicaof", mph+" "+mpp)
 	linkUp(t, mid.addr)
 	mh, mp := hostPort(mid.addr)
 	px := newProxy(t, mid.addr)
@@ -115,6 +117,23 @@ func TestChainedReplicas(t *testing.T) {
 	waitSame(t, primary.addr, mid.addr, sub.addr, rr)
 	if f, p := stat("sync_full"), stat("sync_partial_ok"); f != full || p != partial+1 {
 		t.Errorf("after a cut: the middle's sync_full %d (was %d), sync_partial_ok %d (was %d)", f, full, p, partial)
+	}
+
+	// A cut between the primary and the middle: the sub-replicas stay,
+	// and continue once the middle's partial resync does.
+	pm.cut()
+	for i := range 5 {
+		load.round(t)
+		mset(t, primary.addr, 25+i, 10)
+	}
+	pm.restore()
+	linkUp(t, mid.addr)
+	waitSame(t, primary.addr, mid.addr, sub.addr, rr)
+	if f, p := stat("sync_full"), stat("sync_partial_ok"); f != full || p != partial+1 {
+		t.Errorf("after the middle's cut: its sync_full %d (was %d), sync_partial_ok %d (was %d)", f, full, p, partial+1)
+	}
+	if n := infoOf(rcli(t, primary.addr, "INFO", "stats"), "sync_partial_ok"); n != "1" {
+		t.Errorf("the primary's sync_partial_ok after the middle's cut: %s, want 1", n)
 	}
 
 	// The middle promoted keeps its sub-replicas.
