@@ -1,10 +1,15 @@
 package e2e
 
 import (
+	"bufio"
+	"net"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/radish-kv/radish/net/resp"
 )
 
 // mset writes n cross-shard MSETs (keys of every shard, in one command).
@@ -54,6 +59,9 @@ func logWarnings(t *testing.T, servers ...*server) {
 // which continue its stream (its replid2) with partial resyncs.
 func TestChainedReplicas(t *testing.T) {
 	primary := start(t, "--shards", "3")
+	// Enough keys that the middle's full syncs of its sub-replicas take
+	// several loop turns, while the stream goes on.
+	primary.cli("DEBUG", "POPULATE", "30000", "pop", "100")
 	load := newLoader(t, primary.addr, 3, 11)
 	for range 5 {
 		load.round(t)
@@ -184,5 +192,76 @@ func TestChainedReplicaOfRedis(t *testing.T) {
 	replid := infoOf(rcli(t, pr, "INFO", "replication"), "master_replid")
 	if got := infoOf(rcli(t, rr, "INFO", "replication"), "master_replid"); got != replid {
 		t.Errorf("the sub-replica's master_replid %s, the primary's %s", got, replid)
+	}
+}
+
+// TestChainedFullSyncUnderLoad: full syncs of a sub-replica from a
+// radish middle while the primary's stream runs (pipelined INCRs and
+// RPUSHes, which count a command run twice or missed): after each, once
+// the writes stop, the sub-replica's data is the primary's.
+func TestChainedFullSyncUnderLoad(t *testing.T) {
+	primary := start(t, "--shards", "2")
+	primary.cli("DEBUG", "POPULATE", "20000", "pop", "100")
+	ph, pp := hostPort(primary.addr)
+	mid := start(t, "--shards", "2", "--replicaof", ph+" "+pp)
+	linkUp(t, mid.addr)
+	mh, mp := hostPort(mid.addr)
+	sub := start(t, "--shards", "3")
+	logWarnings(t, primary, mid, sub)
+	for round := range 6 {
+		stop, done := make(chan struct{}), make(chan error)
+		go func() {
+			c, err := net.Dial("tcp", primary.addr)
+			if err != nil {
+				done <- err
+				return
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			var w resp.Writer
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					done <- nil
+					return
+				default:
+				}
+				w.B = w.B[:0]
+				for k := range 50 {
+					w.Array(2)
+					w.BulkString("INCR")
+					w.BulkString("n:" + strconv.Itoa(k%7))
+					w.Array(3)
+					w.BulkString("RPUSH")
+					w.BulkString("l:" + strconv.Itoa(k%5))
+					w.BulkString(strconv.Itoa(i))
+				}
+				c.SetDeadline(time.Now().Add(20 * time.Second))
+				if _, err := c.Write(w.B); err != nil {
+					done <- err
+					return
+				}
+				for range 100 {
+					if err := skipRESP(br); err != nil {
+						done <- err
+						return
+					}
+				}
+			}
+		}()
+		time.Sleep(50 * time.Millisecond)
+		sub.cli("REPLICAOF", mh, mp)
+		linkUp(t, sub.addr)
+		time.Sleep(100 * time.Millisecond)
+		close(stop)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		waitSame(t, primary.addr, mid.addr, sub.addr)
+		sub.cli("REPLICAOF", "NO", "ONE") // the next REPLICAOF is a full sync again
+		t.Logf("round %d: the same data", round)
+	}
+	if n := infoOf(rcli(t, mid.addr, "INFO", "stats"), "sync_full"); n != "6" {
+		t.Errorf("the middle served sync_full %s, want 6", n)
 	}
 }
