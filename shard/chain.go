@@ -54,7 +54,7 @@ func (g *Group) chainForward(b []byte) {
 	var out []byte // one copy for every online sub-replica
 	for _, r := range ch.subs {
 		switch {
-		case r.gone:
+		case r.gone || r.rdb: // redis-cli --rdb: the payload only
 		case r.state == "online":
 			if out == nil {
 				out = bytes.Clone(b)
