@@ -129,6 +129,13 @@
 //     flow that came in on the TLS port keeps its tls.Conn (flowtls.go:
 //     tlsio's DetachTLS, a socket pair between the sender and a goroutine
 //     that encrypts), so no zero-copy send.
+//   - chain (chain.go): a replica serves sub-replicas its primary's
+//     stream as its link applies it (repl.Options.Forward), a partial
+//     resync from the link's history, a full sync of its own data taken
+//     while the link holds its stream still (every shard starts its part
+//     of one payload, no feed or merger involved); it drops them when
+//     the stream changes under them, it follows another primary, or is
+//     promoted.
 //   - script: an EVAL or FCALL call (script.go; package script is the Lua
 //     runtime). It runs on the shard of its declared keys, on the real
 //     store, each redis.call through the mutation path, with an undo

@@ -106,6 +106,7 @@ type Group struct {
 	latmon  latencyMonitor // LATENCY's events (latmon.go)
 	repl    replState      // replication (repl.go)
 	prim    primState      // as a primary (primary.go)
+	chain   chainState     // sub-replicas, as a replica (chain.go)
 	shut    shutState      // a shutdown in progress (shutdown.go)
 	fo      foState        // a FAILOVER in progress (failover.go)
 	fack    fackState      // as a replica: the offset its AOF fsynced (waitaof.go)

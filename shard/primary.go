@@ -16,7 +16,6 @@ import (
 	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/num"
-	"github.com/radish-kv/radish/persistence/rdb"
 	"github.com/radish-kv/radish/persistence/repl"
 	"github.com/radish-kv/radish/persistence/snapshot"
 	"github.com/radish-kv/radish/router"
@@ -386,10 +385,8 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 	if s.psyncFailover(c, spec, args) {
 		return
 	}
-	if g.repl.link.Load() != nil {
-		s.reply(c, func(w *resp.Writer) {
-			w.Error("NOMASTERLINK Can't SYNC while not connected with my master")
-		})
+	if link := g.repl.link.Load(); link != nil {
+		s.chainPsync(c, spec, args, link)
 		return
 	}
 	p := &g.prim
@@ -590,18 +587,7 @@ func (g *Group) trySend(id uint64, fs *fullSync) {
 			zap.Int64("offset", fs.offset))
 		return
 	}
-	c := g.conf.Snapshot()
-	opt := snapshot.Options{Compress: c.RDBCompression, Checksum: c.RDBChecksum, Time: time.Now().UnixMilli(),
-		Functions: g.scripts.Codes()}
-	var used int64
-	for _, s := range g.shards {
-		used += s.stats.pub.usedMemory.Load()
-	}
-	payload := snapshot.AppendHeader(nil, opt, used)
-	for _, b := range fs.parts {
-		payload = append(payload, b...)
-	}
-	payload = snapshot.AppendTrailer(payload, opt, rdb.CRC64(0, payload))
+	payload := g.framePayload(fs.parts)
 	var b []byte
 	if !fs.sync {
 		b = fmt.Appendf(b, "+FULLRESYNC %s %d\r\n", fs.replid, fs.offset)
@@ -645,6 +631,7 @@ func (g *Group) dropReplicas() {
 
 // replicaGone forgets the replica of a closed connection.
 func (g *Group) replicaGone(r *replica) {
+	g.chainGone(r)
 	p := &g.prim
 	p.mu.Lock()
 	defer p.mu.Unlock()

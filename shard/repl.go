@@ -101,6 +101,9 @@ func (g *Group) replicaOf(host string, port int) string {
 			return "OK"
 		}
 		st := cur.Stop()
+		// As Redis: the sub-replicas come back with a PSYNC, which the
+		// promoted group continues (the stream they had is its replid2).
+		g.dropChained()
 		r.mu.Lock()
 		r.hist = cur.History()
 		r.link.Store(nil)
@@ -145,6 +148,7 @@ func (g *Group) follow(host string, port int) {
 		replid, offset = st.ReplID, st.Applied
 	}
 	g.dropReplicas()
+	g.dropChained()
 	g.setReplica(true)
 	c := g.conf.Snapshot()
 	// As Redis: the port a replica announces is its TLS port when its
@@ -163,7 +167,7 @@ func (g *Group) follow(host string, port int) {
 		ListenPort: listen, AnnounceIP: c.ReplicaAnnounceIP, Dir: c.Dir,
 		Timeout: time.Duration(c.ReplTimeout) * time.Second, ReplID: replid, Offset: offset, Log: g.log,
 		Backlog: int(c.ReplBacklogSize), Flows: len(g.shards), Failover: g.fo.psync(),
-		Fsynced: g.fsyncedOffset, TLS: g.opts.TLSClient,
+		Fsynced: g.fsyncedOffset, TLS: g.opts.TLSClient, Forward: g.chainForward, Reset: g.dropChained,
 	}))
 	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
 }
@@ -428,8 +432,12 @@ func (g *Group) replicationInfo(b *strings.Builder) {
 			}
 			fmt.Fprintf(b, "master_link_down_since_seconds:%d\r\n", down)
 		}
-		fmt.Fprintf(b, "slave_priority:%d\r\nslave_read_only:%d\r\nreplica_announced:%d\r\nconnected_slaves:0\r\n",
+		fmt.Fprintf(b, "slave_priority:%d\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
 			c.ReplicaPriority, boolInt(c.ReplicaReadOnly), boolInt(c.ReplicaAnnounced))
+		g.chainInfo(b)
+		l.Chained(func(h repl.Chain) {
+			first, histlen, active = h.Offset-int64(len(h.History))+1, int64(len(h.History)), st.EverConnected
+		})
 		replid, off = st.ReplID, st.Applied
 		replid2, off2 = st.ReplID2, st.SecondOffset
 		if replid == "" {

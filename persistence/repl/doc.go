@@ -144,6 +144,32 @@
 //     whose replication ID is <replid> promotes itself (its ID becomes
 //     replid2) and serves the PSYNC as a primary: +CONTINUE <new ID>.
 //
+// As a replica with replicas of its own (chain.go, shard/chain.go; Redis
+// 7's sub-replicas):
+//   - the Replica hands the stream's bytes on (Options.Forward) once the
+//     Host ran them, every byte once and in order, PINGs and GETACKs
+//     included: a sub-replica's offsets and replication ID are the
+//     primary's, and it acknowledges to this server. The history it
+//     keeps for a promotion is also the sub-replicas' backlog: PSYNC
+//     <ID or ID2> <offset> that it holds gets +CONTINUE <ID> and the
+//     stream from there (Chained).
+//   - a sub-replica's full sync is this server's data at the offset
+//     forwarded: Hold stops the stream's commands to the Host and waits
+//     until those sent ran; while held, the group registers the
+//     sub-replica at that offset and has every shard start writing its
+//     keys (copy-before-write), then the stream moves on; the bytes
+//     forwarded meanwhile follow the payload and +FULLRESYNC <ID> <offset>.
+//   - while the link is down, PSYNC is refused (-NOMASTERLINK) and the
+//     sub-replicas stay connected, receiving nothing; a partial resync
+//     of the link continues their stream (the bytes read but not applied
+//     before the cut come again and are kept once).
+//   - Options.Reset drops them when the stream changes under them: a full
+//     sync loaded, a +CONTINUE naming a new ID, a history that lost bytes
+//     not yet forwarded (a repl-backlog-size smaller than what is in
+//     flight); the group drops them too when it follows another primary
+//     or is promoted. They come back with a PSYNC: a promoted server
+//     continues them from its replid2.
+//
 // What it never does: touch the data itself, run a command the primary
 // did not send, or acknowledge an offset whose commands have not run.
 package repl

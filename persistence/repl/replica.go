@@ -67,7 +67,15 @@ type Options struct {
 	// TLS, when set, returns the configuration of the links to the
 	// primary (tls-replication), read at each connect; nil: plain TCP.
 	TLS func() *tls.Config
-	Log *zap.Logger
+	// Forward and Reset, when set, serve this server's own replicas
+	// (chain.go): Forward gets the stream's bytes as they are applied,
+	// each byte once and in order; Reset says the stream changed under
+	// them (a full sync loaded, or a +CONTINUE that names a new ID), so
+	// they must sync again. Both are called with the link's offsets
+	// locked: they must not call back into the Replica.
+	Forward func(b []byte)
+	Reset   func()
+	Log     *zap.Logger
 }
 
 // States of a replica's link, as ROLE names them.
@@ -121,10 +129,15 @@ type Replica struct {
 		applied int64
 		ackAt   int64 // a GETACK waits until applied reaches it (-1: none)
 		idle    *sync.Cond
-		// hist is the stream's last bytes read, up to offset histEnd.
+		// hist is the stream's last bytes read, up to offset histEnd;
+		// fwd is the offset up to which Forward has them.
 		hist    []byte
 		histEnd int64
+		fwd     int64
 	}
+	// hold, while held, keeps the stream from sending commands to the
+	// Host (Hold).
+	hold   sync.Mutex
 	apply  net.Conn
 	wmu    sync.Mutex // serializes writes to the primary's connection
 	closed atomic.Bool
@@ -140,7 +153,7 @@ func Start(h Host, o Options) *Replica {
 	r.off.idle = sync.NewCond(&r.off.Mutex)
 	r.off.ackAt = -1
 	r.st = Status{State: StateConnect, ReplID: o.ReplID, SecondOffset: -1, Read: o.Offset, Applied: o.Offset, SyncTotal: -1}
-	r.off.applied, r.off.histEnd = o.Offset, o.Offset
+	r.off.applied, r.off.histEnd, r.off.fwd = o.Offset, o.Offset, o.Offset
 	go r.run()
 	return r
 }
@@ -330,12 +343,17 @@ func (r *Replica) session() (err error) {
 		}
 	case strings.HasPrefix(line, "+CONTINUE"):
 		r.mu.Lock()
+		shifted := false
 		if f := strings.Fields(line); len(f) == 2 && f[1] != r.st.ReplID {
 			r.st.ReplID2, r.st.SecondOffset, r.st.ReplID = r.st.ReplID, applied+1, f[1]
+			shifted = true
 		}
 		r.st.PartialSyncsOK++
 		r.st.Read = applied
 		r.mu.Unlock()
+		if shifted { // as Redis: the sub-replicas learn the new ID by syncing again
+			r.reset()
+		}
 		r.log().Info("partial resynchronization with the primary", zap.String("primary", r.o.Addr), zap.Int64("offset", applied+1))
 	default:
 		return fmt.Errorf("PSYNC: %s", line)
@@ -523,7 +541,8 @@ func (r *Replica) loaded(path, replid string, off int64) error {
 	}
 	r.off.Lock()
 	r.off.applied, r.off.ackAt = off, -1
-	r.off.hist, r.off.histEnd = r.off.hist[:0], off
+	r.off.hist, r.off.histEnd, r.off.fwd = r.off.hist[:0], off, off
+	r.resetLocked()
 	r.off.Unlock()
 	r.mu.Lock()
 	r.st.ReplID, r.st.ReplID2, r.st.SecondOffset, r.st.Read = replid, "", -1, off

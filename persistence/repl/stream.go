@@ -79,10 +79,13 @@ func (r *Replica) stream(c net.Conn, br *bufio.Reader) error {
 			sendOut, sendEnds = tx, txEnds
 		}
 		if sendEnds > 0 {
+			r.hold.Lock()
 			r.off.Lock()
 			r.off.pend = append(r.off.pend, ends[:sendEnds]...)
 			r.off.Unlock()
-			if _, err := r.apply.Write(out[:sendOut]); err != nil {
+			_, err := r.apply.Write(out[:sendOut])
+			r.hold.Unlock()
+			if err != nil {
 				return err
 			}
 			out = out[:copy(out, out[sendOut:])]
@@ -113,14 +116,25 @@ func (r *Replica) keep(b []byte, end int64) {
 	}
 	r.off.Lock()
 	h := r.off.hist
-	if end-int64(len(b)) != r.off.histEnd {
+	start := end - int64(len(b))
+	switch back := r.off.histEnd - start; {
+	case back > 0 && back <= int64(len(h)) && start >= r.off.fwd:
+		// A partial resync after a cut: the bytes read but not applied
+		// before it come again.
+		h = h[:int64(len(h))-back]
+	case back != 0:
 		h = h[:0] // a gap (a partial resync from elsewhere): start again
+		if r.off.fwd != start {
+			r.resetLocked()
+		}
+		r.off.fwd = start
 	}
 	h = append(h, b...)
 	if len(h) > 2*r.o.Backlog {
 		h = append(h[:0], h[len(h)-r.o.Backlog:]...)
 	}
 	r.off.hist, r.off.histEnd = h, end
+	r.forward()
 	r.off.Unlock()
 }
 
@@ -137,6 +151,7 @@ func skipTo(r *Replica, ends []int64, off int64) {
 		r.off.pend[n-1] = off
 	} else {
 		r.off.applied = off
+		r.forward()
 	}
 	r.off.Unlock()
 }
@@ -187,6 +202,7 @@ func (r *Replica) replies(a net.Conn) {
 		if k > 0 {
 			r.off.applied = r.off.pend[k-1]
 			r.off.pend = r.off.pend[:copy(r.off.pend, r.off.pend[k:])]
+			r.forward()
 		}
 		applied := r.off.applied
 		ack := r.off.ackAt >= 0 && applied >= r.off.ackAt
