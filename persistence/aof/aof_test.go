@@ -329,6 +329,13 @@ func TestChunks(t *testing.T) {
 				}
 				l.Submit()
 			}
+			// Under always the syncers' fdatasyncs bring Durable to the end
+			// (and never past it: Durable reads a position, not a count).
+			for deadline := time.Now().Add(10 * time.Second); policy == "always" && l.Durable() != l.Submitted(); time.Sleep(time.Millisecond) {
+				if l.Durable() > l.Submitted() || time.Now().After(deadline) {
+					t.Fatalf("Durable %d, submitted %d", l.Durable(), l.Submitted())
+				}
+			}
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
