@@ -26,8 +26,10 @@
 //     and submits it once, as a chunk (no copy: it takes an emptied
 //     buffer back); the writer takes every chunk submitted and writes them
 //     with one writev, then fsyncs as appendfsync says (always: after
-//     every write, so one fsync covers every turn that came while the one
-//     before ran; everysec: about once a second; no: never). Under
+//     every write, by one of two syncer goroutines, so that the next write
+//     and its fsync start while one runs, and once both run, what comes
+//     meanwhile goes in one write and one fsync (syncers.go); everysec:
+//     about once a second; no: never). Under
 //     everysec and no it writes at most once a millisecond (writeEvery):
 //     while turns come faster it sleeps that long after each write and
 //     takes what came, so a busy loop never wakes it; slower turns wake

@@ -28,16 +28,16 @@ type Durations struct {
 	Buckets      [durBuckets]uint64
 }
 
-// durations is the histogram, written by the Log's writer only (a load
-// and a store, no read-modify-write across goroutines), read at any time.
+// durations is the histogram, written by the Log's writer and syncers,
+// read at any time.
 type durations struct {
 	count, sumNs atomic.Uint64
 	buckets      [durBuckets]atomic.Uint64
 }
 
 func (h *durations) observe(d time.Duration) {
-	h.count.Store(h.count.Load() + 1)
-	h.sumNs.Store(h.sumNs.Load() + uint64(max(d, 0)))
+	h.count.Add(1)
+	h.sumNs.Add(uint64(max(d, 0)))
 	k := DurMinExp
 	if d > 0 {
 		frac, exp := math.Frexp(d.Seconds()) // d = frac * 2^exp, frac in [0.5, 1)
@@ -46,8 +46,7 @@ func (h *durations) observe(d time.Duration) {
 		}
 		k = min(max(exp, DurMinExp), DurMaxExp)
 	}
-	b := &h.buckets[k-DurMinExp]
-	b.Store(b.Load() + 1)
+	h.buckets[k-DurMinExp].Add(1)
 }
 
 func (h *durations) read() Durations {

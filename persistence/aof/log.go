@@ -111,6 +111,15 @@ type Log struct {
 	iov    []unix.Iovec
 	writes atomic.Uint64 // write system calls (INFO's aof_writes)
 
+	// The syncers (always, syncers.go). fileMu is held shared by their
+	// fdatasyncs and exclusively by a rotation's switch of f.
+	fileMu       sync.RWMutex
+	slots        chan struct{} // one per fdatasync in flight
+	syncReq      chan uint64   // the position an fdatasync covers
+	syncWG       sync.WaitGroup
+	writeFailing atomic.Bool // the writer's last write or fdatasync failed
+	syncFailing  atomic.Bool // a syncer's last fdatasync failed
+
 	durable atomic.Uint64
 	fsynced atomic.Uint64          // written and fsynced, whatever the policy (WAITAOF)
 	failed  atomic.Pointer[string] // the reason of the failing write or fsync; nil when the last one worked
@@ -133,6 +142,7 @@ func openLog(path string, epoch int64, fsync int32, failing *atomic.Int32, wake 
 	l := &Log{f: f, path: path, epoch: epoch, wake: wake, failing: failing, db: -1, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	l.fsync.Store(fsync)
 	l.size.Store(st.Size())
+	l.startSyncers()
 	go l.run()
 	return l, nil
 }
@@ -383,16 +393,19 @@ func (l *Log) Close() error {
 // it sleeps until then, and from then on naps after each write and takes
 // what came, until a nap finds nothing (turns faster than writeEvery never
 // wake it; a turn after a pause is written at once). Under always it
-// takes at once what came during the last write and fsync, so one fsync
-// covers every turn that came while the one before ran.
+// hands each write's fdatasync to a syncer (syncers.go) and writes the
+// next at once while fewer than syncers run; once all run it waits, and
+// what came meanwhile goes in one write and one fdatasync.
 func (l *Log) run() {
 	defer close(l.done)
+	defer l.stopSyncers()
 	tick := time.NewTicker(retryEvery)
 	defer tick.Stop()
 	var (
 		chunks    [][]byte // taken, not yet written: chunks[0][off:] first
 		off       int
 		written   uint64 // bytes written since the Log opened
+		covered   uint64 // bytes an fdatasync ran or was handed to a syncer for
 		synced    = true
 		lastSync  = time.Now()
 		lastWrite time.Time
@@ -425,6 +438,15 @@ func (l *Log) run() {
 			l.idle = false
 		}
 		again = false
+		policy := l.fsync.Load()
+		slot := policy == FsyncAlways && len(l.pending) > 0 && !l.stop
+		if slot {
+			// Wait for a free syncer: what comes meanwhile goes in this
+			// write and its fdatasync.
+			l.mu.Unlock()
+			l.takeSlot()
+			l.mu.Lock()
+		}
 		chunks = append(chunks, l.pending...)
 		clear(l.pending)
 		l.pending = l.pending[:0]
@@ -434,7 +456,6 @@ func (l *Log) run() {
 			rot = &l.rots[0]
 		}
 		l.mu.Unlock()
-		policy := l.fsync.Load()
 		var err error
 		if held := heldBytes(chunks, off); held > 0 {
 			limit := held
@@ -451,28 +472,36 @@ func (l *Log) run() {
 			}
 		}
 		if err == nil && rot != nil && written == rot.at {
-			if err = l.rotate(*rot, synced); err == nil {
-				synced, lastSync = true, time.Now()
-				l.fsynced.Store(written)
+			if err = l.rotate(*rot, synced || l.fsynced.Load() >= written); err == nil {
+				synced, lastSync, covered = true, time.Now(), written
+				advance(&l.fsynced, written)
 				again = len(chunks) > 0 // write the rest to the new file
 			}
 		}
-		if err == nil && !synced && (policy == FsyncAlways || stop ||
-			policy == FsyncEverySec && time.Since(lastSync) >= time.Second) {
+		if slot && err == nil && covered < written {
+			l.handOff(written) // the syncer frees the slot
+			slot, covered = false, written
+		}
+		if slot {
+			l.freeSlot()
+		}
+		if err == nil && !synced && (stop || policy == FsyncEverySec && time.Since(lastSync) >= time.Second ||
+			policy == FsyncAlways && covered < written) {
+			// everysec's, the last one, and always's for bytes written
+			// without a slot (the rest of a failed write).
 			if err = l.sync(); err == nil {
-				synced, lastSync = true, time.Now()
-				l.fsynced.Store(written)
+				synced, lastSync, covered = true, time.Now(), written
+				advance(&l.fsynced, written)
 			}
 		}
 		if err != nil {
+			l.writeFailing.Store(true)
 			l.fail(err)
 		} else {
-			l.recovered()
-			if written != l.durable.Load() && (synced || policy != FsyncAlways) {
-				l.durable.Store(written)
-				if policy == FsyncAlways {
-					l.wake()
-				}
+			l.writeFailing.Store(false)
+			l.settle()
+			if (synced || policy != FsyncAlways) && advance(&l.durable, written) && policy == FsyncAlways {
+				l.wake()
 			}
 		}
 		if stop {
@@ -539,8 +568,10 @@ func (l *Log) rotate(r rotation, synced bool) error {
 	if err != nil {
 		return err
 	}
+	l.fileMu.Lock()
 	l.f.Close()
 	l.f = f
+	l.fileMu.Unlock()
 	l.size.Store(0)
 	l.mu.Lock()
 	l.rots = l.rots[1:]
@@ -605,6 +636,27 @@ func (l *Log) fail(err error) {
 	msg := strerror(err)
 	if old := l.failed.Swap(&msg); old == nil && l.failing != nil {
 		l.failing.Add(1)
+	}
+}
+
+// settle records that the writer's and the syncers' last writes and
+// fsyncs worked, when they did.
+func (l *Log) settle() {
+	if !l.writeFailing.Load() && !l.syncFailing.Load() {
+		l.recovered()
+	}
+}
+
+// advance moves p up to at, never down, and reports whether it moved.
+func advance(p *atomic.Uint64, at uint64) bool {
+	for {
+		v := p.Load()
+		if at <= v {
+			return false
+		}
+		if p.CompareAndSwap(v, at) {
+			return true
+		}
 	}
 }
 

@@ -1,0 +1,81 @@
+package aof
+
+import "time"
+
+// Under appendfsync always the writer does not wait for its fdatasyncs:
+// each write's is handed to one of syncers goroutines, and the writer
+// goes on to the next write while it runs, until syncers fdatasyncs are
+// in flight; then it waits for one to end, and what the loop submitted
+// meanwhile goes in one write and one fdatasync. With one fdatasync at a
+// time, the clients whose replies one released sent their next requests
+// while the next ran, and waited for it and their own: the clients split
+// in two groups, each waiting two fdatasyncs a request. With two in
+// flight a request waits for about one, and a disk that queues several
+// commands (most do) runs them together.
+//
+// An fdatasync covers every byte written before it started, so each one
+// moves Durable (and Fsynced) to the position written when it was handed
+// over, never back: one that ends before an earlier one covers the
+// earlier one's bytes too.
+
+// syncers is how many fdatasyncs a Log has in flight at most.
+const syncers = 2
+
+// startSyncers starts the Log's syncers.
+func (l *Log) startSyncers() {
+	l.slots = make(chan struct{}, syncers)
+	l.syncReq = make(chan uint64, syncers)
+	l.syncWG.Add(syncers)
+	for range syncers {
+		go l.syncer()
+	}
+}
+
+// stopSyncers ends the syncers once their fdatasyncs ended (the writer's,
+// at its end, before the file is closed).
+func (l *Log) stopSyncers() {
+	close(l.syncReq)
+	l.syncWG.Wait()
+}
+
+// handOff hands the fdatasync of everything written up to at to a
+// syncer; the writer took a slot for it (takeSlot).
+func (l *Log) handOff(at uint64) { l.syncReq <- at }
+
+// takeSlot waits until fewer than syncers fdatasyncs are in flight and
+// takes a slot for the next; freeSlot gives back one not used.
+func (l *Log) takeSlot() { l.slots <- struct{}{} }
+func (l *Log) freeSlot() { <-l.slots }
+
+// syncer runs the fdatasyncs handed to it, each until it works (every
+// retryEvery while it fails, as the writer's), or, after Close, once:
+// the writer's last fdatasync then covers it.
+func (l *Log) syncer() {
+	defer l.syncWG.Done()
+	for at := range l.syncReq {
+		for !l.syncTo(at) && !l.stopping() {
+			time.Sleep(retryEvery)
+		}
+		l.freeSlot()
+	}
+}
+
+// syncTo fdatasyncs the file, everything up to at being written, and on
+// success moves Durable and Fsynced up to at and wakes the shard.
+func (l *Log) syncTo(at uint64) bool {
+	l.fileMu.RLock()
+	err := l.sync()
+	l.fileMu.RUnlock()
+	if err != nil {
+		l.syncFailing.Store(true)
+		l.fail(err)
+		return false
+	}
+	l.syncFailing.Store(false)
+	l.settle()
+	advance(&l.fsynced, at)
+	if advance(&l.durable, at) {
+		l.wake()
+	}
+	return true
+}
