@@ -79,7 +79,9 @@
 //     bytes) each; for a set: uvarint count, then the members the same way;
 //     lists and sorted sets likewise (list.go, zset.go); a stream's keeps
 //     its nodes, deleted entries included, then its groups (stream.go,
-//     streamgroup.go).
+//     streamgroup.go). A snapshot exports a database's records in one
+//     walk (ExportAfter) and a load in key order links each new key in
+//     without a lookup first (ImportNew) (export.go).
 //   - Tag: the slab's per-block bit; set exactly on leaves with a TTL, so
 //     that ActiveExpire samples them through the slab.
 //   - Access clock: the last 3 bytes of every leaf block: Redis's 24-bit

@@ -283,7 +283,8 @@ type DB struct {
 	w walker // reused by Keys/Scan so that iteration does not allocate
 	// walks is allocated by the first Prefetch; it belongs with the tree
 	// (SwapDB clears it).
-	walks *walkCache
+	walks  *walkCache
+	absent bool // ImportNew's: the key being set is known not to be here
 }
 
 // contents is what SwapDB exchanges.

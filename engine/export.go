@@ -44,3 +44,13 @@ func (db *DB) exportLeaf(h slab.Handle, dst []byte) (r Record, idle int64, freq 
 	clock := getClock(l.b)
 	return r, int64(db.s.idleMs(clock) / 1000), int(db.s.lfuDecr(clock)), dst
 }
+
+// ImportNew is Import of a key the caller knows db does not hold (a load
+// in key order into an empty database: each key is past the last one):
+// the key is linked into the tree in one walk, without looking it up
+// first. A key db holds would be linked twice: the tree would be broken.
+func (db *DB) ImportNew(key []byte, r Record) {
+	db.absent = true
+	db.Import(key, r)
+	db.absent = false
+}

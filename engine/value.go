@@ -237,11 +237,12 @@ func (db *DB) dropLeaf(h slab.Handle) {
 
 // setValue stores v under key with expireAt, replacing any value.
 func (db *DB) setValue(key []byte, v *value, expireAt int64) {
-	ref, h := db.lookup(key)
-	if h != slab.Nil {
-		l := db.readLeaf(h)
-		db.replaceLeaf(ref, h, &l, key, expireAt, v)
-		return
+	if !db.absent {
+		if ref, h := db.lookup(key); h != slab.Nil {
+			l := db.readLeaf(h)
+			db.replaceLeaf(ref, h, &l, key, expireAt, v)
+			return
+		}
 	}
 	lh := db.newLeaf(key, expireAt, v)
 	db.insert(key, lh)

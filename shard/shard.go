@@ -79,6 +79,7 @@ type Shard struct {
 	idleCheck int64     // when closeIdle last looked, Unix ms
 	nextTick  time.Time // when the cron runs next
 	expireAt  time.Time // no expiry slice before this (see fastCycles)
+	snapAt    time.Time // no snapshot slice before this (see snapStep)
 	// expireBudget is what is left of the cron's active-expiry work.
 	expireBudget int
 	memPeak      int64 // UsedMemory's peak since the last purge
@@ -241,11 +242,14 @@ func (s *Shard) wait(now time.Time) time.Duration {
 	if len(s.pausedConns) > 0 {
 		wait = min(wait, time.UnixMilli(s.pause>>1).Sub(now))
 	}
-	if len(s.local) > 0 || s.snap != nil && !s.snap.busy() {
+	if len(s.local) > 0 {
 		wait = 0
 	}
 	if s.snap != nil {
 		wait = min(wait, time.Millisecond) // the file's writer drains
+		if !s.snap.busy() {
+			wait = min(wait, s.snapAt.Sub(now)) // the next slice
+		}
 	}
 	return max(wait, 0)
 }
@@ -273,7 +277,7 @@ func (s *Shard) Turn(now time.Time) {
 	s.runScripts()
 	s.expireBlocked()
 	s.runLocal()
-	if s.snap != nil {
+	if s.snap != nil && !s.group.clock().Before(s.snapAt) {
 		s.snapStep()
 	}
 	if s.store.LazyPending() > 0 {

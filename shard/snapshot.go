@@ -581,8 +581,19 @@ func (b *bgSave) busy() bool {
 	return b.out != nil && b.out.busy() || b.flow != nil && b.flow.busy()
 }
 
-// snapStepKeys is how many keys a loop turn writes.
-const snapStepKeys = 256
+// A loop turn writes a slice of the save in progress: steps of
+// snapStepKeys keys (fewer when their values are large, see
+// snapshot.Writer.Step) until snapSlice has passed or snapTurnKeys keys
+// are written (the bound that holds where the clock does not move, in a
+// simulation). The next slice waits as long as this one took: the save
+// takes at most half of the shard's thread, so on a machine whose cores
+// are all busy (a shard on each) the clients' own threads still find
+// one, and a command waits for at most one slice.
+const (
+	snapSlice    = 100 * time.Microsecond
+	snapStepKeys = 32
+	snapTurnKeys = 1024
+)
 
 // startBgSave starts this shard's part of r: the point in time of its file.
 func (s *Shard) startBgSave(r *saveRun) {
@@ -600,16 +611,23 @@ func (s *Shard) startBgSave(r *saveRun) {
 	s.store.BeforeEvict = func(db int, key []byte) { b.w.Before(db, key, s.now) }
 }
 
-// snapStep writes the next keys of the save in progress, unless the file's
-// writer is behind: the loop never waits for the disk.
+// snapStep writes the next slice of the save in progress, unless the
+// file's writer is behind: the loop never waits for the disk.
 func (s *Shard) snapStep() {
-	if s.snap.busy() {
-		return
+	clock := s.group.clock
+	start := clock()
+	for keys := 0; keys < snapTurnKeys && !s.snap.busy(); keys += snapStepKeys {
+		done, err := s.snap.w.Step(s.now, snapStepKeys)
+		if done || err != nil {
+			s.snapEnd(err)
+			return
+		}
+		if clock().Sub(start) >= snapSlice {
+			break
+		}
 	}
-	done, err := s.snap.w.Step(s.now, snapStepKeys)
-	if done || err != nil {
-		s.snapEnd(err)
-	}
+	end := clock()
+	s.snapAt = end.Add(end.Sub(start))
 }
 
 // snapFinish writes the rest of the save in progress at once: before a
@@ -757,7 +775,7 @@ func openSnapshot(c *config.Snapshot) (*snapshot.Source, error) {
 
 // load stores this shard's keys of src, before the loop serves: every
 // file when the shard counts differ (or src is a plain RDB file), else
-// only its own. Each file's checksum is checked by one shard. Shard 0
+// only its own, whose keys are all its own (none is hashed). Each file's checksum is checked by one shard. Shard 0
 // loads the FUNCTION libraries (its file holds them, see writeOptions),
 // for every shard: they are the process's.
 func (s *Shard) load(src *snapshot.Source) (snapshot.LoadStats, error) {
@@ -768,11 +786,15 @@ func (s *Shard) load(src *snapshot.Source) (snapshot.LoadStats, error) {
 	if s.replica {
 		now = 0 // a replica keeps expired keys: its primary deletes them
 	}
+	own := src.Manifest != nil && len(src.Images) == n
 	for j, im := range src.Images {
-		if src.Manifest != nil && len(src.Images) == n && j != s.id {
+		if own && j != s.id {
 			continue
 		}
 		o := snapshot.LoadOptions{Store: s.store, Owns: s.owns, Now: now, Verify: j%n == s.id && s.conf.RDBChecksum}
+		if own {
+			o.Owns = nil // shard j of as many wrote it: every key is its own
+		}
 		s.collectLibraries(&o, &codes)
 		st, err := snapshot.LoadRDB(im.Data, im.Name, o)
 		total.Loaded += st.Loaded

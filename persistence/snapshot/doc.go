@@ -13,7 +13,7 @@
 //     idle time or LFU counter under such a policy, type, key, value),
 //     then EOF and the CRC64
 //     (zero with rdbchecksum no). WriteAll writes it at once; Step writes
-//     a bounded number of keys per call (and about 64 KiB of keys and
+//     a bounded number of keys per call (and about 32 KiB of keys and
 //     values at most, in one walk of the tree), so a shard can write between
 //     loop turns. The AOF's base file is a Writer's stream with AOFBase.
 //   - Before: while a Writer steps, the caller calls Before ahead of every

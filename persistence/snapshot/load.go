@@ -79,6 +79,12 @@ func LoadRDB(b []byte, name string, o LoadOptions) (LoadStats, error) {
 	}
 	db := o.Store.DB(0)
 	var key []byte
+	// A database empty when the file selects it holds no key past the
+	// last one the load stored there (top): such a key is linked in
+	// without a lookup (ImportNew). A radish file's keys come in order.
+	fresh := db.Len() == 0
+	var top []byte
+	hasTop := false
 	expireAt, freq, idle := int64(0), -1, int64(-1)
 	for {
 		at := r.Offset()
@@ -126,6 +132,7 @@ func LoadRDB(b []byte, name string, o LoadOptions) (LoadStats, error) {
 				return fail(at, fmt.Errorf("the file has database %d and the server is configured with %d databases", n, o.Store.Databases()))
 			}
 			db = o.Store.DB(int(n))
+			fresh, hasTop = db.Len() == 0, false
 			continue
 		case opResizeDB:
 			if err := skipLens(r, 2); err != nil {
@@ -187,7 +194,12 @@ func LoadRDB(b []byte, name string, o LoadOptions) (LoadStats, error) {
 			st.Expired++
 		} else {
 			rec.ExpireAt = expireAt
-			db.Import(key, rec)
+			if fresh && (!hasTop || string(key) > string(top)) {
+				db.ImportNew(key, rec)
+				top, hasTop = append(top[:0], key...), true
+			} else {
+				db.Import(key, rec)
+			}
 			if freq >= 0 || idle >= 0 {
 				db.SetAccess(key, freq, idle, o.Now)
 			}

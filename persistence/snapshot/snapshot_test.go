@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/persistence/rdb"
 )
 
 const testNow = int64(1_700_000_000_000)
@@ -198,6 +199,56 @@ func TestExpiredDropped(t *testing.T) {
 	}
 	if st.Loaded != 1 || st.Expired != 1 || dst.DB(0).Exists([]byte("soon"), testNow) {
 		t.Errorf("loaded %+v; soon exists: %v", st, dst.DB(0).Exists([]byte("soon"), testNow))
+	}
+}
+
+// TestLoadOrder: keys out of order, repeated, in a database selected
+// twice, and into a database that holds keys already: each key ends with
+// the file's last value for it, once (a key past the last one loaded
+// into an empty database is linked in without a lookup).
+func TestLoadOrder(t *testing.T) {
+	enc := rdb.NewEncoder(engine.Limits{})
+	file := []byte("REDIS0010")
+	sel := func(db byte) { file = append(file, opSelectDB, db) }
+	set := func(k, v string) {
+		file = append(file, rdb.TypeString)
+		file = enc.AppendString(file, []byte(k))
+		file = enc.AppendString(file, []byte(v))
+	}
+	sel(0)
+	set("b", "1")
+	set("d", "1")
+	set("a", "1")
+	set("d", "2")
+	set("e", "1")
+	sel(1)
+	set("x", "1")
+	sel(0)
+	set("f", "1")
+	set("b", "2")
+	sel(2)
+	set("m", "1")
+	set("n", "2")
+	file = append(file, opEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	dst := engine.NewStore(3)
+	defer dst.Close()
+	dst.DB(2).SetString([]byte("n"), []byte("0"), 0, false)
+	dst.DB(2).SetString([]byte("z"), []byte("0"), 0, false)
+	if _, err := LoadRDB(file, "f", LoadOptions{Store: dst, Now: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for k, v := range map[string]string{"0/a": "1", "0/b": "2", "0/d": "2", "0/e": "1", "0/f": "1", "1/x": "1",
+		"2/m": "1", "2/n": "2", "2/z": "0"} {
+		want[fmt.Sprintf("%s/%q", k[:1], k[2:])] = fmt.Sprintf("string exp=0 %q ", v)
+	}
+	if got := contents(dst, testNow); !mapsEqual(got, want) {
+		t.Errorf("loaded:\n%s", diff(got, want))
+	}
+	for i, n := range []int{5, 1, 3} {
+		if got := dst.DB(i).Len(); got != n {
+			t.Errorf("database %d holds %d keys, want %d", i, got, n)
+		}
 	}
 }
 

@@ -30,7 +30,7 @@ const (
 	flushAt  = 64 << 10 // the buffer goes to out once it holds this much
 	// stepBytes bounds a step's work: the bytes of the keys and values
 	// it writes (the last one may pass it).
-	stepBytes = 64 << 10
+	stepBytes = 32 << 10
 )
 
 // Options are what a Writer writes besides the keys.
@@ -152,7 +152,7 @@ func (w *Writer) WriteAll(now int64) error {
 }
 
 // Step writes about n more keys at now, in key order, in one walk of the
-// tree per database (fewer keys once it wrote about 64 KiB of keys and
+// tree per database (fewer keys once it wrote about 32 KiB of keys and
 // values, so a step of large values stays short), and reports whether
 // the file is complete (its end and checksum handed to out). A key whose
 // TTL passed by now is left out. The first error out returns ends the
