@@ -123,12 +123,22 @@ func (s *Shard) execHop(h *hopMsg) {
 	s.outbox[h.home] = append(s.outbox[h.home], message{kind: msgHopReply, hop: h})
 }
 
-// hopDone takes a hop's reply at home.
-func (s *Shard) hopDone(h *hopMsg) {
+// hopDone takes a hop's reply at home. more: the next message of the
+// batch is another reply to the same connection, whose hopDone writes
+// both out (flushQueue).
+func (s *Shard) hopDone(h *hopMsg, more bool) {
 	if h.reply != command.ReplyOn {
 		h.buf = h.buf[:0]
 	}
-	s.fill(h.c, &h.slot, h.buf)
+	h.done = true
+	if !more {
+		s.flushQueue(h.c)
+	}
+}
+
+// moreFor reports whether q's first message is a hop reply to c.
+func moreFor(q []message, c *conn) bool {
+	return len(q) > 0 && q[0].kind == msgHopReply && q[0].hop != nil && q[0].hop.c == c
 }
 
 // warmHops has the engine warm the cache for the first key of each hop
@@ -175,6 +185,6 @@ func (s *Shard) handle(m message) {
 	case m.kind == msgHop:
 		s.runHop(m.hop)
 	default:
-		s.hopDone(m.hop)
+		s.hopDone(m.hop, false)
 	}
 }
