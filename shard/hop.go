@@ -31,6 +31,25 @@ type hopMsg struct {
 	reply   command.ReplyMode // the client's CLIENT REPLY when it was sent
 	who     reader            // the client it runs for (tracking.go)
 	home    int
+	// argv and small are where args, argBuf and the reply's buf start
+	// (inline): a small command (up to 3 arguments, hopArgBytes bytes)
+	// and its small reply stay in the hopMsg's own cache lines, which
+	// home and the owner touch anyway, and need no buffer of their own.
+	argv  [3][]byte
+	small [hopArgBytes + hopReplyBytes]byte
+}
+
+// The bytes of small that a command's arguments and its reply start in.
+const (
+	hopArgBytes   = 48
+	hopReplyBytes = 32
+)
+
+// inline points args, argBuf and buf at h's own arrays.
+func (h *hopMsg) inline() {
+	h.args = h.argv[:0]
+	h.argBuf = h.small[:0:hopArgBytes]
+	h.buf = h.small[hopArgBytes:hopArgBytes]
 }
 
 // Limits of what the free list keeps: how many hopMsgs (more are in
@@ -50,6 +69,7 @@ func (s *Shard) newHop() *hopMsg {
 	}
 	h := &hopMsg{}
 	h.slot.hop = h
+	h.inline()
 	return h
 }
 
@@ -60,11 +80,9 @@ func (s *Shard) freeHop(h *hopMsg) {
 	}
 	h.c, h.spec, h.done = nil, nil, false
 	h.buf = h.buf[:0]
-	if cap(h.buf) > maxHopBuf {
-		h.buf = nil
-	}
-	if cap(h.argBuf) > maxHopBuf {
-		h.argBuf, h.args = nil, nil
+	if cap(h.buf) > maxHopBuf || cap(h.argBuf) > maxHopBuf {
+		clear(h.args[:cap(h.args)]) // no reference into a buffer let go
+		h.inline()
 	}
 	s.hops = append(s.hops, h)
 }
