@@ -271,13 +271,23 @@ func (s *Shard) pend(c *conn) *slot {
 // queue. c may have closed meanwhile: then the reply is dropped.
 func (s *Shard) fill(c *conn, sl *slot, b []byte) {
 	sl.buf, sl.done = b, true
+	s.flushQueue(c)
+}
+
+// flushQueue writes every ready reply at the head of c's queue, in one
+// pass: a run of hop replies to c in one inbox batch is written by the
+// run's last (drainInbox), not shifting the queue once per reply.
+func (s *Shard) flushQueue(c *conn) {
 	if c.dead {
 		return
 	}
 	i := 0
+	var out *[]byte
 	for ; i < len(c.queue) && c.queue[i].done; i++ {
 		if !c.closing {
-			out := s.filled(c)
+			if out == nil {
+				out = s.filled(c)
+			}
 			*out = append(*out, c.queue[i].buf...)
 		}
 		if h := c.queue[i].hop; h != nil {

@@ -30,8 +30,11 @@
 //     It is the only way one shard affects another; a shard never writes
 //     another shard's memory but a hop payload it holds, and reads only what
 //     no one changes after the message was sent (a txn's args and parts, a
-//     hop's command). A batch of hop requests is prefetched (the engine
-//     warms their keys) before it runs, as a connection's pipeline is.
+//     hop's command). A small command and its reply travel inside the
+//     payload itself (no buffer of their own). A batch of hop requests is
+//     prefetched (the engine warms their keys) before it runs, as a
+//     connection's pipeline is; a run of replies to one connection in a
+//     batch is written out once.
 //   - slot: a place in a connection's reply queue. Replies leave a connection
 //     in request order: a command whose reply is not ready (it ran elsewhere)
 //     holds back the replies behind it.

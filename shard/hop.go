@@ -31,6 +31,25 @@ type hopMsg struct {
 	reply   command.ReplyMode // the client's CLIENT REPLY when it was sent
 	who     reader            // the client it runs for (tracking.go)
 	home    int
+	// argv and small are where args, argBuf and the reply's buf start
+	// (inline): a small command (up to 3 arguments, hopArgBytes bytes)
+	// and its small reply stay in the hopMsg's own cache lines, which
+	// home and the owner touch anyway, and need no buffer of their own.
+	argv  [3][]byte
+	small [hopArgBytes + hopReplyBytes]byte
+}
+
+// The bytes of small that a command's arguments and its reply start in.
+const (
+	hopArgBytes   = 48
+	hopReplyBytes = 32
+)
+
+// inline points args, argBuf and buf at h's own arrays.
+func (h *hopMsg) inline() {
+	h.args = h.argv[:0]
+	h.argBuf = h.small[:0:hopArgBytes]
+	h.buf = h.small[hopArgBytes:hopArgBytes]
 }
 
 // Limits of what the free list keeps: how many hopMsgs (more are in
@@ -50,6 +69,7 @@ func (s *Shard) newHop() *hopMsg {
 	}
 	h := &hopMsg{}
 	h.slot.hop = h
+	h.inline()
 	return h
 }
 
@@ -60,11 +80,9 @@ func (s *Shard) freeHop(h *hopMsg) {
 	}
 	h.c, h.spec, h.done = nil, nil, false
 	h.buf = h.buf[:0]
-	if cap(h.buf) > maxHopBuf {
-		h.buf = nil
-	}
-	if cap(h.argBuf) > maxHopBuf {
-		h.argBuf, h.args = nil, nil
+	if cap(h.buf) > maxHopBuf || cap(h.argBuf) > maxHopBuf {
+		clear(h.args[:cap(h.args)]) // no reference into a buffer let go
+		h.inline()
 	}
 	s.hops = append(s.hops, h)
 }
@@ -123,12 +141,22 @@ func (s *Shard) execHop(h *hopMsg) {
 	s.outbox[h.home] = append(s.outbox[h.home], message{kind: msgHopReply, hop: h})
 }
 
-// hopDone takes a hop's reply at home.
-func (s *Shard) hopDone(h *hopMsg) {
+// hopDone takes a hop's reply at home. more: the next message of the
+// batch is another reply to the same connection, whose hopDone writes
+// both out (flushQueue).
+func (s *Shard) hopDone(h *hopMsg, more bool) {
 	if h.reply != command.ReplyOn {
 		h.buf = h.buf[:0]
 	}
-	s.fill(h.c, &h.slot, h.buf)
+	h.done = true
+	if !more {
+		s.flushQueue(h.c)
+	}
+}
+
+// moreFor reports whether q's first message is a hop reply to c.
+func moreFor(q []message, c *conn) bool {
+	return len(q) > 0 && q[0].kind == msgHopReply && q[0].hop != nil && q[0].hop.c == c
 }
 
 // warmHops has the engine warm the cache for the first key of each hop
@@ -175,6 +203,6 @@ func (s *Shard) handle(m message) {
 	case m.kind == msgHop:
 		s.runHop(m.hop)
 	default:
-		s.hopDone(m.hop)
+		s.hopDone(m.hop, false)
 	}
 }

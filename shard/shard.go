@@ -509,7 +509,11 @@ func (s *Shard) drainInbox() {
 			// Warm the keys of the next hop requests, then run them.
 			n, _ := s.warmHops(q[i:])
 			for end := i + n; i < end; i++ {
-				s.handle(q[i])
+				if h := q[i].hop; h != nil && q[i].kind == msgHopReply {
+					s.hopDone(h, moreFor(q[i+1:], h.c))
+				} else {
+					s.handle(q[i])
+				}
 				q[i] = message{}
 			}
 		}
