@@ -456,7 +456,9 @@ func (s *Shard) runLocal1(c *conn, spec *command.Spec, args [][]byte) {
 	if c.cl.Reply != command.ReplyOn {
 		s.execDiscard(c, spec, args)
 	} else {
+		s.selfOn(c, &s.w)
 		s.reply(c, func(w *resp.Writer) { s.exec(w, &c.cl, c.cl.NoTouch, c.cl.DB, spec, args) })
+		s.selfOff()
 	}
 	s.who = reader{}
 }
@@ -556,6 +558,9 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 		s.stats.observe(spec, time.Since(t0))
 	}
 	s.store.CountReads(false)
+	if se := &s.kev.self; se.c != nil && se.w == w {
+		se.on, se.cmd = true, spec.Name
+	}
 	if s.kev.flags != 0 {
 		if reads == command.ReadsSilently {
 			s.store.Misses(func([]byte) {})
@@ -576,9 +581,16 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 	if n := s.store.Dirty() - dirty; n != 0 {
 		s.wrote(db, spec, args, w.B[start:], n)
+		if s.kev.self.on {
+			s.placeSelf(w, start)
+		}
 		if len(s.trk.selfEnds) > 0 {
 			s.writeSelf(w)
 		}
+	}
+	if s.kev.self.on {
+		s.placeSelf(w, start)
+		s.kev.self.on = false
 	}
 	if whole {
 		s.touchedDBs()

@@ -663,6 +663,7 @@ func (s *Shard) execHere(t *txn) []byte {
 	mark := s.fxMark()
 	s.who = t.who
 	s.ps.self = selfPush{c: c, buf: &w.B}
+	s.selfOn(c, w)
 	for i := range t.cmds {
 		tc := &t.cmds[i]
 		if tc.kind == router.Local || tc.kind == router.ScanEnd {
@@ -672,6 +673,7 @@ func (s *Shard) execHere(t *txn) []byte {
 		s.runKeyed(w, tc, t.noTouch)
 	}
 	s.ps.self = selfPush{}
+	s.selfOff()
 	s.who = reader{}
 	s.fxWrap(mark, command.Tag{})
 	return w.B

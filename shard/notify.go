@@ -35,6 +35,7 @@ type keyEvents struct {
 	// command run on gathered copies (cross.go) holds them for the shards
 	// that own their keys.
 	held *[]heldEvent
+	self selfEvents // the pushes to a command's own connection (notifyself.go)
 }
 
 // heldEvent is an event on its way to the shard that owns its key.
@@ -122,6 +123,9 @@ func (s *Shard) emitEvent(class byte, event string, key []byte) {
 		*s.kev.held = append(*s.kev.held, heldEvent{class, event, slices.Clone(key)})
 	default:
 		s.mut.fx.Event(s.kev.db, class, event, key)
+		if s.kev.self.on {
+			s.toSelf(event, key)
+		}
 	}
 }
 
@@ -161,7 +165,9 @@ func (s *Shard) heldFor(held []heldEvent, shard int) []heldEvent {
 // publishEvents publishes the turn's events on __keyspace@<db>__:<key>
 // (the event) and __keyevent@<db>__:<event> (the key), as K and E say.
 func (s *Shard) publishEvents(fx *command.Effects) {
+	k := 0
 	for i := range fx.Events() {
+		s.ps.skip = s.kev.self.delivered(i, &k)
 		db, _, name, key := fx.EventAt(i)
 		if s.kev.flags&config.NotifyKeyspace != 0 {
 			s.kev.ch = append(strconv.AppendInt(append(s.kev.ch[:0], "__keyspace@"...), int64(db), 10), "__:"...)
@@ -174,6 +180,8 @@ func (s *Shard) publishEvents(fx *command.Effects) {
 			s.notifyPublish(s.kev.ch, key)
 		}
 	}
+	s.ps.skip = nil
+	s.kev.self.published()
 }
 
 // notifyPublish publishes a notification as PUBLISH does, with no one

@@ -102,6 +102,7 @@ type pubState struct {
 	hashCh []byte    // the channel hashOf hashed last
 	hash   uint64    // its hash
 	self   selfPush  // where messages to the connection running an EXEC go
+	skip   *conn     // receives nothing from push: it has the message (notifyself.go)
 }
 
 // selfPush is where the messages to one connection go while a
@@ -620,7 +621,7 @@ func (s *Shard) deliverHere(kind pubsub.Kind, ch, msg []byte) int64 {
 
 // push writes a message to a subscriber, in order behind its replies.
 func (s *Shard) push(c *conn, frame []byte) {
-	if c.closing || c.dead {
+	if c.closing || c.dead || c == s.ps.skip {
 		return
 	}
 	if c == s.ps.self.c {

@@ -1,0 +1,40 @@
+package e2e
+
+import (
+	"bytes"
+	"os/exec"
+	"testing"
+)
+
+// TestKeyspaceSelfAgainstRedis: a RESP3 client subscribed to its own
+// keys' events gets each push where Redis 7.0 writes it: before the
+// command's reply for the commands Redis notifies before replying (SET,
+// DEL, INCR, RENAME, SADD), after it for the others (LPUSH, HSET, EXPIRE,
+// ZADD), a pipeline's pushes among its replies, and inside EXEC's array
+// at each command's place. One shard: every key is the connection's
+// shard's, where radish places the pushes (shard/notifyself.go).
+func TestKeyspaceSelfAgainstRedis(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed:", err)
+	}
+	ref := startRedis(t, redisBin)
+	s := start(t, "--shards", "1")
+	a, b := dialPS(t, s.addr, 3), dialPS(t, ref, 3)
+	steps := [][][]string{
+		{{"CONFIG", "SET", "notify-keyspace-events", "KEA"}},
+		{{"SUBSCRIBE", "__keyspace@0__:k", "__keyevent@0__:lpush"}, {"PSUBSCRIBE", "__keyspace@0__:*"}},
+		{{"SET", "k", "v"}, {"GET", "k"}, {"LPUSH", "l", "a"}, {"DEL", "k", "l"}},
+		{{"INCR", "n"}, {"EXPIRE", "n", "100"}, {"HSET", "h", "f", "v"}, {"RENAME", "h", "h2"}, {"SADD", "s", "a"}, {"ZADD", "z", "1", "a"}},
+		{{"MULTI"}, {"SET", "k", "v"}, {"LPUSH", "l", "a", "b"}, {"GET", "k"}, {"RPOPLPUSH", "l", "l2"}, {"EXPIRE", "k", "0"}, {"DEL", "l", "l2"}, {"EXEC"}},
+		{{"MULTI"}, {"INCR", "n"}, {"EXEC"}},
+		{{"CONFIG", "SET", "notify-keyspace-events", ""}},
+		{{"SET", "k", "v"}},
+	}
+	for _, cmds := range steps {
+		got, want := a.do(t, cmds...), b.do(t, cmds...)
+		if !bytes.Equal(bytes.Join(got, nil), bytes.Join(want, nil)) {
+			t.Errorf("%q:\nradish %q\nredis  %q", cmds, got, want)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package shard
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/pubsub"
+)
+
+// Keyspace notifications to the connection whose command caused them.
+// Redis 7.0 publishes an event while the command runs, so a RESP3 client
+// subscribed to its own keys' events gets each push inside its own
+// replies: before the command's reply when Redis notifies before it
+// replies (SET, DEL, INCR, SADD, RENAME ...), after it when Redis replies
+// first (LPUSH, HSET, EXPIRE, ZADD ...: replyFirst), and inside EXEC's
+// array at that command's place. radish's events are published at the
+// end of the turn, after every reply; so a command that runs on the
+// connection's own shard, on its own or in an EXEC that runs there
+// (runLocal1, execHere), writes the pushes its connection would get into
+// its reply as Redis places them, and the turn's publish skips that
+// connection for those events. A command on another shard's keys (a hop,
+// an EXEC over several shards) still has its pushes arrive after its
+// reply.
+
+// selfEvents is the state of the pushes a command writes to its own
+// connection.
+type selfEvents struct {
+	c   *conn        // the connection, RESP3 and subscribed, whose command runs here
+	w   *resp.Writer // where its replies are written
+	on  bool         // run1 is running c's command, writing to w
+	cmd string       // the command's name
+	// before and after are the pushes to c, before and after the
+	// command's reply.
+	before, after []byte
+	ch            []byte
+	idx           []int   // the turn's events c received so
+	skip          []*conn // and the connection, for each
+}
+
+// selfOn makes the commands c runs next, writing to w, write c's own
+// pushes, when c may have any: RESP3, subscribed, notifications on.
+func (s *Shard) selfOn(c *conn, w *resp.Writer) {
+	if s.kev.flags != 0 && c.cl.Proto == 3 && c.subscribed() {
+		s.kev.self.c, s.kev.self.w = c, w
+	}
+}
+
+// selfOff ends selfOn.
+func (s *Shard) selfOff() { s.kev.self.c, s.kev.self.w = nil, nil }
+
+// toSelf writes the pushes an event just appended owes the connection
+// whose command runs (selfEvents.on), and notes the event.
+func (s *Shard) toSelf(event string, key []byte) {
+	se := &s.kev.self
+	n := len(se.before) + len(se.after)
+	b := &se.before
+	if afterReply(se.cmd, event) {
+		b = &se.after
+	}
+	if s.kev.flags&config.NotifyKeyspace != 0 {
+		se.ch = append(strconv.AppendInt(append(se.ch[:0], "__keyspace@"...), int64(s.kev.db), 10), "__:"...)
+		se.ch = append(se.ch, key...)
+		*b = s.selfFrames(*b, se.c, se.ch, []byte(event))
+	}
+	if s.kev.flags&config.NotifyKeyevent != 0 {
+		se.ch = append(strconv.AppendInt(append(se.ch[:0], "__keyevent@"...), int64(s.kev.db), 10), "__:"...)
+		se.ch = append(se.ch, event...)
+		*b = s.selfFrames(*b, se.c, se.ch, key)
+	}
+	if len(se.before)+len(se.after) > n {
+		se.idx = append(se.idx, s.mut.fx.Events()-1)
+		se.skip = append(se.skip, se.c)
+	}
+}
+
+// selfFrames appends what c receives for msg on ch: a message when it
+// subscribes to ch, a pmessage for each of its patterns that match.
+func (s *Shard) selfFrames(b []byte, c *conn, ch, msg []byte) []byte {
+	if slices.Contains(s.ps.reg.Subscribers(pubsub.Channel, ch), c) {
+		b = pubsub.AppendMessage(b, c.cl.Proto, pubsub.Channel, ch, msg)
+	}
+	if s.ps.reg.Patterns() > 0 {
+		s.ps.reg.Matching(ch, func(pattern string, subs []*conn) {
+			if slices.Contains(subs, c) {
+				b = pubsub.AppendPMessage(b, c.cl.Proto, pattern, ch, msg)
+			}
+		})
+	}
+	return b
+}
+
+// placeSelf writes the pushes the command that wrote its reply to w from
+// start owes its connection: before and after that reply.
+func (s *Shard) placeSelf(w *resp.Writer, start int) {
+	se := &s.kev.self
+	if len(se.before) > 0 {
+		w.B = slices.Insert(w.B, start, se.before...)
+	}
+	w.B = append(w.B, se.after...)
+	se.before, se.after = se.before[:0], se.after[:0]
+}
+
+// selfDelivered returns the connection that received event i of the
+// turn already (toSelf), or nil; k is where the walk over the events
+// noted stands (publishEvents walks them in order).
+func (se *selfEvents) delivered(i int, k *int) *conn {
+	if *k < len(se.idx) && se.idx[*k] == i {
+		*k++
+		return se.skip[*k-1]
+	}
+	return nil
+}
+
+// published forgets the events noted: the turn's events went out.
+func (se *selfEvents) published() {
+	clear(se.skip)
+	se.idx, se.skip = se.idx[:0], se.skip[:0]
+}
+
+// afterReply reports whether Redis 7.0 publishes event of cmd after cmd's
+// reply (replyFirst; of LMOVE and RPOPLPUSH, the pop and del, not the
+// push; of the EXPIRE family, not the del of a time in the past).
+func afterReply(cmd, event string) bool {
+	switch cmd {
+	case "expire", "pexpire", "expireat", "pexpireat":
+		return event != "del"
+	case "rpoplpush", "lmove", "brpoplpush", "blmove":
+		return event != "lpush" && event != "rpush"
+	}
+	_, ok := replyFirst[cmd]
+	return ok
+}
+
+// replyFirst are the commands Redis 7.0 replies to before it publishes
+// their events (checked against redis-server 7.0.15).
+var replyFirst = map[string]struct{}{
+	"getset": {}, "getdel": {}, "getex": {},
+	"lpush": {}, "rpush": {}, "lpushx": {}, "rpushx": {}, "lset": {}, "lpop": {}, "rpop": {},
+	"lmpop": {}, "blpop": {}, "brpop": {}, "blmpop": {},
+	"hset": {}, "hsetnx": {}, "hmset": {}, "hincrby": {}, "hincrbyfloat": {},
+	"sinterstore": {}, "sunionstore": {}, "sdiffstore": {},
+	"zadd": {}, "zincrby": {}, "zunionstore": {}, "zinterstore": {}, "zdiffstore": {}, "zrangestore": {},
+	"zpopmin": {}, "zpopmax": {}, "zmpop": {}, "bzpopmin": {}, "bzpopmax": {}, "bzmpop": {},
+	"xadd": {}, "geoadd": {},
+}
