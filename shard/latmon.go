@@ -192,12 +192,17 @@ func redisBuckets(b []uint64, timed uint64, calls int64) [][2]int64 {
 			c = calls
 		}
 		if c > prev {
-			// Redis labels a bucket with its HdrHistogram's highest
-			// equivalent value (two significant figures) in µs.
-			n := i + minLatExp + 30
-			out = append(out, [2]int64{(int64(1)<<n + int64(1)<<(n-7) - 1) / 1000, c})
+			out = append(out, [2]int64{redisLabel(i + minLatExp + 30), c})
 			prev = c
 		}
 	}
 	return out
+}
+
+// redisLabel is the label, in whole µs, Redis's LATENCY HISTOGRAM gives
+// its bucket of durations up to 2^n ns: the value its HdrHistogram's
+// log iteration (two significant figures, each step's highest
+// equivalent value adding 2^-7 of the one before) reaches, 2^n·128/127 ns.
+func redisLabel(n int) int64 {
+	return (int64(1) << n) * 128 / 127 / 1000
 }
