@@ -497,6 +497,8 @@ func TestTLSLimits(t *testing.T) {
 			if got := ask(tc, nil); got != "" || time.Since(idleStart) < 900*time.Millisecond {
 				t.Errorf("an idle TLS client under timeout 1: %q after %v", got, time.Since(idleStart))
 			}
+			// ctl sat idle as long: timeout may have closed its connection too.
+			ctl = s.client(2)
 			if err := ctl.ConfigSet(ctx, "timeout", "0").Err(); err != nil {
 				t.Fatal(err)
 			}
