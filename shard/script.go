@@ -49,11 +49,22 @@ import (
 // run's writes are written back as the gather plan writes back, tagged as
 // parts of the script's txn.
 
-// scriptJob is one EVAL call, copied: owned by its home shard, read by
-// the shard running it.
+// scriptJob is one EVAL call, copied, owned by its home shard: the call
+// itself and, home's only, its connection and reply slot.
 type scriptJob struct {
-	c       *conn
-	sl      *slot
+	scriptCall
+	c     *conn
+	sl    *slot
+	moved bool // it was sent to the shard of the key a direct run met
+	at    int  // the shard of its last direct run
+}
+
+// scriptCall is what a run of an EVAL call needs. A direct run on another
+// shard gets its own copy as the contents of its message (msgScript),
+// never reading its home shard's job; its keys and arguments are the
+// job's own copies, which nobody writes once it is made, and home adds
+// to counts only between runs.
+type scriptCall struct {
 	spec    *command.Spec
 	sha     string
 	keys    [][]byte
@@ -64,8 +75,6 @@ type scriptJob struct {
 	noTouch bool
 	cl      command.Client // for keyless commands the script calls
 	user    *acl.User      // whose permissions its calls are checked with
-	moved   bool           // it was sent to the shard of the key a direct run met
-	at      int            // the shard of its last direct run
 	// counts are, per channel the script publishes on, every shard's
 	// receivers, asked before the run (scriptpub.go).
 	counts map[string][]int64
@@ -184,7 +193,7 @@ func (s *Shard) resolve(spec *command.Spec, args [][]byte) (*script.Script, stri
 }
 
 // script returns the job's script on this shard.
-func (s *Shard) script(j *scriptJob) (*script.Script, bool) {
+func (s *Shard) script(j *scriptCall) (*script.Script, bool) {
 	if j.spec.Script == command.ScriptFCall {
 		return s.runtime().Function(j.sha)
 	}
@@ -228,8 +237,8 @@ func (s *Shard) fillJob(j *scriptJob, c *conn, spec *command.Spec, args [][]byte
 	if ro && sc.Flags&script.Shebang != 0 && sc.Flags&script.NoWrites == 0 {
 		return nil, "ERR Can not execute a script with write flag using *_ro command."
 	}
-	*j = scriptJob{c: c, spec: spec, sha: sc.SHA, keys: args[3 : 3+nk : 3+nk], argv: args[3+nk:],
-		ro: ro || sc.Flags&script.NoWrites != 0}
+	*j = scriptJob{c: c, scriptCall: scriptCall{spec: spec, sha: sc.SHA, keys: args[3 : 3+nk : 3+nk], argv: args[3+nk:],
+		ro: ro || sc.Flags&script.NoWrites != 0}}
 	if c != nil {
 		j.db, j.proto, j.noTouch, j.cl, j.user = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl, c.checked()
 	}
@@ -310,7 +319,8 @@ func (s *Shard) evalHere(c *conn, j *scriptJob) {
 		w.B = w.B[:0]
 	}
 	w.Proto = j.proto
-	f := s.evalDirect(j, w)
+	j.at = s.id
+	f := s.evalDirect(&j.scriptCall, w)
 	if borrowed {
 		d.borrowed = false
 		if f != nil {
@@ -374,7 +384,7 @@ func (s *Shard) replyBytes(c *conn, b []byte) {
 }
 
 // declared is the job's declared keys with their intents.
-func (j *scriptJob) declared() []coord.Key {
+func (j *scriptCall) declared() []coord.Key {
 	in := coord.Exclusive
 	if j.ro {
 		in = coord.Shared
@@ -393,11 +403,12 @@ func seq(n int) []int {
 // sendDirect runs j on shard dst (this one included) once its declared
 // keys are free there, and takes the outcome home.
 func (s *Shard) sendDirect(j *scriptJob, dst int) {
-	home := s.id
+	j.at = dst
+	home, call := s.id, j.scriptCall
 	s.send(dst, msgScript, func(o *Shard) {
-		o.whenFree(coord.Part{Shard: dst, Keys: j.declared()}, func() {
-			w := resp.Writer{Proto: j.proto}
-			f := o.evalDirect(j, &w)
+		o.whenFree(coord.Part{Shard: dst, Keys: call.declared()}, func() {
+			w := resp.Writer{Proto: call.proto}
+			f := o.evalDirect(&call, &w)
 			out := w.B
 			o.send(home, msgScriptDone, func(h *Shard) {
 				if f != nil {
@@ -423,7 +434,7 @@ func (s *Shard) escalate(j *scriptJob, f *fault) {
 		s.sendDirect(j, router.ShardOf(f.key, len(s.group.shards)))
 		return
 	}
-	if sc, ok := s.script(j); ok && f.remote {
+	if sc, ok := s.script(&j.scriptCall); ok && f.remote {
 		sc.Spread = true
 	}
 	s.evalHeld(j, true)
@@ -448,7 +459,7 @@ func (s *Shard) scriptDone(j *scriptJob, out []byte) {
 // evalDirect runs j here on the real store, its reply written to w. It
 // returns nil, or the key that made it abandon the run (then nothing of
 // the run remains, in the store or in w).
-func (s *Shard) evalDirect(j *scriptJob, w *resp.Writer) *fault {
+func (s *Shard) evalDirect(j *scriptCall, w *resp.Writer) *fault {
 	sc, ok := s.script(j)
 	if !ok {
 		// Flushed while the job travelled: Redis would have answered
@@ -462,7 +473,6 @@ func (s *Shard) evalDirect(j *scriptJob, w *resp.Writer) *fault {
 		h, call = &directHost{}, &script.Call{}
 	}
 	d.on = true
-	j.at = s.id
 	h.pubs.reset()
 	*h = directHost{s: s, j: j, db: j.db, cl: j.cl, saved: h.saved[:0], undoBuf: h.undoBuf[:0], idx: h.idx[:0], wk: h.wk[:0],
 		pubs: h.pubs}
@@ -492,7 +502,7 @@ func (s *Shard) evalDirect(j *scriptJob, w *resp.Writer) *fault {
 }
 
 // gone is the reply to a job whose script was flushed on its way.
-func gone(j *scriptJob) string {
+func gone(j *scriptCall) string {
 	if j.spec.Script == command.ScriptFCall {
 		return "-ERR Function not found\r\n"
 	}
@@ -502,7 +512,7 @@ func gone(j *scriptJob) string {
 // directHost runs a script's calls on its shard's real store.
 type directHost struct {
 	s     *Shard
-	j     *scriptJob
+	j     *scriptCall
 	db    int
 	cl    command.Client
 	saved []entry // each written key's value before the run's first write to it
@@ -613,7 +623,7 @@ func (h *directHost) Permit(spec *command.Spec, args [][]byte) string {
 	return h.s.scriptPermit(h.j.user, &h.j.cl, spec, args)
 }
 
-func (j *scriptJob) isDeclared(k []byte) bool {
+func (j *scriptCall) isDeclared(k []byte) bool {
 	return slices.ContainsFunc(j.keys, func(d []byte) bool { return string(d) == string(k) })
 }
 
@@ -670,7 +680,7 @@ func (s *Shard) Eval(c *command.Ctx, args [][]byte) {
 	}
 	call := &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro}
 	if c.Store == s.store {
-		call.Host = &directHost{s: s, j: j, db: j.db, cl: j.cl, inTx: true}
+		call.Host = &directHost{s: s, j: &j.scriptCall, db: j.db, cl: j.cl, inTx: true}
 	} else {
 		h := &heldHost{s: s, j: j, store: c.Store, db: j.db, cl: j.cl, have: make(map[wkey]bool), inTx: true}
 		for _, k := range j.keys {
@@ -702,7 +712,7 @@ type heldHost struct {
 func (h *heldHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) bool {
 	s := h.s
 	if !h.inTx && s.isPublish(spec) {
-		if s.scriptPublish(h.j, &h.pubs, args, w) {
+		if s.scriptPublish(&h.j.scriptCall, &h.pubs, args, w) {
 			return true
 		}
 		h.fault = &fault{db: h.db, key: slices.Clone(args[1]), pub: true}
@@ -924,9 +934,9 @@ func (s *Shard) fetchWhole(r *heldRun, db int) {
 // or the run takes every shard (keys held).
 func (s *Shard) heldAttempt(r *heldRun) {
 	j, t := r.j, r.t
-	sc, ok := s.script(j)
+	sc, ok := s.script(&j.scriptCall)
 	if !ok {
-		s.heldRelease(r, nil, []byte(gone(j)))
+		s.heldRelease(r, nil, []byte(gone(&j.scriptCall)))
 		return
 	}
 	if s.scratch == nil {

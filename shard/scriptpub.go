@@ -37,7 +37,7 @@ type scriptPubs struct {
 // scriptPublish answers a script's PUBLISH on several shards from the
 // job's counts and keeps it in pubs, or reports that the run must stop
 // for the channel's counts (false).
-func (s *Shard) scriptPublish(j *scriptJob, pubs *scriptPubs, args [][]byte, w *resp.Writer) bool {
+func (s *Shard) scriptPublish(j *scriptCall, pubs *scriptPubs, args [][]byte, w *resp.Writer) bool {
 	per, ok := j.counts[string(args[1])]
 	if !ok {
 		return false
