@@ -34,7 +34,7 @@ func (db *DB) EditString(key []byte, n int, now int64, fn func(b []byte, grew bo
 			v = value{typ: TypeString, enc: encExt, ext: x, n: n}
 		}
 		db.setValue(key, &v, 0)
-		db.s.dirty += uint64(fn(db.rawBytes(key), true))
+		db.changed(key, uint64(fn(db.rawBytes(key), true)))
 		return nil
 	}
 	if leafTyp(l.flags) != TypeString {
@@ -72,7 +72,7 @@ func (db *DB) EditString(key []byte, n int, now int64, fn func(b []byte, grew bo
 			db.replaceLeaf(ref, h, &l, key, l.expireAt(), &v)
 		}
 	}
-	db.s.dirty += uint64(fn(db.rawBytes(key), grew))
+	db.changed(key, uint64(fn(db.rawBytes(key), grew)))
 	return nil
 }
 
@@ -119,11 +119,11 @@ func (db *DB) BitOp(op BitOp, dst []byte, keys [][]byte, now int64) (int, error)
 	}
 	if maxLen == 0 {
 		if db.deleteKey(dst) {
-			db.s.dirty++
+			db.changed(dst, 1)
 		}
 		return 0, nil
 	}
-	db.s.dirty++
+	db.changed(dst, 1)
 	var v value
 	var res []byte
 	if maxLen <= maxInline {

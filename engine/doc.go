@@ -123,6 +123,10 @@
 //     deadline; entries of deleted or moved leaves are stale and dropped.
 //   - No hash or set is empty: the operation that removes its last element
 //     deletes the key (as Redis does).
+//   - Every exported call that changes a key's data counts it in Dirty
+//     (expiry and eviction excepted: the hooks report those) and, while
+//     the Store tracks writes (TrackWrites), notes the key, so that Wrote
+//     names every key a command changed (dirty_test.go checks both).
 //
 // # What it never does
 //

@@ -137,6 +137,10 @@ type Store struct {
 	lazy      []lazyItem
 	lazyFreed int64
 
+	// written, while tracking (TrackWrites), is tracked: the keys changes
+	// were counted for.
+	written, tracked map[written]bool
+
 	exp expiry // expire.go: expiry wheel and counters
 	mem budget // evict.go: maxmemory, policy, eviction pool, access clock
 }
@@ -163,6 +167,57 @@ func NewStore(databases int) *Store {
 // OnExpire and OnEvict report those. A caller compares the value before
 // and after a command to learn whether it wrote.
 func (s *Store) Dirty() uint64 { return s.dirty }
+
+// changed counts n changes to key (none when n is 0).
+func (db *DB) changed(key []byte, n uint64) {
+	db.s.dirty += n
+	if n > 0 && db.s.written != nil {
+		db.wrote(key)
+	}
+}
+
+// wrote notes, while the Store tracks writes, that key changed, without
+// counting it (a call that changed two keys counts one change, as Redis
+// does).
+func (db *DB) wrote(key []byte) {
+	if db.s.written != nil {
+		db.s.written[written{db.s.dbIndex(db), string(key)}] = true
+	}
+}
+
+// written is a key a change was counted for while the Store tracked writes.
+type written struct {
+	db  int
+	key string
+}
+
+// TrackWrites starts (on), forgetting the keys noted before, or stops
+// noting the keys that changes are counted for (Dirty), expiry and
+// eviction excluded: a caller running a command on a store of copies
+// learns which keys it wrote (the gather plan).
+func (s *Store) TrackWrites(on bool) {
+	switch {
+	case !on:
+		s.written = nil
+	case s.tracked == nil:
+		s.tracked = make(map[written]bool)
+		s.written = s.tracked
+	default:
+		clear(s.tracked)
+		s.written = s.tracked
+	}
+}
+
+// Wrote reports whether a change to key of database db was counted since
+// TrackWrites started, and forgets it: a key is reported once.
+func (s *Store) Wrote(db int, key []byte) bool {
+	k := written{db, string(key)}
+	if !s.tracked[k] {
+		return false
+	}
+	delete(s.tracked, k)
+	return true
+}
 
 // Changed counts a change to what the server keeps that is not a key's
 // (FUNCTION LOAD), as Redis counts it in server.dirty: the command is then

@@ -250,7 +250,7 @@ func (db *DB) HSet(key []byte, pairs [][]byte, now int64) (int, error) {
 		}
 	}
 	db.commitHash(key, &o)
-	db.s.dirty += uint64(len(pairs) / 2)
+	db.changed(key, uint64(len(pairs)/2))
 	return added, nil
 }
 
@@ -267,7 +267,7 @@ func (db *DB) HSetNX(key, field, val []byte, now int64) (bool, error) {
 	}
 	db.hashSet(&o, field, val)
 	db.commitHash(key, &o)
-	db.s.dirty++
+	db.changed(key, 1)
 	return true, nil
 }
 
@@ -299,7 +299,7 @@ func (db *DB) HDel(key []byte, fields [][]byte, now int64) (int, error) {
 			}
 		}
 	}
-	db.s.dirty += uint64(n)
+	db.changed(key, uint64(n))
 	return n, nil
 }
 

@@ -14,7 +14,7 @@ func (db *DB) Delete(key []byte, now int64) bool {
 	if h == slab.Nil {
 		return false
 	}
-	db.s.dirty++
+	db.changed(key, 1)
 	return db.deleteKey(key)
 }
 
@@ -49,7 +49,7 @@ func (db *DB) SetExpiry(key []byte, expireAt int64, now int64) bool {
 	if h == slab.Nil {
 		return false
 	}
-	db.s.dirty++
+	db.changed(key, 1)
 	if expireAt <= now {
 		db.deleteKey(key)
 		return true
@@ -67,7 +67,7 @@ func (db *DB) Persist(key []byte, now int64) bool {
 	}
 	v := valueOf(&l)
 	db.replaceLeaf(ref, h, &l, key, 0, &v)
-	db.s.dirty++
+	db.changed(key, 1)
 	return true
 }
 
@@ -81,7 +81,8 @@ func (db *DB) Rename(src, dst []byte, now int64) bool {
 	if string(src) == string(dst) {
 		return true
 	}
-	db.s.dirty++
+	db.changed(src, 1)
+	db.wrote(dst)
 	// The new leaf takes src's value (an external block changes owner).
 	v := valueOf(&l)
 	exp := l.expireAt()
@@ -412,7 +413,7 @@ func (db *DB) ExportAppend(dst, key []byte, now int64) (r Record, idle int64, fr
 
 // Import stores r under key, replacing any value. r.Data is copied.
 func (db *DB) Import(key []byte, r Record) {
-	db.s.dirty++
+	db.changed(key, 1)
 	if r.Type != TypeString {
 		db.importObj(key, r)
 		return

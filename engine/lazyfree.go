@@ -59,7 +59,7 @@ func (db *DB) Unlink(key []byte, now int64) bool {
 	if db.freeEffort(t, enc, x) <= LazyFreeThreshold {
 		return db.Delete(key, now)
 	}
-	db.s.dirty++
+	db.changed(key, 1)
 	db.remove(key, slab.Nil)
 	ttl := l.hasTTL()
 	if ttl {

@@ -82,7 +82,7 @@ func (db *DB) ListPush(key []byte, vals [][]byte, left, xx bool, now int64) (int
 		q.push(v, left)
 	}
 	q.save()
-	db.s.dirty += uint64(len(vals))
+	db.changed(key, uint64(len(vals)))
 	return q.count, nil
 }
 
@@ -106,7 +106,7 @@ func (db *DB) ListPop(key []byte, left bool, count int, now int64, fn func(total
 		q.pop(left, func(v []byte) { fn(n, i, v) })
 	}
 	db.closeList(key, &q, &o)
-	db.s.dirty += uint64(n)
+	db.changed(key, uint64(n))
 	return n, nil
 }
 
@@ -195,7 +195,7 @@ func (db *DB) ListSet(key []byte, idx int, val []byte, now int64) error {
 	n, off := q.locate(idx)
 	q.replaceAt(n, off, val)
 	q.save()
-	db.s.dirty++
+	db.changed(key, 1)
 	return nil
 }
 
@@ -219,7 +219,7 @@ func (db *DB) ListInsert(key []byte, before bool, pivot, val []byte, now int64) 
 				}
 				q.insertAt(n, o, val)
 				q.save()
-				db.s.dirty++
+				db.changed(key, 1)
 				return q.count, nil
 			}
 			o = next
@@ -239,7 +239,7 @@ func (db *DB) ListRem(key []byte, count int, val []byte, now int64) (int, error)
 	}
 	n := q.removeMatching(val, count)
 	db.closeList(key, &q, &o)
-	db.s.dirty += uint64(n)
+	db.changed(key, uint64(n))
 	return n, nil
 }
 
@@ -257,7 +257,7 @@ func (db *DB) ListTrim(key []byte, start, stop int, now int64) error {
 	q.delHead(first)
 	q.delTail(rtrim)
 	db.closeList(key, &q, &o)
-	db.s.dirty += uint64(first + rtrim)
+	db.changed(key, uint64(first+rtrim))
 	return nil
 }
 
@@ -331,12 +331,12 @@ func (db *DB) ListMove(src, dst []byte, srcLeft, dstLeft bool, now int64, fn fun
 		// A rotation: the key (and its TTL) stays even with one element.
 		q.push(s.tmp, dstLeft)
 		q.save()
-		s.dirty++
+		db.changed(src, 1)
 		fn(s.tmp)
 		return true, nil
 	}
 	db.closeList(src, &q, &o)
-	s.dirty++
+	db.changed(src, 1)
 	v := s.tmp
 	if _, err := db.ListPush(dst, [][]byte{v}, dstLeft, false, now); err != nil {
 		return false, err

@@ -320,7 +320,7 @@ func (db *DB) SAdd(key []byte, members [][]byte, now int64) (int, error) {
 		}
 	}
 	db.commitSet(key, &o)
-	db.s.dirty += uint64(n)
+	db.changed(key, uint64(n))
 	return n, nil
 }
 
@@ -341,7 +341,7 @@ func (db *DB) SRem(key []byte, members [][]byte, now int64) (int, error) {
 			}
 		}
 	}
-	db.s.dirty += uint64(n)
+	db.changed(key, uint64(n))
 	return n, nil
 }
 
@@ -435,7 +435,7 @@ func (db *DB) SPop(key []byte, count int64, now int64, fn func(m []byte)) error 
 	if count >= int64(db.setLen(&o)) {
 		db.setEach(&o, func(m []byte) bool { fn(m); return true })
 		db.delObj(key, &o)
-		db.s.dirty++
+		db.changed(key, 1)
 		return nil
 	}
 	var buf []byte
@@ -444,7 +444,7 @@ func (db *DB) SPop(key []byte, count int64, now int64, fn func(m []byte)) error 
 		db.setRem(&o, buf)
 		fn(buf)
 	}
-	db.s.dirty += uint64(count)
+	db.changed(key, uint64(count))
 	return nil
 }
 
@@ -471,9 +471,12 @@ func (db *DB) SMove(src, dst, m []byte, now int64) (bool, error) {
 	if !do.exists() {
 		do = db.newSetObj()
 	}
-	db.setAdd(&do, m)
+	added := db.setAdd(&do, m)
 	db.commitSet(dst, &do)
-	db.s.dirty++
+	db.changed(src, 1)
+	if added {
+		db.wrote(dst) // a member dst had already leaves it as it was
+	}
 	return true, nil
 }
 
@@ -645,6 +648,6 @@ func (db *DB) SetOpStore(op SetOp, dst []byte, keys [][]byte, now int64) (int, e
 		return 0, nil
 	}
 	db.storeObj(dst, TypeSet, res.enc, res.x)
-	db.s.dirty++
+	db.changed(dst, 1)
 	return n, nil
 }

@@ -937,11 +937,11 @@ func (db *DB) XAdd(key []byte, id XAddID, fv [][]byte, noMkStream bool, trim *XT
 		db.newObj(key, TypeStream, encStream, st.x)
 	}
 	st.appendEntry(nid, fv)
-	db.s.dirty++
+	db.changed(key, 1)
 	res.ID = nid
 	if trim != nil {
 		res.Trimmed = st.trim(trim)
-		db.s.dirty += uint64(res.Trimmed)
+		db.changed(key, uint64(res.Trimmed))
 	}
 	return res, true, nil
 }
@@ -953,7 +953,7 @@ func (db *DB) XTrim(key []byte, a *XTrimArgs, now int64) (int64, error) {
 		return 0, err
 	}
 	trimmed := st.trim(a)
-	db.s.dirty += uint64(trimmed)
+	db.changed(key, uint64(trimmed))
 	return trimmed, nil
 }
 
@@ -1021,7 +1021,7 @@ func (db *DB) XDel(key []byte, count int, id func(i int) StreamID, now int64) (i
 			st.setFirst(st.edgeOrMax(true, false))
 		}
 	}
-	db.s.dirty += uint64(n)
+	db.changed(key, uint64(n))
 	return n, nil
 }
 
@@ -1059,7 +1059,7 @@ func (db *DB) XSetID(key []byte, id StreamID, entriesAdded int64, maxDeleted Str
 	if !maxDeleted.IsZero() {
 		st.setMaxDel(maxDeleted)
 	}
-	db.s.dirty++
+	db.changed(key, 1)
 	return nil
 }
 

@@ -187,19 +187,19 @@ func (cg *cgroup) createConsumer(name []byte, now int64) *consumer {
 
 // consumerFor returns the consumer, seen now, creating it (created
 // true) when it is new, and counts the creation as a change.
-func (st stream) consumerFor(cg *cgroup, name []byte, now int64) (c *consumer, created bool) {
+func (st stream) consumerFor(key []byte, cg *cgroup, name []byte, now int64) (c *consumer, created bool) {
 	if c = cg.lookupConsumer(name); c != nil {
 		c.seen = now
 		return c, false
 	}
-	st.db.s.dirty++
+	st.db.changed(key, 1)
 	return cg.createConsumer(name, now), true
 }
 
 // freshConsumer is consumerFor that records a created consumer as the
 // group's fresh one.
-func (st stream) freshConsumer(cg *cgroup, name []byte, now int64) *consumer {
-	c, created := st.consumerFor(cg, name, now)
+func (st stream) freshConsumer(key []byte, cg *cgroup, name []byte, now int64) *consumer {
+	c, created := st.consumerFor(key, cg, name, now)
 	if created {
 		cg.fresh = c.name
 	}
@@ -332,7 +332,7 @@ func (db *DB) XGroupCreate(key, group []byte, id StreamID, dollar bool, entriesR
 	g := st.groupsOrNew()
 	i, _ := g.find(group)
 	g.list = slices.Insert(g.list, i, &cgroup{name: string(group), lastID: id, entriesRead: entriesRead})
-	db.s.dirty++
+	db.changed(key, 1)
 	return nil
 }
 
@@ -347,7 +347,7 @@ func (db *DB) XGroupSetID(key, group []byte, id StreamID, dollar bool, entriesRe
 		id = st.lastID()
 	}
 	cg.lastID, cg.entriesRead = id, entriesRead
-	db.s.dirty++
+	db.changed(key, 1)
 	return nil
 }
 
@@ -366,7 +366,7 @@ func (db *DB) XGroupDestroy(key, group []byte, now int64) (bool, error) {
 	if len(g.list) == 0 {
 		db.s.dropGroups(st.x)
 	}
-	db.s.dirty++
+	db.changed(key, 1)
 	return true, nil
 }
 
@@ -380,7 +380,7 @@ func (db *DB) XGroupCreateConsumer(key, group, name []byte, now int64) (bool, er
 	if cg.createConsumer(name, now) == nil {
 		return false, nil
 	}
-	db.s.dirty++
+	db.changed(key, 1)
 	return true, nil
 }
 
@@ -401,7 +401,7 @@ func (db *DB) XGroupDelConsumer(key, group, name []byte, now int64) (pending int
 		db.s.dropNack(n)
 	}
 	cg.consumers = slices.Delete(cg.consumers, i, i+1)
-	db.s.dirty++
+	db.changed(key, 1)
 	return len(c.pel), true, nil
 }
 
@@ -434,10 +434,10 @@ func (db *DB) XReadGroup(a *XReadGroupArgs, now int64, fn func(id StreamID, fv [
 	cg.fresh = ""
 	serve := func() {
 		var created bool
-		if c, created = st.consumerFor(cg, a.Consumer, now); created {
+		if c, created = st.consumerFor(a.Key, cg, a.Consumer, now); created {
 			cg.fresh = c.name
 		}
-		db.s.dirty++
+		db.changed(a.Key, 1)
 	}
 	if a.History {
 		serve()
@@ -528,7 +528,7 @@ func (db *DB) XAck(key, group []byte, ids []StreamID, now int64) (int, error) {
 		nk.owner.pel = removeNack(nk.owner.pel, id)
 		db.s.dropNack(nk)
 		n++
-		db.s.dirty++
+		db.changed(key, 1)
 	}
 	return n, nil
 }
@@ -582,7 +582,7 @@ func (db *DB) XClaim(key, group, name []byte, ids []StreamID, a *XClaimArgs, now
 				nk := cg.pel[i]
 				fx = append(fx, GroupEffect{Arg: j, ID: id, Consumer: nk.owner.name, Time: nk.time, Count: nk.count, LastID: cg.lastID})
 				setID = false
-				db.s.dirty++
+				db.changed(key, 1)
 				cg.pel = slices.Delete(cg.pel, i, i+1)
 				nk.owner.pel = removeNack(nk.owner.pel, id)
 				db.s.dropNack(nk)
@@ -603,7 +603,7 @@ func (db *DB) XClaim(key, group, name []byte, ids []StreamID, a *XClaimArgs, now
 			continue
 		}
 		if c == nil {
-			c = st.freshConsumer(cg, name, now)
+			c = st.freshConsumer(key, cg, name, now)
 		}
 		if nk.owner != c && nk.owner != nil {
 			nk.owner.pel = removeNack(nk.owner.pel, id)
@@ -629,11 +629,11 @@ func (db *DB) XClaim(key, group, name []byte, ids []StreamID, a *XClaimArgs, now
 		}
 		fx = append(fx, GroupEffect{Arg: j, ID: id, Consumer: c.name, Time: nk.time, Count: nk.count, LastID: cg.lastID})
 		setID = false
-		db.s.dirty++
+		db.changed(key, 1)
 	}
 	if setID {
 		fx = append(fx, GroupEffect{SetID: true, Arg: -1, LastID: cg.lastID, EntriesRead: cg.entriesRead})
-		db.s.dirty++
+		db.changed(key, 1)
 	}
 	return fx, nil
 }
@@ -670,7 +670,7 @@ func (db *DB) XAutoClaim(key, group, name []byte, minIdle int64, start StreamID,
 		id := nk.id
 		if !st.exists(id) {
 			fx = append(fx, GroupEffect{Arg: -1, ID: id, Consumer: nk.owner.name, Time: nk.time, Count: nk.count, LastID: cg.lastID})
-			db.s.dirty++
+			db.changed(key, 1)
 			cg.pel = slices.Delete(cg.pel, i, i+1)
 			nk.owner.pel = removeNack(nk.owner.pel, id)
 			db.s.dropNack(nk)
@@ -683,7 +683,7 @@ func (db *DB) XAutoClaim(key, group, name []byte, minIdle int64, start StreamID,
 			continue
 		}
 		if c == nil {
-			c = st.freshConsumer(cg, name, now)
+			c = st.freshConsumer(key, cg, name, now)
 		}
 		if nk.owner != c {
 			nk.owner.pel = removeNack(nk.owner.pel, id)
@@ -706,7 +706,7 @@ func (db *DB) XAutoClaim(key, group, name []byte, minIdle int64, start StreamID,
 		}
 		count--
 		fx = append(fx, GroupEffect{Arg: -1, ID: id, Consumer: c.name, Time: nk.time, Count: nk.count, LastID: cg.lastID})
-		db.s.dirty++
+		db.changed(key, 1)
 	}
 	if i < len(cg.pel) {
 		next = cg.pel[i].id

@@ -70,7 +70,7 @@ func (db *DB) stringBytes(l *leaf) []byte {
 func (db *DB) SetString(key, val []byte, expireAt int64, keepTTL bool) {
 	v := db.stringValue(val)
 	db.setString(key, &v, expireAt, keepTTL)
-	db.s.dirty++
+	db.changed(key, 1)
 }
 
 // SetRawString stores a string built in place, as SETRANGE builds it, with
@@ -79,7 +79,7 @@ func (db *DB) SetString(key, val []byte, expireAt int64, keepTTL bool) {
 func (db *DB) SetRawString(key, val []byte) {
 	v := db.rawValue(val, len(val))
 	db.setString(key, &v, 0, true)
-	db.s.dirty++
+	db.changed(key, 1)
 }
 
 // SetTextString is SetString for a string that is never stored as an
@@ -88,7 +88,7 @@ func (db *DB) SetRawString(key, val []byte) {
 func (db *DB) SetTextString(key, val []byte) {
 	v := db.textValue(val)
 	db.setString(key, &v, 0, true)
-	db.s.dirty++
+	db.changed(key, 1)
 }
 
 func (db *DB) setString(key []byte, v *value, expireAt int64, keepTTL bool) {
@@ -129,7 +129,7 @@ func (db *DB) IncrBy(key []byte, delta int64, now int64) (int64, error) {
 	if h == slab.Nil {
 		v := value{typ: TypeString, enc: encInt, i: delta}
 		db.setValue(key, &v, 0)
-		db.s.dirty++
+		db.changed(key, 1)
 		return delta, nil
 	}
 	if leafTyp(l.flags) != TypeString {
@@ -150,7 +150,7 @@ func (db *DB) IncrBy(key []byte, delta int64, now int64) (int64, error) {
 	cur += delta
 	v := value{typ: TypeString, enc: encInt, i: cur}
 	db.replaceLeaf(ref, h, &l, key, l.expireAt(), &v)
-	db.s.dirty++
+	db.changed(key, 1)
 	return cur, nil
 }
 
@@ -164,7 +164,7 @@ func (db *DB) Append(key, val []byte, now int64) (int, error) {
 		}
 		v := db.stringValue(val) // as Redis: a new key is encoded like SET's
 		db.setValue(key, &v, 0)
-		db.s.dirty++
+		db.changed(key, 1)
 		return len(val), nil
 	}
 	if leafTyp(l.flags) != TypeString {
@@ -205,7 +205,7 @@ func (db *DB) Append(key, val []byte, now int64) (int, error) {
 		v = db.rawValue(t, growCap(n))
 	}
 	db.replaceLeaf(ref, h, &l, key, l.expireAt(), &v)
-	db.s.dirty++
+	db.changed(key, 1)
 	return n, nil
 }
 

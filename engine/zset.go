@@ -431,7 +431,7 @@ func (db *DB) ZAdd(key []byte, flags int, n int, pair func(i int) (float64, []by
 		r.Score, r.Done = score, true
 	}
 	db.commitZSet(key, &z, &o)
-	db.s.dirty += uint64(r.Added + r.Updated)
+	db.changed(key, uint64(r.Added+r.Updated))
 	return r, nil
 }
 
@@ -448,7 +448,7 @@ func (db *DB) ZRem(key []byte, members [][]byte, now int64) (int, error) {
 		}
 	}
 	db.commitZSet(key, &z, &o)
-	db.s.dirty += uint64(n)
+	db.changed(key, uint64(n))
 	return n, nil
 }
 
@@ -690,7 +690,7 @@ func (db *DB) ZRemRange(key []byte, sp *ZRangeSpec, now int64) (int, error) {
 	}
 	z.deleteRange(lo, hi)
 	db.commitZSet(key, &z, &o)
-	db.s.dirty += uint64(hi - lo)
+	db.changed(key, uint64(hi-lo))
 	return hi - lo, nil
 }
 
@@ -723,7 +723,7 @@ func (db *DB) ZPop(key []byte, max bool, count int, now int64, fn func(total, i 
 		z.deleteRange(0, n)
 	}
 	db.commitZSet(key, &z, &o)
-	db.s.dirty += uint64(n)
+	db.changed(key, uint64(n))
 	return n, nil
 }
 
@@ -801,7 +801,7 @@ func (db *DB) ZStore(dst []byte, n int, pair func(i int) (float64, []byte), now 
 	db.s.seen(now)
 	if n == 0 {
 		if db.deleteKey(dst) {
-			db.s.dirty++
+			db.changed(dst, 1)
 		}
 		return 0
 	}
@@ -816,7 +816,7 @@ func (db *DB) ZStore(dst []byte, n int, pair func(i int) (float64, []byte), now 
 		z.insert(s, m)
 	}
 	db.storeObj(dst, TypeZSet, z.enc, z.x)
-	db.s.dirty++
+	db.changed(dst, 1)
 	return n
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/coord"
-	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
 )
@@ -80,12 +79,10 @@ func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args []
 	// A dry run on the empty scratch store validates the arguments and
 	// tells the deadline and the keys waited on, without touching data.
 	var wait command.Wait
-	if s.scratch == nil {
-		s.scratch = engine.NewStore(s.group.opts.Databases)
-	}
+	sc := s.scratchStore()
 	var w resp.Writer
 	w.Proto = c.cl.Proto
-	ctx := command.Ctx{Store: s.scratch, DB: s.scratch.DB(c.cl.DB), DBIndex: c.cl.DB, W: &w, Now: s.now,
+	ctx := command.Ctx{Store: sc, DB: sc.DB(c.cl.DB), DBIndex: c.cl.DB, W: &w, Now: s.now,
 		Server: s.group}
 	if !fn(&ctx, args, &wait) {
 		s.reply(c, func(out *resp.Writer) { out.B = append(out.B, w.B...) })

@@ -1,19 +1,25 @@
 package shard
 
 import (
-	"bytes"
-
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/resp"
 )
 
 // The gather plan runs a command whose keys span shards and whose reply
 // is not a merge of per-shard parts (RENAME, MSETNX, SMOVE, ZUNIONSTORE,
-// LMOVE ...) with the very handler that runs it on one shard: while the txn holds every key, the coordinator copies the keys
-// into a scratch store, runs the handler there, and writes back each key
-// whose value changed. One mechanism, Redis's exact semantics, atomic.
+// LMOVE ...) with the very handler that runs it on one shard: while the
+// txn holds every key, the coordinator copies the keys into a scratch
+// store, runs the handler there, and writes back each key the handler
+// changed. One mechanism, Redis's exact semantics, atomic.
+//
+// Each shard exports only its part's keys, each from the one database the
+// command uses it in: the client's, or for a key the command writes, the
+// database OtherDB names (COPY ... DB n). The keys the handler changed are
+// those the scratch store noted as it counted each change
+// (engine.Store.TrackWrites); nothing is exported again to compare.
 
 // entry is one key of one database, as exported from its shard.
 type entry struct {
@@ -23,9 +29,9 @@ type entry struct {
 	ok  bool // the key exists
 }
 
-// gather runs t with the gather plan. Each part's shard exports its keys
-// from the client's database, and from the other database the command
-// names (COPY ... DB n), if any.
+// gather runs t with the gather plan. Each part's shard exports its keys,
+// those t writes from the other database the command names (COPY ... DB
+// n), if any, the others from the client's.
 func (s *Shard) gather(t *txn) {
 	got := make([][]entry, len(t.parts))
 	left := len(t.parts)
@@ -36,22 +42,21 @@ func (s *Shard) gather(t *txn) {
 		}
 	}
 	for i := range t.parts {
-		keys, dbs := t.co.Parts[i].Keys, [2]int{t.db, other}
+		keys, db := t.co.Parts[i].Keys, t.db
 		pre, args, spec := t.spec.BeforeGather, t.args, t.spec
 		s.on(t, i, msgGather, func(o *Shard) any {
 			if pre != nil {
-				pre(o.store.DB(dbs[0]), args, o.now)
+				pre(o.store.DB(db), args, o.now)
 			}
-			o.countSources(dbs[0], spec, args)
-			es := make([]entry, 0, len(keys))
-			for _, db := range dbs {
-				if db < 0 {
-					continue
+			o.countSources(db, spec, args)
+			es := make([]entry, len(keys))
+			for j, k := range keys {
+				kdb := db
+				if k.Intent == coord.Exclusive && other >= 0 {
+					kdb = other
 				}
-				for _, k := range keys {
-					rec, ok := o.store.DB(db).Export(k.Name, o.now)
-					es = append(es, entry{db: db, key: k.Name, rec: rec, ok: ok})
-				}
+				rec, ok := o.store.DB(kdb).Export(k.Name, o.now)
+				es[j] = entry{db: kdb, key: k.Name, rec: rec, ok: ok}
 			}
 			return es
 		}, func(r any) {
@@ -65,10 +70,7 @@ func (s *Shard) gather(t *txn) {
 
 // runGathered runs the handler on the scratch store and writes back.
 func (s *Shard) runGathered(t *txn, got [][]entry) {
-	if s.scratch == nil {
-		s.scratch = engine.NewStore(s.group.opts.Databases)
-	}
-	sc := s.scratch
+	sc := s.scratchStore()
 	sc.Clear()
 	sc.Limits = s.store.Limits // the encodings a write there picks are the shard's
 	for _, es := range got {
@@ -84,6 +86,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	s.stats.commands++
 	s.stats.count(t.spec)
 	dirty := sc.Dirty()
+	sc.TrackWrites(true)
 	blocked := false
 	// The copies hold the keys as their shards do, so a lookup there finds
 	// what it would have found on its shard: it counts here (the keys'
@@ -97,21 +100,23 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	} else {
 		t.spec.Handler(&ctx, t.args)
 	}
+	sc.TrackWrites(false)
 	sc.CountReads(false)
 	s.store.AddReads(sc)
 	if s.kev.flags&config.NotifyKeyMiss != 0 {
 		s.kev.db = t.db
 		sc.Misses(s.keyMiss)
 	}
-	// Only the keys the command may write can have changed, and only if
-	// it changed anything at all.
-	wrote := sc.Dirty() != dirty
 	var events []heldEvent
-	if wrote && s.kev.flags != 0 {
+	if sc.Dirty() != dirty && s.kev.flags != 0 {
 		events = s.gatheredEvents(t, sc, got)
 	}
+	// A key is written back when the handler changed it and the command
+	// may write it (a read that changes a key, PFCOUNT caching its count,
+	// changes only its own copy here); Wrote says so once, so a key the
+	// command names twice is written back once.
 	var writable map[string]bool
-	if wrote {
+	if sc.Dirty() != dirty {
 		writable = make(map[string]bool)
 		idx, _ := t.spec.WriteKeys(t.args, nil)
 		for _, j := range idx {
@@ -122,13 +127,11 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	for i, es := range got {
 		var writes []entry
 		for _, e := range es {
-			if !writable[string(e.key)] {
+			if !writable[string(e.key)] || !sc.Wrote(e.db, e.key) {
 				continue
 			}
 			rec, ok := sc.DB(e.db).Export(e.key, s.now)
-			if ok != e.ok || ok && !sameRecord(rec, e.rec) {
-				writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
-			}
+			writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
 		}
 		tag, id, part, held, db := t.tag(i), t.id, t.co.Parts[i], t.in != nil, t.db
 		evs := s.heldFor(events, t.parts[i].Shard)
@@ -158,10 +161,12 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	sc.Clear()
 }
 
-// sameRecord reports whether a write left a key as it was, encoding
-// included (BITOP storing "1" over the integer 1 leaves a raw string).
-func sameRecord(a, b engine.Record) bool {
-	return a.Type == b.Type && a.ExpireAt == b.ExpireAt && a.Raw == b.Raw && a.Text == b.Text && bytes.Equal(a.Data, b.Data)
+// scratchStore is the scratch store, made on first use.
+func (s *Shard) scratchStore() *engine.Store {
+	if s.scratch == nil {
+		s.scratch = engine.NewStore(s.group.opts.Databases)
+	}
+	return s.scratch
 }
 
 // on runs fn for part i on its shard as a message of kind k and hands the

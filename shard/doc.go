@@ -66,7 +66,12 @@
 //     values its closure captured (a part, a command's header, the keys
 //     to write back), whose bytes are the txn's copy of its arguments,
 //     which nothing writes while the txn runs; only the home shard reads
-//     the txn itself. A
+//     the txn itself (a direct script run elsewhere gets its call's copy,
+//     scriptCall). A single-reply one runs with the gather plan
+//     (cross.go): each part's shard exports its keys, each from the one
+//     database the command uses it in, home runs the handler on the
+//     copies and writes back the keys the copies' store noted changed
+//     (engine.Store.TrackWrites), re-exporting nothing to compare. A
 //     command on every shard (DBSIZE, FLUSHDB, SWAPDB ...) waits, on each
 //     shard, behind every lock and waiting command there.
 //   - subscription: a connection's channels, patterns and sharded

@@ -5,7 +5,6 @@ import (
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/coord"
-	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/router"
 )
 
@@ -55,10 +54,7 @@ func (s *Shard) runPatterned(t *txn) {
 		own[i] = t.args[j]
 	}
 	s.export(t, own, true, got, have, func() {
-		if s.scratch == nil {
-			s.scratch = engine.NewStore(s.group.opts.Databases)
-		}
-		sc := s.scratch
+		sc := s.scratchStore()
 		sc.Clear()
 		for _, es := range got {
 			for _, e := range es {

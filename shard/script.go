@@ -939,10 +939,7 @@ func (s *Shard) heldAttempt(r *heldRun) {
 		s.heldRelease(r, nil, []byte(gone(&j.scriptCall)))
 		return
 	}
-	if s.scratch == nil {
-		s.scratch = engine.NewStore(s.group.opts.Databases)
-	}
-	st := s.scratch
+	st := s.scratchStore()
 	st.Clear()
 	h := &heldHost{s: s, j: j, store: st, db: j.db, cl: j.cl, have: make(map[wkey]bool, len(r.got)), whole: r.whole}
 	for k, e := range r.got {
@@ -952,7 +949,10 @@ func (s *Shard) heldAttempt(r *heldRun) {
 		}
 	}
 	w := resp.Writer{Proto: t.proto}
-	if !s.runScript(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: h}, &w) {
+	st.TrackWrites(true)
+	ran := s.runScript(sc, &script.Call{Keys: j.keys, Argv: j.argv, ReadOnly: j.ro, Host: h}, &w)
+	st.TrackWrites(false)
+	if !ran {
 		st.Clear()
 		k := wkey{h.fault.db, string(h.fault.key)}
 		switch {
@@ -971,15 +971,15 @@ func (s *Shard) heldAttempt(r *heldRun) {
 		s.evalHeld(j, true)
 		return
 	}
-	// The keys written that changed, per part.
+	// The keys of the commands that wrote, which the scratch store says
+	// changed (engine.Store.TrackWrites), per part.
 	writes := make([][]entry, len(t.co.Parts))
 	n := len(s.group.shards)
 	for _, k := range h.written {
-		rec, ok := st.DB(k.db).Export([]byte(k.key), s.now)
-		old := r.got[k]
-		if ok == old.ok && (!ok || sameRecord(rec, old.rec)) {
+		if !st.Wrote(k.db, []byte(k.key)) {
 			continue
 		}
+		rec, ok := st.DB(k.db).Export([]byte(k.key), s.now)
 		sh := router.ShardOf([]byte(k.key), n)
 		pi := slices.IndexFunc(t.co.Parts, func(p coord.Part) bool { return p.Shard == sh })
 		writes[pi] = append(writes[pi], entry{db: k.db, key: []byte(k.key), rec: rec, ok: ok})

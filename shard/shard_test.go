@@ -194,6 +194,7 @@ func TestGatherAcrossShards(t *testing.T) {
 	m := newSim(t, 3, 1)
 	conn := m.dial(0)
 	a, b, c := keysOn(1, 3, 1)[0], keysOn(2, 3, 1)[0], keysOn(0, 3, 1)[0]
+	sa, sb := keysOn(1, 3, 2)[1], keysOn(2, 3, 2)[1]
 	cases := []struct{ req, want string }{
 		{"SET " + a + " hello\r\n", "+OK\r\n"},
 		{"EXPIRE " + a + " 1000\r\n", ":1\r\n"},
@@ -211,6 +212,23 @@ func TestGatherAcrossShards(t *testing.T) {
 		{"MSETNX " + a + " 1 " + b + " 2\r\n", ":0\r\n"},
 		{"MSETNX " + a + " 1 new" + b + " 2\r\n", ":1\r\n"},
 		{"MGET " + a + " new" + b + "\r\n", "*2\r\n$1\r\n1\r\n$1\r\n2\r\n"},
+		// COPY ... DB n reads its source in the client's database and its
+		// destination only in n.
+		{"SET " + b + " old0\r\n", "+OK\r\n"},
+		{"COPY " + c + " " + b + " DB 3\r\n", ":1\r\n"},
+		{"COPY " + c + " " + b + " DB 3\r\n", ":0\r\n"},
+		{"SELECT 3\r\nSET " + c + " x\r\nSELECT 0\r\n", "+OK\r\n+OK\r\n+OK\r\n"},
+		{"COPY " + c + " " + b + " DB 3 REPLACE\r\n", ":1\r\n"},
+		{"GET " + b + "\r\nSELECT 3\r\nGET " + b + "\r\nGET " + c + "\r\nSELECT 0\r\n",
+			"$4\r\nold0\r\n+OK\r\n$5\r\nhello\r\n$1\r\nx\r\n+OK\r\n"},
+		// Only the keys the command changed are written back: SMOVE of a
+		// member the destination has leaves it untouched (its WATCH holds).
+		{"SADD " + sa + " m x\r\nSADD " + sb + " m\r\n", ":2\r\n:1\r\n"},
+		{"WATCH " + sb + "\r\nSMOVE " + sa + " " + sb + " m\r\nMULTI\r\nPING\r\nEXEC\r\n",
+			"+OK\r\n:1\r\n+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n"},
+		{"WATCH " + sb + "\r\nSMOVE " + sa + " " + sb + " x\r\nMULTI\r\nPING\r\nEXEC\r\n",
+			"+OK\r\n:1\r\n+OK\r\n+QUEUED\r\n*-1\r\n"},
+		{"SMEMBERS " + sa + "\r\nSCARD " + sb + "\r\n", "*0\r\n:2\r\n"},
 	}
 	for _, tc := range cases {
 		if got := m.do(conn, tc.req); got != tc.want {
