@@ -1,8 +1,11 @@
 // Package coord is the coordination of work that spans shards: the key
-// locks each shard keeps and the protocol by which a transaction (a
+// locks each shard keeps, the protocol by which a transaction (a
 // multi-key command whose keys live on several shards, or MULTI/EXEC's
-// queue of commands; later scripts) takes them. It is pure: no goroutines, no I/O, no clock.
-// The shard loop owns one Table and carries the protocol's messages.
+// queue of commands; later scripts) takes them, and the claim protocol by
+// which the shards holding a blocked client's keys serve it. It is pure:
+// no goroutines, no I/O, no clock. The shard loop owns one Table, a Txn
+// per transaction and a Wait per blocked client, and carries the
+// protocols' messages.
 //
 // Nouns:
 //   - intent: how work uses a key, Shared (reads it) or Exclusive (may
@@ -21,6 +24,9 @@
 //     on), cut into Rounds: a MULTI's commands on one shard each run
 //     together, every shard its share in order; one on several shards
 //     alone.
+//   - Wait: one blocked client's state on its home shard in the claim
+//     protocol below, a state machine home asks and tells as Txn is
+//     (wait_test.go runs it against holders in many delivery orders).
 //
 // The protocol. A transaction's home shard (the client's) splits it into
 // per-shard parts, each with its keys and intents, in ascending shard
@@ -64,6 +70,33 @@
 // round, and a contended one queues on its first shard at once. What it
 // costs: under contention on several shards the later parts are taken one
 // hop each, in order.
+//
+// The claim protocol of blocking commands (BLPOP, BLMOVE, XREAD BLOCK
+// ...). A blocked client's home shard parks a waiter on each shard that
+// owns a key it waits on (a holder). A write that may have filled a key
+// has its holder look at the key's first waiter: when the client's home
+// is another shard, the holder takes the command's keys on its own shard
+// (Table.Lock, so no transaction holds them half-written) and asks home
+// to claim the client (Wait.Claim). Home grants one claim at a time: the
+// holder pops and home answers the client, or the holder finds nothing
+// left and releases the claim (Wait.Release). A claim that finds another
+// in flight is refused, and its holder keeps its waiter first in line;
+// when the granted claim is released without serving, home has every
+// holder look again (retry), since a key may have had data for the
+// client meanwhile. A deadline or CLIENT UNBLOCK ends the wait (Wait.End)
+// only while no claim holds it, withdraws every waiter behind its park,
+// and answers once every holder has withdrawn (Wait.Withdrawn): a holder
+// that served the client first wins, so a popped element is never lost.
+// A BLMOVE whose destination lives on another shard than its source runs
+// at home as a transaction once its claim is granted.
+//
+// Why it cannot deadlock: a holder's claim holds locks on one shard only,
+// its own, while it waits for home's answer, and home answers at once,
+// from its Wait, without taking any lock or waiting on any shard; so no
+// holder waits for a shard that waits for it. A BLMOVE across shards is
+// a transaction, with the transaction protocol's order. Nothing is lost:
+// a refused claim leaves its waiter in place, and the release of the
+// claim that refused it makes every holder look again.
 //
 // What stays true:
 //   - conflicting holders never coexist (two Exclusive, or Exclusive and

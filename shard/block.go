@@ -25,17 +25,17 @@ import (
 // its keys again (retry). A wait that ends at
 // home (its deadline, CLIENT UNBLOCK) ends only once every holder has
 // withdrawn its waiter, behind the waiter's park: a holder that served the
-// client first wins (endWait).
+// client first wins (endWait). Home's decisions (grant or refuse a claim,
+// retry, expire, end) are a coord.Wait's; coord's doc.go states the
+// protocol and why it cannot deadlock. This file carries it out.
 
-// blockState is a blocked connection's state on its home shard.
+// blockState is a blocked connection's state on its home shard: its
+// claims and end as coord.Wait decides them, and what home needs to carry
+// them out.
 type blockState struct {
-	id       uint64
-	holders  []holder
-	deadline int64 // unix ms; 0: none
-	claimed  bool  // a holder is serving it right now
-	// refused: a holder's claim (or home's own waiter) found it claimed;
-	// when the claim is released, every holder looks again.
-	refused bool
+	id      uint64
+	w       coord.Wait
+	holders []holder
 	sl      *slot
 	spec    *command.Spec
 	args    [][]byte // the command, copied
@@ -110,8 +110,8 @@ func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args []
 		viaHome = viaHome || moves && router.ShardOf(args[i], n) != hs[0].shard
 	}
 	s.txnSeq++
-	b := &blockState{id: uint64(s.id+1)<<48 | s.txnSeq, holders: hs, deadline: wait.Deadline, spec: spec,
-		args: args, idx: idx}
+	b := &blockState{id: uint64(s.id+1)<<48 | s.txnSeq, w: coord.Wait{Holders: len(hs), Deadline: wait.Deadline},
+		holders: hs, spec: spec, args: args, idx: idx}
 	b.sl = s.pend(c)
 	c.barrier = true
 	if len(hs) > 1 || viaHome {
@@ -267,10 +267,10 @@ func (s *Shard) serveKey(wk wkey) {
 			s.unpark(wt.id, wt.db, wt.keys)
 			continue
 		}
-		if c.blocked.claimed {
+		if c.blocked.w.Claimed() {
 			// Another holder serves it, or tries: look again if it
 			// cannot (releaseClaim).
-			c.blocked.refused = true
+			c.blocked.w.Refuse()
 			return
 		}
 		if !s.locks.Idle() {
@@ -327,12 +327,7 @@ func (s *Shard) claim(wt *waiter, wk wkey) {
 		s.send(wt.home, msgClaim, func(h *Shard) {
 			b := c.blocked
 			gone := c.dead || b == nil || b.id != id
-			ok := !gone && !b.claimed
-			if ok {
-				b.claimed = true
-			} else if !gone {
-				b.refused = true
-			}
+			ok := !gone && b.w.Claim()
 			h.send(me, msgClaimAnswer, func(o *Shard) {
 				wt.busy = false
 				again := true // serve the key's next waiter
@@ -386,7 +381,7 @@ func (s *Shard) moveAcross(c *conn, id uint64) {
 			s.unblock(c, id, out)
 			return
 		}
-		b.refused = true // the granted holder's waiter waits for its retry
+		b.w.Refuse() // the granted holder's waiter waits for its retry
 		s.releaseClaim(b, t.db)
 	}
 	s.acquire(t)
@@ -398,11 +393,9 @@ func (s *Shard) moveAcross(c *conn, id uint64) {
 // for it while the claim was in flight (msgRetry; the waiter that moved
 // for it is free again).
 func (s *Shard) releaseClaim(b *blockState, db int) {
-	b.claimed = false
-	if !b.refused {
+	if !b.w.Release() {
 		return
 	}
-	b.refused = false
 	id := b.id
 	for _, h := range b.holders {
 		s.send(h.shard, msgRetry, func(o *Shard) {
@@ -469,8 +462,7 @@ func (s *Shard) withdraw(c *conn, b *blockState) {
 // element popped is never lost to a timeout. Meanwhile b counts as claimed:
 // no other holder's claim is granted.
 func (s *Shard) endWait(c *conn, b *blockState, out []byte) {
-	b.claimed = true
-	left := len(b.holders)
+	b.w.End()
 	home, db := s.id, c.cl.DB
 	for _, h := range b.holders {
 		s.send(h.shard, msgUnpark, func(o *Shard) {
@@ -478,7 +470,7 @@ func (s *Shard) endWait(c *conn, b *blockState, out []byte) {
 			o.runOrDefer(b.args, b.spec, func() {
 				o.unpark(b.id, db, h.keys)
 				o.send(home, msgUnparked, func(*Shard) {
-					if left--; left > 0 || c.blocked != b {
+					if !b.w.Withdrawn() || c.blocked != b {
 						return
 					}
 					c.blocked = nil
@@ -497,7 +489,7 @@ func (s *Shard) expireBlocked() {
 	}
 	for _, c := range s.conns {
 		b := c.blocked
-		if b == nil || b.claimed || b.deadline == 0 || b.deadline > s.now {
+		if b == nil || !b.w.Expired(s.now) {
 			continue
 		}
 		var w resp.Writer
@@ -514,8 +506,8 @@ func (s *Shard) nextDeadline() int64 {
 	}
 	var d int64
 	for _, c := range s.conns {
-		if b := c.blocked; b != nil && b.deadline > 0 && (d == 0 || b.deadline < d) {
-			d = b.deadline
+		if b := c.blocked; b != nil && b.w.Deadline > 0 && (d == 0 || b.w.Deadline < d) {
+			d = b.w.Deadline
 		}
 	}
 	return d

@@ -81,7 +81,7 @@ func (s *Shard) Kill(id int64) bool {
 // handler that asked).
 func (s *Shard) Unblock(id int64, withError bool) bool {
 	for _, c := range s.conns {
-		if c.cl.ID != id || c.blocked == nil || c.blocked.claimed {
+		if c.cl.ID != id || c.blocked == nil || c.blocked.w.Claimed() {
 			continue
 		}
 		b := c.blocked
@@ -93,7 +93,7 @@ func (s *Shard) Unblock(id int64, withError bool) bool {
 			command.WriteTimeout(&command.Ctx{W: &w}, b.spec)
 		}
 		s.send(s.id, msgUnblock, func(o *Shard) {
-			if c.blocked == b && !b.claimed {
+			if c.blocked == b && !b.w.Claimed() {
 				o.endWait(c, b, w.B)
 			}
 		})
