@@ -25,8 +25,10 @@
 // Nouns:
 //   - message: a value with a kind (hop, lock, gather, park, claim ...: see
 //     msg.go) and a closure that runs on the destination shard's goroutine,
-//     or, for a hop and its reply, a pooled payload (hopMsg, hop.go) that
-//     the sender fills, the owner answers in, and the reply hands back.
+//     or a typed payload: for a hop and its reply a pooled one (hopMsg,
+//     hop.go) that the sender fills, the owner answers in, and the reply
+//     hands back; for a txn's lock steps a lockMsg (lockmsg.go), the
+//     request's fields read by the part's shard, the answer's by home.
 //     It is the only way one shard affects another; a shard never writes
 //     another shard's memory but a hop payload it holds, and reads only what
 //     no one changes after the message was sent (a txn's args and parts, a

@@ -198,6 +198,8 @@ func (s *Shard) handle(m message) {
 		s.runPublish(m.pub)
 	case m.pub != nil:
 		s.published(m.pub)
+	case m.lock != nil:
+		s.handleLock(m.kind, m.lock)
 	case m.hop == nil:
 		m.run(s)
 	case m.kind == msgHop:

@@ -198,11 +198,10 @@ func partKeys(spec *command.Spec, p router.Part) []coord.Key {
 // refuses t whole when a shard is out of memory.
 func (s *Shard) acquire(t *txn) { s.steps(t, t.co.Begin()) }
 
-// steps carries out what coord.Txn says to do next for t. Each message
-// carries what its shard needs (the part's keys, the row); no shard but
-// the home shard reads t.
+// steps carries out what coord.Txn says to do next for t. Each lock
+// message carries what its shard needs (lockMsg: the part's keys, the
+// row); no shard but the home shard reads t.
 func (s *Shard) steps(t *txn, steps []coord.Step) {
-	home, id, spec := s.id, t.id, t.spec
 	for _, st := range steps {
 		if st.Kind == coord.Run {
 			s.lockOrder(t)
@@ -223,60 +222,7 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 			s.refuse(t)
 			continue
 		}
-		// An EXEC's watched keys are checked as each grant is made: from
-		// then on the txn holds them. A change seen stays seen.
-		i, p := st.Part, t.co.Parts[st.Part]
-		var watch []watched
-		if t.watch != nil {
-			watch = t.watch[i]
-		}
-		switch st.Kind {
-		case coord.TryLock:
-			s.send(p.Shard, msgTryLock, func(o *Shard) {
-				ok := o.tryLockPart(id, p)
-				oom := ok && o.oom(spec)
-				dirty := ok && !o.unchanged(watch)
-				o.send(home, msgTried, func(h *Shard) {
-					t.dirty = t.dirty || dirty
-					h.steps(t, t.co.Tried(i, ok, oom))
-				})
-			})
-		case coord.LockFirst:
-			s.send(p.Shard, msgTryLock, func(o *Shard) {
-				ok := o.tryLockPart(id, p)
-				if !ok {
-					// Queued (the keys are as busy as a moment ago): the
-					// grant answers again.
-					o.lockPart(id, p, func() {
-						oom := o.oom(spec)
-						dirty := !o.unchanged(watch)
-						o.send(home, msgLockGranted, func(h *Shard) {
-							t.dirty = t.dirty || dirty
-							h.steps(t, t.co.Locked(i, oom))
-						})
-					})
-				}
-				oom := ok && o.oom(spec)
-				dirty := ok && !o.unchanged(watch)
-				o.send(home, msgTried, func(h *Shard) {
-					t.dirty = t.dirty || dirty
-					h.steps(t, t.co.Tried(i, ok, oom))
-				})
-			})
-		case coord.Lock:
-			s.send(p.Shard, msgLock, func(o *Shard) {
-				o.lockPart(id, p, func() {
-					oom := o.oom(spec)
-					dirty := !o.unchanged(watch)
-					o.send(home, msgLockGranted, func(h *Shard) {
-						t.dirty = t.dirty || dirty
-						h.steps(t, t.co.Locked(i, oom))
-					})
-				})
-			})
-		case coord.Unlock:
-			s.send(p.Shard, msgUnlock, func(o *Shard) { o.unlockPart(id, p) })
-		}
+		s.lockStep(t, st)
 	}
 }
 
