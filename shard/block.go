@@ -446,10 +446,11 @@ func (s *Shard) withdraw(c *conn, b *blockState) {
 	c.blocked = nil
 	c.cl.LastMs = s.now // its answer is an interaction (timeout), as Redis's reply write is
 	s.stats.blocked--
-	db := c.cl.DB
+	// The holder gets values, not b, which is home's.
+	db, id, spec, args := c.cl.DB, b.id, b.spec, b.args
 	for _, h := range b.holders {
 		s.send(h.shard, msgUnpark, func(o *Shard) {
-			o.runOrDefer(b.args, b.spec, func() { o.unpark(b.id, db, h.keys) })
+			o.runOrDefer(args, spec, func() { o.unpark(id, db, h.keys) })
 		})
 	}
 }
@@ -463,12 +464,12 @@ func (s *Shard) withdraw(c *conn, b *blockState) {
 // no other holder's claim is granted.
 func (s *Shard) endWait(c *conn, b *blockState, out []byte) {
 	b.w.End()
-	home, db := s.id, c.cl.DB
+	home, db, id, spec, args := s.id, c.cl.DB, b.id, b.spec, b.args
 	for _, h := range b.holders {
 		s.send(h.shard, msgUnpark, func(o *Shard) {
 			// Behind the waiter's park, which may be deferred behind a lock.
-			o.runOrDefer(b.args, b.spec, func() {
-				o.unpark(b.id, db, h.keys)
+			o.runOrDefer(args, spec, func() {
+				o.unpark(id, db, h.keys)
 				o.send(home, msgUnparked, func(*Shard) {
 					if !b.w.Withdrawn() || c.blocked != b {
 						return
