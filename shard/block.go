@@ -143,19 +143,19 @@ func (s *Shard) block(c *conn, spec *command.Spec, fn command.BlockFunc, args []
 func (s *Shard) waitOn(c *conn, b *blockState, fn command.BlockFunc, viaHome bool) {
 	c.blocked = b
 	s.stats.blocked++
-	hs, spec, args := b.holders, b.spec, b.args
+	hs, spec, args, id := b.holders, b.spec, b.args, b.id
 	home, db, proto := s.id, c.cl.DB, c.cl.Proto
 	for _, h := range hs {
 		// Each holder's own args: a BlockFunc may rewrite them (block.go
 		// in command).
-		wt := &waiter{id: b.id, home: home, c: c, spec: spec, fn: fn, args: command.CopyArgs(args), db: db, proto: proto,
+		wt := &waiter{id: id, home: home, c: c, spec: spec, fn: fn, args: command.CopyArgs(args), db: db, proto: proto,
 			keys: h.keys, viaHome: viaHome}
 		s.send(h.shard, msgPark, func(o *Shard) {
 			o.runOrDefer(args, spec, func() {
 				if len(hs) == 1 && !viaHome {
 					// One holder: try at once, as the command would run.
 					if out, served := o.tryServe(wt, true); served {
-						o.send(home, msgServed, func(h *Shard) { h.unblock(c, b.id, out) })
+						o.sendClaim(home, msgServed, &claimMsg{id: id, home: home, holder: o.id, c: c, out: out})
 						return
 					}
 				}
@@ -316,51 +316,55 @@ func (s *Shard) anyExists(wt *waiter) bool {
 }
 
 // claim locks the command's keys here and asks its home shard whether the
-// client still waits; granted, it serves the client, else forgets it.
+// client still waits (claimMsg); granted, it serves the client, else
+// forgets it.
 func (s *Shard) claim(wt *waiter, wk wkey) {
 	wt.busy = true
 	s.txnSeq++
-	lockID := uint64(s.id+1)<<48 | s.txnSeq
-	me, c, id := s.id, wt.c, wt.id
-	keys := s.cmdKeys(wt)
-	s.lock(lockID, keys, func() {
-		s.send(wt.home, msgClaim, func(h *Shard) {
-			b := c.blocked
-			gone := c.dead || b == nil || b.id != id
-			ok := !gone && b.w.Claim()
-			h.send(me, msgClaimAnswer, func(o *Shard) {
-				wt.busy = false
-				again := true // serve the key's next waiter
-				if ok && wt.viaHome {
-					// Home runs it; the waiter stays, busy, until home
-					// says whether it was served.
-					wt.busy, wt.moving = true, true
-					again = false
-					o.send(wt.home, msgMove, func(h *Shard) { h.moveAcross(c, id) })
-				} else if gone {
-					o.unpark(id, wt.db, wt.keys)
-				} else if !ok {
-					// Another holder's claim: the waiter stays first, and
-					// home has it look again if that one does not serve.
-					again = false
-				} else if out, served := o.tryServe(wt, false); served {
-					o.unpark(id, wt.db, wt.keys)
-					o.send(wt.home, msgServed, func(h *Shard) { h.unblock(c, id, out) })
-				} else {
-					again = false
-					o.send(wt.home, msgUnclaim, func(h *Shard) {
-						if c.blocked != nil && c.blocked.id == id {
-							h.releaseClaim(c.blocked, wt.db)
-						}
-					})
-				}
-				o.unlock(lockID, keys)
-				if again {
-					o.markReady(wk)
-				}
-			})
-		})
-	})
+	cm := &claimMsg{id: wt.id, home: wt.home, holder: s.id, c: wt.c, wt: wt, db: wt.db, wk: wk,
+		lockID: uint64(s.id+1)<<48 | s.txnSeq, keys: s.cmdKeys(wt)}
+	s.lock(cm.lockID, cm.keys, func() { s.sendClaim(cm.home, msgClaim, cm) })
+}
+
+// answerClaim answers a holder's claim at home, as the client's
+// coord.Wait decides.
+func (s *Shard) answerClaim(cm *claimMsg) {
+	c := cm.c
+	b := c.blocked
+	cm.gone = c.dead || b == nil || b.id != cm.id
+	cm.ok = !cm.gone && b.w.Claim()
+	s.sendClaim(cm.holder, msgClaimAnswer, cm)
+}
+
+// claimAnswered carries out home's answer to a claim on the holder.
+func (s *Shard) claimAnswered(cm *claimMsg) {
+	wt := cm.wt
+	wt.busy = false
+	again := true // serve the key's next waiter
+	if cm.ok && wt.viaHome {
+		// Home runs it; the waiter stays, busy, until home says whether
+		// it was served.
+		wt.busy, wt.moving = true, true
+		again = false
+		s.sendClaim(cm.home, msgMove, cm)
+	} else if cm.gone {
+		s.unpark(cm.id, wt.db, wt.keys)
+	} else if !cm.ok {
+		// Another holder's claim: the waiter stays first, and home has
+		// it look again if that one does not serve.
+		again = false
+	} else if out, served := s.tryServe(wt, false); served {
+		s.unpark(cm.id, wt.db, wt.keys)
+		cm.out = out
+		s.sendClaim(cm.home, msgServed, cm)
+	} else {
+		again = false
+		s.sendClaim(cm.home, msgUnclaim, cm)
+	}
+	s.unlock(cm.lockID, cm.keys)
+	if again {
+		s.markReady(cm.wk)
+	}
 }
 
 // moveAcross runs a blocked client's moving command (BLMOVE across shards)

@@ -200,6 +200,8 @@ func (s *Shard) handle(m message) {
 		s.published(m.pub)
 	case m.lock != nil:
 		s.handleLock(m.kind, m.lock)
+	case m.claim != nil:
+		s.handleClaim(m.kind, m.claim)
 	case m.hop == nil:
 		m.run(s)
 	case m.kind == msgHop:
