@@ -150,18 +150,8 @@ func (s *Shard) waitOn(c *conn, b *blockState, fn command.BlockFunc, viaHome boo
 		// in command).
 		wt := &waiter{id: id, home: home, c: c, spec: spec, fn: fn, args: command.CopyArgs(args), db: db, proto: proto,
 			keys: h.keys, viaHome: viaHome}
-		s.send(h.shard, msgPark, func(o *Shard) {
-			o.runOrDefer(args, spec, func() {
-				if len(hs) == 1 && !viaHome {
-					// One holder: try at once, as the command would run.
-					if out, served := o.tryServe(wt, true); served {
-						o.sendClaim(home, msgServed, &claimMsg{id: id, home: home, holder: o.id, c: c, out: out})
-						return
-					}
-				}
-				o.park(wt)
-			})
-		})
+		s.sendWait(h.shard, msgPark, &waitMsg{id: id, home: home, db: db, keys: h.keys, spec: spec, args: args, wt: wt,
+			single: len(hs) == 1 && !viaHome})
 	}
 }
 
@@ -400,21 +390,8 @@ func (s *Shard) releaseClaim(b *blockState, db int) {
 	if !b.w.Release() {
 		return
 	}
-	id := b.id
 	for _, h := range b.holders {
-		s.send(h.shard, msgRetry, func(o *Shard) {
-			for _, k := range h.keys {
-				wk := wkey{db, string(k)}
-				for _, w := range o.waiters[wk] {
-					if w.id == id {
-						if w.moving {
-							w.busy, w.moving = false, false
-						}
-						o.markReady(wk)
-					}
-				}
-			}
-		})
+		s.sendWait(h.shard, msgRetry, &waitMsg{id: b.id, home: s.id, db: db, keys: h.keys})
 	}
 }
 
@@ -450,12 +427,8 @@ func (s *Shard) withdraw(c *conn, b *blockState) {
 	c.blocked = nil
 	c.cl.LastMs = s.now // its answer is an interaction (timeout), as Redis's reply write is
 	s.stats.blocked--
-	// The holder gets values, not b, which is home's.
-	db, id, spec, args := c.cl.DB, b.id, b.spec, b.args
 	for _, h := range b.holders {
-		s.send(h.shard, msgUnpark, func(o *Shard) {
-			o.runOrDefer(args, spec, func() { o.unpark(id, db, h.keys) })
-		})
+		s.sendWait(h.shard, msgUnpark, &waitMsg{id: b.id, home: s.id, db: c.cl.DB, keys: h.keys, spec: b.spec, args: b.args})
 	}
 }
 
@@ -468,23 +441,22 @@ func (s *Shard) withdraw(c *conn, b *blockState) {
 // no other holder's claim is granted.
 func (s *Shard) endWait(c *conn, b *blockState, out []byte) {
 	b.w.End()
-	home, db, id, spec, args := s.id, c.cl.DB, b.id, b.spec, b.args
 	for _, h := range b.holders {
-		s.send(h.shard, msgUnpark, func(o *Shard) {
-			// Behind the waiter's park, which may be deferred behind a lock.
-			o.runOrDefer(args, spec, func() {
-				o.unpark(id, db, h.keys)
-				o.send(home, msgUnparked, func(*Shard) {
-					if !b.w.Withdrawn() || c.blocked != b {
-						return
-					}
-					c.blocked = nil
-					s.stats.blocked--
-					s.answer(c, b, out)
-				})
-			})
-		})
+		s.sendWait(h.shard, msgUnpark, &waitMsg{id: b.id, home: s.id, db: c.cl.DB, keys: h.keys, spec: b.spec, args: b.args,
+			answer: true, c: c, b: b, out: out})
 	}
+}
+
+// withdrawn takes, at home, a holder's word that it withdrew its waiter
+// for b's end: after the last, the client gets out, unless a holder
+// served it first.
+func (s *Shard) withdrawn(c *conn, b *blockState, out []byte) {
+	if !b.w.Withdrawn() || c.blocked != b {
+		return
+	}
+	c.blocked = nil
+	s.stats.blocked--
+	s.answer(c, b, out)
 }
 
 // expireBlocked answers blocked clients whose deadline passed.

@@ -29,7 +29,8 @@
 //     hop.go) that the sender fills, the owner answers in, and the reply
 //     hands back; for a txn's lock steps a lockMsg (lockmsg.go), the
 //     request's fields read by the part's shard, the answer's by home; for
-//     a claim on a blocked client a claimMsg (claimmsg.go), likewise.
+//     the blocking protocol a waitMsg or claimMsg (waitmsg.go,
+//     claimmsg.go), likewise.
 //     It is the only way one shard affects another; a shard never writes
 //     another shard's memory but a hop payload it holds, and reads only what
 //     no one changes after the message was sent (a txn's args and parts, a

@@ -202,6 +202,8 @@ func (s *Shard) handle(m message) {
 		s.handleLock(m.kind, m.lock)
 	case m.claim != nil:
 		s.handleClaim(m.kind, m.claim)
+	case m.wait != nil:
+		s.handleWait(m.kind, m.wait)
 	case m.hop == nil:
 		m.run(s)
 	case m.kind == msgHop:

@@ -4,9 +4,9 @@ package shard
 // the protocol it carries, and the work itself, which runs on the
 // destination shard's goroutine: a typed value (a hop and its reply, a
 // pooled payload that needs no allocation, hop.go; a batch of publishes,
-// pubsub.go; a txn's lock request and its answer, lockmsg.go; a holder's
-// claim on a blocked client and what follows it, claimmsg.go) or, for the
-// kinds not typed yet, a closure. The kind is what a simulator (or a
+// pubsub.go; a txn's lock request and its answer, lockmsg.go; the
+// blocking protocol's park, withdrawal, retry and claims, waitmsg.go and
+// claimmsg.go) or, for the kinds not typed yet, a closure. The kind is what a simulator (or a
 // trace) sees: it can hold, drop or reorder deliveries by kind and
 // destination, and read a typed one's fields.
 type message struct {
@@ -16,6 +16,7 @@ type message struct {
 	pub   *pubBatch      // msgPublish, msgPublished (pubsub.go)
 	lock  *lockMsg       // a txn's lock request or its answer (lockmsg.go)
 	claim *claimMsg      // a holder's claim on a blocked client and what follows (claimmsg.go)
+	wait  *waitMsg       // a blocked client's park, withdrawal or retry on a holder (waitmsg.go)
 }
 
 // msgKind names a step of the protocols between shards.
