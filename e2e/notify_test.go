@@ -58,6 +58,16 @@ func keyspaceCommand(rng *rand.Rand) []string {
 		{"SUNIONSTORE", "sd", "set1", "{t}a"}, {"SINTERSTORE", "sd", "set1", "{t}a"}, {"SDIFFSTORE", "sd", "set1", "set1"},
 		{"ZUNIONSTORE", "zd", "1", "z1"}, {"ZINTERSTORE", "zd", "2", "z1", "nokey"}, {"ZRANGESTORE", "zr", "z1", "0", "-1"},
 		{"COPY", "h1", "hc"}, {"COPY", "h1", "hc", "REPLACE"},
+		{"SETBIT", "b1", v, "1"}, {"SETBIT", "b1", v, "0"}, {"SETBIT", p(str), v, "1"},
+		{"BITFIELD", "b1", "SET", "u8", "0", v}, {"BITFIELD", "b2", "INCRBY", "u4", "4", v, "GET", "u8", "0"},
+		{"BITFIELD", "b2", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", v}, {"BITFIELD", "b1", "GET", "u8", "0"},
+		{"BITOP", "AND", "bd", "b1", "b2"}, {"BITOP", "OR", "bd", "nokey"}, {"BITOP", "XOR", "{t}s", "{t}s", "{t}x"},
+		{"PFADD", "p1", v}, {"PFADD", "p2"}, {"PFMERGE", "pd", "p1", "p2"}, {"PFMERGE", "p2", "nokey"},
+		{"GEOADD", "g1", v, v, "m" + v}, {"GEOADD", "g1", "XX", "CH", v, "1", "m1"},
+		{"GEOSEARCHSTORE", "gd", "g1", "FROMLONLAT", "0", "0", "BYRADIUS", "300", "km"},
+		{"GEORADIUS", "g1", "0", "0", "300", "km", "STORE", "gd"},
+		{"GEORADIUSBYMEMBER", "g1", "m1", "200", "km", "STOREDIST", "gd"},
+		{"SORT", "{t}l", "ALPHA", "STORE", "{t}sd"}, {"SORT", "set1", "STORE", "sd2"}, {"SORT", "z1", "BY", "nosort", "STORE", "z1"},
 		{"GET", p(str)}, {"LPUSH", p(str), v}, {"INCR", "h1"},
 	}
 	return cmds[rng.IntN(len(cmds))]
@@ -67,7 +77,8 @@ func keyspaceCommand(rng *rand.Rand) []string {
 // servers with notify-keyspace-events KEAn, and requires that a subscriber
 // of every __keyspace and __keyevent channel receives the same events in
 // the same order for each key (keys on three shards; RENAME and LMOVE on
-// one shard and across shards).
+// one shard and across shards; the bitmap, HyperLogLog, geo and SORT
+// writes too).
 func TestKeyspaceEventsAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
