@@ -33,6 +33,10 @@ type keyEvent struct {
 	// key exists after the command (a *STORE of an empty result stores
 	// nothing: only "del" when there was a key).
 	delOnly, stored bool
+	// popped: events (new and del too) only on the first write key that
+	// existed before the command, the one it popped from (BLPOP, LMPOP,
+	// ZMPOP ...).
+	popped bool
 	// consumerOf, when set, names the consumer group of the stream
 	// args[i] in which the command may create a consumer (XREADGROUP,
 	// XCLAIM, XAUTOCLAIM): xgroup-createconsumer when it did.
@@ -58,6 +62,10 @@ func (r RowEvents) Reverse() bool { return r.ev != nil && r.ev.reverse }
 // NoNew reports whether a key the row created gets no "new" of the
 // mutation path (the row emits it).
 func (r RowEvents) NoNew() bool { return r.ev != nil && r.ev.noNew }
+
+// Popped reports whether only the first write key that existed before
+// the command gets events, the row's and del (the key it popped from).
+func (r RowEvents) Popped() bool { return r.ev != nil && r.ev.popped }
 
 // NoDel reports whether a key the row removed gets no "del".
 func (r RowEvents) NoDel() bool { return r.ev != nil && r.ev.noDel }

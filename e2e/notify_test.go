@@ -67,6 +67,11 @@ func keyspaceCommand(rng *rand.Rand) []string {
 		{"GEOSEARCHSTORE", "gd", "g1", "FROMLONLAT", "0", "0", "BYRADIUS", "300", "km"},
 		{"GEORADIUS", "g1", "0", "0", "300", "km", "STORE", "gd"},
 		{"GEORADIUSBYMEMBER", "g1", "m1", "200", "km", "STOREDIST", "gd"},
+		{"LMPOP", "2", p(lists), p(lists), "LEFT"}, {"LMPOP", "3", "l0", "m1", "{t}l", "RIGHT", "COUNT", "2"},
+		{"BLMPOP", "0.01", "2", "{t}l", "{t}m", "LEFT", "COUNT", "3"}, {"BLPOP", p(lists), p(lists), "0.01"},
+		{"BRPOP", "{t}l", "{t}m", "0.01"}, {"BLMOVE", "{t}l", "{t}m", "RIGHT", "LEFT", "0.01"},
+		{"BRPOPLPUSH", "{t}m", "{t}l", "0.01"}, {"ZMPOP", "1", "z1", "MIN"}, {"BZMPOP", "0.01", "2", "z1", "zd", "MAX", "COUNT", "2"},
+		{"BZPOPMIN", "z1", "zd", "0.01"}, {"BZPOPMAX", "zd", "0.01"},
 		{"SORT", "{t}l", "ALPHA", "STORE", "{t}sd"}, {"SORT", "set1", "STORE", "sd2"}, {"SORT", "z1", "BY", "nosort", "STORE", "z1"},
 		{"GET", p(str)}, {"LPUSH", p(str), v}, {"INCR", "h1"},
 	}
@@ -78,7 +83,7 @@ func keyspaceCommand(rng *rand.Rand) []string {
 // of every __keyspace and __keyevent channel receives the same events in
 // the same order for each key (keys on three shards; RENAME and LMOVE on
 // one shard and across shards; the bitmap, HyperLogLog, geo and SORT
-// writes too).
+// writes, the multi-key and blocking pops served at once too).
 func TestKeyspaceEventsAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {

@@ -94,6 +94,7 @@ func (s *Shard) wroteEvents(db int, spec *command.Spec, args [][]byte) {
 func (s *Shard) eventsAfter(d *engine.DB, db int, spec *command.Spec, args [][]byte) {
 	ev := command.EventsOf(spec)
 	s.kev.db = db
+	popped := false // Popped: the key popped from had its events
 	for k := range s.kev.idx {
 		j := k
 		if ev.Reverse() {
@@ -103,6 +104,14 @@ func (s *Shard) eventsAfter(d *engine.DB, db int, spec *command.Spec, args [][]b
 		key := args[i]
 		after := d.Exists(key, s.now)
 		before := j < len(s.kev.before) && s.kev.before[j]
+		if ev.Popped() {
+			// Only the key popped from changed (named again, it is
+			// still that one key).
+			if !before || popped {
+				continue
+			}
+			popped = true
+		}
 		if !before && after && !ev.NoNew() {
 			s.emitEvent('n', "new", key)
 		}
