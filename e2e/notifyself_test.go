@@ -28,6 +28,9 @@ func TestKeyspaceSelfAgainstRedis(t *testing.T) {
 		{{"INCR", "n"}, {"EXPIRE", "n", "100"}, {"HSET", "h", "f", "v"}, {"RENAME", "h", "h2"}, {"SADD", "s", "a"}, {"ZADD", "z", "1", "a"}},
 		{{"MULTI"}, {"SET", "k", "v"}, {"LPUSH", "l", "a", "b"}, {"GET", "k"}, {"RPOPLPUSH", "l", "l2"}, {"EXPIRE", "k", "0"}, {"DEL", "l", "l2"}, {"EXEC"}},
 		{{"MULTI"}, {"INCR", "n"}, {"EXEC"}},
+		{{"SETBIT", "b", "1", "1"}, {"BITFIELD", "b", "SET", "u8", "0", "5"}, {"BITOP", "NOT", "b2", "b"}, {"PFADD", "p", "a"},
+			{"PFMERGE", "p2", "p"}, {"GEOADD", "g", "0", "0", "m"}, {"GEOSEARCHSTORE", "g2", "g", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"},
+			{"RPUSH", "sl", "b", "a"}, {"SORT", "sl", "ALPHA", "STORE", "sl2"}, {"LMPOP", "1", "sl", "LEFT"}},
 		{{"CONFIG", "SET", "notify-keyspace-events", ""}},
 		{{"SET", "k", "v"}},
 	}

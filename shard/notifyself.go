@@ -143,5 +143,5 @@ var replyFirst = map[string]struct{}{
 	"sinterstore": {}, "sunionstore": {}, "sdiffstore": {},
 	"zadd": {}, "zincrby": {}, "zunionstore": {}, "zinterstore": {}, "zdiffstore": {}, "zrangestore": {},
 	"zpopmin": {}, "zpopmax": {}, "zmpop": {}, "bzpopmin": {}, "bzpopmax": {}, "bzmpop": {},
-	"xadd": {}, "geoadd": {},
+	"xadd": {}, "geoadd": {}, "bitfield": {},
 }
