@@ -261,21 +261,5 @@ func (g *Group) chainInfo(b *strings.Builder) {
 	ch := &g.chain
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	now := time.Now().UnixMilli()
-	n := 0
-	for _, r := range ch.subs {
-		if !r.rdb {
-			n++
-		}
-	}
-	fmt.Fprintf(b, "connected_slaves:%d\r\n", n)
-	i := 0
-	for _, r := range ch.subs {
-		if r.rdb {
-			continue
-		}
-		fmt.Fprintf(b, "slave%d:ip=%s,port=%d,state=%s,offset=%d,lag=%d\r\n", i, r.ip, r.port, r.state,
-			r.ack.Load(), (now-r.ackAt.Load())/1000)
-		i++
-	}
+	writeReplicas(b, ch.subs)
 }

@@ -701,16 +701,23 @@ func (g *Group) replicasInfo(b *strings.Builder) {
 	p := &g.prim
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	writeReplicas(b, p.replicas)
+}
+
+// writeReplicas writes INFO's connected_slaves and slaveN lines for rs
+// (an RDB-only transfer, redis-cli --rdb, is not a replica); the caller
+// holds the lock that guards rs.
+func writeReplicas(b *strings.Builder, rs []*replica) {
 	now := time.Now().UnixMilli()
 	n := 0
-	for _, r := range p.replicas {
+	for _, r := range rs {
 		if !r.rdb {
 			n++
 		}
 	}
 	fmt.Fprintf(b, "connected_slaves:%d\r\n", n)
 	i := 0
-	for _, r := range p.replicas {
+	for _, r := range rs {
 		if r.rdb {
 			continue
 		}

@@ -41,15 +41,7 @@ func NewClientConfig(s Settings) (*tls.Config, error) {
 		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil },
 		VerifyConnection:     func(cs tls.ConnectionState) error { return verifyChain(cs, roots) },
 	}
-	if c.MinVersion, c.MaxVersion, err = ParseProtocols(s.Protocols); err != nil {
-		return nil, err
-	}
-	if s.Ciphers != "" {
-		if c.CipherSuites, err = ParseCiphers(s.Ciphers); err != nil {
-			return nil, err
-		}
-	}
-	if err := CheckCiphersuites(s.Ciphersuites); err != nil {
+	if err := setCiphers(c, s); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -71,15 +71,7 @@ func NewConfig(s Settings) (*tls.Config, error) {
 	} else if c.ClientAuth != tls.NoClientCert {
 		return nil, errors.New("either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled")
 	}
-	if c.MinVersion, c.MaxVersion, err = ParseProtocols(s.Protocols); err != nil {
-		return nil, err
-	}
-	if s.Ciphers != "" {
-		if c.CipherSuites, err = ParseCiphers(s.Ciphers); err != nil {
-			return nil, err
-		}
-	}
-	if err := CheckCiphersuites(s.Ciphersuites); err != nil {
+	if err := setCiphers(c, s); err != nil {
 		return nil, err
 	}
 	c.SessionTicketsDisabled = !s.SessionCaching
@@ -87,6 +79,21 @@ func NewConfig(s Settings) (*tls.Config, error) {
 		limitSessions(c, time.Duration(s.SessionCacheTimeout)*time.Second)
 	}
 	return c, nil
+}
+
+// setCiphers sets c's protocol versions and TLS 1.2 cipher suites from
+// s, and checks s's TLS 1.3 suites, for a server's config and a
+// replica's alike.
+func setCiphers(c *tls.Config, s Settings) (err error) {
+	if c.MinVersion, c.MaxVersion, err = ParseProtocols(s.Protocols); err != nil {
+		return err
+	}
+	if s.Ciphers != "" {
+		if c.CipherSuites, err = ParseCiphers(s.Ciphers); err != nil {
+			return err
+		}
+	}
+	return CheckCiphersuites(s.Ciphersuites)
 }
 
 // limitSessions makes a session older than ttl unresumable: its ticket
