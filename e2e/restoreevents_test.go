@@ -48,25 +48,6 @@ func TestRestoreEventsAgainstRedis(t *testing.T) {
 		}...)
 	}
 	for _, cmd := range cmds {
-		got, want := w[0].do(t, cmd), w[1].do(t, cmd)
-		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
-			t.Fatalf("%q: radish replied %q, redis %q", cmd[:3], got, want)
-		}
-		events := sub[1].do(t)
-		var gotEv, wantEv []string
-		sub[0].c.SetDeadline(time.Now().Add(2 * time.Second))
-		for _, e := range events {
-			f, err := sub[0].tryFrame()
-			if err != nil {
-				t.Fatalf("%q: %v; redis sent %q", cmd[:3], err, events)
-			}
-			gotEv, wantEv = append(gotEv, string(f)), append(wantEv, string(e))
-		}
-		if extra := sub[0].do(t); len(extra) > 0 {
-			gotEv = append(gotEv, fmt.Sprintf("and then %q", extra))
-		}
-		if fmt.Sprintf("%q", gotEv) != fmt.Sprintf("%q", wantEv) {
-			t.Fatalf("%q: radish's events %q\nredis's events %q", cmd[:3], gotEv, wantEv)
-		}
+		diffEvents(t, w[:], sub[:], cmd, fmt.Sprintf("%q", cmd[:3]), false)
 	}
 }

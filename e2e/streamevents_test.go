@@ -46,28 +46,7 @@ func TestConsumerEventsAgainstRedis(t *testing.T) {
 		{"XREADGROUP", "GROUP", "g", "c11", "BLOCK", "10", "STREAMS", "x1", ">"},
 	}
 	for _, cmd := range cmds {
-		got, want := w[0].do(t, cmd), w[1].do(t, cmd)
-		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
-			t.Fatalf("%v: radish replied %q, redis %q", cmd, got, want)
-		}
-		events := sub[1].do(t)
-		var gotEv, wantEv []string
-		sub[0].c.SetDeadline(time.Now().Add(2 * time.Second))
-		for _, e := range events {
-			f, err := sub[0].tryFrame()
-			if err != nil {
-				t.Fatalf("%v: %v; redis sent %q", cmd, err, events)
-			}
-			gotEv, wantEv = append(gotEv, string(f)), append(wantEv, string(e))
-		}
-		if extra := sub[0].do(t); len(extra) > 0 {
-			gotEv = append(gotEv, fmt.Sprintf("and then %q", extra))
-		}
-		byKey(gotEv)
-		byKey(wantEv)
-		if fmt.Sprintf("%q", gotEv) != fmt.Sprintf("%q", wantEv) {
-			t.Fatalf("%v: radish's events %q\nredis's events %q", cmd, gotEv, wantEv)
-		}
+		diffEvents(t, w[:], sub[:], cmd, fmt.Sprint(cmd), true)
 	}
 	// A blocked read of a new consumer creates it when an XADD serves it:
 	// the XADD's event, then the consumer's.
