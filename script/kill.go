@@ -26,6 +26,10 @@ type Killer struct {
 // function's or an EVAL's): "" when it was told to stop, else the
 // error reply's text.
 func (k *Killer) Kill(function bool) string {
+	// Under mu, which disarm takes to end the run: a kill never lands on
+	// the hook of a run that ended meanwhile, which the next would inherit.
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if !k.running.Load() {
 		return errtext.NotBusy
 	}
@@ -41,25 +45,23 @@ func (k *Killer) Kill(function bool) string {
 		return BusyEval
 	}
 	k.killed.Store(true)
-	k.mu.Lock()
 	if k.h != nil {
 		k.h.cancel()
 	}
-	k.mu.Unlock()
 	return ""
 }
 
 // Abort stops the run in progress whatever it did (the server stops).
 func (k *Killer) Abort() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if !k.running.Load() {
 		return
 	}
 	k.killed.Store(true)
-	k.mu.Lock()
 	if k.h != nil {
 		k.h.cancel()
 	}
-	k.mu.Unlock()
 }
 
 // Fail stops the run in progress whatever it did, with the error text
@@ -190,8 +192,8 @@ func (r *Runtime) arm(s *Script) {
 func (r *Runtime) disarm() bool {
 	r.inRun = false
 	k := r.Killer
-	k.running.Store(false)
 	k.mu.Lock()
+	k.running.Store(false)
 	cancelled := k.h.err != nil
 	k.mu.Unlock()
 	if cancelled {
