@@ -165,3 +165,11 @@ func TestConcurrentMGetsShare(t *testing.T) {
 		t.Errorf("20 MSETs at once took %d rounds, one MGET %d: writers should wait for each other", many, one)
 	}
 }
+
+// BenchmarkCrossRename is a RENAME of a key on one of 2 shards to a key on
+// the other and back: the gather plan, each way a write-back to both.
+func BenchmarkCrossRename(b *testing.B) {
+	k := crossKeys(1)
+	req := cmd("RENAME", k[0], k[1]) + cmd("RENAME", k[1], k[0])
+	crossBench(b, []string{cmd("SET", k[0], "v")}, req, 2, 1)
+}
