@@ -1,11 +1,12 @@
 // Package coord is the coordination of work that spans shards: the key
 // locks each shard keeps, the protocol by which a transaction (a
 // multi-key command whose keys live on several shards, or MULTI/EXEC's
-// queue of commands; later scripts) takes them, and the claim protocol by
-// which the shards holding a blocked client's keys serve it. It is pure:
-// no goroutines, no I/O, no clock. The shard loop owns one Table, a Txn
-// per transaction and a Wait per blocked client, and carries the
-// protocols' messages.
+// queue of commands; later scripts) takes them, the gather plan by which
+// a locked transaction's command runs at home on copies of its keys, and
+// the claim protocol by which the shards holding a blocked client's keys
+// serve it. It is pure: no goroutines, no I/O, no clock. The shard loop
+// owns one Table, a Txn and its Gather per transaction and a Wait per
+// blocked client, and carries the protocols' messages.
 //
 // Nouns:
 //   - intent: how work uses a key, Shared (reads it) or Exclusive (may
@@ -24,6 +25,11 @@
 //     on), cut into Rounds: a MULTI's commands on one shard each run
 //     together, every shard its share in order; one on several shards
 //     alone.
+//   - Gather: one locked transaction's gather plan, a state machine home
+//     asks and tells as Txn is: which keys each part's shard exports,
+//     from which database (Read), when the command runs (every export
+//     in), which keys go back to each part (those it may write and
+//     changed, once each), and when it is over (gather_test.go).
 //   - Wait: one blocked client's state on its home shard in the claim
 //     protocol below, a state machine home asks and tells as Txn is
 //     (wait_test.go runs it against holders in many delivery orders).
@@ -70,6 +76,27 @@
 // round, and a contended one queues on its first shard at once. What it
 // costs: under contention on several shards the later parts are taken one
 // hop each, in order.
+//
+// The gather plan. A command whose keys span shards and whose reply is
+// not a merge of per-part replies (RENAME, SMOVE, ZUNIONSTORE, COPY ...)
+// runs, once its Txn holds every key, as
+//
+//  1. every part's shard exports its keys (Gather.Reads: each from the
+//     client's database, or one the command writes from the database it
+//     names, COPY ... DB n), in one message each, all at once;
+//  2. once every export is in (Gather.Exported), home runs the command's
+//     own handler on copies of them;
+//  3. home sends each part's shard the keys the command may write and
+//     changed (Gather.Writes: a key named twice once, a read that changed
+//     only its copy, PFCOUNT's cache, not at all), and that shard writes
+//     them and releases the part;
+//  4. once every write-back is done (Gather.WroteBack), home answers.
+//
+// Why it cannot deadlock: it runs while its Txn holds every key, so it
+// waits for nothing but the answers, which each part's shard gives at once
+// without taking a lock. Each part's keys are released as its write-back
+// is done (two-phase locking: every key was held before the first is
+// released).
 //
 // The claim protocol of blocking commands (BLPOP, BLMOVE, XREAD BLOCK
 // ...). A blocked client's home shard parks a waiter on each shard that

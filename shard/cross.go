@@ -15,11 +15,12 @@ import (
 // store, runs the handler there, and writes back each key the handler
 // changed. One mechanism, Redis's exact semantics, atomic.
 //
-// Each shard exports only its part's keys, each from the one database the
-// command uses it in: the client's, or for a key the command writes, the
-// database OtherDB names (COPY ... DB n). The keys the handler changed are
-// those the scratch store noted as it counted each change
-// (engine.Store.TrackWrites); nothing is exported again to compare.
+// Which keys each shard exports, from which database (the client's, or for
+// a key the command writes, the one OtherDB names: COPY ... DB n), and
+// which go back, is the plan's (coord.Gather); the messages are partMsg
+// values (partmsg.go). The keys the handler changed are those the scratch
+// store noted as it counted each change (engine.Store.TrackWrites);
+// nothing is exported again to compare.
 
 // entry is one key of one database, as exported from its shard.
 type entry struct {
@@ -29,52 +30,35 @@ type entry struct {
 	ok  bool // the key exists
 }
 
-// gather runs t with the gather plan. Each part's shard exports its keys,
-// those t writes from the other database the command names (COPY ... DB
-// n), if any, the others from the client's.
+// gather runs t with the gather plan (coord.Gather: which keys each
+// part's shard exports, from which database): every part's export goes
+// out at once, each a partMsg.
 func (s *Shard) gather(t *txn) {
-	got := make([][]entry, len(t.parts))
-	left := len(t.parts)
 	other := -1
 	if t.spec.OtherDB != nil {
 		if other = t.spec.OtherDB(t.args); other == t.db || other >= s.group.opts.Databases {
 			other = -1
 		}
 	}
+	t.gp = coord.NewGather(&t.co, t.db, other)
+	t.pms = make([]partMsg, len(t.parts))
 	for i := range t.parts {
-		keys, db := t.co.Parts[i].Keys, t.db
-		pre, args, spec := t.spec.BeforeGather, t.args, t.spec
-		s.on(t, i, msgGather, func(o *Shard) any {
-			if pre != nil {
-				pre(o.store.DB(db), args, o.now)
-			}
-			o.countSources(db, spec, args)
-			es := make([]entry, len(keys))
-			for j, k := range keys {
-				kdb := db
-				if k.Intent == coord.Exclusive && other >= 0 {
-					kdb = other
-				}
-				rec, ok := o.store.DB(kdb).Export(k.Name, o.now)
-				es[j] = entry{db: kdb, key: k.Name, rec: rec, ok: ok}
-			}
-			return es
-		}, func(r any) {
-			got[i] = r.([]entry)
-			if left--; left == 0 {
-				s.runGathered(t, got)
-			}
-		})
+		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, p: t.co.Parts[i], held: t.in != nil,
+			reads: t.gp.Reads[i], spec: t.spec, args: t.args, db: t.db}
+		s.sendPart(t.parts[i].Shard, msgGather, &t.pms[i])
 	}
 }
 
-// runGathered runs the handler on the scratch store and writes back.
-func (s *Shard) runGathered(t *txn, got [][]entry) {
+// runGathered runs the handler on the scratch store, once every export is
+// in, and writes back what the plan says.
+func (s *Shard) runGathered(t *txn) {
 	sc := s.scratchStore()
 	sc.Clear()
 	sc.Limits = s.store.Limits // the encodings a write there picks are the shard's
-	for _, es := range got {
-		for _, e := range es {
+	got := make([][]entry, len(t.pms))
+	for i := range t.pms {
+		got[i] = t.pms[i].entries
+		for _, e := range got[i] {
 			if e.ok {
 				sc.DB(e.db).Import(e.key, e.rec)
 			}
@@ -87,7 +71,6 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	s.stats.count(t.spec)
 	dirty := sc.Dirty()
 	sc.TrackWrites(true)
-	blocked := false
 	// The copies hold the keys as their shards do, so a lookup there finds
 	// what it would have found on its shard: it counts here (the keys'
 	// own shards counted a ReadsAccessKeys command's sources in gather).
@@ -96,7 +79,7 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	sc.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
 	if t.blockFn != nil {
 		var wait command.Wait
-		blocked = t.blockFn(&ctx, t.args, &wait)
+		t.gBlocked = t.blockFn(&ctx, t.args, &wait)
 	} else {
 		t.spec.Handler(&ctx, t.args)
 	}
@@ -111,54 +94,37 @@ func (s *Shard) runGathered(t *txn, got [][]entry) {
 	if sc.Dirty() != dirty && s.kev.flags != 0 {
 		events = s.gatheredEvents(t, sc, got)
 	}
-	// A key is written back when the handler changed it and the command
-	// may write it (a read that changes a key, PFCOUNT caching its count,
-	// changes only its own copy here); Wrote says so once, so a key the
-	// command names twice is written back once.
-	var writable map[string]bool
-	if sc.Dirty() != dirty {
-		writable = make(map[string]bool)
-		idx, _ := t.spec.WriteKeys(t.args, nil)
-		for _, j := range idx {
-			writable[string(t.args[j])] = true
-		}
-	}
-	left := len(t.parts)
-	for i, es := range got {
-		var writes []entry
-		for _, e := range es {
-			if !writable[string(e.key)] || !sc.Wrote(e.db, e.key) {
-				continue
-			}
-			rec, ok := sc.DB(e.db).Export(e.key, s.now)
-			writes = append(writes, entry{db: e.db, key: e.key, rec: rec, ok: ok})
-		}
-		tag, id, part, held, db := t.tag(i), t.id, t.co.Parts[i], t.in != nil, t.db
-		evs := s.heldFor(events, t.parts[i].Shard)
-		s.on(t, i, msgWriteBack, func(o *Shard) any {
-			for _, e := range writes {
-				o.writeBack(e, tag)
-			}
-			o.kev.db = db
-			for _, e := range evs {
-				o.emitEvent(e.class, e.name, e.key)
-			}
-			if !held {
-				o.unlockPart(id, part)
-			}
-			return nil
-		}, func(any) {
-			if left--; left > 0 {
-				return
-			}
-			if blocked {
-				t.wouldBlock()
-				return
-			}
-			s.finish(t, w.B)
+	t.gReply = w.B
+	// What goes back to each part is the plan's (coord.Gather.Writes):
+	// the keys the command may write that the handler changed, each once;
+	// an export's entries are rewritten in place with the new values.
+	changed := sc.Dirty() != dirty
+	wrote := func(db int, key []byte) bool { return changed && sc.Wrote(db, key) }
+	for i := range t.pms {
+		pm := &t.pms[i]
+		es := pm.entries[:0]
+		t.gp.Writes(i, wrote, func(j int) {
+			e := pm.entries[j]
+			e.rec, e.ok = sc.DB(e.db).Export(e.key, s.now)
+			es = append(es, e)
 		})
+		pm.entries, pm.events, pm.tag = es, s.heldFor(events, t.parts[i].Shard), t.tag(i)
+		s.sendPart(t.parts[i].Shard, msgWriteBack, pm)
 	}
 	sc.Clear()
+}
+
+// wroteBack is told that t's write-back to part i is done: once every
+// part's is, t is over.
+func (s *Shard) wroteBack(t *txn, i int) {
+	if !t.gp.WroteBack(i) {
+		return
+	}
+	if t.gBlocked {
+		t.wouldBlock()
+		return
+	}
+	s.finish(t, t.gReply)
 }
 
 // scratchStore is the scratch store, made on first use.

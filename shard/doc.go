@@ -30,7 +30,8 @@
 //     hands back; for a txn's lock steps a lockMsg (lockmsg.go), the
 //     request's fields read by the part's shard, the answer's by home; for
 //     the blocking protocol a waitMsg or claimMsg (waitmsg.go,
-//     claimmsg.go), likewise.
+//     claimmsg.go), and for the gather plan's exports and write-backs a
+//     partMsg (partmsg.go), likewise.
 //     It is the only way one shard affects another; a shard never writes
 //     another shard's memory but a hop payload it holds, and reads only what
 //     no one changes after the message was sent (a txn's args and parts, a
@@ -71,10 +72,11 @@
 //     to write back), whose bytes are the txn's copy of its arguments,
 //     which nothing writes while the txn runs; only the home shard reads
 //     the txn itself (a direct script run elsewhere gets its call's copy,
-//     scriptCall). A single-reply one runs with the gather plan
-//     (cross.go): each part's shard exports its keys, each from the one
-//     database the command uses it in, home runs the handler on the
-//     copies and writes back the keys the copies' store noted changed
+//     scriptCall). A single-reply one runs with the gather plan, which
+//     coord.Gather decides and cross.go carries out: each part's shard
+//     exports its keys, each from the one database the command uses it
+//     in, home runs the handler on the copies and writes back the keys
+//     the command may write that the copies' store noted changed
 //     (engine.Store.TrackWrites), re-exporting nothing to compare. A
 //     command on every shard (DBSIZE, FLUSHDB, SWAPDB ...) waits, on each
 //     shard, behind every lock and waiting command there.

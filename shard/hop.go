@@ -204,6 +204,8 @@ func (s *Shard) handle(m message) {
 		s.handleClaim(m.kind, m.claim)
 	case m.wait != nil:
 		s.handleWait(m.kind, m.wait)
+	case m.part != nil:
+		s.handlePart(m.kind, m.part)
 	case m.hop == nil:
 		m.run(s)
 	case m.kind == msgHop:

@@ -6,17 +6,18 @@ package shard
 // pooled payload that needs no allocation, hop.go; a batch of publishes,
 // pubsub.go; a txn's lock request and its answer, lockmsg.go; the
 // blocking protocol's park, withdrawal, retry and claims, waitmsg.go and
-// claimmsg.go) or, for the kinds not typed yet, a closure. The kind is what a simulator (or a
+// claimmsg.go; the gather plan's exports and write-backs, partmsg.go) or, for the kinds not typed yet, a closure. The kind is what a simulator (or a
 // trace) sees: it can hold, drop or reorder deliveries by kind and
 // destination, and read a typed one's fields.
 type message struct {
 	kind  msgKind
-	run   func(s *Shard) // nil when hop, pub or lock is set
+	run   func(s *Shard) // nil when a typed field is set
 	hop   *hopMsg        // msgHop, msgHopReply of a single-shard command
 	pub   *pubBatch      // msgPublish, msgPublished (pubsub.go)
 	lock  *lockMsg       // a txn's lock request or its answer (lockmsg.go)
 	claim *claimMsg      // a holder's claim on a blocked client and what follows (claimmsg.go)
 	wait  *waitMsg       // a blocked client's park, withdrawal or retry on a holder (waitmsg.go)
+	part  *partMsg       // a locked txn's step on one part and its answer (partmsg.go)
 }
 
 // msgKind names a step of the protocols between shards.
@@ -31,9 +32,11 @@ const (
 	msgLockGranted                      // the keys are held
 	msgPartRun                          // run a txn's part (or a fan-out's) and unlock
 	msgGather                           // export a txn's keys for the gather plan
+	msgGathered                         // the keys' values, back home
 	msgWriteBack                        // write the gathered result back and unlock
+	msgWrittenBack                      // the write-back is done
 	msgUnlock                           // release a refused txn's keys
-	msgPartDone                         // a part, export, write-back or unlock finished
+	msgPartDone                         // a part-run, unlock, exec, save or script fetch finished
 	msgPark                             // register a blocked client's waiter on a holder
 	msgUnpark                           // forget a waiter
 	msgUnparked                         // the waiter is forgotten: home may answer the timeout

@@ -65,8 +65,27 @@ func (s *Shard) runPatterned(t *txn) {
 		}
 		named := t.spec.PatternKeys(sc.DB(t.db), t.args, s.now, nil)
 		sc.Clear()
-		s.export(t, named, false, got, have, func() { s.runGathered(t, got) })
+		s.export(t, named, false, got, have, func() { s.runExported(t, got) })
 	})
+}
+
+// runExported runs t on got, the keys exported per part: the gather plan
+// of what goes back is coord.GatherOf's, each key the command writes
+// marked so.
+func (s *Shard) runExported(t *txn, got [][]entry) {
+	idx, _ := t.spec.WriteKeys(t.args, nil)
+	reads := make([][]coord.Read, len(got))
+	t.pms = make([]partMsg, len(got))
+	for i, es := range got {
+		reads[i] = make([]coord.Read, len(es))
+		for j, e := range es {
+			w := slices.ContainsFunc(idx, func(k int) bool { return string(t.args[k]) == string(e.key) })
+			reads[i][j] = coord.Read{DB: e.db, Key: e.key, Write: w}
+		}
+		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, p: t.co.Parts[i], held: t.in != nil, db: t.db, entries: es}
+	}
+	t.gp = coord.GatherOf(reads)
+	s.runGathered(t)
 }
 
 // export gets the keys of t's database that it does not have yet from

@@ -506,7 +506,8 @@ func (d *simDriver) Output(c ioloop.ConnID) *[]byte {
 
 var msgKindNames = [numMsgKinds]string{
 	msgHop: "hop", msgHopReply: "hop-reply", msgTryLock: "try-lock", msgTried: "tried", msgLock: "lock", msgLockGranted: "lock-granted",
-	msgPartRun: "part-run", msgGather: "gather", msgWriteBack: "write-back", msgUnlock: "unlock",
+	msgPartRun: "part-run", msgGather: "gather", msgGathered: "gathered", msgWriteBack: "write-back",
+	msgWrittenBack: "written-back", msgUnlock: "unlock",
 	msgPartDone: "part-done", msgPark: "park", msgUnpark: "unpark", msgUnparked: "unparked", msgClaim: "claim",
 	msgClaimAnswer: "claim-answer", msgServed: "served", msgUnclaim: "unclaim", msgMove: "move",
 	msgRetry: "retry", msgUnblock: "unblock", msgStats: "stats",

@@ -134,6 +134,14 @@ type txn struct {
 	run func()
 	// patterned: a Held command (patterns.go); its parts are every shard.
 	patterned bool
+
+	// The gather plan (cross.go): what each part exports and writes back,
+	// one message per part carrying it, and, once the command ran at home,
+	// its reply or that it would block.
+	gp       coord.Gather
+	pms      []partMsg
+	gReply   []byte
+	gBlocked bool
 }
 
 // tag marks the effects of part i.
