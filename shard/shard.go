@@ -369,6 +369,10 @@ func (s *Shard) fastCycles() {
 	if s.pause != 0 && s.now < s.pause>>1 {
 		return // a pause (CLIENT PAUSE, a shutdown's, a FAILOVER's) holds expiry and eviction too, as Redis
 	}
+	if s.expireBudget <= 0 && !s.store.ExpireCapped() {
+		s.evict() // no expiry due: a turn reads no clock for it
+		return
+	}
 	clock := s.group.clock
 	if s.replica || clock().Before(s.expireAt) {
 		s.evict()
@@ -517,7 +521,9 @@ func (s *Shard) drainInbox() {
 				if h := q[i].hop; h != nil && q[i].kind == msgHopReply {
 					s.hopDone(h, moreFor(q[i+1:], h.c))
 				} else {
-					s.stats.touched = true
+					if q[i].kind != msgHop {
+						s.stats.touched = true // a hop moves commands
+					}
 					s.handle(q[i])
 				}
 				q[i] = message{}
@@ -644,7 +650,6 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 	if !ok {
 		return
 	}
-	s.stats.touched = true
 	if s.busy.serving {
 		s.serveBusy(c)
 		return

@@ -46,9 +46,11 @@ type shardStats struct {
 	// were last published (publishStats).
 	storeAt storeMark
 	// at is the counters and millisecond of the last publish; touched:
-	// something besides a hop's reply coming home ran since (a client's
-	// bytes, an open or close, a message, an expiry, eviction or lazy-free
-	// slice, the cron): publishStats copies everything only then.
+	// something that moves no counter but may change what is published ran
+	// since (an open or close, a message other than a hop, an expiry,
+	// eviction or lazy-free slice, the cron): publishStats copies
+	// everything only then. A client's bytes need no flag: what they run
+	// moves commands (or a refusal, an error reply, a hop).
 	at      statMark
 	touched bool
 
@@ -151,20 +153,22 @@ type storeMark struct {
 	now                     int64
 }
 
-// statMark is the shard's own counters and the turn's millisecond: what
-// publishStats compares to tell a turn that changed nothing.
+// statMark is the shard's own counters but hops, and the turn's
+// millisecond: what publishStats compares to tell a turn that changed
+// nothing, or only sent hops.
 type statMark struct {
-	commands, connections, rejected, hops, txns, migrated, blocked int64
-	dirty                                                          uint64
-	now                                                            int64
+	commands, connections, rejected, txns, migrated, blocked int64
+	dirty                                                    uint64
+	now                                                      int64
 }
 
 // publishStats copies the counters for other goroutines (INFO) at the end
-// of a loop turn, storing only what changed. A turn that only wrote hop
-// replies out or saw its sends complete (two of a lone hop's three turns
-// on its connection's shard) changed nothing but the traffic: when the
-// counters, the millisecond and the touched flag say so, the traffic is
-// all it publishes. The memory and per-database key counts walk every
+// of a loop turn, storing only what changed. A lone hop's three turns on
+// its connection's shard sent it, wrote its reply out and saw the send
+// complete: they changed nothing but the traffic and the hop count, and
+// when the counters, the millisecond and the touched flag say so, those
+// are all they publish; the turn on the owner that ran it publishes what
+// a local command's does. The memory and per-database key counts walk every
 // database (a fifth of a loop turn that ran one hop): they are published
 // when the store's mark moved, so a turn that only read (a hop's GET)
 // skips them, and at least once per millisecond of turns for what no mark
@@ -177,7 +181,8 @@ func (s *Shard) publishStats() {
 		setInt(&p.netIn, in-st.netInBase)
 		setInt(&p.netOut, out-st.netOutBase)
 	}
-	at := statMark{st.commands, st.connections, st.rejected, st.hops, st.txns, st.migrated,
+	setInt(&p.hops, st.hops)
+	at := statMark{st.commands, st.connections, st.rejected, st.txns, st.migrated,
 		st.blocked, s.mut.dirty, s.now}
 	if !st.touched && at == st.at && len(st.dirty) == 0 && !st.errsMoved {
 		return
@@ -186,7 +191,6 @@ func (s *Shard) publishStats() {
 	setInt(&p.commands, st.commands)
 	setInt(&p.connections, st.connections)
 	setInt(&p.rejected, st.rejected)
-	setInt(&p.hops, st.hops)
 	setInt(&p.txns, st.txns)
 	setInt(&p.migrated, st.migrated)
 	setInt(&p.blocked, st.blocked)
