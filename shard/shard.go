@@ -282,6 +282,7 @@ func (s *Shard) Turn(now time.Time) {
 	}
 	if s.store.LazyPending() > 0 {
 		s.store.LazyFreeStep(lazyFreeBlocks)
+		s.stats.touched = true
 	}
 	if now.After(s.nextTick) {
 		s.cron()
@@ -334,6 +335,7 @@ func (s *Shard) shutdown() {
 // cycle (about 1 ms), one per loop turn, so a mass expiry never stalls the
 // loop for the whole budget at once.
 func (s *Shard) cron() {
+	s.stats.touched = true
 	s.expireBudget = engine.ExpireCycleWork(s.conf.Hz, s.conf.ActiveExpireEffort)
 	s.fastCycles()
 	s.purge()
@@ -367,6 +369,10 @@ func (s *Shard) fastCycles() {
 	if s.pause != 0 && s.now < s.pause>>1 {
 		return // a pause (CLIENT PAUSE, a shutdown's, a FAILOVER's) holds expiry and eviction too, as Redis
 	}
+	if s.expireBudget <= 0 && !s.store.ExpireCapped() {
+		s.evict() // no expiry due: a turn reads no clock for it
+		return
+	}
 	clock := s.group.clock
 	if s.replica || clock().Before(s.expireAt) {
 		s.evict()
@@ -384,6 +390,7 @@ func (s *Shard) fastCycles() {
 	start := clock()
 	switch {
 	case s.expireBudget > 0:
+		s.stats.touched = true
 		s.store.ActiveExpireCycle(s.now, e, min(slice, s.expireBudget))
 		s.expireBudget -= slice
 		if !s.store.ExpireCapped() {
@@ -393,6 +400,7 @@ func (s *Shard) fastCycles() {
 		s.expireAt = end.Add(end.Sub(start))
 		s.expireLatency(end.Sub(start))
 	case s.store.ExpireCapped():
+		s.stats.touched = true
 		s.store.ActiveExpireCycle(s.now, e, slice)
 		end := clock()
 		s.expireAt = end.Add(2 * end.Sub(start))
@@ -406,6 +414,7 @@ func (s *Shard) fastCycles() {
 // do.
 func (s *Shard) evict() {
 	if s.store.OverBudget() && !s.replica {
+		s.stats.touched = true
 		s.store.Evict(s.now)
 	}
 }
@@ -512,6 +521,9 @@ func (s *Shard) drainInbox() {
 				if h := q[i].hop; h != nil && q[i].kind == msgHopReply {
 					s.hopDone(h, moreFor(q[i+1:], h.c))
 				} else {
+					if q[i].kind != msgHop {
+						s.stats.touched = true // a hop moves commands
+					}
 					s.handle(q[i])
 				}
 				q[i] = message{}
@@ -526,6 +538,7 @@ func (s *Shard) runLocal() {
 	for len(s.local) > 0 {
 		q := s.local
 		s.local = nil
+		s.stats.touched = true
 		for _, m := range q {
 			s.handle(m)
 		}
@@ -551,6 +564,7 @@ func (s *Shard) OnWake() {}
 
 // OnOpen implements ioloop.Handler.
 func (s *Shard) OnOpen(id ioloop.ConnID) {
+	s.stats.touched = true
 	s.refreshConfig()
 	g := s.group
 	now := g.clock().UnixMilli()
@@ -613,6 +627,7 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 		return
 	}
 	delete(s.conns, id)
+	s.stats.touched = true
 	c.dead = true
 	if c.blocked != nil {
 		s.withdraw(c, c.blocked)

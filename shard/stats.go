@@ -45,6 +45,14 @@ type shardStats struct {
 	// storeAt is what the store looked like when its memory and key counts
 	// were last published (publishStats).
 	storeAt storeMark
+	// at is the counters and millisecond of the last publish; touched:
+	// something that moves no counter but may change what is published ran
+	// since (an open or close, a message other than a hop, an expiry,
+	// eviction or lazy-free slice, the cron): publishStats copies
+	// everything only then. A client's bytes need no flag: what they run
+	// moves commands (or a refusal, an error reply, a hop).
+	at      statMark
+	touched bool
 
 	pub published
 }
@@ -145,20 +153,44 @@ type storeMark struct {
 	now                     int64
 }
 
+// statMark is the shard's own counters but hops, and the turn's
+// millisecond: what publishStats compares to tell a turn that changed
+// nothing, or only sent hops.
+type statMark struct {
+	commands, connections, rejected, txns, migrated, blocked int64
+	dirty                                                    uint64
+	now                                                      int64
+}
+
 // publishStats copies the counters for other goroutines (INFO) at the end
-// of a loop turn, storing only what changed. The memory and per-database
-// key counts walk every database (a fifth of a loop turn that ran one
-// hop): they are published when the store's mark moved, so a turn that
-// only read (a hop's GET, a reply coming home) skips them, and at least
-// once per millisecond of turns for what no mark sees (a scratch buffer
-// grown by a read).
+// of a loop turn, storing only what changed. A lone hop's three turns on
+// its connection's shard sent it, wrote its reply out and saw the send
+// complete: they changed nothing but the traffic and the hop count, and
+// when the counters, the millisecond and the touched flag say so, those
+// are all they publish; the turn on the owner that ran it publishes what
+// a local command's does. The memory and per-database key counts walk every
+// database (a fifth of a loop turn that ran one hop): they are published
+// when the store's mark moved, so a turn that only read (a hop's GET)
+// skips them, and at least once per millisecond of turns for what no mark
+// sees (a scratch buffer grown by a read).
 func (s *Shard) publishStats() {
 	st := &s.stats
 	p := &st.pub
+	if s.drv != nil {
+		in, out := s.drv.Traffic()
+		setInt(&p.netIn, in-st.netInBase)
+		setInt(&p.netOut, out-st.netOutBase)
+	}
+	setInt(&p.hops, st.hops)
+	at := statMark{st.commands, st.connections, st.rejected, st.txns, st.migrated,
+		st.blocked, s.mut.dirty, s.now}
+	if !st.touched && at == st.at && len(st.dirty) == 0 && !st.errsMoved {
+		return
+	}
+	st.touched, st.at = false, at
 	setInt(&p.commands, st.commands)
 	setInt(&p.connections, st.connections)
 	setInt(&p.rejected, st.rejected)
-	setInt(&p.hops, st.hops)
 	setInt(&p.txns, st.txns)
 	setInt(&p.migrated, st.migrated)
 	setInt(&p.blocked, st.blocked)
@@ -171,11 +203,6 @@ func (s *Shard) publishStats() {
 	setInt(&p.evicted, es.EvictedKeys)
 	setInt(&p.hits, es.KeyspaceHits)
 	setInt(&p.misses, es.KeyspaceMisses)
-	if s.drv != nil {
-		in, out := s.drv.Traffic()
-		setInt(&p.netIn, in-st.netInBase)
-		setInt(&p.netOut, out-st.netOutBase)
-	}
 	setInt(&p.channels, int64(s.ps.reg.Len(pubsub.Channel)))
 	setInt(&p.patterns, int64(s.ps.reg.Len(pubsub.Pattern)))
 	setInt(&p.shardChannels, int64(s.ps.owned.Len()))
@@ -196,9 +223,9 @@ func (s *Shard) publishStats() {
 		}
 	}
 	for _, id := range st.dirty {
-		p.calls[id].Store(st.calls[id])
-		p.failed[id].Store(st.failed[id])
-		p.refused[id].Store(st.refused[id])
+		setInt(&p.calls[id], st.calls[id])
+		setInt(&p.failed[id], st.failed[id])
+		setInt(&p.refused[id], st.refused[id])
 	}
 	st.dirty = st.dirty[:0]
 	if st.errsMoved {

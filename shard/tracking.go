@@ -83,6 +83,7 @@ type trackState struct {
 	prefixes []*bcastPrefix // sorted by prefix
 	changed  []*bcastPrefix // prefixes with keys this turn
 	open     []*invBatch    // per destination: the batch this turn's invalidations join
+	opened   bool           // open holds a batch
 	openAt   []int          // where open[dst] lies in the outbox
 	own      *invBatch      // this shard's own clients', delivered at the end of the turn
 	free     []*invBatch
@@ -331,7 +332,7 @@ func (s *Shard) invBatchFor(dst int) *invBatch {
 	b := ts.open[dst]
 	if b == nil || ts.openAt[dst] != len(s.outbox[dst])-1 {
 		b = s.newInvBatch()
-		ts.open[dst] = b
+		ts.open[dst], ts.opened = b, true
 		s.outbox[dst] = append(s.outbox[dst], message{kind: msgInvalidate, run: b.run})
 		ts.openAt[dst] = len(s.outbox[dst]) - 1
 	}
@@ -397,7 +398,10 @@ func (s *Shard) flushTracking() {
 	}
 	// The batches leave with the outbox after this turn: the next turn's
 	// invalidations start new ones.
-	clear(ts.open)
+	if ts.opened {
+		clear(ts.open)
+		ts.opened = false
+	}
 }
 
 // broadcast sends the keys changed under p this turn to its clients,
