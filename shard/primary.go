@@ -65,10 +65,14 @@ type primState struct {
 	// quiet: a FAILOVER holds the stream still (no PING; failover.go).
 	quiet atomic.Bool
 
-	mu       sync.Mutex
-	started  bool
-	offset   int64  // the stream's offset (master_repl_offset)
-	backlog  []byte // the stream's last bytes, at most repl-backlog-size
+	mu      sync.Mutex
+	started bool
+	offset  int64  // the stream's offset (master_repl_offset)
+	backlog []byte // the stream's last bytes, at most repl-backlog-size
+	// freed: repl-backlog-ttl freed the backlog (backlogttl.go); lonely:
+	// since when the primary has had no replica.
+	freed    bool
+	lonely   time.Time
 	replicas []*replica
 	syncs    map[uint64]*fullSync
 	flowSets map[string]*flowSet // by token (flows.go)
@@ -207,6 +211,7 @@ func (g *Group) startPrimary() {
 	g.repl.hist = nil
 	g.repl.mu.Unlock()
 	g.newMerger(p.offset)
+	p.lonely = time.Now()
 	p.on.Store(true)
 	go g.pingReplicas()
 }
@@ -290,7 +295,7 @@ func (g *Group) mergeReset(off int64, hist []byte) {
 	}
 	mg.waits = mg.waits[:0]
 	p.mu.Lock()
-	p.offset, p.backlog = off, hist
+	p.offset, p.backlog, p.freed, p.lonely = off, hist, false, time.Now()
 	p.mu.Unlock()
 }
 
@@ -320,6 +325,7 @@ func (g *Group) pingReplicas() {
 				g.sendTo(nil, r, newline)
 			}
 		}
+		g.freeBacklog(conf, now)
 		p.mu.Unlock()
 		p.good.Store(good)
 		if n > 0 && now.Sub(mg.lastPing) >= period && !p.quiet.Load() {
@@ -378,6 +384,10 @@ func (g *Group) flushStream(src *Shard) {
 	m.Out = out[:0] // sendTo copies it
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.freed { // as Redis: without a backlog the offset stays
+		m.Offset = p.offset
+		return
+	}
 	p.offset = m.Offset
 	if len(out) == 0 {
 		return
@@ -460,7 +470,7 @@ const maxKeptOut = 1 << 20
 // still holds it. p.mu held.
 func (p *primState) backlogFrom(off int64) ([]byte, bool) {
 	first := p.offset - int64(len(p.backlog)) // the offset before the backlog's first byte
-	if off < first || off > p.offset {
+	if p.freed || off < first || off > p.offset {
 		return nil, false
 	}
 	return append([]byte(nil), p.backlog[off-first:]...), true
@@ -485,11 +495,12 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 		c.repl = r
 	}
 	r.shard, r.c = s.id, c
+	p.mu.Lock()
+	g.startPrimary()
+	// Under p.mu: freeing the backlog changes the ID (backlogttl.go).
 	g.repl.mu.Lock()
 	replid, replid2, off2 := g.repl.replid, g.repl.replid2, g.repl.offset2
 	g.repl.mu.Unlock()
-	p.mu.Lock()
-	g.startPrimary()
 	if spec.Name == "psync" && len(args) == 3 {
 		want, ok := num.ParseInt(args[2])
 		id := string(args[1])
@@ -516,6 +527,7 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 	}
 	r.state, r.from, r.buffer = "wait_bgsave", -1, nil
 	p.replicas = append(p.replicas, r)
+	p.freed = false // the stream counts again from the cut on
 	p.full.Add(1)
 	id := p.cutSeq.Add(1)
 	fs := &fullSync{r: r, parts: make([][]byte, len(g.shards)), left: len(g.shards), sync: spec.Name == "sync",
@@ -715,6 +727,7 @@ func (g *Group) dropReplicas() {
 		g.shards[r.shard].deliver([]message{{kind: msgRepl, run: func(s *Shard) { s.closeConn(c) }}})
 	}
 	p.replicas = nil
+	p.lonely = time.Now()
 }
 
 // replicaGone forgets the replica of a closed connection.
@@ -730,6 +743,9 @@ func (g *Group) replicaGone(r *replica) {
 	for i, x := range p.replicas {
 		if x == r {
 			p.replicas = append(p.replicas[:i], p.replicas[i+1:]...)
+			if len(p.replicas) == 0 {
+				p.lonely = time.Now()
+			}
 			break
 		}
 	}
@@ -819,13 +835,19 @@ func writeReplicas(b *strings.Builder, rs []*replica) {
 func (g *Group) primaryOffset() (off, first, histlen int64, active bool) {
 	p := &g.prim
 	p.mu.Lock()
-	started := p.started
-	off, first, histlen = p.offset, p.offset-int64(len(p.backlog))+1, int64(len(p.backlog))
+	started, freed := p.started, p.freed
+	// What the backlog holds: its last repl-backlog-size bytes (it trims
+	// itself once it holds twice that).
+	histlen = min(int64(len(p.backlog)), g.conf.Snapshot().ReplBacklogSize)
+	off, first = p.offset, p.offset-histlen+1
 	p.mu.Unlock()
 	if !started {
 		g.repl.mu.Lock()
 		defer g.repl.mu.Unlock()
 		return g.repl.offset, 0, 0, false
+	}
+	if freed {
+		return off, 0, 0, false
 	}
 	return off, first, histlen, true
 }
