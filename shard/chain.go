@@ -51,15 +51,11 @@ func (g *Group) chainForward(b []byte) {
 	}
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	var out []byte // one copy for every online sub-replica
 	for _, r := range ch.subs {
 		switch {
 		case r.gone || r.rdb: // redis-cli --rdb: the payload only
 		case r.state == "online":
-			if out == nil {
-				out = bytes.Clone(b)
-			}
-			g.sendTo(r, out)
+			g.sendTo(nil, r, b)
 		default:
 			r.buffer = append(r.buffer, b...)
 		}
@@ -142,7 +138,7 @@ func (s *Shard) chainPsync(c *conn, spec *command.Spec, args [][]byte, link *rep
 			ch := &g.chain
 			ch.mu.Lock()
 			ch.add(r)
-			g.sendTo(r, append([]byte("+CONTINUE "+h.ReplID+"\r\n"), h.History[want-1-first:]...))
+			g.hand(r, append([]byte("+CONTINUE "+h.ReplID+"\r\n"), h.History[want-1-first:]...))
 			ch.mu.Unlock()
 			served = true
 		})
@@ -189,14 +185,14 @@ func (g *Group) chainFullSync(link *repl.Replica, r *replica, plain bool) {
 		b = fmt.Appendf(b, "$%d\r\n", len(payload))
 		b = append(b, payload...)
 		if r.rdb { // redis-cli --rdb: the payload alone
-			g.sendTo(r, b)
+			g.hand(r, b)
 			return
 		}
 		b = append(b, r.buffer...)
 		r.buffer, r.state = nil, "online"
 		r.ack.Store(off)
 		r.ackAt.Store(time.Now().UnixMilli())
-		g.sendTo(r, b)
+		g.hand(r, b)
 		g.log.Info("full sync served to a sub-replica", zap.String("replica", r.c.cl.Addr),
 			zap.Int("bytes", len(payload)), zap.Int64("offset", off))
 	}

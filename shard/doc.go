@@ -132,19 +132,19 @@
 //     active expiry, hides expired keys without deleting them, and runs
 //     the primary's writes at time 0, so they see what the primary saw.
 //   - primary (primary.go): once a replica asked for a full sync, every
-//     shard hands its turn's effects to the merger's goroutine (one chunk
-//     per turn, reused), with a cross-shard transaction's lock order (its
-//     Tag's Seq, taken when it holds every lock) and, on its home shard,
-//     the marker that all its parts were handed over; a full sync is a
-//     txn holding every shard whole, during which each marks the cut and
-//     writes its keys as part of the payload. A radish replica's full
-//     sync goes on flows (flows.go): one connection per shard, detached
-//     from its loop (ioloop.Driver.Detach), on which a goroutine sends the
-//     shard's part as an RDB file of its own through the rdma transport
-//     as the shard's slices write it; no shard's loop writes a flow. A
-//     flow that came in on the TLS port keeps its tls.Conn (flowtls.go:
-//     tlsio's DetachTLS, a socket pair between the sender and a goroutine
-//     that encrypts), so no zero-copy send.
+//     shard merges its turn's effects into the stream under the merger's
+//     lock (one chunk per turn, reused), with a cross-shard transaction's
+//     lock order (its Tag's Seq, taken when it holds every lock) and, on
+//     its home shard, the marker that all its parts were handed over; a
+//     full sync is a txn holding every shard whole, during which each
+//     marks the cut and writes its keys as part of the payload. A radish
+//     replica's full sync goes on flows (flows.go): one connection per
+//     shard, detached from its loop (ioloop.Driver.Detach), on which a
+//     goroutine sends the shard's part as an RDB file of its own through
+//     the rdma transport as the shard's slices write it; no shard's loop
+//     writes a flow. A flow that came in on the TLS port keeps its
+//     tls.Conn (flowtls.go: tlsio's DetachTLS, a socket pair between the
+//     sender and a goroutine that encrypts), so no zero-copy send.
 //   - chain (chain.go): a replica serves sub-replicas its primary's
 //     stream as its link applies it (repl.Options.Forward), a partial
 //     resync from the link's history, a full sync of its own data taken

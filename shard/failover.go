@@ -240,14 +240,13 @@ func (g *Group) syncedReplica(host string, port int, deadline time.Time) (string
 	p := &g.prim
 	w := &waiter2{after: true}
 	w.target.Store(-1)
-	// The merger may be slow to take the probe (busy writing to a replica
-	// that stopped reading): the deadline holds all the same.
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	select {
-	case p.in <- feedIn{w: w}:
-	case <-timer.C:
-		return "", 0, false
+	p.mu.Lock()
+	started := p.started
+	p.mu.Unlock()
+	if started {
+		g.mergeWait(w)
+	} else {
+		w.settle(0) // no replica to find
 	}
 	for ; time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		t := w.target.Load()

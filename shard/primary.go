@@ -28,16 +28,18 @@ import (
 // Until the first replica asks, nothing of this runs: no shard hands its
 // effects over. The first full sync turns every shard's feed on: from
 // then on each shard, at the end of a loop turn that wrote, copies the
-// turn's effects into one repl.Chunk and sends it to the merger's
-// goroutine (one channel send per turn, the chunk reused), with the
-// markers the merger needs: a full sync's cut, and on a cross-shard
+// turn's effects into one repl.Chunk and merges it into the stream
+// itself, under the merger's lock (feedChunk: no goroutine to wake, the
+// chunk reused), with the markers the merger needs: a full sync's cut, and on a cross-shard
 // transaction's home shard that every part of it was handed over
 // (feedDone). A full sync is a transaction over every shard holding each
 // whole (coord's LockAll), so that no transaction is half on either side
 // of it; holding it, each shard marks the cut in its feed and writes its
 // keys as one part of the RDB payload, which the group frames (one
 // header, every shard's databases, the EOF and checksum) and sends with
-// the stream from the cut's offset on.
+// the stream from the cut's offset on. The stream's bytes reach a
+// replica's shard as one message for whatever was sent since its last
+// one took them (sendTo), copied into one buffer that is reused.
 
 // feedState is a shard's hand-over of its effects to the merger.
 type feedState struct {
@@ -52,21 +54,25 @@ type feedMark struct {
 	id   uint64
 }
 
-// primState is the group's state as a primary. The merger's goroutine
-// owns merger; mu guards the rest.
+// primState is the group's state as a primary. mg.mu guards the
+// merger's state; mu guards the rest.
 type primState struct {
 	on     atomic.Bool   // the shards feed their effects
 	seq    atomic.Uint64 // cross-shard transactions' lock order
-	in     chan feedIn
+	mg     mergeState
 	free   []chan *repl.Chunk // per shard: chunks the merger is done with
 	cutSeq atomic.Uint64
 	// quiet: a FAILOVER holds the stream still (no PING; failover.go).
 	quiet atomic.Bool
 
-	mu       sync.Mutex
-	started  bool
-	offset   int64  // the stream's offset (master_repl_offset)
-	backlog  []byte // the stream's last bytes, at most repl-backlog-size
+	mu      sync.Mutex
+	started bool
+	offset  int64  // the stream's offset (master_repl_offset)
+	backlog []byte // the stream's last bytes, at most repl-backlog-size
+	// freed: repl-backlog-ttl freed the backlog (backlogttl.go); lonely:
+	// since when the primary has had no replica.
+	freed    bool
+	lonely   time.Time
 	replicas []*replica
 	syncs    map[uint64]*fullSync
 	flowSets map[string]*flowSet // by token (flows.go)
@@ -75,22 +81,6 @@ type primState struct {
 	// good counts the replicas online whose last ACK is at most
 	// min-replicas-max-lag seconds old, once a second.
 	good atomic.Int64
-}
-
-// feedIn is what the merger's goroutine receives: a shard's chunk, or a
-// WAIT, which comes after every chunk sent before it.
-type feedIn struct {
-	c     *repl.Chunk
-	w     *waiter2
-	reset *mergeReset
-}
-
-// mergeReset restarts the stream at offset off with backlog hist: a
-// group promoted again (its shards fed nothing while a replica).
-type mergeReset struct {
-	off  int64
-	hist []byte
-	done chan struct{}
 }
 
 // replica is one replica connection: its conn belongs to shard, whose
@@ -112,6 +102,12 @@ type replica struct {
 	from   int64
 	buffer []byte   // the stream since its full sync's cut, until the payload is sent
 	flows  *flowSet // its full sync's flows, when it asked for them (flows.go)
+	// out is what its shard is to write next (sendTo), posted whether a
+	// message to take it (takeOut) is on its way there.
+	outMu   sync.Mutex
+	out     []byte
+	posted  bool
+	takeOut func(*Shard)
 }
 
 // fullSync is a full sync in progress: its cut's offset once the
@@ -171,7 +167,7 @@ func (s *Shard) feedTurn() {
 		c.Items = append(c.Items, markItem(f.marks[m]))
 	}
 	f.marks = f.marks[:0]
-	s.group.prim.in <- feedIn{c: c}
+	s.group.feedChunk(s, c)
 }
 
 func markItem(m feedMark) repl.Item {
@@ -197,14 +193,14 @@ func (s *Shard) lockOrder(t *txn) {
 	}
 }
 
-// startPrimary starts the merger's goroutine (once).
+// startPrimary starts the stream (once): the merger, and the goroutine
+// that pings the replicas.
 func (g *Group) startPrimary() {
 	p := &g.prim
 	if p.started {
 		return
 	}
 	p.started = true
-	p.in = make(chan feedIn, 4096)
 	p.free = make([]chan *repl.Chunk, len(g.shards))
 	for i := range p.free {
 		p.free[i] = make(chan *repl.Chunk, 64)
@@ -214,21 +210,36 @@ func (g *Group) startPrimary() {
 	p.offset, p.backlog = g.repl.offset, g.repl.hist
 	g.repl.hist = nil
 	g.repl.mu.Unlock()
+	g.newMerger(p.offset)
+	p.lonely = time.Now()
 	p.on.Store(true)
-	go g.merge(repl.NewMerger(len(g.shards), p.offset))
+	go g.pingReplicas()
 }
 
-// merge is the merger's goroutine: it builds the stream from the
-// shards' chunks, keeps the backlog, feeds the replicas and pings them.
-func (g *Group) merge(m *repl.Merger) {
+// mergeState is the merger and what goes with it. Whoever holds mu runs
+// it: a shard at the end of a loop turn that wrote (feedChunk), a WAIT,
+// the pinging goroutine. Taken before p.mu when both are.
+type mergeState struct {
+	mu                 sync.Mutex
+	m                  *repl.Merger
+	received, finished int64          // chunks added, and handed back in order
+	completed          map[int64]bool // chunks handed back past finished
+	waits              []*waiter2
+	lastPing           time.Time
+}
+
+// newMerger starts the stream's merge at offset off. mg.mu held, or no
+// shard feeding yet.
+func (g *Group) newMerger(off int64) {
 	p := &g.prim
-	var received, finished int64
-	completed := map[int64]bool{}
+	mg := &p.mg
+	m := repl.NewMerger(len(g.shards), off)
+	mg.m, mg.received, mg.finished, mg.completed = m, 0, 0, map[int64]bool{}
 	m.Free = func(c *repl.Chunk) {
-		completed[c.N] = true
-		for completed[finished] {
-			delete(completed, finished)
-			finished++
+		mg.completed[c.N] = true
+		for mg.completed[mg.finished] {
+			delete(mg.completed, mg.finished)
+			mg.finished++
 		}
 		select {
 		case p.free[c.Shard] <- c:
@@ -244,134 +255,222 @@ func (g *Group) merge(m *repl.Merger) {
 		}
 		p.mu.Unlock()
 	}
+}
+
+// feedChunk merges shard src's chunk c into the stream, at the end of
+// src's loop turn, and sends what may go out to the replicas.
+func (g *Group) feedChunk(src *Shard, c *repl.Chunk) {
+	mg := &g.prim.mg
+	mg.mu.Lock()
+	c.N = mg.received
+	mg.received++
+	mg.m.Add(c)
+	g.settleWaits()
+	g.flushStream(src)
+	mg.mu.Unlock()
+}
+
+// mergeWait has the merger settle w's target: the offset once every chunk
+// added before it is out.
+func (g *Group) mergeWait(w *waiter2) {
+	mg := &g.prim.mg
+	mg.mu.Lock()
+	w.chunks = mg.received
+	mg.waits = append(mg.waits, w)
+	g.settleWaits()
+	g.flushStream(nil)
+	mg.mu.Unlock()
+}
+
+// mergeReset restarts the stream at offset off with backlog hist: a
+// group promoted again (its shards fed nothing while a replica).
+func (g *Group) mergeReset(off int64, hist []byte) {
+	p := &g.prim
+	mg := &p.mg
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	g.newMerger(off)
+	for _, w := range mg.waits {
+		w.settle(off)
+	}
+	mg.waits = mg.waits[:0]
+	p.mu.Lock()
+	p.offset, p.backlog, p.freed, p.lonely = off, hist, false, time.Now()
+	p.mu.Unlock()
+}
+
+// pingReplicas is the stream's goroutine: once a second it sends a
+// newline to the replicas waiting for their payload, counts those in
+// time for min-replicas-to-write and, every repl-ping-replica-period,
+// writes a PING to the stream.
+func (g *Group) pingReplicas() {
+	p := &g.prim
+	mg := &p.mg
 	ping := time.NewTicker(time.Second)
 	defer ping.Stop()
-	lastPing := time.Now()
-	var waits []*waiter2
-	for {
-		select {
-		case in := <-p.in:
-			if r := in.reset; r != nil {
-				nm := repl.NewMerger(len(g.shards), r.off)
-				nm.Free, nm.OnCut = m.Free, m.OnCut
-				m, received, finished = nm, 0, 0
-				clear(completed)
-				for _, w := range waits {
-					w.settle(r.off)
-				}
-				waits = waits[:0]
-				p.mu.Lock()
-				p.offset, p.backlog = r.off, r.hist
-				p.mu.Unlock()
-				close(r.done)
-				break
+	for now := range ping.C {
+		conf := g.conf.Snapshot()
+		period := time.Duration(conf.ReplPingReplicaPeriod) * time.Second
+		mg.mu.Lock()
+		p.mu.Lock()
+		n, good := len(p.replicas), int64(0)
+		for _, r := range p.replicas {
+			if r.state == "online" && !r.rdb && now.UnixMilli()-r.ackAt.Load() <= int64(conf.MinReplicasMaxLag)*1000 {
+				good++
 			}
-			if in.w != nil {
-				in.w.chunks = received
-				waits = append(waits, in.w)
-				break
-			}
-			in.c.N = received
-			received++
-			m.Add(in.c)
-		case now := <-ping.C:
-			conf := g.conf.Snapshot()
-			period := time.Duration(conf.ReplPingReplicaPeriod) * time.Second
-			p.mu.Lock()
-			n, good := len(p.replicas), int64(0)
-			for _, r := range p.replicas {
-				if r.state == "online" && !r.rdb && now.UnixMilli()-r.ackAt.Load() <= int64(conf.MinReplicasMaxLag)*1000 {
-					good++
-				}
-				if r.state == "wait_bgsave" && !r.gone {
-					// As Redis: a newline a second keeps the link of a
-					// replica waiting for its payload alive (on flows it
-					// comes after every shard wrote its part).
-					g.sendTo(r, newline)
-				}
-			}
-			p.mu.Unlock()
-			p.good.Store(good)
-			if n > 0 && now.Sub(lastPing) >= period && !p.quiet.Load() {
-				lastPing = now
-				m.Write([]byte("*1\r\n$4\r\nPING\r\n"))
+			if r.state == "wait_bgsave" && !r.gone {
+				// As Redis: a newline a second keeps the link of a
+				// replica waiting for its payload alive (on flows it
+				// comes after every shard wrote its part).
+				g.sendTo(nil, r, newline)
 			}
 		}
-		// A WAIT's target is the offset once every chunk before it is out;
-		// the replicas are then asked for their offsets.
-		keep, ask := waits[:0], false
-		var late []*waiter2
-		for _, w := range waits {
-			switch {
-			case finished < w.chunks:
-				keep = append(keep, w)
-			case w.after:
-				late = append(late, w)
-				ask = true
-			default:
-				w.settle(m.Offset)
-				ask = true
-			}
+		g.freeBacklog(conf, now)
+		p.mu.Unlock()
+		p.good.Store(good)
+		if n > 0 && now.Sub(mg.lastPing) >= period && !p.quiet.Load() {
+			mg.lastPing = now
+			mg.m.Write([]byte("*1\r\n$4\r\nPING\r\n"))
 		}
-		waits = keep
-		if ask {
-			m.Write([]byte("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n"))
-		}
-		for _, w := range late {
+		g.settleWaits()
+		g.flushStream(nil)
+		mg.mu.Unlock()
+	}
+}
+
+var cmdGetAck = []byte("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n")
+
+// settleWaits gives each WAIT whose chunks are all out its target, the
+// stream's offset then, and asks the replicas for their offsets. mg.mu
+// held.
+func (g *Group) settleWaits() {
+	mg := &g.prim.mg
+	if len(mg.waits) == 0 {
+		return
+	}
+	m := mg.m
+	keep, ask := mg.waits[:0], false
+	var late []*waiter2
+	for _, w := range mg.waits {
+		switch {
+		case mg.finished < w.chunks:
+			keep = append(keep, w)
+		case w.after:
+			late = append(late, w)
+			ask = true
+		default:
 			w.settle(m.Offset)
+			ask = true
 		}
-		g.flushStream(m)
+	}
+	clear(mg.waits[len(keep):])
+	mg.waits = keep
+	if ask {
+		m.Write(cmdGetAck)
+	}
+	for _, w := range late {
+		w.settle(m.Offset)
 	}
 }
 
 var newline = []byte("\n")
 
 // flushStream appends what the merger wrote to the backlog and to every
-// replica.
-func (g *Group) flushStream(m *repl.Merger) {
+// replica; src is the shard calling, nil off the shards. mg.mu held.
+func (g *Group) flushStream(src *Shard) {
 	p := &g.prim
+	m := p.mg.m
 	out := m.Out
-	m.Out = nil
+	m.Out = out[:0] // sendTo copies it
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.freed { // as Redis: without a backlog the offset stays
+		m.Offset = p.offset
+		return
+	}
 	p.offset = m.Offset
-	if len(out) > 0 {
-		size := int(g.conf.Snapshot().ReplBacklogSize)
-		p.backlog = append(p.backlog, out...)
-		if len(p.backlog) > 2*size {
-			p.backlog = append([]byte(nil), p.backlog[len(p.backlog)-size:]...)
+	if len(out) == 0 {
+		return
+	}
+	size := int(g.conf.Snapshot().ReplBacklogSize)
+	p.backlog = append(p.backlog, out...)
+	if len(p.backlog) > 2*size {
+		p.backlog = append(p.backlog[:0], p.backlog[len(p.backlog)-size:]...)
+	}
+	start := m.Offset - int64(len(out)) // out's first byte is start+1
+	for _, r := range p.replicas {
+		if r.gone || r.rdb || r.from < 0 || r.from-start >= int64(len(out)) {
+			continue
 		}
-		start := m.Offset - int64(len(out)) // out's first byte is start+1
-		for _, r := range p.replicas {
-			if r.gone || r.rdb || r.from < 0 || r.from-start >= int64(len(out)) {
-				continue
-			}
-			b := out[max(r.from-start, 0):] // what its payload or backlog did not hold
-			if r.state == "online" {
-				g.sendTo(r, b)
-			} else {
-				r.buffer = append(r.buffer, b...)
-			}
+		b := out[max(r.from-start, 0):] // what its payload or backlog did not hold
+		if r.state == "online" {
+			g.sendTo(src, r, b)
+		} else {
+			r.buffer = append(r.buffer, b...)
 		}
 	}
 }
 
-// sendTo has r's shard write b to its connection. p.mu held.
-func (g *Group) sendTo(r *replica, b []byte) {
-	c := r.c
-	g.shards[r.shard].deliver([]message{{kind: msgRepl, run: func(s *Shard) {
-		if !c.dead && !c.closing {
-			out := s.drv.Output(c.id)
-			*out = append(*out, b...)
-		}
-	}}})
+// sendTo has r's shard write a copy of b to its connection, after what
+// was sent before; src is the shard calling, nil off the shards. p.mu
+// held (or, for a sub-replica, the chain's lock).
+func (g *Group) sendTo(src *Shard, r *replica, b []byte) {
+	r.outMu.Lock()
+	r.out = append(r.out, b...)
+	g.postOut(src, r)
 }
+
+// hand is sendTo of b, which the caller built for r and never touches
+// again: it is written as it is.
+func (g *Group) hand(r *replica, b []byte) {
+	r.outMu.Lock()
+	if len(r.out) == 0 {
+		r.out = b
+	} else {
+		r.out = append(r.out, b...)
+	}
+	g.postOut(nil, r)
+}
+
+// postOut has r's shard take r.out, unless a message is on its way to.
+// r.outMu held; it unlocks it.
+func (g *Group) postOut(src *Shard, r *replica) {
+	post := !r.posted
+	r.posted = true
+	if r.takeOut == nil {
+		r.takeOut = func(s *Shard) {
+			r.outMu.Lock()
+			if c := r.c; !c.dead && !c.closing {
+				out := s.drv.Output(c.id)
+				*out = append(*out, r.out...)
+			}
+			r.out, r.posted = r.out[:0], false
+			if cap(r.out) > maxKeptOut {
+				r.out = nil // a payload's
+			}
+			r.outMu.Unlock()
+		}
+	}
+	r.outMu.Unlock()
+	if !post {
+		return
+	}
+	batch := []message{{kind: msgRepl, run: r.takeOut}}
+	if dst := g.shards[r.shard]; src != nil {
+		dst.deliverBy(src, batch)
+	} else {
+		dst.deliver(batch)
+	}
+}
+
+// maxKeptOut is the most a replica's out buffer keeps between sends.
+const maxKeptOut = 1 << 20
 
 // backlogFrom returns the stream from offset off+1 on, if the backlog
 // still holds it. p.mu held.
 func (p *primState) backlogFrom(off int64) ([]byte, bool) {
 	first := p.offset - int64(len(p.backlog)) // the offset before the backlog's first byte
-	if off < first || off > p.offset {
+	if p.freed || off < first || off > p.offset {
 		return nil, false
 	}
 	return append([]byte(nil), p.backlog[off-first:]...), true
@@ -396,11 +495,12 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 		c.repl = r
 	}
 	r.shard, r.c = s.id, c
+	p.mu.Lock()
+	g.startPrimary()
+	// Under p.mu: freeing the backlog changes the ID (backlogttl.go).
 	g.repl.mu.Lock()
 	replid, replid2, off2 := g.repl.replid, g.repl.replid2, g.repl.offset2
 	g.repl.mu.Unlock()
-	p.mu.Lock()
-	g.startPrimary()
 	if spec.Name == "psync" && len(args) == 3 {
 		want, ok := num.ParseInt(args[2])
 		id := string(args[1])
@@ -415,7 +515,7 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 					g.closeFlows(r.flows)
 					r.flows = nil
 				}
-				g.sendTo(r, append([]byte("+CONTINUE "+replid+"\r\n"), data...))
+				g.hand(r, append([]byte("+CONTINUE "+replid+"\r\n"), data...))
 				p.mu.Unlock()
 				g.log.Info("partial resynchronization served", zap.String("replica", c.cl.Addr), zap.Int64("offset", want))
 				return
@@ -427,6 +527,7 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 	}
 	r.state, r.from, r.buffer = "wait_bgsave", -1, nil
 	p.replicas = append(p.replicas, r)
+	p.freed = false // the stream counts again from the cut on
 	p.full.Add(1)
 	id := p.cutSeq.Add(1)
 	fs := &fullSync{r: r, parts: make([][]byte, len(g.shards)), left: len(g.shards), sync: spec.Name == "sync",
@@ -455,11 +556,10 @@ func (g *Group) startFeeds() {
 	p.mu.Unlock()
 	if again { // the stream goes on from the offset applied
 		g.repl.mu.Lock()
-		r := &mergeReset{off: g.repl.offset, hist: g.repl.hist, done: make(chan struct{})}
+		off, hist := g.repl.offset, g.repl.hist
 		g.repl.hist = nil
 		g.repl.mu.Unlock()
-		p.in <- feedIn{reset: r}
-		<-r.done
+		g.mergeReset(off, hist)
 	}
 	done := make(chan struct{})
 	g.shards[0].deliver([]message{{kind: msgRepl, run: func(s *Shard) { s.cutTxn(id, false, func() { close(done) }) }}})
@@ -595,7 +695,7 @@ func (g *Group) trySend(id uint64, fs *fullSync) {
 	b = fmt.Appendf(b, "$%d\r\n", len(payload))
 	b = append(b, payload...)
 	if r.rdb {
-		g.sendTo(r, b)
+		g.hand(r, b)
 		return
 	}
 	g.online(r, fs, append(b, r.buffer...))
@@ -609,7 +709,7 @@ func (g *Group) online(r *replica, fs *fullSync, b []byte) {
 	r.state = "online"
 	r.ack.Store(fs.offset)
 	r.ackAt.Store(time.Now().UnixMilli())
-	g.sendTo(r, b)
+	g.hand(r, b)
 }
 
 // dropReplicas closes every replica's connection (the group becomes a
@@ -627,6 +727,7 @@ func (g *Group) dropReplicas() {
 		g.shards[r.shard].deliver([]message{{kind: msgRepl, run: func(s *Shard) { s.closeConn(c) }}})
 	}
 	p.replicas = nil
+	p.lonely = time.Now()
 }
 
 // replicaGone forgets the replica of a closed connection.
@@ -642,6 +743,9 @@ func (g *Group) replicaGone(r *replica) {
 	for i, x := range p.replicas {
 		if x == r {
 			p.replicas = append(p.replicas[:i], p.replicas[i+1:]...)
+			if len(p.replicas) == 0 {
+				p.lonely = time.Now()
+			}
 			break
 		}
 	}
@@ -731,13 +835,19 @@ func writeReplicas(b *strings.Builder, rs []*replica) {
 func (g *Group) primaryOffset() (off, first, histlen int64, active bool) {
 	p := &g.prim
 	p.mu.Lock()
-	started := p.started
-	off, first, histlen = p.offset, p.offset-int64(len(p.backlog))+1, int64(len(p.backlog))
+	started, freed := p.started, p.freed
+	// What the backlog holds: its last repl-backlog-size bytes (it trims
+	// itself once it holds twice that).
+	histlen = min(int64(len(p.backlog)), g.conf.Snapshot().ReplBacklogSize)
+	off, first = p.offset, p.offset-histlen+1
 	p.mu.Unlock()
 	if !started {
 		g.repl.mu.Lock()
 		defer g.repl.mu.Unlock()
 		return g.repl.offset, 0, 0, false
+	}
+	if freed {
+		return off, 0, 0, false
 	}
 	return off, first, histlen, true
 }
@@ -791,7 +901,7 @@ func (g *Group) wait(w *waiter2) {
 	started := p.started
 	p.mu.Unlock()
 	if started {
-		p.in <- feedIn{w: w}
+		g.mergeWait(w)
 	} else {
 		w.target.Store(0)
 	}

@@ -148,7 +148,7 @@ func (g *Group) waitAOF(set *aof.Set, at []uint64, numlocal, numreplicas int, de
 	started := p.started
 	p.mu.Unlock()
 	if started {
-		p.in <- feedIn{w: w} // its target is found as WAIT's; the GETACK brings FACKs
+		g.mergeWait(w) // its target is found as WAIT's; the GETACK brings FACKs
 	} else {
 		w.target.Store(0)
 	}

@@ -65,7 +65,7 @@ type Chunk struct {
 	held  bool // Add is reading it
 }
 
-// Merger builds the stream. It belongs to one goroutine.
+// Merger builds the stream. One goroutine at a time uses it.
 type Merger struct {
 	queues  [][]ref
 	started []bool
