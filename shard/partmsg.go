@@ -3,12 +3,15 @@ package shard
 import (
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/coord"
+	"github.com/radish-kv/radish/net/resp"
 )
 
 // partMsg is one step of a locked txn on one of its parts as a message's
-// contents: the gather plan's export (msgGather, answered msgGathered with
-// the keys' values) and write-back (msgWriteBack, answered
-// msgWrittenBack). The part's shard reads the request's fields and writes
+// contents: its run (msgPartRun, of a txn's part or of a command on every
+// shard, answered msgPartDone with the reply), the release of a refused
+// txn's part (msgUnlock, answered msgPartDone), and the gather plan's
+// export (msgGather, answered msgGathered with the keys' values) and
+// write-back (msgWriteBack, answered msgWrittenBack). The part's shard reads the request's fields and writes
 // only the answer's; t is home's, carried there and back and read by
 // nobody else. What the part's shard reads of the command (args, the keys
 // of reads and p) is the txn's copy, which nothing changes until the txn
@@ -21,7 +24,19 @@ type partMsg struct {
 	id   uint64
 	p    coord.Part  // the part's keys, which it releases unless held
 	held bool        // an EXEC's locks cover the part: it releases nothing
-	tag  command.Tag // the effects' tag (msgWriteBack)
+	tag  command.Tag // the effects' tag (msgPartRun, msgWriteBack)
+	step msgKind     // msgPartDone: the request it answers
+
+	// msgPartRun: the command (spec, args: the part's; whole: all of a
+	// txn's, for the first part's slow log and MONITOR line) as the client
+	// runs it; all: a command on every shard (fanOutAll), which waits
+	// behind every lock and queued command there. reply: the answer.
+	proto   int
+	noTouch bool
+	who     reader
+	whole   [][]byte
+	all     bool
+	reply   []byte
 
 	// msgGather: the keys to export, each from its database (the gather
 	// plan's coord.Read), after spec.BeforeGather on args in database db.
@@ -51,6 +66,24 @@ func (s *Shard) sendPart(dst int, k msgKind, pm *partMsg) {
 // part's shard, an answer at home.
 func (s *Shard) handlePart(k msgKind, pm *partMsg) {
 	switch k {
+	case msgPartRun:
+		if pm.all {
+			// Behind every lock and deferred command on the shard, so that
+			// it sees (or flushes, or swaps) what was sent before it.
+			s.runOrDeferAll(func() { s.runPart(pm) })
+			return
+		}
+		s.runPart(pm)
+	case msgUnlock:
+		s.unlockPart(pm.id, pm.p)
+		pm.step = msgUnlock
+		s.sendPart(pm.home, msgPartDone, pm)
+	case msgPartDone:
+		if pm.step == msgUnlock {
+			s.refused(pm.t)
+			return
+		}
+		s.partDone(pm.t, pm.part, pm.reply)
 	case msgGather:
 		if pm.spec.BeforeGather != nil {
 			pm.spec.BeforeGather(s.store.DB(pm.db), pm.args, s.now)
@@ -82,4 +115,34 @@ func (s *Shard) handlePart(k msgKind, pm *partMsg) {
 	case msgWrittenBack:
 		s.wroteBack(pm.t, pm.part)
 	}
+}
+
+// runPart runs pm's command on this shard, releases the part's keys
+// unless an EXEC holds them or it ran on every shard, and answers home.
+func (s *Shard) runPart(pm *partMsg) {
+	w := resp.Writer{Proto: pm.proto}
+	s.mut.fx.Tag = pm.tag
+	s.who = pm.who
+	s.laterPart, s.wholeArgs = pm.part > 0, pm.whole
+	mark := s.fxMark()
+	switch {
+	case pm.all:
+		s.exec(&w, nil, pm.noTouch, pm.db, pm.spec, pm.args)
+	case s.id == pm.home:
+		// The connection's own shard: the txn is this shard's to touch.
+		s.ps.self = selfPush{c: pm.t.c, buf: &pm.t.pushed}
+		s.run1(&w, nil, pm.noTouch, pm.db, pm.spec, pm.args)
+		s.ps.self = selfPush{}
+	default:
+		s.run1(&w, nil, pm.noTouch, pm.db, pm.spec, pm.args)
+	}
+	s.partRan(mark, pm.tag)
+	s.laterPart, s.wholeArgs = false, nil
+	s.who = reader{}
+	s.mut.fx.Tag = command.Tag{}
+	if !pm.held && !pm.all {
+		s.unlock(pm.id, pm.p.Keys)
+	}
+	pm.reply, pm.step = w.B, msgPartRun
+	s.sendPart(pm.home, msgPartDone, pm)
 }

@@ -87,3 +87,59 @@ func (m *sim) inFlight(fn func(dst int, msg message)) {
 		}
 	}
 }
+
+// TestSimPartRunMessages: a txn's part-runs and a command's on every shard
+// are values the simulator reads in flight: each names its part's
+// command, and each answer carries the part's reply.
+func TestSimPartRunMessages(t *testing.T) {
+	for seed := range uint64(12) {
+		m := newSim(t, 3, seed+1)
+		c := m.dial(0) // no part: a message to itself would not be in flight
+		k1, k2 := keysOn(1, 3, 1)[0], keysOn(2, 3, 1)[0]
+		if got := m.do(c, "SET "+k1+" a\r\nSET "+k2+" b\r\n"); got != "+OK\r\n+OK\r\n" {
+			t.Fatalf("SET: %q", got)
+		}
+		for _, tc := range []struct {
+			req, reply  string
+			runs, dones map[int]string // per part's shard: its command, its reply
+		}{
+			{req: "MGET " + k1 + " " + k2, reply: "*2\r\n$1\r\na\r\n$1\r\nb\r\n",
+				runs:  map[int]string{1: "MGET " + k1, 2: "MGET " + k2},
+				dones: map[int]string{1: "*1\r\n$1\r\na\r\n", 2: "*1\r\n$1\r\nb\r\n"}},
+			{req: "DBSIZE", reply: ":2\r\n",
+				runs:  map[int]string{1: "DBSIZE", 2: "DBSIZE"},
+				dones: map[int]string{1: ":1\r\n", 2: ":1\r\n"}},
+		} {
+			m.write(c, tc.req+"\r\n")
+			runs, dones := map[int]string{}, map[int]string{}
+			for n := 0; m.busy(); n++ {
+				if n > 100_000 {
+					t.Fatalf("seed %d: %s does not settle", seed, tc.req)
+				}
+				m.inFlight(func(dst int, msg message) {
+					pm := msg.part
+					switch {
+					case msg.kind == msgPartRun && pm != nil && pm.home == 0:
+						args := make([]string, len(pm.args))
+						for i, a := range pm.args {
+							args[i] = string(a)
+						}
+						runs[dst] = strings.Join(args, " ")
+					case msg.kind == msgPartDone && pm != nil && pm.step == msgPartRun && dst == 0:
+						dones[pm.t.parts[pm.part].Shard] = string(pm.reply)
+					case msg.kind == msgPartRun || msg.kind == msgPartDone:
+						t.Fatalf("seed %d: %s: %v to shard %d is not a typed part message", seed, tc.req, msg.kind, dst)
+					}
+				})
+				m.step()
+			}
+			if got := m.take(c); got != tc.reply {
+				t.Fatalf("seed %d: %s: %q, want %q", seed, tc.req, got, tc.reply)
+			}
+			if fmt.Sprint(runs) != fmt.Sprint(tc.runs) || fmt.Sprint(dones) != fmt.Sprint(tc.dones) {
+				t.Fatalf("seed %d: %s: runs %v, answers %v; want %v, %v", seed, tc.req, runs, dones, tc.runs, tc.dones)
+			}
+		}
+		m.noneLeft()
+	}
+}

@@ -235,28 +235,28 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 }
 
 // refuse unlocks every part of t and answers the OOM error (an EXEC's:
-// the transaction is discarded).
+// the transaction is discarded) once every part is released (refused).
 func (s *Shard) refuse(t *txn) {
-	left := len(t.parts)
+	t.pms = make([]partMsg, len(t.parts))
 	for i := range t.parts {
-		id, p := t.id, t.co.Parts[i]
-		s.on(t, i, msgUnlock, func(o *Shard) any {
-			o.unlockPart(id, p)
-			return nil
-		}, func(any) {
-			if left--; left > 0 {
-				return
-			}
-			w := resp.Writer{Proto: t.proto}
-			if t.cmds != nil {
-				w.Error(errtext.ExecAbortWhy + errtext.OOM)
-				s.doneExec(t, w.B)
-				return
-			}
-			w.Error(errtext.OOM)
-			s.finish(t, w.B)
-		})
+		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, p: t.co.Parts[i]}
+		s.sendPart(t.parts[i].Shard, msgUnlock, &t.pms[i])
 	}
+}
+
+// refused is told that one more part of the refused t is released.
+func (s *Shard) refused(t *txn) {
+	if t.got++; t.got < len(t.parts) {
+		return
+	}
+	w := resp.Writer{Proto: t.proto}
+	if t.cmds != nil {
+		w.Error(errtext.ExecAbortWhy + errtext.OOM)
+		s.doneExec(t, w.B)
+		return
+	}
+	w.Error(errtext.OOM)
+	s.finish(t, w.B)
 }
 
 // runParts runs the locked txn: a command with one reply (MergeNone) with
@@ -270,31 +270,11 @@ func (s *Shard) runParts(t *txn) {
 		s.gather(t)
 		return
 	}
-	home := s.id
+	t.pms = make([]partMsg, len(t.parts))
 	for i := range t.parts {
-		id, keys, tag, spec, args := t.id, t.co.Parts[i].Keys, t.tag(i), t.spec, t.parts[i].Args
-		proto, noTouch, db, held, who, whole := t.proto, t.noTouch, t.db, t.in != nil, t.who, t.args
-		s.on(t, i, msgPartRun, func(o *Shard) any {
-			w := resp.Writer{Proto: proto}
-			o.mut.fx.Tag = tag
-			o.who = who
-			o.laterPart, o.wholeArgs = i > 0, whole
-			mark := o.fxMark()
-			if o.id == home {
-				// The connection's own shard: t is this shard's to touch.
-				o.ps.self = selfPush{c: t.c, buf: &t.pushed}
-			}
-			o.run1(&w, nil, noTouch, db, spec, args)
-			o.ps.self = selfPush{}
-			o.partRan(mark, tag)
-			o.laterPart, o.wholeArgs = false, nil
-			o.who = reader{}
-			o.mut.fx.Tag = command.Tag{}
-			if !held {
-				o.unlock(id, keys)
-			}
-			return w.B
-		}, func(r any) { s.partDone(t, i, r.([]byte)) })
+		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, p: t.co.Parts[i], held: t.in != nil, tag: t.tag(i),
+			spec: t.spec, args: t.parts[i].Args, db: t.db, proto: t.proto, noTouch: t.noTouch, who: t.who, whole: t.args}
+		s.sendPart(t.parts[i].Shard, msgPartRun, &t.pms[i])
 	}
 }
 
@@ -349,22 +329,10 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte, merge comm
 	t.reply = make([][]byte, n)
 	t.sl = s.pend(c)
 	c.barrier, c.span = true, t
-	home := s.id
+	t.pms = make([]partMsg, n)
 	for i := range t.parts {
-		// Behind every lock and deferred command on the shard, so that it
-		// sees (or flushes, or swaps) what was sent before it.
-		tag, proto, noTouch, db := t.tag(i), t.proto, t.noTouch, t.db
-		s.send(i, msgPartRun, func(o *Shard) {
-			o.runOrDeferAll(func() {
-				o.mut.fx.Tag = tag
-				o.laterPart = i > 0
-				mark := o.fxMark()
-				b := o.execTo(noTouch, proto, db, spec, args)
-				o.partRan(mark, tag)
-				o.laterPart = false
-				o.mut.fx.Tag = command.Tag{}
-				o.send(home, msgPartDone, func(h *Shard) { h.partDone(t, i, b) })
-			})
-		})
+		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, all: true, tag: t.tag(i),
+			spec: spec, args: args, db: t.db, proto: t.proto, noTouch: t.noTouch}
+		s.sendPart(i, msgPartRun, &t.pms[i])
 	}
 }
