@@ -741,31 +741,12 @@ func (s *Shard) alone(t *txn) {
 			idx = append(idx, i)
 		}
 	}
-	home, spec, run := s.id, t.spec, t.runOf(idx, command.Tag{})
-	s.send(p.Shard, msgExec, func(o *Shard) {
-		o.whenFree(p, func() {
-			var r execRun
-			switch {
-			case !o.unchanged(watch):
-				r.dirty = true
-			case o.oom(spec):
-				r.oom = true
-			default:
-				r.replies = o.runCmds(run)
-			}
-			o.send(home, msgPartDone, func(h *Shard) { h.aloneDone(t, idx, r) })
-		})
-	})
-}
-
-// execRun is what a shard answers for its share of an EXEC run alone.
-type execRun struct {
-	dirty, oom bool
-	replies    [][]byte
+	ep := &execPart{run: t.runOf(idx, command.Tag{}), watch: watch, idx: idx}
+	s.sendPart(p.Shard, msgExec, &partMsg{t: t, home: s.id, id: t.id, p: p, spec: t.spec, ex: ep})
 }
 
 // aloneDone takes the answer of a txn run alone on another shard.
-func (s *Shard) aloneDone(t *txn, idx []int, r execRun) {
+func (s *Shard) aloneDone(t *txn, idx []int, r *execPart) {
 	switch {
 	case r.dirty:
 		s.doneExec(t, nullArray(t.proto))
@@ -899,7 +880,13 @@ func (s *Shard) round(t *txn, r int) {
 			t.res[i] = w.B
 		}
 	}
-	left := 0
+	// Each part's share of the round is one message, t.pms[pi]: the
+	// round's answers are all in before the next round's go out.
+	t.roundLeft = 0
+	if len(t.pms) != len(t.co.Parts) {
+		t.pms = make([]partMsg, len(t.co.Parts))
+		t.eps = make([]execPart, len(t.co.Parts))
+	}
 	for pi := range t.co.Parts {
 		var idx []int
 		for i := rd.From; i < rd.To; i++ {
@@ -910,25 +897,13 @@ func (s *Shard) round(t *txn, r int) {
 		if len(idx) == 0 {
 			continue
 		}
-		left++
-		run := t.runOf(idx, t.tag(pi))
-		id, p, release := t.id, t.co.Parts[pi], txnLocks && t.last[pi] == r
-		s.on(t, pi, msgPartRun, func(o *Shard) any {
-			res := o.runCmds(run)
-			if release {
-				o.unlockPart(id, p)
-			}
-			return res
-		}, func(res any) {
-			for k, i := range idx {
-				t.res[i] = res.([][]byte)[k]
-			}
-			if left--; left == 0 {
-				s.round(t, r+1)
-			}
-		})
+		t.roundLeft++
+		t.eps[pi] = execPart{run: t.runOf(idx, t.tag(pi)), idx: idx, round: r}
+		t.pms[pi] = partMsg{t: t, home: s.id, part: pi, id: t.id, p: t.co.Parts[pi], held: !txnLocks || t.last[pi] != r,
+			ex: &t.eps[pi]}
+		s.sendPart(t.co.Parts[pi].Shard, msgPartRun, &t.pms[pi])
 	}
-	if left == 0 {
+	if t.roundLeft == 0 {
 		s.round(t, r+1)
 	}
 }
@@ -972,8 +947,8 @@ func (s *Shard) releaseExec(t *txn, all bool) {
 		if !all && t.last[i] >= 0 {
 			continue
 		}
-		id, p := t.id, t.co.Parts[i]
-		s.send(p.Shard, msgUnlock, func(o *Shard) { o.unlockPart(id, p) })
+		p := t.co.Parts[i]
+		s.sendLock(p.Shard, msgUnlock, &lockMsg{home: s.id, id: t.id, part: i, p: p})
 	}
 }
 

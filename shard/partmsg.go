@@ -7,8 +7,9 @@ import (
 )
 
 // partMsg is one step of a locked txn on one of its parts as a message's
-// contents: its run (msgPartRun, of a txn's part or of a command on every
-// shard, answered msgPartDone with the reply), the release of a refused
+// contents: its run (msgPartRun, of a txn's part, of a command on every
+// shard or of an EXEC's round, answered msgPartDone with the reply; an
+// EXEC's whole run on the one shard of its keys, msgExec, likewise), the release of a refused
 // txn's part (msgUnlock, answered msgPartDone), and the gather plan's
 // export (msgGather, answered msgGathered with the keys' values) and
 // write-back (msgWriteBack, answered msgWrittenBack). The part's shard reads the request's fields and writes
@@ -50,6 +51,9 @@ type partMsg struct {
 	// keys, emitted in database db.
 	entries []entry
 	events  []heldEvent
+
+	// ex: an EXEC's commands on the part and their answer (execmsg.go).
+	ex *execPart
 }
 
 // sendPart sends pm to shard dst as a message of kind k.
@@ -65,6 +69,14 @@ func (s *Shard) sendPart(dst int, k msgKind, pm *partMsg) {
 // handlePart runs a part message on its destination: a request on the
 // part's shard, an answer at home.
 func (s *Shard) handlePart(k msgKind, pm *partMsg) {
+	switch {
+	case pm.ex != nil && k == msgPartDone:
+		s.execPartDone(pm)
+		return
+	case pm.ex != nil:
+		s.runExecPart(k, pm)
+		return
+	}
 	switch k {
 	case msgPartRun:
 		if pm.all {

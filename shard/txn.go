@@ -124,6 +124,10 @@ type txn struct {
 	watch   [][]watched
 	dirty   bool
 	quiet   bool // CLIENT REPLY OFF or SKIP: EXEC's reply is dropped
+	// eps are the parts' shares of a round (execmsg.go), carried by pms;
+	// roundLeft, the parts whose answers the round still waits for.
+	eps       []execPart
+	roundLeft int
 	// in, when set, is the EXEC this command runs inside: its parts are
 	// inPart of in's, whose locks cover them, so it neither takes nor
 	// releases any.
