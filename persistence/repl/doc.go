@@ -47,9 +47,10 @@
 //	n flow connections, flow i:
 //	-> AUTH ... (as above), REPLCONF radish-flow <token> <i>   <- +OK
 //	   (the primary's shard detaches the socket from its loop: from then
-//	   on only the sender of part i writes it)
+//	   on only the sender of part i, then the flow's stream, writes it)
 //	-> PSYNC as above, on the first connection
-//	<- +CONTINUE: the flows are closed, unused
+//	<- +CONTINUE <replid> flows: the stream follows on the flows (below);
+//	   +CONTINUE <replid> (a chained replica): the flows are closed, unused
 //	<- newlines, one a second (as Redis while it prepares a payload),
 //	   until every shard wrote its part, then
 //	   +FULLRESYNC <replid> <offset>, $FLOWS:<n> instead of the payload,
@@ -59,21 +60,41 @@
 //	   turns, which wait while the flow holds 4 MiB unsent):
 //	   $EOF:<40-byte mark>, an RDB file of its own (shard 0's with the
 //	   FUNCTION libraries) and the mark, sent through rdma.Transport
-//	   (TCP, MSG_ZEROCOPY where it pays); then the flow closes. A flow
-//	   that makes no progress for repl-timeout is shut down.
+//	   (TCP, MSG_ZEROCOPY where it pays); a flow that makes no progress
+//	   for repl-timeout is shut down. The flow stays open: the write
+//	   stream follows on it (below).
 //
 // The flows' files are received in parallel, from the moment the flows
 // are open (before PSYNC is answered: the shards' parts are written
 // first, and a flow that is not read holds them), into temp-<pid>-repl.rdb.<i>.rdb
 // and a manifest at temp-<pid>-repl.rdb names them as a snapshot of n
 // shards, which the Host loads as its own snapshot (with as many shards
-// on both sides, each shard reads only its file). The write stream stays
-// the one merged stream with its one offset, so partial resync, WAIT,
-// min-replicas, promotion and chained history are the same as with a
-// redis-server primary. A flow that fails, or a header line other than
-// expected, fails the session: the replica reconnects and asks again
-// (flows and a PSYNC of its own); a primary whose replica connection
-// closes closes the flows it holds for it.
+// on both sides, each shard reads only its file).
+//
+// The write stream on flows (split.go, shard/flowstream.go). The merged
+// stream stays the one history: its replication ID, offsets, backlog,
+// replid2, WAIT and ACKs, chained replicas and redis-server replicas
+// count its bytes as ever. To a radish replica holding flows (after
+// $FLOWS:<n>, or a partial resync answered +CONTINUE <replid> flows) the
+// primary sends it split: each run of shard i's commands (a Merger's
+// Span) on flow i, the Merger's own bytes (SELECT, MULTI and EXEC around
+// a cross-shard transaction's parts, PING, REPLCONF GETACK) on the
+// replication connection, every piece as a frame
+//
+//	@<offset> <length>\r\n<the stream's bytes after offset>
+//
+// so each flow carries its shard's writes with their own offsets, which
+// are their places in the merged stream. The backlog keeps an index of
+// its runs (whose each byte is; a promoted replica's history, which has
+// none, goes on the replication connection), so a partial resync splits
+// the backlog from any offset, in the middle of a run too, the same way.
+// The replica puts the frames back in their places (joiner) and reads
+// the merged stream from them as from one connection: its offsets,
+// history and forwarding are the same bytes as without flows. The
+// replication connection and the flows have no read deadline of their
+// own (a shard may write nothing for long); the stream fails when no
+// byte of it came in place for repl-timeout (the primary's PINGs on the
+// replication connection come after every earlier frame).
 //
 // With tls-replication (Options.TLS) every one of these connections, the
 // replication connection and each flow, is TLS (dial.go: one dial point),
@@ -82,7 +103,8 @@
 // CA) fails the session, logged, and is tried again a second later. A
 // radish primary's flows then go over TLS as well: the primary's shard
 // hands the connection with its tls.Conn to a goroutine that encrypts
-// what the part's sender writes (shard/flowtls.go), so no zero-copy send.
+// what the part's sender and then the flow's stream write
+// (shard/flowtls.go), so no zero-copy send.
 //
 // The full sync's RDB is written to a file in dir (temp-<pid>-repl.rdb),
 // then the Host empties every database and loads it (each shard keeps
@@ -101,7 +123,14 @@
 //     (after a second) with PSYNC <replid> <applied+1>. A primary whose
 //     backlog still holds that offset answers +CONTINUE and the stream
 //     resumes with no byte lost or run twice; otherwise +FULLRESYNC and a
-//     full sync replaces the data.
+//     full sync replaces the data. On flows, any of the connections
+//     failing (a flow's read error, the replication connection's, or no
+//     byte in place for repl-timeout: a flow that stalled) fails the
+//     session the same way: frames past a missing one were not applied,
+//     the replica opens new flows and its PSYNC continues every flow from
+//     the one offset applied (the primary re-splits its backlog there);
+//     the primary closes a replica's flows when its connection closes, and
+//     a flow whose send makes no progress for repl-timeout.
 //   - the primary is down: the link retries once a second; meanwhile
 //     the replica serves its data (or -MASTERDOWN to commands that are
 //     not stale-safe under replica-serve-stale-data no).

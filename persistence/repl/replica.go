@@ -328,6 +328,10 @@ func (r *Replica) session() (err error) {
 		failover(line)
 		failover = nil
 	}
+	// The stream, from the replication connection, or put together from
+	// its frames on the flows and that connection.
+	var src io.Reader = &linkReader{c: c, br: br, timeout: r.o.Timeout}
+	split := false
 	switch {
 	case strings.HasPrefix(line, "+FULLRESYNC"):
 		f := strings.Fields(line)
@@ -338,13 +342,17 @@ func (r *Replica) session() (err error) {
 		if err != nil {
 			return fmt.Errorf("bad FULLRESYNC reply %q", line)
 		}
-		if err := r.fullSync(c, br, f[1], off, in); err != nil {
+		if split, err = r.fullSync(c, br, f[1], off, in); err != nil {
 			return err
 		}
+		if split {
+			src = in.stream(c, br, off)
+		}
 	case strings.HasPrefix(line, "+CONTINUE"):
+		f := strings.Fields(line)
 		r.mu.Lock()
 		shifted := false
-		if f := strings.Fields(line); len(f) == 2 && f[1] != r.st.ReplID {
+		if len(f) >= 2 && f[1] != r.st.ReplID {
 			r.st.ReplID2, r.st.SecondOffset, r.st.ReplID = r.st.ReplID, applied+1, f[1]
 			shifted = true
 		}
@@ -354,11 +362,17 @@ func (r *Replica) session() (err error) {
 		if shifted { // as Redis: the sub-replicas learn the new ID by syncing again
 			r.reset()
 		}
-		r.log().Info("partial resynchronization with the primary", zap.String("primary", r.o.Addr), zap.Int64("offset", applied+1))
+		if split = len(f) == 3 && f[2] == "flows" && in != nil; split {
+			src = in.stream(c, br, applied)
+		}
+		r.log().Info("partial resynchronization with the primary", zap.String("primary", r.o.Addr), zap.Int64("offset", applied+1),
+			zap.Bool("flows", split))
 	default:
 		return fmt.Errorf("PSYNC: %s", line)
 	}
-	in.end() // done with, or not needed
+	if !split {
+		in.end() // done with, or not needed
+	}
 	r.mu.Lock()
 	r.st.State, r.st.EverConnected, r.st.DownSince, r.st.LastIO = StateConnected, true, time.Time{}, time.Now()
 	r.mu.Unlock()
@@ -367,7 +381,20 @@ func (r *Replica) session() (err error) {
 	stopAck := make(chan struct{})
 	defer close(stopAck)
 	go r.ackEverySecond(c, stopAck)
-	return r.stream(c, br)
+	return r.stream(src)
+}
+
+// linkReader reads the replication connection, which fails once silent
+// for timeout.
+type linkReader struct {
+	c       net.Conn
+	br      *bufio.Reader
+	timeout time.Duration
+}
+
+func (l *linkReader) Read(b []byte) (int, error) {
+	l.c.SetReadDeadline(time.Now().Add(l.timeout))
+	return l.br.Read(b)
 }
 
 // handshake is PING, AUTH, REPLCONF listening-port and ip-address, and
@@ -457,8 +484,9 @@ func appendCommand(b []byte, args ...string) []byte {
 }
 
 // fullSync receives the RDB payload into a file of o.Dir, has the Host
-// load it, and starts the stream at offset off of replid.
-func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int64, in *flowsIn) error {
+// load it, and starts the stream at offset off of replid; split: the
+// payload came on flows, and the stream follows on them.
+func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int64, in *flowsIn) (split bool, err error) {
 	r.mu.Lock()
 	r.st.State, r.st.SyncTotal = StateSync, -1
 	if in == nil { // flows count from when they open
@@ -470,44 +498,44 @@ func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int6
 		c.SetReadDeadline(time.Now().Add(r.o.Timeout))
 		l, err := br.ReadString('\n')
 		if err != nil {
-			return err
+			return false, err
 		}
 		if hdr = strings.TrimRight(l, "\r\n"); hdr != "" {
 			break
 		}
 	}
 	if len(hdr) == 0 || hdr[0] != '$' {
-		return fmt.Errorf("bad full sync payload header %q", hdr)
+		return false, fmt.Errorf("bad full sync payload header %q", hdr)
 	}
 	path := r.tempPath()
 	if n, ok := strings.CutPrefix(hdr, "$FLOWS:"); ok {
 		if in == nil || n != strconv.Itoa(len(in.flows)) {
-			return fmt.Errorf("a full sync on %s flows, %d open", n, in.count())
+			return false, fmt.Errorf("a full sync on %s flows, %d open", n, in.count())
 		}
-		defer in.end()
+		defer in.removeFiles()
 		if err := in.wait(); err != nil {
-			return fmt.Errorf("receiving the full sync: %w", err)
+			return false, fmt.Errorf("receiving the full sync: %w", err)
 		}
-		return r.loaded(in.path, replid, off)
+		return true, r.loaded(in.path, replid, off)
 	}
 	in.end() // the one payload: the flows are not used
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer os.Remove(path)
 	pr := &progress{r: br, c: c, rep: r}
 	if mark, ok := strings.CutPrefix(hdr, "$EOF:"); ok {
 		if len(mark) != eofMarkLen {
 			f.Close()
-			return fmt.Errorf("bad EOF mark %q", mark)
+			return false, fmt.Errorf("bad EOF mark %q", mark)
 		}
 		err = copyToMark(f, pr, []byte(mark))
 	} else {
 		n, perr := strconv.ParseInt(hdr[1:], 10, 64)
 		if perr != nil || n < 0 {
 			f.Close()
-			return fmt.Errorf("bad full sync payload header %q", hdr)
+			return false, fmt.Errorf("bad full sync payload header %q", hdr)
 		}
 		r.mu.Lock()
 		r.st.SyncTotal = n
@@ -521,9 +549,9 @@ func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int6
 	}
 	c.SetReadDeadline(time.Time{})
 	if err != nil {
-		return fmt.Errorf("receiving the full sync: %w", err)
+		return false, fmt.Errorf("receiving the full sync: %w", err)
 	}
-	return r.loaded(path, replid, off)
+	return false, r.loaded(path, replid, off)
 }
 
 // tempPath is where a full sync's payload is received (a manifest of

@@ -1,8 +1,8 @@
 package repl
 
 import (
-	"bufio"
 	"bytes"
+	"io"
 	"net"
 	"strconv"
 	"time"
@@ -12,12 +12,12 @@ import (
 	"github.com/radish-kv/radish/net/resp"
 )
 
-// stream reads the primary's command stream and sends it on to the Host,
+// stream reads the primary's command stream from src and sends it on to the Host,
 // one batch per read: PING and REPLCONF are the link's own (counted in
 // the offset, never run); a MULTI ... EXEC block is held back until its
 // EXEC is in, so that a cut in the middle of one runs none of it (the
 // PSYNC after the cut asks for it again from its MULTI).
-func (r *Replica) stream(c net.Conn, br *bufio.Reader) error {
+func (r *Replica) stream(src io.Reader) error {
 	var rd resp.Reader
 	buf := make([]byte, 0, 64<<10) // read, not yet parsed
 	var out []byte                 // commands for the Host
@@ -30,8 +30,7 @@ func (r *Replica) stream(c net.Conn, br *bufio.Reader) error {
 		if len(buf) == cap(buf) {
 			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
 		}
-		c.SetReadDeadline(time.Now().Add(r.o.Timeout))
-		n, err := br.Read(buf[len(buf):cap(buf)])
+		n, err := src.Read(buf[len(buf):cap(buf)])
 		if err != nil {
 			return err
 		}
