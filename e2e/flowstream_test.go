@@ -32,8 +32,10 @@ func logLines(t *testing.T, s *server, parts ...string) int {
 // TestFlowsStream: radish replicas of 2 and 4 shards of a 4-shard
 // primary take their full sync and then the write stream on flows, one
 // connection per primary shard, under a write load of every type and
-// MSETs across shards; once synced, a reader on each replica never
-// sees half of an MSET. The links cut through proxies and restored: every replica
+// MSETs across shards; each replica runs each flow's commands on a lane
+// of its own (a master connection per primary shard), in parallel, and
+// a cross-shard transaction whole: once synced, a reader on each
+// replica never sees half of an MSET. The links cut through proxies and restored: every replica
 // resumes on its flows with a partial resync (sync_partial_ok grows,
 // sync_full does not, both logs say so), and the digests are equal.
 func TestFlowsStream(t *testing.T) {
@@ -177,6 +179,14 @@ func TestFlowsStream(t *testing.T) {
 	for _, r := range replicas {
 		if n := logLines(t, r, "partial resynchronization with the primary", `"flows":true`); n < 1 {
 			t.Errorf("%s: no partial resync on flows in its log", r.addr)
+		}
+		// One lane into its command path per flow, each flow's commands
+		// on its own.
+		if got := r.cli("CLIENT", "LIST", "TYPE", "master"); strings.Count(got, "flags=M ") != 4 {
+			t.Errorf("%s: CLIENT LIST TYPE master: %q", r.addr, got)
+		}
+		if n := logLines(t, r, "a command from the primary failed here"); n > 0 {
+			t.Errorf("%s: %d commands of the stream failed", r.addr, n)
 		}
 	}
 	waitSame(t, primary.addr, replicas[0].addr, replicas[1].addr)

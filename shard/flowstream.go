@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/persistence/repl"
 )
 
@@ -172,4 +173,17 @@ func (g *Group) sendSplit(src *Shard, r *replica, b []byte, end int64, spans []r
 	} else {
 		r.buffer = append(r.buffer, main...)
 	}
+}
+
+// localCommand implements repl.Options.Local: a command that names keys
+// touches only those (a primary's shard's writes of one key are all in
+// its flow), so a replica may run it in parallel with other flows'.
+func localCommand(args [][]byte) bool {
+	spec := command.Lookup(args[0])
+	if spec == nil || !spec.HasKeys() {
+		return false
+	}
+	var buf [8]int
+	keys, ok := spec.Keys(args, buf[:0])
+	return ok && len(keys) > 0
 }

@@ -6,7 +6,8 @@
 // It owns no data. A Replica reads its primary's stream and hands it to
 // a Host (shard.Group): the Host loads the full sync's RDB file into its
 // shards and runs the stream's commands on a connection into its
-// ordinary command path, as the primary's client. A Merger (merge.go)
+// ordinary command path, as the primary's client (on flows, one per
+// flow: apply.go). A Merger (merge.go)
 // takes each shard's effects, a Chunk per loop turn, and writes the one
 // command stream a Redis replica expects; shard/primary.go serves it.
 //
@@ -14,9 +15,10 @@
 //   - replication ID and offset: a primary's stream of writes is named
 //     by a 40-hex-digit ID; the offset counts its bytes. A replica holds
 //     (ID, offset) of what it applied: the offset of the last byte of the
-//     last command whose reply came back from the Host's connection (a
-//     command read but not yet run does not count), plus the link's own
-//     commands (PING, REPLCONF), which move it without running.
+//     last command whose reply came back from the Host's connection, it
+//     and every command before it (a command read but not yet run does
+//     not count), plus the link's own commands (PING, REPLCONF), which
+//     move it without running.
 //   - replid2: after a +CONTINUE that names a new ID (the primary was
 //     itself promoted), the old ID and the offset where its history ends
 //     (second_repl_offset, that offset + 1), so that this replica's own
@@ -89,12 +91,24 @@
 // none, goes on the replication connection), so a partial resync splits
 // the backlog from any offset, in the middle of a run too, the same way.
 // The replica puts the frames back in their places (joiner) and reads
-// the merged stream from them as from one connection: its offsets,
-// history and forwarding are the same bytes as without flows. The
-// replication connection and the flows have no read deadline of their
-// own (a shard may write nothing for long); the stream fails when no
-// byte of it came in place for repl-timeout (the primary's PINGs on the
-// replication connection come after every earlier frame).
+// the merged stream from them: its history and forwarding are the same
+// bytes as without flows. It runs each flow's commands on a lane of its
+// own (apply.go: a connection into the command path of its shard i,
+// modulo its shard count; with as many shards as the primary each
+// command runs where its keys are, with no hop), the lanes in parallel,
+// each in the database the stream's SELECTs name: a key's commands are
+// all on its shard's flow, so their order holds. A MULTI ... EXEC block
+// (a cross-shard transaction's parts, from several flows, and their
+// glue) and a command that is not local (FLUSHALL, SWAPDB, FUNCTION ...;
+// Options.Local) run alone, once every command before them ran and
+// before any after them is sent, through the ordinary path (a
+// transaction over every shard it touches): a reader never sees half
+// of one. The offset applied (ACK, PSYNC, promotion, forwarding) is the
+// end of the longest run of the merged stream whose every command ran.
+// The replication connection and the flows have no read deadline of
+// their own (a shard may write nothing for long); the stream fails when
+// no byte of it came in place for repl-timeout (the primary's PINGs on
+// the replication connection come after every earlier frame).
 //
 // With tls-replication (Options.TLS) every one of these connections, the
 // replication connection and each flow, is TLS (dial.go: one dial point),
@@ -111,9 +125,10 @@
 // the keys it owns: the two sides may have different shard counts, and
 // a redis-server's dump loads as one file), with keys past their TTL
 // kept (the primary deletes them); the file is removed after. Commands
-// go to the Host in batches, one per read from the primary; a MULTI ...
-// EXEC block waits until its EXEC is read, so it reaches the Host whole
-// and runs atomically there over every shard it touches.
+// go to the Host in batches, one per read from the primary (on one
+// connection, or on flows on their lanes); a MULTI ... EXEC block waits
+// until its EXEC is read, so it reaches the Host whole and runs
+// atomically there over every shard it touches.
 //
 // What happens on each kind of disconnect:
 //   - the link fails or goes silent for repl-timeout (the primary pings

@@ -164,7 +164,7 @@ func (r *Replica) receive(flows []*flow) *flowsIn {
 					in.j.fail(fmt.Errorf("flow %d: %w", i, err))
 					return
 				}
-				in.j.put(off, b)
+				in.j.put(off, b, i)
 			}
 		}()
 	}
@@ -205,7 +205,7 @@ func (in *flowsIn) stream(c net.Conn, br *bufio.Reader, off int64) io.Reader {
 				in.j.fail(err)
 				return
 			}
-			in.j.put(off, b)
+			in.j.put(off, b, -1)
 		}
 	}()
 	return in.j

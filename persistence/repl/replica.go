@@ -27,8 +27,9 @@ type Host interface {
 	FullSync(path string) error
 	// Apply returns a connection into the server's command path on which
 	// commands run as the primary's (replica-read-only does not refuse
-	// them, and they see no key expired), each answered with one reply.
-	Apply() (net.Conn, error)
+	// them, and they see no key expired), each answered with one reply:
+	// lane l's, a connection of the server's shard l (modulo its count).
+	Apply(lane int) (net.Conn, error)
 }
 
 // Options configure a replica's link.
@@ -75,7 +76,12 @@ type Options struct {
 	// locked: they must not call back into the Replica.
 	Forward func(b []byte)
 	Reset   func()
-	Log     *zap.Logger
+	// Local reports whether a command touches only the keys it names
+	// (not FLUSHALL, SWAPDB, FUNCTION ...): on flows, such a command runs
+	// on its flow's lane in parallel with the others (apply.go); nil:
+	// none does.
+	Local func(args [][]byte) bool
+	Log   *zap.Logger
 }
 
 // States of a replica's link, as ROLE names them.
@@ -121,11 +127,15 @@ type Replica struct {
 	conn net.Conn // the primary's connection while one is open
 
 	// The offsets: applied moves when the Host has run a command (its
-	// reply came back on the Apply connection); pend holds the end
-	// offsets of the commands sent there not yet answered, in order.
+	// reply came back on its lane) and every one before it; pend holds
+	// the end offsets of the commands sent not yet applied, in the
+	// stream's order, fin which of them ran, head the place of pend[0]
+	// counted from the first command ever sent (apply.go).
 	off struct {
 		sync.Mutex
 		pend    []int64
+		fin     []bool
+		head    int64
 		applied int64
 		ackAt   int64 // a GETACK waits until applied reaches it (-1: none)
 		idle    *sync.Cond
@@ -138,7 +148,8 @@ type Replica struct {
 	// hold, while held, keeps the stream from sending commands to the
 	// Host (Hold).
 	hold   sync.Mutex
-	apply  net.Conn
+	lanes  []*lane    // the link's goroutine's (apply.go)
+	db     int        // the database the stream's last SELECT named
 	wmu    sync.Mutex // serializes writes to the primary's connection
 	closed atomic.Bool
 	up     atomic.Bool // State is StateConnected
@@ -218,9 +229,9 @@ func (r *Replica) log() *zap.Logger {
 func (r *Replica) run() {
 	defer close(r.done)
 	defer func() {
-		if r.apply != nil {
-			r.drain()
-			r.apply.Close()
+		r.drain()
+		for _, l := range r.lanes {
+			l.c.Close()
 		}
 	}()
 	for {
@@ -232,9 +243,7 @@ func (r *Replica) run() {
 		r.conn = nil
 		r.st.State = StateConnect
 		r.mu.Unlock()
-		if r.apply != nil {
-			r.drain()
-		}
+		r.drain()
 		if r.closed.Load() {
 			return
 		}
@@ -299,13 +308,8 @@ func (r *Replica) session() (err error) {
 	}
 	in := r.receive(flows)
 	defer in.end()
-	if r.apply == nil {
-		a, err := r.h.Apply()
-		if err != nil {
-			return fmt.Errorf("opening the link into the command path: %w", err)
-		}
-		r.apply = a
-		go r.replies(a)
+	if err := r.lane(0); err != nil {
+		return err
 	}
 	r.off.Lock()
 	applied := r.off.applied
@@ -331,6 +335,7 @@ func (r *Replica) session() (err error) {
 	// The stream, from the replication connection, or put together from
 	// its frames on the flows and that connection.
 	var src io.Reader = &linkReader{c: c, br: br, timeout: r.o.Timeout}
+	var j *joiner
 	split := false
 	switch {
 	case strings.HasPrefix(line, "+FULLRESYNC"):
@@ -346,7 +351,7 @@ func (r *Replica) session() (err error) {
 			return err
 		}
 		if split {
-			src = in.stream(c, br, off)
+			src, j = in.stream(c, br, off), in.j
 		}
 	case strings.HasPrefix(line, "+CONTINUE"):
 		f := strings.Fields(line)
@@ -363,7 +368,7 @@ func (r *Replica) session() (err error) {
 			r.reset()
 		}
 		if split = len(f) == 3 && f[2] == "flows" && in != nil; split {
-			src = in.stream(c, br, applied)
+			src, j = in.stream(c, br, applied), in.j
 		}
 		r.log().Info("partial resynchronization with the primary", zap.String("primary", r.o.Addr), zap.Int64("offset", applied+1),
 			zap.Bool("flows", split))
@@ -381,7 +386,7 @@ func (r *Replica) session() (err error) {
 	stopAck := make(chan struct{})
 	defer close(stopAck)
 	go r.ackEverySecond(c, stopAck)
-	return r.stream(src)
+	return r.stream(src, j)
 }
 
 // linkReader reads the replication connection, which fails once silent
@@ -569,6 +574,7 @@ func (r *Replica) loaded(path, replid string, off int64) error {
 	}
 	r.off.Lock()
 	r.off.applied, r.off.ackAt = off, -1
+	r.db = 0 // as a new master client's: the stream selects first
 	r.off.hist, r.off.histEnd, r.off.fwd = r.off.hist[:0], off, off
 	r.resetLocked()
 	r.off.Unlock()

@@ -139,16 +139,24 @@ var errStalled = errors.New("the replication stream made no progress for repl-ti
 // byte of it came. Its methods are safe for any goroutine.
 type joiner struct {
 	mu      sync.Mutex
-	next    int64            // the offset read up to (-1: not started)
-	pend    map[int64][]byte // frames not yet in place, by the offset before them
-	ready   []byte           // in place, not yet read
+	next    int64           // the offset placed up to (-1: not started)
+	pend    map[int64]frame // frames not yet in place, by the offset before them
+	ready   []byte          // in place, not yet read
+	spans   []Span          // whose ready's bytes are (and the last read's)
 	err     error
 	wake    chan struct{}
 	timeout time.Duration
 }
 
+// frame is a frame's bytes and its source: flow i, or -1 for the
+// replication connection.
+type frame struct {
+	b   []byte
+	src int
+}
+
 func newJoiner(timeout time.Duration) *joiner {
-	return &joiner{next: -1, pend: map[int64][]byte{}, wake: make(chan struct{}, 1), timeout: timeout}
+	return &joiner{next: -1, pend: map[int64]frame{}, wake: make(chan struct{}, 1), timeout: timeout}
 }
 
 // start has the stream begin after offset off: frames before it are
@@ -165,14 +173,15 @@ func (j *joiner) start(off int64) {
 	j.mu.Unlock()
 }
 
-// put takes the frame of b, the stream's bytes after offset off.
-func (j *joiner) put(off int64, b []byte) {
+// put takes the frame of b, the stream's bytes after offset off, from
+// source src.
+func (j *joiner) put(off int64, b []byte, src int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.next >= 0 && off < j.next {
 		return
 	}
-	j.pend[off] = b
+	j.pend[off] = frame{b, src}
 	j.place()
 }
 
@@ -183,13 +192,14 @@ func (j *joiner) place() {
 	}
 	moved := false
 	for {
-		b, ok := j.pend[j.next]
+		f, ok := j.pend[j.next]
 		if !ok {
 			break
 		}
 		delete(j.pend, j.next)
-		j.ready = append(j.ready, b...)
-		j.next += int64(len(b))
+		j.ready = append(j.ready, f.b...)
+		j.next += int64(len(f.b))
+		j.spans = AppendSpan(j.spans, Span{Shard: f.src, End: j.next})
 		moved = true
 	}
 	if moved {
@@ -217,6 +227,13 @@ func (j *joiner) fail(err error) {
 // Read implements io.Reader: what is in place, waiting for it at most
 // the joiner's timeout.
 func (j *joiner) Read(p []byte) (int, error) {
+	n, _, err := j.readSpans(p, nil)
+	return n, err
+}
+
+// readSpans is Read that also appends to spans whose the bytes read are
+// (the last run may go on past them).
+func (j *joiner) readSpans(p []byte, spans []Span) (int, []Span, error) {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -231,13 +248,22 @@ func (j *joiner) Read(p []byte) (int, error) {
 			if len(j.ready) == 0 {
 				j.ready = nil
 			}
+			upto := j.next - int64(len(j.ready))
+			k := 0
+			for ; k < len(j.spans); k++ {
+				spans = AppendSpan(spans, j.spans[k])
+				if j.spans[k].End > upto {
+					break
+				}
+			}
+			j.spans = j.spans[k:]
 			j.mu.Unlock()
-			return n, nil
+			return n, spans, nil
 		}
 		err := j.err
 		j.mu.Unlock()
 		if err != nil {
-			return 0, err
+			return 0, spans, err
 		}
 		if timer == nil {
 			timer = time.NewTimer(j.timeout)
@@ -245,7 +271,7 @@ func (j *joiner) Read(p []byte) (int, error) {
 		select {
 		case <-j.wake:
 		case <-timer.C:
-			return 0, errStalled
+			return 0, spans, errStalled
 		}
 	}
 }

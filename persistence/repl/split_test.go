@@ -79,7 +79,7 @@ func TestSplitJoin(t *testing.T) {
 		for i := len(srcs) - 1; i >= 0; i-- {
 			offs, bodies := frames(t, srcs[i])
 			for k := range offs {
-				j.put(offs[k], bodies[k])
+				j.put(offs[k], bodies[k], i)
 			}
 		}
 		j.start(from)
@@ -114,8 +114,8 @@ func TestSplitJoin(t *testing.T) {
 func TestJoinerStalls(t *testing.T) {
 	j := newJoiner(50 * time.Millisecond)
 	j.start(10)
-	j.put(15, []byte("later"))
-	j.put(10, []byte("ab"))
+	j.put(15, []byte("later"), 1)
+	j.put(10, []byte("ab"), 0)
 	b := make([]byte, 16)
 	if n, err := j.Read(b); err != nil || string(b[:n]) != "ab" {
 		t.Fatalf("Read: %q, %v", b[:n], err)
@@ -123,7 +123,7 @@ func TestJoinerStalls(t *testing.T) {
 	if _, err := j.Read(b); err != errStalled {
 		t.Fatalf("Read across a gap: %v, want errStalled", err)
 	}
-	j.put(12, []byte("cde"))
+	j.put(12, []byte("cde"), -1)
 	if n, err := j.Read(b); err != nil || string(b[:n]) != "cdelater" {
 		t.Fatalf("Read after the gap filled: %q, %v", b[:n], err)
 	}
