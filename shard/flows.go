@@ -40,6 +40,12 @@ type flowSet struct {
 	token string
 	fds   []int
 	full  *fullSync // the full sync sending on them, once PSYNC took one
+	// streams are the flows' frames of the write stream, once the
+	// replica's stream goes on them (flowstream.go); out and main are
+	// sendSplit's.
+	streams []*flowStream
+	out     [][]byte
+	main    []byte
 }
 
 // flowsHello answers REPLCONF radish-flows <n> on a replica's connection:
@@ -116,6 +122,9 @@ func (g *Group) closeFlows(fs *flowSet) {
 		}
 		fs.fds[i] = -2
 	}
+	for _, st := range fs.streams {
+		st.close()
+	}
 }
 
 // flowTransport is what the flows' payloads go through.
@@ -130,7 +139,8 @@ const flowBehind = 4 << 20
 // goroutine of its own sends what it holds through flowTransport, framed
 // as $EOF:<mark> (the length is not known before the end), the RDB
 // header (shard 0's with the FUNCTION libraries), the part, the EOF and
-// checksum, and the mark; then closes the flow.
+// checksum, and the mark; then closes the flow, or hands it to the
+// write stream that follows on it (next).
 type flowOut struct {
 	mu     sync.Mutex
 	more   *sync.Cond
@@ -139,6 +149,9 @@ type flowOut struct {
 	ended  bool
 	err    error // the writer's, at the end
 	failed bool  // the sender gave up: what is written is dropped
+	// next, when set, takes the flow once the part is sent: the write
+	// stream follows on it.
+	next *flowStream
 }
 
 // sendFlow starts sending shard i's part of fs's full sync on flow i.
@@ -148,6 +161,9 @@ func (g *Group) sendFlow(fs *flowSet, i int) *flowOut {
 	fs.fds[i] = -2
 	f := &flowOut{}
 	f.more = sync.NewCond(&f.mu)
+	if fs.streams != nil {
+		f.next = fs.streams[i]
+	}
 	c := g.conf.Snapshot()
 	opt := snapshot.Options{Compress: c.RDBCompression, Checksum: c.RDBChecksum, Time: time.Now().UnixMilli()}
 	if i == 0 {
@@ -227,12 +243,21 @@ func (f *flowOut) send(fd int, opt snapshot.Options, used int64, timeout time.Du
 		}
 		fdmu.Unlock()
 	})
+	sent := false
 	defer func() {
 		stalled.Stop()
 		fdmu.Lock()
 		open = false
-		unix.Close(fd)
 		fdmu.Unlock()
+		switch {
+		case sent && f.next != nil:
+			f.next.attach(fd)
+		case f.next != nil:
+			unix.Close(fd)
+			f.next.close()
+		default:
+			unix.Close(fd)
+		}
 	}()
 	out := func(b []byte) error {
 		s, err := flowTransport.Send(fd, b)
@@ -276,5 +301,6 @@ func (f *flowOut) send(fd int, opt snapshot.Options, used int64, timeout time.Du
 	if err := out(append(snapshot.AppendTrailer(nil, opt, crc), mark...)); err != nil {
 		return fail(err)
 	}
+	sent = true
 	return total, st, nil
 }

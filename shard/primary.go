@@ -76,6 +76,7 @@ type primState struct {
 	replicas []*replica
 	syncs    map[uint64]*fullSync
 	flowSets map[string]*flowSet // by token (flows.go)
+	spans    []repl.Span         // whose the backlog's bytes are (flowstream.go)
 
 	full, partialOK, partialErr atomic.Int64
 	// good counts the replicas online whose last ACK is at most
@@ -102,6 +103,7 @@ type replica struct {
 	from   int64
 	buffer []byte   // the stream since its full sync's cut, until the payload is sent
 	flows  *flowSet // its full sync's flows, when it asked for them (flows.go)
+	split  bool     // its stream goes on its flows (flowstream.go)
 	// out is what its shard is to write next (sendTo), posted whether a
 	// message to take it (takeOut) is on its way there.
 	outMu   sync.Mutex
@@ -208,6 +210,7 @@ func (g *Group) startPrimary() {
 	p.syncs = map[uint64]*fullSync{}
 	g.repl.mu.Lock()
 	p.offset, p.backlog = g.repl.offset, g.repl.hist
+	p.spans = []repl.Span{{Shard: -1, End: p.offset}}
 	g.repl.hist = nil
 	g.repl.mu.Unlock()
 	g.newMerger(p.offset)
@@ -296,6 +299,7 @@ func (g *Group) mergeReset(off int64, hist []byte) {
 	mg.waits = mg.waits[:0]
 	p.mu.Lock()
 	p.offset, p.backlog, p.freed, p.lonely = off, hist, false, time.Now()
+	p.spans = []repl.Span{{Shard: -1, End: off}}
 	p.mu.Unlock()
 }
 
@@ -380,8 +384,8 @@ var newline = []byte("\n")
 func (g *Group) flushStream(src *Shard) {
 	p := &g.prim
 	m := p.mg.m
-	out := m.Out
-	m.Out = out[:0] // sendTo copies it
+	out, spans := m.Out, m.Spans
+	m.Out, m.Spans = out[:0], spans[:0] // sendTo and sendSplit copy them
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.freed { // as Redis: without a backlog the offset stays
@@ -394,8 +398,12 @@ func (g *Group) flushStream(src *Shard) {
 	}
 	size := int(g.conf.Snapshot().ReplBacklogSize)
 	p.backlog = append(p.backlog, out...)
+	for _, sp := range spans {
+		p.spans = repl.AppendSpan(p.spans, sp)
+	}
 	if len(p.backlog) > 2*size {
 		p.backlog = append(p.backlog[:0], p.backlog[len(p.backlog)-size:]...)
+		p.spans = repl.TrimSpans(p.spans, p.offset-int64(size))
 	}
 	start := m.Offset - int64(len(out)) // out's first byte is start+1
 	for _, r := range p.replicas {
@@ -403,7 +411,9 @@ func (g *Group) flushStream(src *Shard) {
 			continue
 		}
 		b := out[max(r.from-start, 0):] // what its payload or backlog did not hold
-		if r.state == "online" {
+		if r.split {
+			g.sendSplit(src, r, b, m.Offset, spans)
+		} else if r.state == "online" {
 			g.sendTo(src, r, b)
 		} else {
 			r.buffer = append(r.buffer, b...)
@@ -511,13 +521,21 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 				r.ackAt.Store(time.Now().UnixMilli())
 				p.replicas = append(p.replicas, r)
 				p.partialOK.Add(1)
-				if r.flows != nil {
-					g.closeFlows(r.flows)
-					r.flows = nil
+				if r.flows != nil && r.flows.full == nil && r.flows.flowsOpen() {
+					// The stream from the backlog on, on its flows.
+					g.streamFlows(r, true)
+					g.hand(r, []byte("+CONTINUE "+replid+" flows\r\n"))
+					g.sendSplit(nil, r, data, p.offset, p.spans)
+				} else {
+					if r.flows != nil {
+						g.closeFlows(r.flows)
+						r.flows = nil
+					}
+					g.hand(r, append([]byte("+CONTINUE "+replid+"\r\n"), data...))
 				}
-				g.hand(r, append([]byte("+CONTINUE "+replid+"\r\n"), data...))
 				p.mu.Unlock()
-				g.log.Info("partial resynchronization served", zap.String("replica", c.cl.Addr), zap.Int64("offset", want))
+				g.log.Info("partial resynchronization served", zap.String("replica", c.cl.Addr), zap.Int64("offset", want),
+					zap.Bool("flows", r.split))
 				return
 			}
 		}
@@ -534,6 +552,7 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 		replid: replid}
 	if r.flows != nil && r.flows.full == nil && !fs.sync {
 		fs.flows, r.flows.full = r.flows, fs
+		g.streamFlows(r, false) // the stream follows each flow's part
 	}
 	p.syncs[id] = fs
 	p.mu.Unlock()

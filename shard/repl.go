@@ -168,6 +168,7 @@ func (g *Group) follow(host string, port int) {
 		Timeout: time.Duration(c.ReplTimeout) * time.Second, ReplID: replid, Offset: offset, Log: g.log,
 		Backlog: int(c.ReplBacklogSize), Flows: len(g.shards), Failover: g.fo.psync(),
 		Fsynced: g.fsyncedOffset, TLS: g.opts.TLSClient, Forward: g.chainForward, Reset: g.dropChained,
+		Local: localCommand,
 	}))
 	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
 }
@@ -216,8 +217,9 @@ func (g *Group) FullSync(path string) error {
 }
 
 // Apply implements repl.Host: a socket pair whose one end becomes a
-// connection of shard 0, marked as the master's by the token.
-func (g *Group) Apply() (net.Conn, error) {
+// connection of shard lane (modulo the shard count), marked as the
+// master's by the token.
+func (g *Group) Apply(lane int) (net.Conn, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, os.NewSyscallError("socketpair", err)
@@ -234,7 +236,7 @@ func (g *Group) Apply() (net.Conn, error) {
 		unix.Close(fds[0])
 		return nil, err
 	}
-	g.shards[0].deliver([]message{{kind: msgAdopt, run: func(s *Shard) {
+	g.shards[lane%len(g.shards)].deliver([]message{{kind: msgAdopt, run: func(s *Shard) {
 		if s.drv.Adopt(fds[0]) != nil {
 			unix.Close(fds[0])
 		}

@@ -6,7 +6,8 @@
 // It owns no data. A Replica reads its primary's stream and hands it to
 // a Host (shard.Group): the Host loads the full sync's RDB file into its
 // shards and runs the stream's commands on a connection into its
-// ordinary command path, as the primary's client. A Merger (merge.go)
+// ordinary command path, as the primary's client (on flows, one per
+// flow: apply.go). A Merger (merge.go)
 // takes each shard's effects, a Chunk per loop turn, and writes the one
 // command stream a Redis replica expects; shard/primary.go serves it.
 //
@@ -14,9 +15,10 @@
 //   - replication ID and offset: a primary's stream of writes is named
 //     by a 40-hex-digit ID; the offset counts its bytes. A replica holds
 //     (ID, offset) of what it applied: the offset of the last byte of the
-//     last command whose reply came back from the Host's connection (a
-//     command read but not yet run does not count), plus the link's own
-//     commands (PING, REPLCONF), which move it without running.
+//     last command whose reply came back from the Host's connection, it
+//     and every command before it (a command read but not yet run does
+//     not count), plus the link's own commands (PING, REPLCONF), which
+//     move it without running.
 //   - replid2: after a +CONTINUE that names a new ID (the primary was
 //     itself promoted), the old ID and the offset where its history ends
 //     (second_repl_offset, that offset + 1), so that this replica's own
@@ -47,9 +49,10 @@
 //	n flow connections, flow i:
 //	-> AUTH ... (as above), REPLCONF radish-flow <token> <i>   <- +OK
 //	   (the primary's shard detaches the socket from its loop: from then
-//	   on only the sender of part i writes it)
+//	   on only the sender of part i, then the flow's stream, writes it)
 //	-> PSYNC as above, on the first connection
-//	<- +CONTINUE: the flows are closed, unused
+//	<- +CONTINUE <replid> flows: the stream follows on the flows (below);
+//	   +CONTINUE <replid> (a chained replica): the flows are closed, unused
 //	<- newlines, one a second (as Redis while it prepares a payload),
 //	   until every shard wrote its part, then
 //	   +FULLRESYNC <replid> <offset>, $FLOWS:<n> instead of the payload,
@@ -59,21 +62,53 @@
 //	   turns, which wait while the flow holds 4 MiB unsent):
 //	   $EOF:<40-byte mark>, an RDB file of its own (shard 0's with the
 //	   FUNCTION libraries) and the mark, sent through rdma.Transport
-//	   (TCP, MSG_ZEROCOPY where it pays); then the flow closes. A flow
-//	   that makes no progress for repl-timeout is shut down.
+//	   (TCP, MSG_ZEROCOPY where it pays); a flow that makes no progress
+//	   for repl-timeout is shut down. The flow stays open: the write
+//	   stream follows on it (below).
 //
 // The flows' files are received in parallel, from the moment the flows
 // are open (before PSYNC is answered: the shards' parts are written
 // first, and a flow that is not read holds them), into temp-<pid>-repl.rdb.<i>.rdb
 // and a manifest at temp-<pid>-repl.rdb names them as a snapshot of n
 // shards, which the Host loads as its own snapshot (with as many shards
-// on both sides, each shard reads only its file). The write stream stays
-// the one merged stream with its one offset, so partial resync, WAIT,
-// min-replicas, promotion and chained history are the same as with a
-// redis-server primary. A flow that fails, or a header line other than
-// expected, fails the session: the replica reconnects and asks again
-// (flows and a PSYNC of its own); a primary whose replica connection
-// closes closes the flows it holds for it.
+// on both sides, each shard reads only its file).
+//
+// The write stream on flows (split.go, shard/flowstream.go). The merged
+// stream stays the one history: its replication ID, offsets, backlog,
+// replid2, WAIT and ACKs, chained replicas and redis-server replicas
+// count its bytes as ever. To a radish replica holding flows (after
+// $FLOWS:<n>, or a partial resync answered +CONTINUE <replid> flows) the
+// primary sends it split: each run of shard i's commands (a Merger's
+// Span) on flow i, the Merger's own bytes (SELECT, MULTI and EXEC around
+// a cross-shard transaction's parts, PING, REPLCONF GETACK) on the
+// replication connection, every piece as a frame
+//
+//	@<offset> <length>\r\n<the stream's bytes after offset>
+//
+// so each flow carries its shard's writes with their own offsets, which
+// are their places in the merged stream. The backlog keeps an index of
+// its runs (whose each byte is; a promoted replica's history, which has
+// none, goes on the replication connection), so a partial resync splits
+// the backlog from any offset, in the middle of a run too, the same way.
+// The replica puts the frames back in their places (joiner) and reads
+// the merged stream from them: its history and forwarding are the same
+// bytes as without flows. It runs each flow's commands on a lane of its
+// own (apply.go: a connection into the command path of its shard i,
+// modulo its shard count; with as many shards as the primary each
+// command runs where its keys are, with no hop), the lanes in parallel,
+// each in the database the stream's SELECTs name: a key's commands are
+// all on its shard's flow, so their order holds. A MULTI ... EXEC block
+// (a cross-shard transaction's parts, from several flows, and their
+// glue) and a command that is not local (FLUSHALL, SWAPDB, FUNCTION ...;
+// Options.Local) run alone, once every command before them ran and
+// before any after them is sent, through the ordinary path (a
+// transaction over every shard it touches): a reader never sees half
+// of one. The offset applied (ACK, PSYNC, promotion, forwarding) is the
+// end of the longest run of the merged stream whose every command ran.
+// The replication connection and the flows have no read deadline of
+// their own (a shard may write nothing for long); the stream fails when
+// no byte of it came in place for repl-timeout (the primary's PINGs on
+// the replication connection come after every earlier frame).
 //
 // With tls-replication (Options.TLS) every one of these connections, the
 // replication connection and each flow, is TLS (dial.go: one dial point),
@@ -82,16 +117,18 @@
 // CA) fails the session, logged, and is tried again a second later. A
 // radish primary's flows then go over TLS as well: the primary's shard
 // hands the connection with its tls.Conn to a goroutine that encrypts
-// what the part's sender writes (shard/flowtls.go), so no zero-copy send.
+// what the part's sender and then the flow's stream write
+// (shard/flowtls.go), so no zero-copy send.
 //
 // The full sync's RDB is written to a file in dir (temp-<pid>-repl.rdb),
 // then the Host empties every database and loads it (each shard keeps
 // the keys it owns: the two sides may have different shard counts, and
 // a redis-server's dump loads as one file), with keys past their TTL
 // kept (the primary deletes them); the file is removed after. Commands
-// go to the Host in batches, one per read from the primary; a MULTI ...
-// EXEC block waits until its EXEC is read, so it reaches the Host whole
-// and runs atomically there over every shard it touches.
+// go to the Host in batches, one per read from the primary (on one
+// connection, or on flows on their lanes); a MULTI ... EXEC block waits
+// until its EXEC is read, so it reaches the Host whole and runs
+// atomically there over every shard it touches.
 //
 // What happens on each kind of disconnect:
 //   - the link fails or goes silent for repl-timeout (the primary pings
@@ -101,7 +138,14 @@
 //     (after a second) with PSYNC <replid> <applied+1>. A primary whose
 //     backlog still holds that offset answers +CONTINUE and the stream
 //     resumes with no byte lost or run twice; otherwise +FULLRESYNC and a
-//     full sync replaces the data.
+//     full sync replaces the data. On flows, any of the connections
+//     failing (a flow's read error, the replication connection's, or no
+//     byte in place for repl-timeout: a flow that stalled) fails the
+//     session the same way: frames past a missing one were not applied,
+//     the replica opens new flows and its PSYNC continues every flow from
+//     the one offset applied (the primary re-splits its backlog there);
+//     the primary closes a replica's flows when its connection closes, and
+//     a flow whose send makes no progress for repl-timeout.
 //   - the primary is down: the link retries once a second; meanwhile
 //     the replica serves its data (or -MASTERDOWN to commands that are
 //     not stale-safe under replica-serve-stale-data no).

@@ -2,6 +2,8 @@ package repl
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -109,42 +111,64 @@ func removeFlowFiles(path string, n int) {
 	}
 }
 
-// flowsIn is the flows' payloads on their way in: received from the
-// moment the flows are open, before PSYNC is even answered (the
+// flowsIn is the flows on their way in: their payloads received from
+// the moment the flows are open, before PSYNC is even answered (the
 // primary's shards write their parts on them first, and answer once
 // every part is written: a replica that waited for the answer to read
-// them would hold them full and the answer would never come).
+// them would hold them full and the answer would never come); then, or
+// at once after a +CONTINUE, the frames of the write stream, put in
+// place by j.
 type flowsIn struct {
 	flows []*flow
 	path  string
 	done  chan error
+	j     *joiner
 	ended bool
 }
 
-// receive starts receiving every flow's payload, an RDB file between
-// $EOF:<mark> and the mark, into its file, in parallel; once all are in,
-// the manifest naming them is written at the full sync's path. Nil
-// without flows.
+// errNoPart: a flow's first bytes are the stream's, no payload came.
+var errNoPart = errors.New("no payload on the flow")
+
+// receive starts receiving every flow, in parallel: its payload, an RDB
+// file between $EOF:<mark> and the mark, into its file (once all are
+// in, the manifest naming them is written at the full sync's path),
+// then its frames of the stream. Nil without flows.
 func (r *Replica) receive(flows []*flow) *flowsIn {
 	if len(flows) == 0 {
 		return nil
 	}
-	in := &flowsIn{flows: flows, path: r.tempPath(), done: make(chan error, 1)}
+	in := &flowsIn{flows: flows, path: r.tempPath(), done: make(chan error, 1), j: newJoiner(r.o.Timeout)}
 	r.mu.Lock()
 	r.st.SyncRead, r.st.SyncLastIO = 0, time.Now()
 	r.mu.Unlock()
+	for _, fl := range flows { // a payload must start within repl-timeout (a +CONTINUE lifts it)
+		fl.c.SetReadDeadline(time.Now().Add(r.o.Timeout))
+	}
+	m := &snapshot.Manifest{Files: make([]snapshot.File, len(flows))}
+	errs := make([]error, len(flows))
+	var wg sync.WaitGroup
+	for i, fl := range flows {
+		wg.Add(1)
+		go func() {
+			m.Files[i].Size, errs[i] = r.receiveFlow(fl, flowFile(in.path, i))
+			m.Files[i].Name = filepath.Base(flowFile(in.path, i))
+			wg.Done()
+			if errs[i] != nil && errs[i] != errNoPart {
+				in.j.fail(fmt.Errorf("flow %d: %w", i, errs[i]))
+				return
+			}
+			fl.c.SetReadDeadline(time.Time{}) // a shard may write nothing for long
+			for {
+				off, b, err := readFrame(fl.br)
+				if err != nil {
+					in.j.fail(fmt.Errorf("flow %d: %w", i, err))
+					return
+				}
+				in.j.put(off, b, i)
+			}
+		}()
+	}
 	go func() {
-		m := &snapshot.Manifest{Files: make([]snapshot.File, len(flows))}
-		errs := make([]error, len(flows))
-		var wg sync.WaitGroup
-		for i, fl := range flows {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				m.Files[i].Size, errs[i] = r.receiveFlow(fl, flowFile(in.path, i))
-				m.Files[i].Name = filepath.Base(flowFile(in.path, i))
-			}()
-		}
 		wg.Wait()
 		for i, err := range errs {
 			if err != nil {
@@ -164,8 +188,37 @@ func (in *flowsIn) wait() error {
 	return err
 }
 
-// end closes the flows, waits for their receivers and removes their
-// files; again, or on nil, it does nothing.
+// stream has the stream start after offset off: the flows' frames and
+// those of the replication connection c (read from br by a goroutine of
+// its own until it fails), put in place. It returns the merged stream,
+// which fails once no byte of it came for repl-timeout.
+func (in *flowsIn) stream(c net.Conn, br *bufio.Reader, off int64) io.Reader {
+	for _, fl := range in.flows { // no payload comes (a +CONTINUE)
+		fl.c.SetReadDeadline(time.Time{})
+	}
+	c.SetReadDeadline(time.Time{})
+	in.j.start(off)
+	go func() {
+		for {
+			off, b, err := readFrame(br)
+			if err != nil {
+				in.j.fail(err)
+				return
+			}
+			in.j.put(off, b, -1)
+		}
+	}()
+	return in.j
+}
+
+// removeFiles removes the payloads' files, once loaded.
+func (in *flowsIn) removeFiles() {
+	removeFlowFiles(in.path, len(in.flows))
+	os.Remove(in.path)
+}
+
+// end closes the flows, waits for their payloads' receivers and removes
+// their files; again, or on nil, it does nothing.
 func (in *flowsIn) end() {
 	if in == nil || in.ended {
 		return
@@ -173,8 +226,7 @@ func (in *flowsIn) end() {
 	in.ended = true
 	closeFlows(in.flows)
 	<-in.done
-	removeFlowFiles(in.path, len(in.flows))
-	os.Remove(in.path)
+	in.removeFiles()
 }
 
 // count is how many flows are open.
@@ -185,9 +237,17 @@ func (in *flowsIn) count() int {
 	return len(in.flows)
 }
 
-// receiveFlow copies one flow's payload into a file at path.
+// receiveFlow copies one flow's payload into a file at path, reading
+// nothing past its mark (the stream's frames follow); errNoPart when
+// the flow starts with a frame.
 func (r *Replica) receiveFlow(fl *flow, path string) (int64, error) {
-	fl.c.SetReadDeadline(time.Now().Add(r.o.Timeout))
+	first, err := fl.br.Peek(1)
+	if err != nil {
+		return 0, err
+	}
+	if first[0] == '@' {
+		return 0, errNoPart
+	}
 	hdr, err := fl.br.ReadString('\n')
 	if err != nil {
 		return 0, err
@@ -207,11 +267,64 @@ func (r *Replica) receiveFlow(fl *flow, path string) (int64, error) {
 		return 0, err
 	}
 	cw := &counter{w: f}
-	err = copyToMark(cw, &progress{r: fl.br, c: fl.c, rep: r}, []byte(mark))
+	err = r.copyToMarkIn(cw, fl, []byte(mark))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return cw.n, err
+}
+
+// copyToMarkIn copies fl's payload to dst up to mark, which it consumes
+// and reads nothing past, counting it for INFO and keeping the flow's
+// read deadline ahead.
+func (r *Replica) copyToMarkIn(dst io.Writer, fl *flow, mark []byte) error {
+	var held []byte // read, not written: may begin the mark
+	for {
+		fl.c.SetReadDeadline(time.Now().Add(r.o.Timeout))
+		if _, err := fl.br.Peek(1); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		data, _ := fl.br.Peek(fl.br.Buffered())
+		r.mu.Lock()
+		r.st.SyncRead += int64(len(data))
+		r.st.SyncLastIO = time.Now()
+		r.mu.Unlock()
+		// A mark that begins in held ends within len(mark)-1 bytes of data.
+		edge := append(held[:len(held):len(held)], data[:min(len(data), len(mark)-1)]...)
+		if i := bytes.Index(edge, mark); i >= 0 {
+			_, err := dst.Write(held[:i])
+			fl.br.Discard(i + len(mark) - len(held))
+			return err
+		}
+		if i := bytes.Index(data, mark); i >= 0 {
+			_, err := dst.Write(held)
+			if err == nil {
+				_, err = dst.Write(data[:i])
+			}
+			fl.br.Discard(i + len(mark))
+			return err
+		}
+		if len(data) < len(mark)-1 { // edge is held and all of data
+			cut := max(0, len(edge)-(len(mark)-1))
+			if _, err := dst.Write(edge[:cut]); err != nil {
+				return err
+			}
+			held = append(held[:0], edge[cut:]...)
+		} else {
+			if _, err := dst.Write(held); err != nil {
+				return err
+			}
+			keep := len(mark) - 1
+			if _, err := dst.Write(data[:len(data)-keep]); err != nil {
+				return err
+			}
+			held = append(held[:0], data[len(data)-keep:]...)
+		}
+		fl.br.Discard(len(data))
+	}
 }
 
 // counter counts what it writes to w.

@@ -76,6 +76,8 @@ type Merger struct {
 	// counts every byte written.
 	Out    []byte
 	Offset int64
+	// Spans are whose bytes Out holds (split.go), emptied with it.
+	Spans []Span
 	// OnCut is told the stream's offset at cut id's point.
 	OnCut func(id uint64, offset int64)
 	// Free is handed every Chunk the Merger is done with.
@@ -324,7 +326,7 @@ func (m *Merger) cmd(r ref) []byte {
 func (m *Merger) emit(r ref) {
 	it := &r.c.Items[r.i]
 	m.selectDB(it.DB)
-	m.write(r.c.Buf[it.Off:it.End])
+	m.writeOf(r.c.Shard, r.c.Buf[it.Off:it.End])
 	m.use(r.c, r.i)
 }
 
@@ -340,7 +342,4 @@ func (m *Merger) selectDB(db int) {
 // Write adds b, a command of the primary's own (PING), to the stream.
 func (m *Merger) Write(b []byte) { m.write(b) }
 
-func (m *Merger) write(b []byte) {
-	m.Out = append(m.Out, b...)
-	m.Offset += int64(len(b))
-}
+func (m *Merger) write(b []byte) { m.writeOf(-1, b) }

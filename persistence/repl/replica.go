@@ -27,8 +27,9 @@ type Host interface {
 	FullSync(path string) error
 	// Apply returns a connection into the server's command path on which
 	// commands run as the primary's (replica-read-only does not refuse
-	// them, and they see no key expired), each answered with one reply.
-	Apply() (net.Conn, error)
+	// them, and they see no key expired), each answered with one reply:
+	// lane l's, a connection of the server's shard l (modulo its count).
+	Apply(lane int) (net.Conn, error)
 }
 
 // Options configure a replica's link.
@@ -75,7 +76,12 @@ type Options struct {
 	// locked: they must not call back into the Replica.
 	Forward func(b []byte)
 	Reset   func()
-	Log     *zap.Logger
+	// Local reports whether a command touches only the keys it names
+	// (not FLUSHALL, SWAPDB, FUNCTION ...): on flows, such a command runs
+	// on its flow's lane in parallel with the others (apply.go); nil:
+	// none does.
+	Local func(args [][]byte) bool
+	Log   *zap.Logger
 }
 
 // States of a replica's link, as ROLE names them.
@@ -121,11 +127,15 @@ type Replica struct {
 	conn net.Conn // the primary's connection while one is open
 
 	// The offsets: applied moves when the Host has run a command (its
-	// reply came back on the Apply connection); pend holds the end
-	// offsets of the commands sent there not yet answered, in order.
+	// reply came back on its lane) and every one before it; pend holds
+	// the end offsets of the commands sent not yet applied, in the
+	// stream's order, fin which of them ran, head the place of pend[0]
+	// counted from the first command ever sent (apply.go).
 	off struct {
 		sync.Mutex
 		pend    []int64
+		fin     []bool
+		head    int64
 		applied int64
 		ackAt   int64 // a GETACK waits until applied reaches it (-1: none)
 		idle    *sync.Cond
@@ -138,7 +148,8 @@ type Replica struct {
 	// hold, while held, keeps the stream from sending commands to the
 	// Host (Hold).
 	hold   sync.Mutex
-	apply  net.Conn
+	lanes  []*lane    // the link's goroutine's (apply.go)
+	db     int        // the database the stream's last SELECT named
 	wmu    sync.Mutex // serializes writes to the primary's connection
 	closed atomic.Bool
 	up     atomic.Bool // State is StateConnected
@@ -218,9 +229,9 @@ func (r *Replica) log() *zap.Logger {
 func (r *Replica) run() {
 	defer close(r.done)
 	defer func() {
-		if r.apply != nil {
-			r.drain()
-			r.apply.Close()
+		r.drain()
+		for _, l := range r.lanes {
+			l.c.Close()
 		}
 	}()
 	for {
@@ -232,9 +243,7 @@ func (r *Replica) run() {
 		r.conn = nil
 		r.st.State = StateConnect
 		r.mu.Unlock()
-		if r.apply != nil {
-			r.drain()
-		}
+		r.drain()
 		if r.closed.Load() {
 			return
 		}
@@ -299,13 +308,8 @@ func (r *Replica) session() (err error) {
 	}
 	in := r.receive(flows)
 	defer in.end()
-	if r.apply == nil {
-		a, err := r.h.Apply()
-		if err != nil {
-			return fmt.Errorf("opening the link into the command path: %w", err)
-		}
-		r.apply = a
-		go r.replies(a)
+	if err := r.lane(0); err != nil {
+		return err
 	}
 	r.off.Lock()
 	applied := r.off.applied
@@ -328,6 +332,11 @@ func (r *Replica) session() (err error) {
 		failover(line)
 		failover = nil
 	}
+	// The stream, from the replication connection, or put together from
+	// its frames on the flows and that connection.
+	var src io.Reader = &linkReader{c: c, br: br, timeout: r.o.Timeout}
+	var j *joiner
+	split := false
 	switch {
 	case strings.HasPrefix(line, "+FULLRESYNC"):
 		f := strings.Fields(line)
@@ -338,13 +347,17 @@ func (r *Replica) session() (err error) {
 		if err != nil {
 			return fmt.Errorf("bad FULLRESYNC reply %q", line)
 		}
-		if err := r.fullSync(c, br, f[1], off, in); err != nil {
+		if split, err = r.fullSync(c, br, f[1], off, in); err != nil {
 			return err
 		}
+		if split {
+			src, j = in.stream(c, br, off), in.j
+		}
 	case strings.HasPrefix(line, "+CONTINUE"):
+		f := strings.Fields(line)
 		r.mu.Lock()
 		shifted := false
-		if f := strings.Fields(line); len(f) == 2 && f[1] != r.st.ReplID {
+		if len(f) >= 2 && f[1] != r.st.ReplID {
 			r.st.ReplID2, r.st.SecondOffset, r.st.ReplID = r.st.ReplID, applied+1, f[1]
 			shifted = true
 		}
@@ -354,11 +367,17 @@ func (r *Replica) session() (err error) {
 		if shifted { // as Redis: the sub-replicas learn the new ID by syncing again
 			r.reset()
 		}
-		r.log().Info("partial resynchronization with the primary", zap.String("primary", r.o.Addr), zap.Int64("offset", applied+1))
+		if split = len(f) == 3 && f[2] == "flows" && in != nil; split {
+			src, j = in.stream(c, br, applied), in.j
+		}
+		r.log().Info("partial resynchronization with the primary", zap.String("primary", r.o.Addr), zap.Int64("offset", applied+1),
+			zap.Bool("flows", split))
 	default:
 		return fmt.Errorf("PSYNC: %s", line)
 	}
-	in.end() // done with, or not needed
+	if !split {
+		in.end() // done with, or not needed
+	}
 	r.mu.Lock()
 	r.st.State, r.st.EverConnected, r.st.DownSince, r.st.LastIO = StateConnected, true, time.Time{}, time.Now()
 	r.mu.Unlock()
@@ -367,7 +386,20 @@ func (r *Replica) session() (err error) {
 	stopAck := make(chan struct{})
 	defer close(stopAck)
 	go r.ackEverySecond(c, stopAck)
-	return r.stream(c, br)
+	return r.stream(src, j)
+}
+
+// linkReader reads the replication connection, which fails once silent
+// for timeout.
+type linkReader struct {
+	c       net.Conn
+	br      *bufio.Reader
+	timeout time.Duration
+}
+
+func (l *linkReader) Read(b []byte) (int, error) {
+	l.c.SetReadDeadline(time.Now().Add(l.timeout))
+	return l.br.Read(b)
 }
 
 // handshake is PING, AUTH, REPLCONF listening-port and ip-address, and
@@ -457,8 +489,9 @@ func appendCommand(b []byte, args ...string) []byte {
 }
 
 // fullSync receives the RDB payload into a file of o.Dir, has the Host
-// load it, and starts the stream at offset off of replid.
-func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int64, in *flowsIn) error {
+// load it, and starts the stream at offset off of replid; split: the
+// payload came on flows, and the stream follows on them.
+func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int64, in *flowsIn) (split bool, err error) {
 	r.mu.Lock()
 	r.st.State, r.st.SyncTotal = StateSync, -1
 	if in == nil { // flows count from when they open
@@ -470,44 +503,44 @@ func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int6
 		c.SetReadDeadline(time.Now().Add(r.o.Timeout))
 		l, err := br.ReadString('\n')
 		if err != nil {
-			return err
+			return false, err
 		}
 		if hdr = strings.TrimRight(l, "\r\n"); hdr != "" {
 			break
 		}
 	}
 	if len(hdr) == 0 || hdr[0] != '$' {
-		return fmt.Errorf("bad full sync payload header %q", hdr)
+		return false, fmt.Errorf("bad full sync payload header %q", hdr)
 	}
 	path := r.tempPath()
 	if n, ok := strings.CutPrefix(hdr, "$FLOWS:"); ok {
 		if in == nil || n != strconv.Itoa(len(in.flows)) {
-			return fmt.Errorf("a full sync on %s flows, %d open", n, in.count())
+			return false, fmt.Errorf("a full sync on %s flows, %d open", n, in.count())
 		}
-		defer in.end()
+		defer in.removeFiles()
 		if err := in.wait(); err != nil {
-			return fmt.Errorf("receiving the full sync: %w", err)
+			return false, fmt.Errorf("receiving the full sync: %w", err)
 		}
-		return r.loaded(in.path, replid, off)
+		return true, r.loaded(in.path, replid, off)
 	}
 	in.end() // the one payload: the flows are not used
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer os.Remove(path)
 	pr := &progress{r: br, c: c, rep: r}
 	if mark, ok := strings.CutPrefix(hdr, "$EOF:"); ok {
 		if len(mark) != eofMarkLen {
 			f.Close()
-			return fmt.Errorf("bad EOF mark %q", mark)
+			return false, fmt.Errorf("bad EOF mark %q", mark)
 		}
 		err = copyToMark(f, pr, []byte(mark))
 	} else {
 		n, perr := strconv.ParseInt(hdr[1:], 10, 64)
 		if perr != nil || n < 0 {
 			f.Close()
-			return fmt.Errorf("bad full sync payload header %q", hdr)
+			return false, fmt.Errorf("bad full sync payload header %q", hdr)
 		}
 		r.mu.Lock()
 		r.st.SyncTotal = n
@@ -521,9 +554,9 @@ func (r *Replica) fullSync(c net.Conn, br *bufio.Reader, replid string, off int6
 	}
 	c.SetReadDeadline(time.Time{})
 	if err != nil {
-		return fmt.Errorf("receiving the full sync: %w", err)
+		return false, fmt.Errorf("receiving the full sync: %w", err)
 	}
-	return r.loaded(path, replid, off)
+	return false, r.loaded(path, replid, off)
 }
 
 // tempPath is where a full sync's payload is received (a manifest of
@@ -541,6 +574,7 @@ func (r *Replica) loaded(path, replid string, off int64) error {
 	}
 	r.off.Lock()
 	r.off.applied, r.off.ackAt = off, -1
+	r.db = 0 // as a new master client's: the stream selects first
 	r.off.hist, r.off.histEnd, r.off.fwd = r.off.hist[:0], off, off
 	r.resetLocked()
 	r.off.Unlock()

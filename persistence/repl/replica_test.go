@@ -31,7 +31,7 @@ func (h *host) FullSync(path string) error {
 	return err
 }
 
-func (h *host) Apply() (net.Conn, error) {
+func (h *host) Apply(int) (net.Conn, error) {
 	a, b := net.Pipe()
 	h.apply = b
 	go func() {

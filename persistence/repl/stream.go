@@ -1,37 +1,51 @@
 package repl
 
 import (
-	"bufio"
 	"bytes"
+	"io"
 	"net"
 	"strconv"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/radish-kv/radish/net/resp"
 )
 
-// stream reads the primary's command stream and sends it on to the Host,
-// one batch per read: PING and REPLCONF are the link's own (counted in
-// the offset, never run); a MULTI ... EXEC block is held back until its
-// EXEC is in, so that a cut in the middle of one runs none of it (the
-// PSYNC after the cut asks for it again from its MULTI).
-func (r *Replica) stream(c net.Conn, br *bufio.Reader) error {
+// stream reads the primary's command stream from src and sends it on
+// to the Host, one batch per read: PING and REPLCONF are the link's own
+// (counted in the offset, never run); a MULTI ... EXEC block is held
+// back until its EXEC is in, so that a cut in the middle of one runs
+// none of it (the PSYNC after the cut asks for it again from its MULTI).
+//
+// Without j every command goes on lane 0 in order. With j (the stream
+// put together from flows, apply.go) each command runs on the lane of
+// the flow it came on, in parallel with the other flows' (each lane in
+// the database the stream's SELECTs name); a MULTI ... EXEC block, and
+// a command that is not local (Options.Local) or came on the
+// replication connection, runs alone: once every command before it ran,
+// and before any after it is sent.
+func (r *Replica) stream(src io.Reader, j *joiner) error {
 	var rd resp.Reader
 	buf := make([]byte, 0, 64<<10) // read, not yet parsed
-	var out []byte                 // commands for the Host
-	var ends []int64               // the stream offset after each of them
-	tx, txEnds := -1, 0            // where an open MULTI begins in out and ends
+	var b batch                    // commands for the Host
+	var tx *batch                  // an open MULTI block
+	var spans []Span               // whose buf's bytes are (with j)
 	r.off.Lock()
 	read := r.off.applied
 	r.off.Unlock()
+	if j == nil {
+		r.syncLane(&b, 0) // the stream goes on in the database it was in
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
 		}
-		c.SetReadDeadline(time.Now().Add(r.o.Timeout))
-		n, err := br.Read(buf[len(buf):cap(buf)])
+		var n int
+		var err error
+		if j != nil {
+			n, spans, err = j.readSpans(buf[len(buf):cap(buf)], spans)
+		} else {
+			n, err = src.Read(buf[len(buf):cap(buf)])
+		}
 		if err != nil {
 			return err
 		}
@@ -49,22 +63,65 @@ func (r *Replica) stream(c net.Conn, br *bufio.Reader) error {
 			raw := buf[p : p+used]
 			p += used
 			read += int64(used)
+			from := -1 // the flow it came on (-1: the replication connection)
+			if j != nil {
+				for len(spans) > 1 && spans[0].End <= read-int64(used) {
+					spans = spans[1:]
+				}
+				if len(spans) > 0 {
+					from = spans[0].Shard
+				}
+			}
 			switch {
 			case len(args) == 0 || is(args[0], "ping"):
-				skipTo(r, ends, read)
+				skipTo(r, b.ends, read)
 			case is(args[0], "replconf"):
 				if len(args) >= 2 && is(args[1], "getack") {
 					ackAt = read - int64(used)
 				}
-				skipTo(r, ends, read)
-			default:
-				if is(args[0], "multi") {
-					tx, txEnds = len(out), len(ends)
+				skipTo(r, b.ends, read)
+			case is(args[0], "multi"):
+				tx = &batch{}
+				r.syncLane(tx, 0)
+				tx.add(0, raw, read)
+			case tx != nil:
+				if is(args[0], "select") {
+					r.selected(args)
+					r.lanes[0].db = r.db
 				}
-				out = append(out, raw...)
-				ends = append(ends, read)
-				if tx >= 0 && (is(args[0], "exec") || is(args[0], "discard")) {
-					tx = -1
+				tx.add(0, raw, read)
+				if is(args[0], "exec") || is(args[0], "discard") {
+					if j == nil {
+						b.join(tx)
+					} else if err := r.alone(&b, tx); err != nil {
+						return err
+					}
+					tx = nil
+				}
+			case j == nil:
+				if is(args[0], "select") {
+					r.selected(args)
+					r.lanes[0].db = r.db
+				}
+				b.add(0, raw, read)
+			case is(args[0], "select"):
+				r.selected(args)
+				skipTo(r, b.ends, read)
+			default:
+				l := max(from, 0)
+				if err := r.lane(l); err != nil {
+					return err
+				}
+				if from >= 0 && r.o.Local != nil && r.o.Local(args) {
+					r.syncLane(&b, l)
+					b.add(l, raw, read)
+					break
+				}
+				one := &batch{}
+				r.syncLane(one, l)
+				one.add(l, raw, read)
+				if err := r.alone(&b, one); err != nil {
+					return err
 				}
 			}
 		}
@@ -74,25 +131,8 @@ func (r *Replica) stream(c net.Conn, br *bufio.Reader) error {
 		r.mu.Lock()
 		r.st.Read, r.st.LastIO = read, now
 		r.mu.Unlock()
-		sendOut, sendEnds := len(out), len(ends)
-		if tx >= 0 {
-			sendOut, sendEnds = tx, txEnds
-		}
-		if sendEnds > 0 {
-			r.hold.Lock()
-			r.off.Lock()
-			r.off.pend = append(r.off.pend, ends[:sendEnds]...)
-			r.off.Unlock()
-			_, err := r.apply.Write(out[:sendOut])
-			r.hold.Unlock()
-			if err != nil {
-				return err
-			}
-			out = out[:copy(out, out[sendOut:])]
-			ends = ends[:copy(ends, ends[sendEnds:])]
-			if tx >= 0 {
-				tx, txEnds = 0, 0
-			}
+		if err := r.send(&b); err != nil {
+			return err
 		}
 		if ackAt >= 0 {
 			r.off.Lock()
@@ -159,64 +199,6 @@ func skipTo(r *Replica, ends []int64, off int64) {
 // is reports whether a command name equals lower, ignoring case.
 func is(b []byte, lower string) bool {
 	return len(b) == len(lower) && bytes.EqualFold(b, []byte(lower))
-}
-
-// replies reads the Host's replies to the stream's commands: each one
-// moves the applied offset to its command's end, and answers a GETACK
-// waiting for it.
-func (r *Replica) replies(a net.Conn) {
-	buf := make([]byte, 0, 64<<10)
-	logged := 0
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
-		}
-		n, err := a.Read(buf[len(buf):cap(buf)])
-		if err != nil {
-			r.off.Lock()
-			r.off.pend = r.off.pend[:0]
-			r.off.idle.Broadcast()
-			r.off.Unlock()
-			return
-		}
-		buf = buf[:len(buf)+n]
-		p, k := 0, 0
-		for p < len(buf) {
-			m := skipReply(buf[p:], 0)
-			if m == 0 {
-				break
-			}
-			if buf[p] == '-' && logged < 10 {
-				logged++
-				r.log().Warn("a command from the primary failed here", zap.ByteString("reply", bytes.TrimSpace(buf[p:p+m])))
-			}
-			p += m
-			k++
-		}
-		buf = buf[:copy(buf, buf[p:])]
-		if k == 0 {
-			continue
-		}
-		r.off.Lock()
-		k = min(k, len(r.off.pend))
-		if k > 0 {
-			r.off.applied = r.off.pend[k-1]
-			r.off.pend = r.off.pend[:copy(r.off.pend, r.off.pend[k:])]
-			r.forward()
-		}
-		applied := r.off.applied
-		ack := r.off.ackAt >= 0 && applied >= r.off.ackAt
-		if ack {
-			r.off.ackAt = -1
-		}
-		if len(r.off.pend) == 0 {
-			r.off.idle.Broadcast()
-		}
-		r.off.Unlock()
-		if ack {
-			r.sendAck(applied)
-		}
-	}
 }
 
 // skipReply returns the length of the RESP2 reply at the front of b, 0

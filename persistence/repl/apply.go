@@ -1,0 +1,243 @@
+package repl
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"strconv"
+
+	"go.uber.org/zap"
+)
+
+// The stream's commands run on lanes, connections into the Host's
+// command path (Host.Apply). Lane 0 takes every command of a stream
+// read from one connection; a stream put together from flows runs flow
+// i's commands on lane i (a connection of the Host's shard i, modulo its
+// count), each lane in order and the lanes in parallel: a key's commands
+// are all on its shard's flow, so their order holds. What is not one
+// flow's alone (a MULTI ... EXEC block, which holds a cross-shard
+// transaction's parts from several flows, and a command that is not
+// local, FLUSHALL, SWAPDB, FUNCTION ...) runs once every command before
+// it ran, and before any after it is sent.
+//
+// The offset applied is the end of the longest run of the stream whose
+// every command ran: pend holds the end offsets of the commands sent, in
+// the stream's order, fin which of them were answered; each lane knows
+// which of them its replies answer.
+
+// lane is one connection into the Host's command path.
+type lane struct {
+	c  net.Conn
+	db int // the database its commands run in
+	// seqs are the commands its replies answer, in order: a command's
+	// place in pend counted from the first one ever (-1: a SELECT of the
+	// link's own). r.off guards it.
+	seqs []int64
+}
+
+// batch is commands on their way to the lanes.
+type batch struct {
+	ends  []int64 // their end offsets, in the stream's order
+	lanes []laneBatch
+}
+
+// laneBatch is a batch's commands for one lane: their bytes, and the
+// index in ends of each (-1: a SELECT of the link's own).
+type laneBatch struct {
+	out  []byte
+	cmds []int
+}
+
+func (b *batch) on(l int) *laneBatch {
+	for len(b.lanes) <= l {
+		b.lanes = append(b.lanes, laneBatch{})
+	}
+	return &b.lanes[l]
+}
+
+// add adds raw, the stream's command ending at offset end, for lane l.
+func (b *batch) add(l int, raw []byte, end int64) {
+	lb := b.on(l)
+	lb.out = append(lb.out, raw...)
+	lb.cmds = append(lb.cmds, len(b.ends))
+	b.ends = append(b.ends, end)
+}
+
+// own adds raw, a command of the link's own, for lane l.
+func (b *batch) own(l int, raw []byte) {
+	lb := b.on(l)
+	lb.out = append(lb.out, raw...)
+	lb.cmds = append(lb.cmds, -1)
+}
+
+// join appends o's commands.
+func (b *batch) join(o *batch) {
+	base := len(b.ends)
+	for l := range o.lanes {
+		lb, ob := b.on(l), &o.lanes[l]
+		lb.out = append(lb.out, ob.out...)
+		for _, k := range ob.cmds {
+			if k >= 0 {
+				k += base
+			}
+			lb.cmds = append(lb.cmds, k)
+		}
+	}
+	b.ends = append(b.ends, o.ends...)
+}
+
+func (b *batch) reset() {
+	b.ends = b.ends[:0]
+	for l := range b.lanes {
+		b.lanes[l].out, b.lanes[l].cmds = b.lanes[l].out[:0], b.lanes[l].cmds[:0]
+	}
+}
+
+// lane opens the lanes up to l.
+func (r *Replica) lane(l int) error {
+	for len(r.lanes) <= l {
+		c, err := r.h.Apply(len(r.lanes))
+		if err != nil {
+			return fmt.Errorf("opening the link into the command path: %w", err)
+		}
+		ln := &lane{c: c}
+		r.lanes = append(r.lanes, ln)
+		go r.replies(ln)
+	}
+	return nil
+}
+
+// selected takes the stream's SELECT.
+func (r *Replica) selected(args [][]byte) {
+	if len(args) == 2 {
+		if n, err := strconv.Atoi(string(args[1])); err == nil {
+			r.db = n
+		}
+	}
+}
+
+// syncLane has lane l select the stream's database, in b, when it is in
+// another.
+func (r *Replica) syncLane(b *batch, l int) {
+	if ln := r.lanes[l]; ln.db != r.db {
+		b.own(l, appendCommand(nil, "SELECT", strconv.Itoa(r.db)))
+		ln.db = r.db
+	}
+}
+
+// send sends b's commands to their lanes and empties it.
+func (r *Replica) send(b *batch) error {
+	r.hold.Lock()
+	defer r.hold.Unlock()
+	r.off.Lock()
+	base := r.off.head + int64(len(r.off.pend))
+	r.off.pend = append(r.off.pend, b.ends...)
+	for range b.ends {
+		r.off.fin = append(r.off.fin, false)
+	}
+	for l := range b.lanes {
+		ln := r.lanes[l]
+		for _, k := range b.lanes[l].cmds {
+			seq := int64(-1)
+			if k >= 0 {
+				seq = base + int64(k)
+			}
+			ln.seqs = append(ln.seqs, seq)
+		}
+	}
+	r.off.Unlock()
+	for l := range b.lanes {
+		if out := b.lanes[l].out; len(out) > 0 {
+			if _, err := r.lanes[l].c.Write(out); err != nil {
+				return err
+			}
+		}
+	}
+	b.reset()
+	return nil
+}
+
+// alone sends b, then, once every command sent ran, one; and returns
+// once one's commands ran.
+func (r *Replica) alone(b, one *batch) error {
+	if err := r.send(b); err != nil {
+		return err
+	}
+	r.drain()
+	if err := r.send(one); err != nil {
+		return err
+	}
+	r.drain()
+	return nil
+}
+
+// replies reads lane l's replies to the stream's commands: each marks
+// its command run, which moves the applied offset to the end of the run
+// of commands all run, and answers a GETACK waiting for it.
+func (r *Replica) replies(l *lane) {
+	buf := make([]byte, 0, 64<<10)
+	logged := 0
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
+		}
+		n, err := l.c.Read(buf[len(buf):cap(buf)])
+		if err != nil {
+			r.off.Lock()
+			r.off.head += int64(len(r.off.pend))
+			r.off.pend, r.off.fin = r.off.pend[:0], r.off.fin[:0]
+			r.off.idle.Broadcast()
+			r.off.Unlock()
+			return
+		}
+		buf = buf[:len(buf)+n]
+		p, k := 0, 0
+		for p < len(buf) {
+			m := skipReply(buf[p:], 0)
+			if m == 0 {
+				break
+			}
+			if buf[p] == '-' && logged < 10 {
+				logged++
+				r.log().Warn("a command from the primary failed here", zap.ByteString("reply", bytes.TrimSpace(buf[p:p+m])))
+			}
+			p += m
+			k++
+		}
+		buf = buf[:copy(buf, buf[p:])]
+		if k == 0 {
+			continue
+		}
+		r.off.Lock()
+		for ; k > 0 && len(l.seqs) > 0; k-- {
+			seq := l.seqs[0]
+			l.seqs = l.seqs[1:]
+			if i := seq - r.off.head; seq >= 0 && i >= 0 && i < int64(len(r.off.fin)) {
+				r.off.fin[i] = true
+			}
+		}
+		done := 0
+		for done < len(r.off.fin) && r.off.fin[done] {
+			done++
+		}
+		if done > 0 {
+			r.off.applied = r.off.pend[done-1]
+			r.off.pend = r.off.pend[:copy(r.off.pend, r.off.pend[done:])]
+			r.off.fin = r.off.fin[:copy(r.off.fin, r.off.fin[done:])]
+			r.off.head += int64(done)
+			r.forward()
+		}
+		applied := r.off.applied
+		ack := r.off.ackAt >= 0 && applied >= r.off.ackAt
+		if ack {
+			r.off.ackAt = -1
+		}
+		if len(r.off.pend) == 0 {
+			r.off.idle.Broadcast()
+		}
+		r.off.Unlock()
+		if ack {
+			r.sendAck(applied)
+		}
+	}
+}
