@@ -214,6 +214,7 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 	ready <- nil
 	<-start
 	s.nextTick = time.Now()
+	yielded := s.nextTick
 	for !s.group.stopping.Load() {
 		s.busy.polling = true
 		err := drv.Poll(s.wait(time.Now()), s)
@@ -222,8 +223,10 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 			s.group.log.Error("shard poll failed", errField(err), shardField(s.id))
 			break
 		}
-		s.Turn(time.Now())
+		now := time.Now()
+		s.Turn(now)
 		s.flushOutbox()
+		yielded = yield(now, yielded)
 	}
 	s.shutdown()
 }
