@@ -33,6 +33,12 @@
 //   - Wait: one blocked client's state on its home shard in the claim
 //     protocol below, a state machine home asks and tells as Txn is
 //     (wait_test.go runs it against holders in many delivery orders).
+//   - Waiting: one blocked client's waiter on a holder shard, a state
+//     machine the holder asks: what to do with it when it stands first
+//     on a key that may have data (pass, claim, or at the client's home
+//     drop, stand or serve), and when home answers its claim (move,
+//     forget, keep or pop). The holders of wait_test.go's model decide
+//     with it.
 //
 // The protocol. A transaction's home shard (the client's) splits it into
 // per-shard parts, each with its keys and intents, in ascending shard
@@ -101,10 +107,11 @@
 // The claim protocol of blocking commands (BLPOP, BLMOVE, XREAD BLOCK
 // ...). A blocked client's home shard parks a waiter on each shard that
 // owns a key it waits on (a holder). A write that may have filled a key
-// has its holder look at the key's first waiter: when the client's home
-// is another shard, the holder takes the command's keys on its own shard
-// (Table.Lock, so no transaction holds them half-written) and asks home
-// to claim the client (Wait.Claim). Home grants one claim at a time: the
+// has its holder look at the key's first waiter (Waiting.Look): when the
+// client's home is another shard, the holder takes the command's keys on
+// its own shard (Table.Lock, so no transaction holds them half-written)
+// and asks home to claim the client (Wait.Claim); the waiter passes every
+// later look until home answers (Waiting.Answered). Home grants one claim at a time: the
 // holder pops and home answers the client, or the holder finds nothing
 // left and releases the claim (Wait.Release). A claim that finds another
 // in flight is refused, and its holder keeps its waiter first in line;

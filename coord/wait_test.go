@@ -19,13 +19,14 @@ type waitModel struct {
 	// 2h+1 holder h to home.
 	net [][]func()
 
-	data     []int  // per holder: elements in its key
-	parked   []bool // per holder: its waiter is there
-	busy     []bool // per holder: a claim of its is in flight
-	late     []bool // per holder: a push waits behind its claim's lock
-	granted  int    // claims granted and not yet ended
-	answered int    // replies the client got
-	served   int    // of which elements popped
+	data     []int     // per holder: elements in its key
+	parked   []bool    // per holder: its waiter is there
+	hold     []Waiting // per holder: its waiter's state
+	busy     []bool    // per holder: a claim of its holds the lock on its key
+	late     []bool    // per holder: a push waits behind its claim's lock
+	granted  int       // claims granted and not yet ended
+	answered int       // replies the client got
+	served   int       // of which elements popped
 	ending   bool
 	final    bool // no other reader takes data any more
 }
@@ -88,15 +89,25 @@ func (m *waitModel) unlock(h int) {
 	}
 }
 
-// look has holder h claim the client when its key has data.
+// look has holder h claim the client when its waiter says so (its key
+// has data, no claim of its is in flight).
 func (m *waitModel) look(h int) {
-	if !m.parked[h] || m.busy[h] || m.data[h] == 0 {
+	if !m.parked[h] {
+		return
+	}
+	if l := m.hold[h].Look(m.data[h] > 0); l != Claim {
+		if l != Pass {
+			m.t.Fatalf("a remote waiter looked %d", l)
+		}
 		return
 	}
 	m.busy[h] = true
 	m.toHome(h, func() { // the claim
 		if m.gone() {
 			m.toHolder(h, func() {
+				if a := m.hold[h].Answered(false, true); a != Forget {
+					m.t.Fatalf("a claim answered gone: %d", a)
+				}
 				m.parked[h] = false
 				m.unlock(h)
 			})
@@ -110,8 +121,11 @@ func (m *waitModel) look(h int) {
 		}
 		m.toHolder(h, func() { // the answer
 			defer m.unlock(h)
-			if !ok {
+			switch a := m.hold[h].Answered(ok, false); {
+			case a == Keep && !ok:
 				return // refused: the waiter stays
+			case a != Pop || !ok:
+				m.t.Fatalf("a claim granted %v: %d", ok, a)
 			}
 			if m.data[h] > 0 && (m.final || m.r.IntN(4) > 0) {
 				m.data[h]--
@@ -130,7 +144,7 @@ func (m *waitModel) look(h int) {
 					return
 				}
 				for i := range m.parked {
-					m.toHolder(i, func() { m.look(i) }) // retry
+					m.toHolder(i, func() { m.hold[i].Retry(); m.look(i) }) // retry
 				}
 			})
 		})
@@ -168,7 +182,8 @@ func (m *waitModel) step() {
 	}
 }
 
-// TestWaitProtocol runs one blocked client against one to four holders
+// TestWaitProtocol runs one blocked client against one to four holders,
+// each deciding with its waiter's Waiting,
 // with pushes, claims that find nothing to pop, and a deadline, in many
 // delivery orders (each channel in order, as the shards' batches are): no
 // two claims are granted at once, the client is answered once, a client
@@ -179,13 +194,15 @@ func TestWaitProtocol(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		holders := 1 + r.IntN(4)
 		m := &waitModel{t: t, r: r, data: make([]int, holders), parked: make([]bool, holders),
-			busy: make([]bool, holders), late: make([]bool, holders), net: make([][]func(), 2*holders)}
+			hold: make([]Waiting, holders), busy: make([]bool, holders), late: make([]bool, holders),
+			net: make([][]func(), 2*holders)}
 		m.w = Wait{Holders: holders}
 		if seed%2 == 1 {
 			m.w.Deadline = 100
 		}
 		for h := range m.parked {
 			m.parked[h] = true
+			m.hold[h].Remote = true
 		}
 		for range 5 + r.IntN(60) {
 			m.step()
@@ -239,5 +256,61 @@ func TestWaitEnd(t *testing.T) {
 	}
 	if w.Withdrawn() || !w.Withdrawn() {
 		t.Fatal("the end is over before the last withdrawal, or not after it")
+	}
+}
+
+// TestWaiting: what a holder does with a waiter, by its state: a remote
+// one claims when its key has data and passes while the claim is in
+// flight; home's answer says forget, keep or pop; one home runs across
+// shards passes until a retry; one whose home is the holder is decided
+// there.
+func TestWaiting(t *testing.T) {
+	w := Waiting{Remote: true}
+	if l := w.Look(false); l != Pass {
+		t.Fatalf("no data: %d", l)
+	}
+	for _, tc := range []struct {
+		granted, gone bool
+		want          Answer
+	}{{true, false, Pop}, {false, false, Keep}, {false, true, Forget}} {
+		if l := w.Look(true); l != Claim {
+			t.Fatalf("data: %d, want a claim", l)
+		}
+		if l := w.Look(true); l != Pass {
+			t.Fatalf("a claim in flight: %d, want pass", l)
+		}
+		if a := w.Answered(tc.granted, tc.gone); a != tc.want {
+			t.Fatalf("answered %v, %v: %d, want %d", tc.granted, tc.gone, a, tc.want)
+		}
+	}
+	mustPanic(t, 0, "an answer to no claim", func() { w.Answered(true, false) })
+
+	v := Waiting{Remote: true, ViaHome: true}
+	if v.Look(true) != Claim || v.Answered(true, false) != Move {
+		t.Fatal("a command home runs across shards: not claimed and moved")
+	}
+	if l := v.Look(true); l != Pass {
+		t.Fatalf("home runs it: %d, want pass", l)
+	}
+	v.Retry()
+	if l := v.Look(true); l != Claim {
+		t.Fatalf("after a retry: %d, want a claim", l)
+	}
+	v.Retry() // a claim in flight stays so
+	if l := v.Look(true); l != Pass {
+		t.Fatalf("a retry during a claim: %d, want pass", l)
+	}
+
+	h := Waiting{}
+	if l := h.Look(true); l != AtHome {
+		t.Fatalf("home's own waiter: %d", l)
+	}
+	for _, tc := range []struct {
+		gone, claimed bool
+		want          Look
+	}{{true, false, Drop}, {true, true, Drop}, {false, true, Stand}, {false, false, Serve}} {
+		if l := h.AtHome(tc.gone, tc.claimed); l != tc.want {
+			t.Fatalf("at home, gone %v, claimed %v: %d, want %d", tc.gone, tc.claimed, l, tc.want)
+		}
 	}
 }

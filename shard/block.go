@@ -26,8 +26,10 @@ import (
 // home (its deadline, CLIENT UNBLOCK) ends only once every holder has
 // withdrawn its waiter, behind the waiter's park: a holder that served the
 // client first wins (endWait). Home's decisions (grant or refuse a claim,
-// retry, expire, end) are a coord.Wait's; coord's doc.go states the
-// protocol and why it cannot deadlock. This file carries it out.
+// retry, expire, end) are a coord.Wait's, a holder's (pass, claim, drop,
+// serve a waiter; move, forget, keep or pop on home's answer) its
+// waiter's coord.Waiting; coord's doc.go states the protocol and why it
+// cannot deadlock. This file carries it out.
 
 // blockState is a blocked connection's state on its home shard: its
 // claims and end as coord.Wait decides them, and what home needs to carry
@@ -60,12 +62,11 @@ type waiter struct {
 	db    int
 	proto int
 	keys  [][]byte // the keys this holder watches for it
-	busy  bool     // a claim is in flight, or (moving) home runs the command
-	// moving: home runs the command across shards (viaHome, granted).
-	moving bool
-	// viaHome: the holder only tells home that a key has data; home runs
-	// the command across shards (BLMOVE to another shard's list).
-	viaHome bool
+	// hold is its state in the claim protocol, which decides what the
+	// holder does with it (its Remote: home is another shard; ViaHome:
+	// home runs the command across shards, BLMOVE to another shard's
+	// list).
+	hold coord.Waiting
 }
 
 // wkey is a key of one database.
@@ -149,7 +150,7 @@ func (s *Shard) waitOn(c *conn, b *blockState, fn command.BlockFunc, viaHome boo
 		// Each holder's own args: a BlockFunc may rewrite them (block.go
 		// in command).
 		wt := &waiter{id: id, home: home, c: c, spec: spec, fn: fn, args: command.CopyArgs(args), db: db, proto: proto,
-			keys: h.keys, viaHome: viaHome}
+			keys: h.keys, hold: coord.Waiting{Remote: h.shard != home, ViaHome: viaHome}}
 		s.sendWait(h.shard, msgPark, &waitMsg{id: id, home: home, db: db, keys: h.keys, spec: spec, args: args, wt: wt,
 			single: len(hs) == 1 && !viaHome})
 	}
@@ -241,23 +242,27 @@ func (s *Shard) serveReady() {
 func (s *Shard) serveKey(wk wkey) {
 	for {
 		q := s.waiters[wk]
-		if len(q) == 0 || q[0].busy {
+		if len(q) == 0 {
 			return
 		}
 		wt := q[0]
-		if !s.anyExists(wt) && !command.ServesGone(wt.spec) {
-			return // nothing to pop: blocking types delete emptied keys
+		look := wt.hold.Look(s.anyExists(wt) || command.ServesGone(wt.spec)) // blocking types delete emptied keys
+		c := wt.c
+		if look == coord.AtHome {
+			b := c.blocked
+			gone := c.dead || b == nil || b.id != wt.id
+			look = wt.hold.AtHome(gone, !gone && b.w.Claimed())
 		}
-		if wt.home != s.id || wt.viaHome {
+		switch look {
+		case coord.Pass:
+			return
+		case coord.Claim:
 			s.claim(wt, wk)
 			return
-		}
-		c := wt.c
-		if c.dead || c.blocked == nil || c.blocked.id != wt.id {
+		case coord.Drop:
 			s.unpark(wt.id, wt.db, wt.keys)
 			continue
-		}
-		if c.blocked.w.Claimed() {
+		case coord.Stand:
 			// Another holder serves it, or tries: look again if it
 			// cannot (releaseClaim).
 			c.blocked.w.Refuse()
@@ -309,7 +314,6 @@ func (s *Shard) anyExists(wt *waiter) bool {
 // client still waits (claimMsg); granted, it serves the client, else
 // forgets it.
 func (s *Shard) claim(wt *waiter, wk wkey) {
-	wt.busy = true
 	s.txnSeq++
 	cm := &claimMsg{id: wt.id, home: wt.home, holder: s.id, c: wt.c, wt: wt, db: wt.db, wk: wk,
 		lockID: uint64(s.id+1)<<48 | s.txnSeq, keys: s.cmdKeys(wt)}
@@ -329,27 +333,27 @@ func (s *Shard) answerClaim(cm *claimMsg) {
 // claimAnswered carries out home's answer to a claim on the holder.
 func (s *Shard) claimAnswered(cm *claimMsg) {
 	wt := cm.wt
-	wt.busy = false
-	again := true // serve the key's next waiter
-	if cm.ok && wt.viaHome {
+	again := false // look at the key's next waiter
+	switch wt.hold.Answered(cm.ok, cm.gone) {
+	case coord.Move:
 		// Home runs it; the waiter stays, busy, until home says whether
 		// it was served.
-		wt.busy, wt.moving = true, true
-		again = false
 		s.sendClaim(cm.home, msgMove, cm)
-	} else if cm.gone {
+	case coord.Forget:
 		s.unpark(cm.id, wt.db, wt.keys)
-	} else if !cm.ok {
+		again = true
+	case coord.Keep:
 		// Another holder's claim: the waiter stays first, and home has
 		// it look again if that one does not serve.
-		again = false
-	} else if out, served := s.tryServe(wt, false); served {
-		s.unpark(cm.id, wt.db, wt.keys)
-		cm.out = out
-		s.sendClaim(cm.home, msgServed, cm)
-	} else {
-		again = false
-		s.sendClaim(cm.home, msgUnclaim, cm)
+	case coord.Pop:
+		if out, served := s.tryServe(wt, false); served {
+			s.unpark(cm.id, wt.db, wt.keys)
+			cm.out = out
+			s.sendClaim(cm.home, msgServed, cm)
+			again = true
+		} else {
+			s.sendClaim(cm.home, msgUnclaim, cm)
+		}
 	}
 	s.unlock(cm.lockID, cm.keys)
 	if again {

@@ -64,9 +64,7 @@ func (s *Shard) handleWait(k msgKind, wm *waitMsg) {
 			wk := wkey{wm.db, string(k)}
 			for _, w := range s.waiters[wk] {
 				if w.id == wm.id {
-					if w.moving {
-						w.busy, w.moving = false, false
-					}
+					w.hold.Retry()
 					s.markReady(wk)
 				}
 			}
