@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +139,41 @@ func TestTrimSpans(t *testing.T) {
 	}
 	if got := TrimSpans(s(), 19); len(got) != 2 || got[0] != (Span{-1, 20}) {
 		t.Errorf("TrimSpans(19): %v", got)
+	}
+}
+
+// TestFlowPayloadThenFrames: a flow's payload ends at its mark, however
+// the reads cut it (the mark across two reads among them), and nothing
+// past the mark is read with it: the stream's frames that follow are.
+func TestFlowPayloadThenFrames(t *testing.T) {
+	mark := "8e1f03c2b97a4d56e0f1a2b3c4d5e6f708192a3b"     // as random as a primary's
+	payload := strings.Repeat("payload-", 5000) + mark[:3] // ends like the mark begins
+	wire := "$EOF:" + mark + "\r\n" + payload + mark + string(AppendFrame(nil, 7, []byte("abc")))
+	for _, step := range []int{1, 7, 39, 41, 4096, len(wire)} {
+		a, b := net.Pipe()
+		go func() {
+			for i := 0; i < len(wire); i += step {
+				if _, err := b.Write([]byte(wire[i:min(i+step, len(wire))])); err != nil {
+					return
+				}
+			}
+		}()
+		r := &Replica{o: Options{Timeout: 5 * time.Second}}
+		fl := &flow{c: a, br: bufio.NewReaderSize(a, 64<<10)}
+		path := t.TempDir() + "/part"
+		n, err := r.receiveFlow(fl, path)
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		got, _ := os.ReadFile(path)
+		if n != int64(len(payload)) || string(got) != payload {
+			t.Errorf("step %d: payload of %d bytes (%d written), want %d", step, len(got), n, len(payload))
+		}
+		off, body, err := readFrame(fl.br)
+		if err != nil || off != 7 || string(body) != "abc" {
+			t.Errorf("step %d: the frame after the payload: %d %q %v", step, off, body, err)
+		}
+		a.Close()
+		b.Close()
 	}
 }
