@@ -6,6 +6,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/persistence/repl"
 )
 
 // repl-backlog-ttl, as Redis: a primary that has had no replica for that
@@ -26,6 +27,7 @@ func (g *Group) freeBacklog(conf *config.Snapshot, now time.Time) {
 		return
 	}
 	p.freed, p.backlog = true, nil
+	p.spans = []repl.Span{{Shard: -1, End: p.offset}} // an empty backlog's index (flowstream.go)
 	r := &g.repl
 	r.mu.Lock()
 	r.replid, r.replid2, r.offset2 = newReplID(), "", -1

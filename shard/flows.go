@@ -98,6 +98,7 @@ func (s *Shard) flowAttach(c *conn, args [][]byte) bool {
 	if err != nil {
 		p.mu.Unlock()
 		g.log.Warn("replication flow: detaching its connection", zap.Error(err))
+		s.closeConn(c) // the replica fails the flow now, not after repl-timeout
 		return true
 	}
 	// The socket's buffer is empty: a short write of its own goes out.

@@ -203,6 +203,12 @@
 //     sub-replica at that offset and has every shard start writing its
 //     keys (copy-before-write), then the stream moves on; the bytes
 //     forwarded meanwhile follow the payload and +FULLRESYNC <ID> <offset>.
+//     It is the one payload (every shard's keys framed as one RDB), to a
+//     radish sub-replica too: the middle answers REPLCONF radish-flows as
+//     a primary does, and closes the flows unused at PSYNC.
+//   - with replica-read-only no, a write made on the middle itself is in
+//     a later full sync's payload (the middle's data) but never in the
+//     stream, which is the primary's: as Redis 7.
 //   - while the link is down, PSYNC is refused (-NOMASTERLINK) and the
 //     sub-replicas stay connected, receiving nothing; a partial resync
 //     of the link continues their stream (the bytes read but not applied
