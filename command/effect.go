@@ -35,6 +35,10 @@ const (
 	CauseExpired              // a key's TTL passed: a DEL
 	CauseEvicted              // eviction chose the key: a DEL
 	CauseMoved                // a cross-shard command's result written back: commands that rebuild the key
+	// CausePublish: a PUBLISH or SPUBLISH, which changes no key. Redis
+	// propagates it to replicas (their subscribers get the message) but
+	// never writes it to the AOF: a consumer that logs skips it.
+	CausePublish
 )
 
 // Tag marks the effects of one shard's part of a cross-shard transaction:

@@ -44,6 +44,12 @@ import (
 // An SPUBLISH runs on the owner (a batch entry when the publisher's shard
 // is not the owner), which knows its count at once and sends one entry to
 // each shard holding subscribers.
+//
+// Replication: while a replication stream is fed, a PUBLISH or SPUBLISH a
+// client sends is an effect of its shard's turn (command.CausePublish),
+// in order with the shard's writes, as Redis 7 propagates it to replicas;
+// the AOF skips it. A replica runs it from its master link like any
+// client's, so its own subscribers get the message.
 
 // pubBatch is one turn's publishes from one shard to another, in order;
 // channels and messages lie back to back in buf. Owned by the sender but
@@ -163,8 +169,10 @@ func (s *Shard) pubsubCmd(c *conn, spec *command.Spec, args [][]byte) bool {
 		s.unsubscribe(c, pubsub.Shard, "sunsubscribe", args[1:])
 	case command.PSPublish:
 		s.publish(c, args[1], args[2])
+		s.propagatePublish(c, args)
 	case command.PSSPublish:
 		s.spublish(c, args[1], args[2])
+		s.propagatePublish(c, args)
 	default:
 		s.pubsubQuery(c, op, args)
 	}
@@ -378,6 +386,24 @@ func (s *Shard) publish(c *conn, ch, msg []byte) {
 		return
 	}
 	s.ps.lastCh = append(s.ps.lastCh[:0], ch...)
+}
+
+// propagatePublish hands a PUBLISH or SPUBLISH to the replicas while a
+// replication stream is fed, as Redis 7 propagates it (its replicas'
+// subscribers get the message), as the client sent it when the shard has
+// its bytes. It is no write: it counts no change, and the AOF skips it
+// (command.CausePublish).
+func (s *Shard) propagatePublish(c *conn, args [][]byte) {
+	if !s.feed.on {
+		return
+	}
+	fx := &s.mut.fx
+	fx.Now = s.now
+	if raw := s.mut.rawOf(args); raw != nil {
+		fx.Raw(c.cl.DB, command.CausePublish, raw)
+	} else {
+		fx.Command(c.cl.DB, command.CausePublish, args)
+	}
 }
 
 // hashOf is pubsub.Hash(ch), kept for the next publish: a pipeline's

@@ -169,6 +169,31 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestPublishNotLogged: a PUBLISH among a turn's effects, or alone in
+// one, is not logged (Redis propagates it to replicas only), and the
+// writes around it replay as they were.
+func TestPublishNotLogged(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 1)
+	publish := func(fx *command.Effects, db int) *command.Effects {
+		fx.Command(db, command.CausePublish, [][]byte{[]byte("PUBLISH"), []byte("ch"), []byte("m")})
+		return fx
+	}
+	mixed := publish(fxOf(t, "0 - SET a 1"), 2)
+	mixed.Begin(0, command.CauseCommand, 3)
+	for _, a := range []string{"SET", "b", "2"} {
+		mixed.ArgString(a)
+	}
+	write(t, opts, map[int][]*command.Effects{0: {mixed, publish(&command.Effects{}, 0)}})
+	got, err := load(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"0 SET a 1", "0 SET b 2"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("replayed %q, want %q", got, want)
+	}
+}
+
 // TestTxnAtomic: a cross-shard transaction is replayed only when every
 // shard's log holds its part: a log that lacks one (the process died
 // before that shard's write) drops the other parts too.

@@ -173,8 +173,18 @@ func (l *Log) SetTimestamps(on bool) { l.stamp.Store(on) }
 // nothing here. The first bytes a Log writes are a RADISH.EPOCH marker. With
 // aof-timestamp-enabled a turn in a new second starts with Redis's
 // annotation "#TS:<unix seconds>". It allocates nothing once the buffer
-// has grown.
+// has grown. A PUBLISH (command.CausePublish) is not logged, as Redis
+// logs none.
 func (l *Log) Append(fx *command.Effects) {
+	n := fx.Len()
+	for i := range fx.Len() {
+		if e, _ := fx.At(i); e.Cause == command.CausePublish {
+			n--
+		}
+	}
+	if n == 0 && len(fx.EmptyParts()) == 0 {
+		return
+	}
 	if !l.started {
 		l.started = true
 		l.buf = appendCmd(l.buf, "RADISH.EPOCH", l.epoch)
@@ -188,10 +198,14 @@ func (l *Log) Append(fx *command.Effects) {
 	for i := 0; i < fx.Len(); {
 		e, _ := fx.At(i)
 		j := i + 1
+		if e.Cause == command.CausePublish {
+			i = j
+			continue
+		}
 		if e.Tag.Txn == 0 {
 			// A run of effects in one database, outside a part: one copy.
 			for j < fx.Len() {
-				if f, _ := fx.At(j); f.DB != e.DB || f.Tag.Txn != 0 {
+				if f, _ := fx.At(j); f.DB != e.DB || f.Tag.Txn != 0 || f.Cause == command.CausePublish {
 					break
 				}
 				j++
@@ -225,7 +239,7 @@ func (l *Log) Append(fx *command.Effects) {
 	for _, t := range fx.EmptyParts() {
 		l.buf = appendCmd(l.buf, "RADISH.PART", int64(t.Txn), int64(t.Part), int64(t.Parts), 0)
 	}
-	l.logged.Store(l.logged.Load() + uint64(fx.Len()))
+	l.logged.Store(l.logged.Load() + uint64(n))
 }
 
 // selectDB appends a SELECT when db is not the database the log is in.
