@@ -353,8 +353,9 @@ func (p *Prop) ArgInt(i int64) {
 
 // WriteKeys appends to dst the argument indexes of the keys args may
 // write: the keys of the row's key specs flagged RW, OW or RM (all keys of
-// a write row without key specs; the RO keys of a WritesRO row too). It
-// does not allocate when dst has room.
+// a write row without key specs; the RO keys of a WritesRO row too; the
+// key a write row's Route runs it on when its key specs find none, as
+// PFMERGE's destination alone). It does not allocate when dst has room.
 func (s *Spec) WriteKeys(args [][]byte, dst []int) (out []int, ok bool) {
 	if len(s.KeySpecs) == 0 {
 		if s.Flags&Write == 0 {
@@ -365,6 +366,11 @@ func (s *Spec) WriteKeys(args [][]byte, dst []int) (out []int, ok bool) {
 	var buf [4]KeyRange
 	rs, ok := s.KeyRanges(args, buf[:0])
 	if !ok {
+		if s.Route != nil && s.Flags&Write != 0 {
+			if r := s.Route(args); r.Key > 0 {
+				return append(dst, r.Key), true
+			}
+		}
 		return dst, false
 	}
 	for _, r := range rs {

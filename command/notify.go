@@ -22,6 +22,10 @@ type keyEvent struct {
 	// fn, when set, emits the row's events on args[i] itself (depending on
 	// the arguments, or on which key it is).
 	fn func(args [][]byte, i int, emit EmitEvent)
+	// on, when set, emits the row's events from all the mutation path
+	// knows of the write (how many changes it counted, the other
+	// database it wrote in).
+	on func(k *KeyWrite)
 	// reverse: the events go from the last write key to the first
 	// (LMOVE: the push to the destination, then the pop).
 	reverse bool
@@ -45,6 +49,23 @@ type keyEvent struct {
 
 // EmitEvent receives one event: its class letter, its name, its key.
 type EmitEvent func(class byte, event string, key []byte)
+
+// KeyWrite is one write key of a command that changed data, as the
+// mutation path asks the row for its events (RowEvents.Emit).
+type KeyWrite struct {
+	DB    *engine.DB // the database the command ran in
+	Other int        // the database its OtherDB names, or -1
+	Now   int64
+	Args  [][]byte
+	I     int // the key is Args[I]
+	// Gone: the command removed the key; Exists: it exists after it.
+	Gone, Exists bool
+	// Changes is what the command counted (engine.Store.Dirty's growth).
+	Changes uint64
+	Emit    EmitEvent
+	// EmitIn emits an event in database db (another than the command's).
+	EmitIn func(db int, class byte, event string, key []byte)
+}
 
 // RowEvents says which events a write row emits: Redis's per command
 // (keyEvents). A row without events of its own still has new and del.
@@ -70,23 +91,24 @@ func (r RowEvents) Popped() bool { return r.ev != nil && r.ev.popped }
 // NoDel reports whether a key the row removed gets no "del".
 func (r RowEvents) NoDel() bool { return r.ev != nil && r.ev.noDel }
 
-// Emit emits the row's own events for one of its write keys, args[i],
-// in db after the command ran at now; gone says the command removed it,
-// exists that it exists after it. The mutation path calls it per write
-// key, in order (Reverse: from the last), between that key's "new" and
-// its "del", which is the order Redis emits them in.
-func (r RowEvents) Emit(db *engine.DB, now int64, args [][]byte, i int, gone, exists bool, emit EmitEvent) {
-	switch e := r.ev; {
+// Emit emits the row's own events for one of its write keys, k.Args[k.I].
+// The mutation path calls it per write key, in order (Reverse: from the
+// last), between that key's "new" and its "del", which is the order Redis
+// emits them in.
+func (r RowEvents) Emit(k *KeyWrite) {
+	switch e, key := r.ev, k.Args[k.I]; {
 	case e == nil:
 	case e.consumerOf != nil:
-		if db.XGroupFresh(args[i], e.consumerOf(args), now) != "" {
-			emit('t', "xgroup-createconsumer", args[i])
+		if k.DB.XGroupFresh(key, e.consumerOf(k.Args), k.Now) != "" {
+			k.Emit('t', "xgroup-createconsumer", key)
 		}
-	case e.delOnly && gone, e.stored && !exists:
+	case e.delOnly && k.Gone, e.stored && !k.Exists:
+	case e.on != nil:
+		e.on(k)
 	case e.fn != nil:
-		e.fn(args, i, emit)
+		e.fn(k.Args, k.I, k.Emit)
 	case e.event != "":
-		emit(e.class, e.event, args[i])
+		k.Emit(e.class, e.event, key)
 	}
 }
 
@@ -97,18 +119,31 @@ func store(event string, class byte) *keyEvent {
 	return &keyEvent{event: event, class: class, delOnly: true, stored: true}
 }
 
-// copyEvents: COPY's destination is always "new", then "copy_to"; with
-// DB, in another database, which this does not state yet: no events.
-func copyEvents(args [][]byte, i int, emit EmitEvent) {
-	for _, a := range args[3:] {
-		if strings.EqualFold(string(a), "db") {
-			return
-		}
+// copyEvents: COPY's destination is always "new", then "copy_to", in
+// the database its DB option names when it has one.
+func copyEvents(k *KeyWrite) {
+	if k.I != 2 {
+		return
 	}
-	if i == 2 {
-		emit('n', "new", args[2])
-		emit('g', "copy_to", args[2])
+	if k.Other >= 0 {
+		k.EmitIn(k.Other, 'n', "new", k.Args[2])
+		k.EmitIn(k.Other, 'g', "copy_to", k.Args[2])
+		return
 	}
+	k.Emit('n', "new", k.Args[2])
+	k.Emit('g', "copy_to", k.Args[2])
+}
+
+// moveDBEvents: MOVE adds the key to the other database ("new" there),
+// then "move_from" in its own and "move_to" in the other.
+func moveDBEvents(k *KeyWrite) {
+	if k.Other < 0 {
+		return
+	}
+	key := k.Args[1]
+	k.EmitIn(k.Other, 'n', "new", key)
+	k.Emit('g', "move_from", key)
+	k.EmitIn(k.Other, 'g', "move_to", key)
 }
 
 // setEvents: SET's "set", then "expire" when it set a TTL.
@@ -207,7 +242,8 @@ var keyEvents = map[string]*keyEvent{
 	"expireat":  {event: "expire", class: 'g', delOnly: true},
 	"pexpireat": {event: "expire", class: 'g', delOnly: true},
 	"persist":   each("persist", 'g'),
-	"copy":      {noNew: true, fn: copyEvents},
+	"copy":      {noNew: true, on: copyEvents},
+	"move":      {noNew: true, noDel: true, on: moveDBEvents},
 	"rename":    {noDel: true, noNew: true, fn: renameEvents},
 	"renamenx":  {noDel: true, noNew: true, fn: renameEvents},
 	// lists

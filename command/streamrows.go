@@ -1,32 +1,24 @@
 package command
 
-import (
-	"github.com/radish-kv/radish/engine"
-	"github.com/radish-kv/radish/net/resp"
-)
-
 // This file is the stream family's rows (as Redis 7.0 declares them);
 // the handlers are in streamcmd.go, the engine's side in engine/stream.go.
 
 func init() {
 	register(streamSpecs...)
 	register(xinfoSpec)
-	keyEvents["xadd"] = &keyEvent{fn: xaddEvents}
+	keyEvents["xadd"] = &keyEvent{on: xaddEvents}
 	keyEvents["xtrim"] = each("xtrim", 't')
 	keyEvents["xdel"] = each("xdel", 't')
 	keyEvents["xsetid"] = each("xsetid", 't')
 }
 
-// xaddEvents: XADD's "xadd", then "xtrim" when it has a trimming option.
-// (Redis emits "xtrim" only when the trim removed entries; the events
-// are stated from the arguments, so an XADD whose trim removed nothing
-// emits it too.)
-func xaddEvents(args [][]byte, _ int, emit EmitEvent) {
-	emit('t', "xadd", args[1])
-	var w resp.Writer
-	var t trimArgs
-	if parseTrimArgs(&w, args, true, 0, true, &t) && t.Strategy != engine.XTrimNone {
-		emit('t', "xtrim", args[1])
+// xaddEvents: XADD's "xadd", then "xtrim" when its trim removed entries
+// (the engine counts one change for the entry added, one for each entry
+// trimmed).
+func xaddEvents(k *KeyWrite) {
+	k.Emit('t', "xadd", k.Args[1])
+	if k.Changes > 1 {
+		k.Emit('t', "xtrim", k.Args[1])
 	}
 }
 

@@ -587,6 +587,8 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 		if len(s.trk.selfEnds) > 0 {
 			s.writeSelf(w)
 		}
+	} else if s.kev.flags != 0 && spec.Flags&command.Write != 0 {
+		s.createdEvents(db, args)
 	}
 	if s.kev.self.on {
 		s.placeSelf(w, start)

@@ -92,7 +92,7 @@ func (s *Shard) runGathered(t *txn) {
 	}
 	var events []heldEvent
 	if sc.Dirty() != dirty && s.kev.flags != 0 {
-		events = s.gatheredEvents(t, sc, got)
+		events = s.gatheredEvents(t, sc, got, sc.Dirty()-dirty)
 	}
 	t.gReply = w.B
 	// What goes back to each part is the plan's (coord.Gather.Writes):

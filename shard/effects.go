@@ -139,7 +139,7 @@ func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n
 		}
 	}
 	if s.kev.flags != 0 {
-		s.wroteEvents(db, spec, args)
+		s.wroteEvents(db, spec, args, n)
 	}
 }
 

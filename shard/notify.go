@@ -30,7 +30,9 @@ type keyEvents struct {
 	before []bool // whether each existed before it ran
 	db     int    // the database of the events being emitted
 	emit   command.EmitEvent
-	ch     []byte // scratch: a notification's channel
+	emitIn func(db int, class byte, event string, key []byte)
+	kw     command.KeyWrite // the write key a row is asked the events of
+	ch     []byte           // scratch: a notification's channel
 	// held, when set, takes the events instead of the turn's effects: a
 	// command run on gathered copies (cross.go) holds them for the shards
 	// that own their keys.
@@ -40,6 +42,7 @@ type keyEvents struct {
 
 // heldEvent is an event on its way to the shard that owns its key.
 type heldEvent struct {
+	db    int
 	class byte
 	name  string
 	key   []byte
@@ -53,7 +56,7 @@ func (s *Shard) setNotify(c *config.Snapshot) {
 	}
 	s.kev.flags = f
 	if s.kev.emit == nil {
-		s.kev.emit = s.emitEvent
+		s.kev.emit, s.kev.emitIn = s.emitEvent, s.emitEventIn
 	}
 	s.store.RecordMisses(f&config.NotifyKeyMiss != 0)
 }
@@ -82,18 +85,39 @@ func (s *Shard) eventsBefore(db int, spec *command.Spec, args [][]byte) {
 	}
 }
 
-// wroteEvents appends the events of a command that changed data, for
-// each write key in order: "new" when it created the key, the row's own,
-// "del" when it removed the key.
-func (s *Shard) wroteEvents(db int, spec *command.Spec, args [][]byte) {
-	s.eventsAfter(s.store.DB(db), db, spec, args)
+// wroteEvents appends the events of a command that changed data (n
+// changes), for each write key in order: "new" when it created the key,
+// the row's own, "del" when it removed the key.
+func (s *Shard) wroteEvents(db int, spec *command.Spec, args [][]byte, n uint64) {
+	s.eventsAfter(s.store.DB(db), db, spec, args, n)
+}
+
+// createdEvents emits "new" for each write key a command that changed no
+// data created all the same (a BITFIELD whose INCRBY overflowed under
+// OVERFLOW FAIL: Redis's dbAdd emits it, though nothing counts a change).
+func (s *Shard) createdEvents(db int, args [][]byte) {
+	if s.kev.flags&config.NotifyNew == 0 {
+		return
+	}
+	d := s.store.DB(db)
+	for j, i := range s.kev.idx {
+		if j < len(s.kev.before) && !s.kev.before[j] && d.Exists(args[i], s.now) {
+			s.emitEvent('n', "new", args[i])
+		}
+	}
 }
 
 // eventsAfter emits a command's events from the state of its write keys
-// before (kev.before) and after it ran in d, database db.
-func (s *Shard) eventsAfter(d *engine.DB, db int, spec *command.Spec, args [][]byte) {
+// before (kev.before) and after it ran in d, database db, counting n
+// changes.
+func (s *Shard) eventsAfter(d *engine.DB, db int, spec *command.Spec, args [][]byte, n uint64) {
 	ev := command.EventsOf(spec)
 	s.kev.db = db
+	kw := &s.kev.kw
+	*kw = command.KeyWrite{DB: d, Other: -1, Now: s.now, Args: args, Changes: n, Emit: s.kev.emit, EmitIn: s.kev.emitIn}
+	if spec.OtherDB != nil {
+		kw.Other = spec.OtherDB(args)
+	}
 	popped := false // Popped: the key popped from had its events
 	for k := range s.kev.idx {
 		j := k
@@ -115,11 +139,13 @@ func (s *Shard) eventsAfter(d *engine.DB, db int, spec *command.Spec, args [][]b
 		if !before && after && !ev.NoNew() {
 			s.emitEvent('n', "new", key)
 		}
-		ev.Emit(d, s.now, args, i, before && !after, after, s.kev.emit)
+		kw.I, kw.Gone, kw.Exists = i, before && !after, after
+		ev.Emit(kw)
 		if before && !after && !ev.NoDel() {
 			s.emitEvent('g', "del", key)
 		}
 	}
+	*kw = command.KeyWrite{} // keep no reference to args
 }
 
 // emitEvent appends one event of database kev.db, when its class is on
@@ -129,7 +155,7 @@ func (s *Shard) emitEvent(class byte, event string, key []byte) {
 	switch {
 	case s.kev.flags&config.NotifyClass(class) == 0:
 	case s.kev.held != nil:
-		*s.kev.held = append(*s.kev.held, heldEvent{class, event, slices.Clone(key)})
+		*s.kev.held = append(*s.kev.held, heldEvent{s.kev.db, class, event, slices.Clone(key)})
 	default:
 		s.mut.fx.Event(s.kev.db, class, event, key)
 		if s.kev.self.on {
@@ -138,9 +164,17 @@ func (s *Shard) emitEvent(class byte, event string, key []byte) {
 	}
 }
 
+// emitEventIn is emitEvent in database db.
+func (s *Shard) emitEventIn(db int, class byte, event string, key []byte) {
+	was := s.kev.db
+	s.kev.db = db
+	s.emitEvent(class, event, key)
+	s.kev.db = was
+}
+
 // gatheredEvents returns the events of a command that ran on gathered
 // copies in sc: got holds its keys as they were before.
-func (s *Shard) gatheredEvents(t *txn, sc *engine.Store, got [][]entry) []heldEvent {
+func (s *Shard) gatheredEvents(t *txn, sc *engine.Store, got [][]entry, n uint64) []heldEvent {
 	idx, _ := t.spec.WriteKeys(t.args, s.kev.idx[:0])
 	s.kev.idx = idx
 	s.kev.before = s.kev.before[:0]
@@ -155,7 +189,7 @@ func (s *Shard) gatheredEvents(t *txn, sc *engine.Store, got [][]entry) []heldEv
 	}
 	var held []heldEvent
 	s.kev.held = &held
-	s.eventsAfter(sc.DB(t.db), t.db, t.spec, t.args)
+	s.eventsAfter(sc.DB(t.db), t.db, t.spec, t.args, n)
 	s.kev.held = nil
 	return held
 }

@@ -111,8 +111,8 @@ func (s *Shard) handlePart(k msgKind, pm *partMsg) {
 		for _, e := range pm.entries {
 			s.writeBack(e, pm.tag)
 		}
-		s.kev.db = pm.db
 		for _, e := range pm.events {
+			s.kev.db = e.db
 			s.emitEvent(e.class, e.name, e.key)
 		}
 		if !pm.held {
