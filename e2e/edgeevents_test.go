@@ -14,8 +14,9 @@ import (
 // every time), a BITFIELD that only creates its key (an INCRBY that
 // overflows under OVERFLOW FAIL: "new"), an XADD whose MAXLEN trims
 // nothing (no "xtrim"), MOVE ("new" and "move_to" in the other
-// database, "move_from" in its own) and COPY ... DB ("new" and
-// "copy_to" in the other database).
+// database, "move_from" in its own), COPY ... DB ("new" and "copy_to"
+// in the other database) and an SMOVE of a member the destination
+// already holds (only "srem"), on one shard and across shards.
 func TestEdgeEventsAgainstRedis(t *testing.T) {
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -42,6 +43,8 @@ func TestEdgeEventsAgainstRedis(t *testing.T) {
 		{"SADD", "k2", "a"}, {"MOVE", "k2", "4"},
 		{"COPY", "k", "k", "DB", "3"}, {"COPY", "k", "k", "DB", "5"}, {"COPY", "k", "k", "DB", "5"},
 		{"COPY", "k", "k", "DB", "5", "REPLACE"}, {"COPY", "k", "k3", "DB", "0"}, {"COPY", "k", "k3", "DB", "0", "REPLACE"},
+		{"SADD", "{s}a", "m", "n"}, {"SADD", "{s}b", "m"}, {"SMOVE", "{s}a", "{s}b", "m"}, {"SMOVE", "{s}a", "{s}b", "n"},
+		{"SADD", "c", "m"}, {"SMOVE", "c", "{s}b", "m"}, {"SADD", "c", "n"}, {"SMOVE", "c", "{s}b", "n"},
 	}
 	for _, cmd := range cmds {
 		diffEvents(t, w[:], sub[:], cmd, fmt.Sprintf("%q", cmd), false)

@@ -30,8 +30,9 @@ func keyDigests(s *Store, now int64) map[written]string {
 // change: an expiry or an eviction), and that the writes that change
 // nothing leave it alone. A write missing from Dirty would be missing from
 // the effect stream, so from the AOF and the replicas. Every key a write
-// changed is one TrackWrites noted (a key missing there would be missing
-// from a cross-shard command's write-back).
+// changed is one TrackWrites and NoteWrites noted (a key missing there
+// would be missing from a cross-shard command's write-back, or from the
+// WATCHes a command on one shard bumps).
 func TestDirtyCountsEveryChange(t *testing.T) {
 	s := NewStore(2)
 	defer s.Close()
@@ -117,8 +118,10 @@ func TestDirtyCountsEveryChange(t *testing.T) {
 		db := s.DB(r.IntN(2))
 		before, d, h := keyDigests(s, now), s.Dirty(), hooked
 		s.TrackWrites(true)
+		s.NoteWrites(true)
 		op.fn(db)
 		s.TrackWrites(false)
+		s.NoteWrites(false)
 		after := keyDigests(s, now)
 		if !maps.Equal(before, after) {
 			changed[op.name]++
@@ -130,11 +133,17 @@ func TestDirtyCountsEveryChange(t *testing.T) {
 			continue // an expiry or an eviction, or a whole database
 		}
 		for n, v := range after {
+			if before[n] != v && !s.Noted(n.db, []byte(n.key)) {
+				t.Fatalf("step %d: %s changed %q of database %d but Noted does not say so", i, op.name, n.key, n.db)
+			}
 			if before[n] != v && !s.Wrote(n.db, []byte(n.key)) {
 				t.Fatalf("step %d: %s changed %q of database %d but Wrote does not say so", i, op.name, n.key, n.db)
 			}
 		}
 		for n := range before {
+			if _, ok := after[n]; !ok && !s.Noted(n.db, []byte(n.key)) {
+				t.Fatalf("step %d: %s deleted %q of database %d but Noted does not say so", i, op.name, n.key, n.db)
+			}
 			if _, ok := after[n]; !ok && !s.Wrote(n.db, []byte(n.key)) {
 				t.Fatalf("step %d: %s deleted %q of database %d but Wrote does not say so", i, op.name, n.key, n.db)
 			}
@@ -210,5 +219,40 @@ func TestRecordBuilder(t *testing.T) {
 	}
 	if want := "[b=/-2 a=/1.5 f=v/0]"; fmt.Sprint(got) != want {
 		t.Fatalf("got %v, want %s", got, want)
+	}
+}
+
+// TestNoteWrites: NoteWrites notes the keys a call changed and no other
+// (an SMOVE of a member the destination has leaves the destination as it
+// was), and allocates nothing once warm.
+func TestNoteWrites(t *testing.T) {
+	s := NewStore(2)
+	defer s.Close()
+	db := s.DB(0)
+	for _, k := range []string{"a", "b"} {
+		if _, err := db.SAdd([]byte(k), [][]byte{[]byte("m")}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.SAdd([]byte("a"), [][]byte{[]byte("n")}, 0)
+	s.NoteWrites(true)
+	if ok, err := db.SMove([]byte("a"), []byte("b"), []byte("m"), 0); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	s.NoteWrites(false)
+	if !s.Noted(0, []byte("a")) || s.Noted(0, []byte("b")) || s.Noted(1, []byte("a")) {
+		t.Fatalf("SMOVE of a member b has: a noted %v, b noted %v", s.Noted(0, []byte("a")), s.Noted(0, []byte("b")))
+	}
+	key, val := []byte("k"), []byte("v")
+	allocs := testing.AllocsPerRun(100, func() {
+		s.NoteWrites(true)
+		db.SetString(key, val, 0, false)
+		s.NoteWrites(false)
+		if !s.Noted(0, key) {
+			t.Fatal("SET not noted")
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per noted SET", allocs)
 	}
 }

@@ -125,8 +125,9 @@
 //     deletes the key (as Redis does).
 //   - Every exported call that changes a key's data counts it in Dirty
 //     (expiry and eviction excepted: the hooks report those) and, while
-//     the Store tracks writes (TrackWrites), notes the key, so that Wrote
-//     names every key a command changed (dirty_test.go checks both).
+//     the Store tracks or notes writes (TrackWrites, NoteWrites), notes
+//     the key, so that Wrote and Noted name every key a command changed
+//     (dirty_test.go checks all three).
 //
 // # What it never does
 //

@@ -140,6 +140,12 @@ type Store struct {
 	// written, while tracking (TrackWrites), is tracked: the keys changes
 	// were counted for.
 	written, tracked map[written]bool
+	// notes, while noting (NoteWrites), are the keys changes were
+	// counted for, in the order written: their bytes one after another
+	// in noteBuf.
+	noting  bool
+	notes   []note
+	noteBuf []byte
 
 	exp expiry // expire.go: expiry wheel and counters
 	mem budget // evict.go: maxmemory, policy, eviction pool, access clock
@@ -171,18 +177,61 @@ func (s *Store) Dirty() uint64 { return s.dirty }
 // changed counts n changes to key (none when n is 0).
 func (db *DB) changed(key []byte, n uint64) {
 	db.s.dirty += n
-	if n > 0 && db.s.written != nil {
+	if n > 0 && (db.s.written != nil || db.s.noting) {
 		db.wrote(key)
 	}
 }
 
-// wrote notes, while the Store tracks writes, that key changed, without
-// counting it (a call that changed two keys counts one change, as Redis
-// does).
+// wrote notes, while the Store tracks or notes writes, that key changed,
+// without counting it (a call that changed two keys counts one change, as
+// Redis does).
 func (db *DB) wrote(key []byte) {
-	if db.s.written != nil {
-		db.s.written[written{db.s.dbIndex(db), string(key)}] = true
+	s := db.s
+	if s.written != nil {
+		s.written[written{s.dbIndex(db), string(key)}] = true
 	}
+	if s.noting {
+		if n := len(s.notes); n > 0 && s.notes[n-1].db == db && string(s.noteBuf[s.notes[n-1].at:]) == string(key) {
+			return // the key just noted, changed again
+		}
+		s.notes = append(s.notes, note{db, len(s.noteBuf)})
+		s.noteBuf = append(s.noteBuf, key...)
+	}
+}
+
+// note is a key noted while noting writes: its database and where its
+// bytes start in noteBuf (they end where the next note's start).
+type note struct {
+	db *DB
+	at int
+}
+
+// NoteWrites starts (on), forgetting the keys noted before, or stops
+// noting the keys that changes are counted for, as TrackWrites tracks
+// them; the keys noted stay readable (Noted) until it starts again. It
+// allocates nothing once its buffers have grown to a command's writes: for
+// the one command a caller runs, whose few keys it asks Noted about.
+func (s *Store) NoteWrites(on bool) {
+	if on {
+		s.notes, s.noteBuf = s.notes[:0], s.noteBuf[:0]
+	}
+	s.noting = on
+}
+
+// Noted reports whether a change to key of database db was noted since
+// NoteWrites last started.
+func (s *Store) Noted(db int, key []byte) bool {
+	d := s.dbs[db]
+	for i, n := range s.notes {
+		end := len(s.noteBuf)
+		if i+1 < len(s.notes) {
+			end = s.notes[i+1].at
+		}
+		if n.db == d && string(s.noteBuf[n.at:end]) == string(key) {
+			return true
+		}
+	}
+	return false
 }
 
 // written is a key a change was counted for while the Store tracked writes.

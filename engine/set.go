@@ -474,8 +474,8 @@ func (db *DB) SMove(src, dst, m []byte, now int64) (bool, error) {
 	added := db.setAdd(&do, m)
 	db.commitSet(dst, &do)
 	db.changed(src, 1)
-	if added {
-		db.wrote(dst) // a member dst had already leaves it as it was
+	if added { // a member dst had already leaves it as it was
+		db.changed(dst, 1)
 	}
 	return true, nil
 }

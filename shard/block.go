@@ -178,7 +178,11 @@ func (s *Shard) tryServe(wt *waiter, first bool) ([]byte, bool) {
 	}
 	reads := wt.spec.Reads(wt.args)
 	s.store.CountReads(first && (reads == command.ReadsLookups || reads == command.ReadsSilently))
+	noted := s.noteWrites()
 	blocks := wt.fn(&ctx, wt.args, &wait)
+	if noted {
+		s.notedWrites()
+	}
 	s.store.CountReads(false)
 	if first && s.kev.flags != 0 {
 		s.kev.db = wt.db
@@ -188,7 +192,7 @@ func (s *Shard) tryServe(wt *waiter, first bool) ([]byte, bool) {
 		return nil, false
 	}
 	if n := s.store.Dirty() - dirty; n != 0 {
-		s.wrote(wt.db, wt.spec, wt.args, w.B, n)
+		s.wrote(wt.db, wt.spec, wt.args, w.B, n, noted)
 	}
 	return w.B, true
 }

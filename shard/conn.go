@@ -531,6 +531,7 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 	// Only the handler's lookups count (not eventsBefore's).
 	s.store.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
+	noted := s.noteWrites()
 	switch s.stats.untimed--; {
 	case s.clock.on:
 		d := s.timed(ctx, spec, args)
@@ -558,6 +559,9 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 		s.stats.observe(spec, time.Since(t0))
 	}
 	s.store.CountReads(false)
+	if noted {
+		s.notedWrites()
+	}
 	if se := &s.kev.self; se.c != nil && se.w == w {
 		se.on, se.cmd = true, spec.Name
 	}
@@ -580,7 +584,7 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 		s.stats.failedCall(spec, w.B[start:])
 	}
 	if n := s.store.Dirty() - dirty; n != 0 {
-		s.wrote(db, spec, args, w.B[start:], n)
+		s.wrote(db, spec, args, w.B[start:], n, noted)
 		if s.kev.self.on {
 			s.placeSelf(w, start)
 		}

@@ -55,6 +55,7 @@ type mutations struct {
 	touched uint64
 	prop    command.Prop
 	keys    []int // scratch: write-key positions
+	noting  bool  // the engine notes a command's writes (noteWrites)
 	// raw is the request serve dispatches, as its client sent it, and
 	// rawArgs the args the reader parsed it into (see rawOf).
 	raw     []byte
@@ -92,12 +93,40 @@ func (s *Shard) effects() *command.Effects {
 	return &s.mut.fx
 }
 
+// watchers reports whether a change to a key bumps anything: a WATCH, a
+// blocked client, client tracking.
+func (s *Shard) watchers() bool {
+	return len(s.waiters) > 0 || len(s.mut.versions) > 0 || s.trk.active()
+}
+
+// noteWrites has the engine note the keys the command about to run
+// changes (engine.Store.NoteWrites), when a change bumps anything and no
+// command it runs inside notes them already; it reports whether it did.
+func (s *Shard) noteWrites() bool {
+	if s.mut.noting || !s.watchers() {
+		return false
+	}
+	s.mut.noting = true
+	s.store.NoteWrites(true)
+	return true
+}
+
+// notedWrites ends noteWrites.
+func (s *Shard) notedWrites() {
+	s.mut.noting = false
+	s.store.NoteWrites(false)
+}
+
 // wrote records that a command changed data: n changes (the growth of
-// engine.Store.Dirty), reply its reply.
-func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n uint64) {
+// engine.Store.Dirty), reply its reply. Its write keys that changed are
+// touched: when noted (noteWrites ran for it), those the engine noted, as
+// Redis signals a key only when the command changed it (an SMOVE of a
+// member the destination holds leaves the destination's WATCH alone);
+// otherwise every one.
+func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n uint64, noted bool) {
 	m := &s.mut
 	m.dirty += n
-	if len(s.waiters) > 0 || len(m.versions) > 0 || s.trk.active() {
+	if s.watchers() {
 		idx, _ := spec.WriteKeys(args, m.keys[:0])
 		m.keys = idx
 		other := -1
@@ -105,8 +134,10 @@ func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n
 			other = spec.OtherDB(args)
 		}
 		for _, i := range idx {
-			s.Touch(db, args[i])
-			if other >= 0 {
+			if !noted || s.store.Noted(db, args[i]) {
+				s.Touch(db, args[i])
+			}
+			if other >= 0 && (!noted || s.store.Noted(other, args[i])) {
 				s.Touch(other, args[i])
 			}
 		}
