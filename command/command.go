@@ -304,6 +304,14 @@ type Ctx struct {
 	Access UserAccess
 }
 
+// Reset makes c n, keeping the buffers c's handlers grew (Scratch, the
+// geo results) for the calls that follow, so that a caller that runs
+// commands in one Ctx of its own allocates none per command.
+func (c *Ctx) Reset(n Ctx) {
+	n.Scratch, n.geo = c.Scratch[:0], c.geo[:0]
+	*c = n
+}
+
 // UserAccess is what a handler may ask of the ACL user it runs for
 // (package acl's User).
 type UserAccess interface {

@@ -65,8 +65,9 @@ func (s *Shard) runGathered(t *txn) {
 		}
 	}
 	w := resp.Writer{Proto: t.proto}
-	ctx := command.Ctx{Store: sc, DB: sc.DB(t.db), DBIndex: t.db, W: &w, Now: s.now, MaxBulkLen: s.conf.ProtoMaxBulkLen,
-		Server: s.group, Owns: func([]byte) bool { return true }, Scripts: s, Access: t.who.access()}
+	ctx := &s.gatherCtx
+	ctx.Reset(command.Ctx{Store: sc, DB: sc.DB(t.db), DBIndex: t.db, W: &w, Now: s.now, MaxBulkLen: s.conf.ProtoMaxBulkLen,
+		Server: s.group, Owns: func([]byte) bool { return true }, Scripts: s, Access: t.who.access()})
 	s.stats.commands++
 	s.stats.count(t.spec)
 	dirty := sc.Dirty()
@@ -79,10 +80,11 @@ func (s *Shard) runGathered(t *txn) {
 	sc.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
 	if t.blockFn != nil {
 		var wait command.Wait
-		t.gBlocked = t.blockFn(&ctx, t.args, &wait)
+		t.gBlocked = t.blockFn(ctx, t.args, &wait)
 	} else {
-		t.spec.Handler(&ctx, t.args)
+		t.spec.Handler(ctx, t.args)
 	}
+	ctx.Reset(command.Ctx{}) // keep no reference to the copies or the writer
 	sc.TrackWrites(false)
 	sc.CountReads(false)
 	s.store.AddReads(sc)

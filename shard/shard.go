@@ -40,8 +40,10 @@ type Shard struct {
 	hopW   resp.Writer // the writer of hop replies, into their hopMsg (execHop)
 	hops   []*hopMsg   // free hop payloads and ready slots (hop.go)
 	ctx    command.Ctx
-	plan   router.Planner // places commands; holds the scratch for their key positions
-	cmds   command.Resolver
+	// gatherCtx is the Ctx of a command run on gathered copies (cross.go).
+	gatherCtx command.Ctx
+	plan      router.Planner // places commands; holds the scratch for their key positions
+	cmds      command.Resolver
 	// ahead and warmKeys serve prefetch: a parser that looks ahead in a
 	// connection's input, and the keys it found.
 	ahead       resp.Reader
