@@ -191,8 +191,22 @@ func (s *Shard) tryServe(wt *waiter, first bool) ([]byte, bool) {
 	if blocks {
 		return nil, false
 	}
+	// Served at once on its own shard: the pushes its connection owes
+	// itself go into its reply, as for a command run there (notifyself.go).
+	self := first && wt.home == s.id
+	if self {
+		s.selfOn(wt.c, &w)
+		s.kev.self.on, s.kev.self.cmd = s.kev.self.c != nil, wt.spec.Name
+	}
 	if n := s.store.Dirty() - dirty; n != 0 {
 		s.wrote(wt.db, wt.spec, wt.args, w.B, n, noted)
+	}
+	if self {
+		if s.kev.self.on {
+			s.placeSelf(&w, 0)
+			s.kev.self.on = false
+		}
+		s.selfOff()
 	}
 	return w.B, true
 }

@@ -1,11 +1,13 @@
 package shard
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 
 	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/net/resp"
+	"github.com/radish-kv/radish/num"
 	"github.com/radish-kv/radish/pubsub"
 )
 
@@ -14,13 +16,14 @@ import (
 // subscribed to its own keys' events gets each push inside its own
 // replies: before the command's reply when Redis notifies before it
 // replies (SET, DEL, INCR, SADD, RENAME ...), after it when Redis replies
-// first (LPUSH, HSET, EXPIRE, ZADD ...: replyFirst), and inside EXEC's
-// array at that command's place. radish's events are published at the
-// end of the turn, after every reply; so a command that runs on the
-// connection's own shard, on its own or in an EXEC that runs there
-// (runLocal1, execHere), writes the pushes its connection would get into
-// its reply as Redis places them, and the turn's publish skips that
-// connection for those events. A command on another shard's keys (a hop,
+// first (LPUSH, HSET, EXPIRE, ZADD ...: replyFirst), inside it after its
+// headers for the sorted-set pops (midReply), and inside EXEC's array at
+// that command's place. radish's events are published at the end of the
+// turn, after every reply; so a command that runs on the connection's own
+// shard, on its own, in an EXEC that runs there or as a blocking pop
+// served at once there (runLocal1, execHere, tryServe), writes the pushes
+// its connection would get into its reply as Redis places them, and the
+// turn's publish skips that connection for those events. A command on another shard's keys (a hop,
 // an EXEC over several shards) still has its pushes arrive after its
 // reply.
 
@@ -92,11 +95,16 @@ func (s *Shard) selfFrames(b []byte, c *conn, ch, msg []byte) []byte {
 }
 
 // placeSelf writes the pushes the command that wrote its reply to w from
-// start owes its connection: before and after that reply.
+// start owes its connection: before and after that reply (before: inside
+// it, for a command of midReply).
 func (s *Shard) placeSelf(w *resp.Writer, start int) {
 	se := &s.kev.self
 	if len(se.before) > 0 {
-		w.B = slices.Insert(w.B, start, se.before...)
+		at := start
+		if n := midReply[se.cmd]; n > 0 {
+			at += replyTokens(w.B[start:], n)
+		}
+		w.B = slices.Insert(w.B, at, se.before...)
 	}
 	w.B = append(w.B, se.after...)
 	se.before, se.after = se.before[:0], se.after[:0]
@@ -121,8 +129,12 @@ func (se *selfEvents) published() {
 
 // afterReply reports whether Redis 7.0 publishes event of cmd after cmd's
 // reply (replyFirst; of LMOVE and RPOPLPUSH, the pop and del, not the
-// push; of the EXPIRE family, not the del of a time in the past).
+// push; of the EXPIRE family, not the del of a time in the past; of the
+// sorted-set pops, whose pop is inside it (midReply), the del).
 func afterReply(cmd, event string) bool {
+	if _, ok := midReply[cmd]; ok {
+		return event == "del"
+	}
 	switch cmd {
 	case "expire", "pexpire", "expireat", "pexpireat":
 		return event != "del"
@@ -142,6 +154,35 @@ var replyFirst = map[string]struct{}{
 	"hset": {}, "hsetnx": {}, "hmset": {}, "hincrby": {}, "hincrbyfloat": {},
 	"sinterstore": {}, "sunionstore": {}, "sdiffstore": {},
 	"zadd": {}, "zincrby": {}, "zunionstore": {}, "zinterstore": {}, "zdiffstore": {}, "zrangestore": {},
-	"zpopmin": {}, "zpopmax": {}, "zmpop": {}, "bzpopmin": {}, "bzpopmax": {}, "bzmpop": {},
 	"xadd": {}, "geoadd": {}, "bitfield": {},
 }
+
+// midReply are the commands Redis 7.0 publishes the events of inside
+// their reply, after its first n tokens (replyTokens): the sorted-set
+// pops, which write their reply's headers (and the key) before they pop
+// (checked against redis-server 7.0.15).
+var midReply = map[string]int{
+	"zpopmin": 1, "zpopmax": 1, "bzpopmin": 2, "bzpopmax": 2, "zmpop": 3, "bzmpop": 3,
+}
+
+// replyTokens returns the length of the first n tokens of reply: lines,
+// a bulk string's line and its bytes (fewer when the reply is shorter).
+func replyTokens(reply []byte, n int) int {
+	at := 0
+	for range n {
+		end := bytes.Index(reply[at:], crlf)
+		if end < 0 {
+			return at
+		}
+		line := reply[at : at+end]
+		at += end + 2
+		if len(line) > 0 && line[0] == '$' {
+			if l, ok := num.ParseInt(line[1:]); ok && l >= 0 {
+				at = min(at+int(l)+2, len(reply))
+			}
+		}
+	}
+	return at
+}
+
+var crlf = []byte("\r\n")
