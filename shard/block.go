@@ -67,6 +67,11 @@ type waiter struct {
 	// home runs the command across shards, BLMOVE to another shard's
 	// list).
 	hold coord.Waiting
+	// self: the client is RESP3 and subscribed while notifications are
+	// on: a holder that serves it at once notes its events for home in
+	// notes (notifyself.go).
+	self  bool
+	notes selfNotes
 }
 
 // wkey is a key of one database.
@@ -146,11 +151,12 @@ func (s *Shard) waitOn(c *conn, b *blockState, fn command.BlockFunc, viaHome boo
 	s.stats.blocked++
 	hs, spec, args, id := b.holders, b.spec, b.args, b.id
 	home, db, proto := s.id, c.cl.DB, c.cl.Proto
+	self := s.kev.flags != 0 && proto == 3 && c.subscribed()
 	for _, h := range hs {
 		// Each holder's own args: a BlockFunc may rewrite them (block.go
 		// in command).
 		wt := &waiter{id: id, home: home, c: c, spec: spec, fn: fn, args: command.CopyArgs(args), db: db, proto: proto,
-			keys: h.keys, hold: coord.Waiting{Remote: h.shard != home, ViaHome: viaHome}}
+			keys: h.keys, hold: coord.Waiting{Remote: h.shard != home, ViaHome: viaHome}, self: self}
 		s.sendWait(h.shard, msgPark, &waitMsg{id: id, home: home, db: db, keys: h.keys, spec: spec, args: args, wt: wt,
 			single: len(hs) == 1 && !viaHome})
 	}
@@ -191,11 +197,16 @@ func (s *Shard) tryServe(wt *waiter, first bool) ([]byte, bool) {
 	if blocks {
 		return nil, false
 	}
-	// Served at once on its own shard: the pushes its connection owes
-	// itself go into its reply, as for a command run there (notifyself.go).
-	self := first && wt.home == s.id
+	// Served at once: the pushes its connection owes itself go into its
+	// reply, as for a command run on its shard or hopping there
+	// (notifyself.go).
+	self := first && (wt.home == s.id || wt.self)
 	if self {
-		s.selfOn(wt.c, &w)
+		if wt.home == s.id {
+			s.selfOn(wt.c, &w)
+		} else {
+			s.selfRemote(wt.c, &w, &wt.notes)
+		}
 		s.kev.self.on, s.kev.self.cmd = s.kev.self.c != nil, wt.spec.Name
 	}
 	if n := s.store.Dirty() - dirty; n != 0 {

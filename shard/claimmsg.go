@@ -22,8 +22,10 @@ type claimMsg struct {
 
 	// Home's answer: the claim is granted; the client no longer waits.
 	ok, gone bool
-	// What the holder served (msgServed).
-	out []byte
+	// What the holder served (msgServed), and the events it noted for
+	// the client's own pushes (notifyself.go).
+	out   []byte
+	notes selfNotes
 }
 
 // sendClaim sends cm to shard dst as a message of kind k.
@@ -44,6 +46,9 @@ func (s *Shard) handleClaim(k msgKind, cm *claimMsg) {
 	case msgClaimAnswer:
 		s.claimAnswered(cm)
 	case msgServed:
+		if len(cm.notes.ev) > 0 {
+			cm.out = s.placeNotes(&cm.notes, cm.c, cm.out)
+		}
 		s.unblock(cm.c, cm.id, cm.out)
 	case msgUnclaim:
 		if c := cm.c; c.blocked != nil && c.blocked.id == cm.id {

@@ -31,6 +31,12 @@ type hopMsg struct {
 	reply   command.ReplyMode // the client's CLIENT REPLY when it was sent
 	who     reader            // the client it runs for (tracking.go)
 	home    int
+	// self: the client is RESP3 and subscribed while notifications are
+	// on; the owner then notes the events the command emits, for home to
+	// write the pushes the client owes itself into the reply
+	// (notifyself.go).
+	self  bool
+	notes selfNotes
 	// argv and small are where args, argBuf and the reply's buf start
 	// (inline): a small command (up to 3 arguments, hopArgBytes bytes)
 	// and its small reply stay in the hopMsg's own cache lines, which
@@ -80,6 +86,7 @@ func (s *Shard) freeHop(h *hopMsg) {
 	}
 	h.c, h.spec, h.done = nil, nil, false
 	h.buf = h.buf[:0]
+	h.notes.reset()
 	if cap(h.buf) > maxHopBuf || cap(h.argBuf) > maxHopBuf {
 		clear(h.args[:cap(h.args)]) // no reference into a buffer let go
 		h.inline()
@@ -105,6 +112,7 @@ func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
 	h := s.newHop()
 	h.c, h.spec, h.home = c, spec, s.id
 	h.db, h.proto, h.noTouch, h.reply = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl.Reply
+	h.self = s.kev.flags != 0 && c.cl.Proto == 3 && c.subscribed()
 	h.who = c.reader(s.id, true)
 	h.setArgs(args)
 	c.queue = append(c.queue, &h.slot)
@@ -135,7 +143,13 @@ func (s *Shard) execHop(h *hopMsg) {
 	w := &s.hopW
 	w.B, w.Proto = h.buf[:0], h.proto
 	s.who = h.who
+	if h.self {
+		s.selfRemote(h.c, w, &h.notes)
+	}
 	s.exec(w, nil, h.noTouch, h.db, h.spec, h.args)
+	if h.self {
+		s.selfOff()
+	}
 	s.who = reader{}
 	h.buf, w.B = w.B, nil
 	s.outbox[h.home] = append(s.outbox[h.home], message{kind: msgHopReply, hop: h})
@@ -149,6 +163,9 @@ func (s *Shard) hopDone(h *hopMsg, more bool) {
 		h.buf = h.buf[:0]
 	}
 	h.done = true
+	if len(h.notes.ev) > 0 {
+		h.buf = s.placeNotes(&h.notes, h.c, h.buf)
+	}
 	if !more {
 		s.flushQueue(h.c)
 	}

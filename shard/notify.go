@@ -235,6 +235,10 @@ func (s *Shard) notifyPublish(ch, msg []byte) {
 	for q, o := range s.group.shards {
 		if q != s.id && o.ps.reg.Filter.Wants(h) {
 			s.pubEntry(q, pubChannel, ch, msg, nil)
+			if s.ps.skip != nil {
+				b := s.ps.open[q]
+				b.ents[len(b.ents)-1].skip = s.ps.skip
+			}
 		}
 	}
 }

@@ -23,17 +23,24 @@ import (
 // shard, on its own, in an EXEC that runs there or as a blocking pop
 // served at once there (runLocal1, execHere, tryServe), writes the pushes
 // its connection would get into its reply as Redis places them, and the
-// turn's publish skips that connection for those events. A command on another shard's keys (a hop,
-// an EXEC over several shards) still has its pushes arrive after its
-// reply.
+// turn's publish skips that connection for those events. A command that
+// hops to another shard, or a blocking pop served at once there, notes
+// its events there for the connection's shard (selfRemote, selfNotes),
+// which writes the pushes into the reply it receives (placeNotes); the
+// owner's publish of those events has that shard skip the connection
+// (pubEnt.skip). A command whose keys span shards, and an EXEC on another
+// shard's keys, still have their pushes arrive after their reply.
 
 // selfEvents is the state of the pushes a command writes to its own
 // connection.
 type selfEvents struct {
-	c   *conn        // the connection, RESP3 and subscribed, whose command runs here
-	w   *resp.Writer // where its replies are written
-	on  bool         // run1 is running c's command, writing to w
-	cmd string       // the command's name
+	c *conn        // the connection, RESP3 and subscribed, whose command runs here
+	w *resp.Writer // where its replies are written
+	// notes, when c's shard is another, takes c's events for that shard
+	// (a hop's, a blocking pop's served at once).
+	notes *selfNotes
+	on    bool   // run1 is running c's command, writing to w
+	cmd   string // the command's name
 	// before and after are the pushes to c, before and after the
 	// command's reply.
 	before, after []byte
@@ -50,32 +57,97 @@ func (s *Shard) selfOn(c *conn, w *resp.Writer) {
 	}
 }
 
-// selfOff ends selfOn.
-func (s *Shard) selfOff() { s.kev.self.c, s.kev.self.w = nil, nil }
+// selfOff ends selfOn and selfRemote.
+func (s *Shard) selfOff() { s.kev.self.c, s.kev.self.w, s.kev.self.notes = nil, nil, nil }
+
+// selfRemote makes the command of c, another shard's connection, that
+// runs next writing to w, note its events in n: c's shard writes the
+// pushes they owe it into the reply (placeNotes), and the turn's publish
+// has that shard skip c for them (pubEnt.skip).
+func (s *Shard) selfRemote(c *conn, w *resp.Writer, n *selfNotes) {
+	n.reset()
+	s.kev.self.c, s.kev.self.w, s.kev.self.notes = c, w, n
+}
+
+// selfNotes are the events a command emitted on another shard than its
+// client's, for the client's shard.
+type selfNotes struct {
+	cmd string
+	ev  []noteEvent
+	buf []byte // their keys, one after another
+}
+
+// noteEvent is one of selfNotes' events.
+type noteEvent struct {
+	db     int
+	event  string
+	keyEnd int // the key is buf from the previous keyEnd
+	after  bool
+}
+
+func (n *selfNotes) reset() { n.ev, n.buf = n.ev[:0], n.buf[:0] }
+
+// placeNotes returns reply, a command's reply written on another shard,
+// with the pushes its client c, this shard's, owes itself for the events
+// n notes, placed as Redis writes them.
+func (s *Shard) placeNotes(n *selfNotes, c *conn, reply []byte) []byte {
+	se := &s.kev.self
+	start := 0
+	for _, e := range n.ev {
+		key := n.buf[start:e.keyEnd]
+		start = e.keyEnd
+		b := &se.before
+		if e.after {
+			b = &se.after
+		}
+		*b = s.selfPushes(*b, c, e.db, e.event, key)
+	}
+	n.reset()
+	w := resp.Writer{B: reply} // empty under CLIENT REPLY OFF: the pushes alone
+	se.cmd = n.cmd
+	s.placeSelf(&w, 0)
+	return w.B
+}
 
 // toSelf writes the pushes an event just appended owes the connection
 // whose command runs (selfEvents.on), and notes the event.
 func (s *Shard) toSelf(event string, key []byte) {
 	se := &s.kev.self
+	if n := se.notes; n != nil {
+		n.cmd = se.cmd
+		n.buf = append(n.buf, key...)
+		n.ev = append(n.ev, noteEvent{db: s.kev.db, event: event, keyEnd: len(n.buf), after: afterReply(se.cmd, event)})
+		se.idx = append(se.idx, s.mut.fx.Events()-1)
+		se.skip = append(se.skip, se.c)
+		return
+	}
 	n := len(se.before) + len(se.after)
 	b := &se.before
 	if afterReply(se.cmd, event) {
 		b = &se.after
 	}
-	if s.kev.flags&config.NotifyKeyspace != 0 {
-		se.ch = append(strconv.AppendInt(append(se.ch[:0], "__keyspace@"...), int64(s.kev.db), 10), "__:"...)
-		se.ch = append(se.ch, key...)
-		*b = s.selfFrames(*b, se.c, se.ch, []byte(event))
-	}
-	if s.kev.flags&config.NotifyKeyevent != 0 {
-		se.ch = append(strconv.AppendInt(append(se.ch[:0], "__keyevent@"...), int64(s.kev.db), 10), "__:"...)
-		se.ch = append(se.ch, event...)
-		*b = s.selfFrames(*b, se.c, se.ch, key)
-	}
+	*b = s.selfPushes(*b, se.c, s.kev.db, event, key)
 	if len(se.before)+len(se.after) > n {
 		se.idx = append(se.idx, s.mut.fx.Events()-1)
 		se.skip = append(se.skip, se.c)
 	}
+}
+
+// selfPushes appends what c receives for event on key of database db,
+// on the keyspace and keyevent channels notifications are on for.
+func (s *Shard) selfPushes(b []byte, c *conn, db int, event string, key []byte) []byte {
+	se := &s.kev.self
+	if s.kev.flags&config.NotifyKeyspace != 0 {
+		se.ch = append(strconv.AppendInt(append(se.ch[:0], "__keyspace@"...), int64(db), 10), "__:"...)
+		se.ch = append(se.ch, key...)
+		b = s.selfFrames(b, c, se.ch, []byte(event))
+	}
+	if s.kev.flags&config.NotifyKeyevent != 0 {
+		se.ch = append(strconv.AppendInt(append(se.ch[:0], "__keyevent@"...), int64(db), 10), "__:"...)
+		se.ch = append(se.ch, event...)
+		b = s.selfFrames(b, c, se.ch, key)
+	}
+	return b
 }
 
 // selfFrames appends what c receives for msg on ch: a message when it

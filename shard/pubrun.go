@@ -159,15 +159,15 @@ func (s *Shard) deliverBatchRun(b *pubBatch, op pubOp, i, j int) int64 {
 
 // runEnd returns the end of the run of b's entries from i: the first
 // entry after i that is not of i's op or not on i's channel, or that
-// cannot join a run.
+// cannot join a run (one that skips a connection).
 func (s *Shard) runEnd(b *pubBatch, i int) int {
 	op := b.ents[i].op
-	if op == pubOwner || op == pubChannel && s.ps.reg.Patterns() > 0 {
+	if op == pubOwner || op == pubChannel && s.ps.reg.Patterns() > 0 || b.ents[i].skip != nil {
 		return i + 1
 	}
 	ch, _ := b.at(i)
 	j := i + 1
-	for j < len(b.ents) && b.ents[j].op == op {
+	for j < len(b.ents) && b.ents[j].op == op && b.ents[j].skip == nil {
 		if next, _ := b.at(j); !bytes.Equal(next, ch) {
 			break
 		}

@@ -68,6 +68,10 @@ type pubEnt struct {
 	wait   *pubWait
 	n      int64 // receivers, written by the destination
 	joined bool  // a publish that joined wait's (joinWait): wait counts the first's only
+	// skip, when set, is a connection of the destination that has the
+	// message already (a keyspace event of its own hopped command,
+	// notifyself.go): it receives nothing from this entry.
+	skip *conn
 }
 
 type pubOp uint8
@@ -581,7 +585,9 @@ func (s *Shard) runPublish(b *pubBatch) {
 		ch, msg := b.at(i)
 		switch e.op {
 		case pubChannel:
+			s.ps.skip = e.skip
 			e.n = s.deliverHere(pubsub.Channel, ch, msg)
+			s.ps.skip = nil
 		case pubShard:
 			s.deliverHere(pubsub.Shard, ch, msg)
 		case pubOwner:

@@ -43,7 +43,8 @@ func (s *Shard) handleWait(k msgKind, wm *waitMsg) {
 			if wm.single {
 				// One holder: try at once, as the command would run.
 				if out, served := s.tryServe(wm.wt, true); served {
-					s.sendClaim(wm.home, msgServed, &claimMsg{id: wm.id, home: wm.home, holder: s.id, c: wm.wt.c, out: out})
+					s.sendClaim(wm.home, msgServed, &claimMsg{id: wm.id, home: wm.home, holder: s.id, c: wm.wt.c, out: out,
+						notes: wm.wt.notes})
 					return
 				}
 			}
