@@ -600,7 +600,7 @@ func parseXRead(c *Ctx, args [][]byte, a *xreadArgs, group bool) bool {
 // false: replied (an invalid ID, or the WRONGTYPE of a key before it).
 func xreadAfter(c *Ctx, args [][]byte, a *xreadArgs, i int) (after engine.StreamID, ok bool) {
 	key, arg := args[a.streams+i], args[a.streams+a.n+i]
-	info, found, err := c.DB.XInfo(key, c.Now)
+	info, found, err := c.DB.XLast(key, c.Now)
 	if err != nil {
 		c.W.Error(err.Error())
 		return after, false
@@ -655,7 +655,7 @@ func xreadServe(c *Ctx, args [][]byte, a *xreadArgs, after []engine.StreamID) bo
 		} else {
 			gt, _ = xreadAfter(c, args, a, i)
 		}
-		info, found, _ := c.DB.XInfo(key, c.Now)
+		info, found, _ := c.DB.XLast(key, c.Now)
 		if !found || info.Length == 0 || !gt.Less(info.LastLive) {
 			continue
 		}

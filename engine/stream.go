@@ -1090,6 +1090,22 @@ func (db *DB) XInfo(key []byte, now int64) (StreamInfo, bool, error) {
 	return st.info(), true, nil
 }
 
+// XLast returns what XREAD reads of the stream at key, its length, last
+// ID and last live entry's ID, in a StreamInfo whose other fields are
+// zero: without XInfo's walks of the whole index (RaxNodes, Nodes) and of
+// the first node (Edge).
+func (db *DB) XLast(key []byte, now int64) (StreamInfo, bool, error) {
+	st, found, err := db.openStream(key, now)
+	if err != nil || !found {
+		return StreamInfo{}, false, err
+	}
+	info := StreamInfo{Length: st.length(), LastID: st.lastID()}
+	if info.Length > 0 {
+		info.LastLive = st.edgeOrMax(false, false)
+	}
+	return info, true, nil
+}
+
 func (st stream) info() StreamInfo {
 	return StreamInfo{
 		Length: st.length(), Nodes: ixCount(st.db.s.slab.Bytes(st.index())),

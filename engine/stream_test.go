@@ -470,3 +470,37 @@ func TestStreamRecordMalformed(t *testing.T) {
 		t.Fatalf("%d blocks leaked", s.SlabLive())
 	}
 }
+
+// TestXLast: XLast's length, last ID and last live ID are XInfo's, while
+// entries are added, the last ones deleted and the stream emptied.
+func TestXLast(t *testing.T) {
+	s := NewStore(1)
+	defer s.Close()
+	db := s.DB(0)
+	key := []byte("x")
+	check := func(step string) {
+		t.Helper()
+		got, gotOK, err1 := db.XLast(key, 0)
+		want, wantOK, err2 := db.XInfo(key, 0)
+		if err1 != nil || err2 != nil || gotOK != wantOK || got.Length != want.Length || got.LastID != want.LastID || got.LastLive != want.LastLive {
+			t.Fatalf("%s: XLast %+v %v %v, XInfo %+v %v %v", step, got, gotOK, err1, want, wantOK, err2)
+		}
+	}
+	check("absent")
+	for i := 1; i <= 300; i++ {
+		if _, _, err := db.XAdd(key, XAddID{ID: StreamID{uint64(i), 0}}, [][]byte{[]byte("f"), []byte("v")}, false, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("300 entries")
+	for i := 300; i >= 1; i -= 7 {
+		if _, err := db.XDel(key, 1, func(int) StreamID { return StreamID{uint64(i), 0} }, 0); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("after deleting %d-0", i))
+	}
+	if _, err := db.XTrim(key, &XTrimArgs{Strategy: XTrimMaxLen, MaxLen: 0}, 0); err != nil {
+		t.Fatal(err)
+	}
+	check("emptied")
+}
