@@ -229,7 +229,8 @@ type Options struct {
 
 	// test knobs
 	noMultishotAccept bool
-	setupFlags        []uint32 // io_uring setup flag sets to try instead of the defaults
+	joinWait          time.Duration // Uring's joinWait instead of the default
+	setupFlags        []uint32      // io_uring setup flag sets to try instead of the defaults
 }
 
 func (o *Options) fill() {

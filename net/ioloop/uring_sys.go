@@ -20,7 +20,8 @@ const (
 	setupSingleIssuer = 1 << 12 // 6.0
 	setupDeferTaskrun = 1 << 13 // 6.1
 
-	featExtArg = 1 << 8 // 5.11: io_uring_enter takes io_uring_getevents_arg
+	featExtArg     = 1 << 8  // 5.11: io_uring_enter takes io_uring_getevents_arg
+	featMinTimeout = 1 << 15 // 6.12: and honours its min_wait_usec
 
 	enterGetEvents = 1 << 0
 	enterExtArg    = 1 << 3
