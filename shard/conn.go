@@ -92,7 +92,11 @@ func (s *Shard) serve(c *conn) {
 			}
 		}
 		warm = max(warm-1, 0)
-		args, n, err := s.reader.Next(in)
+		args, n, ok := s.parsed.take(in)
+		var err error
+		if !ok {
+			args, n, err = s.reader.Next(in)
+		}
 		if err != nil {
 			s.protocolError(c, err)
 			break
@@ -127,6 +131,7 @@ func (s *Shard) serve(c *conn) {
 		}
 		s.drv.Consume(c.id, n)
 	}
+	s.parsed.drop()
 	s.endRun()
 	s.checkOutput(c)
 	s.closeIfDone(c)
@@ -142,7 +147,8 @@ const prefetchMinInput = 128
 // prefetch parses ahead in c's input (consuming nothing) and has the
 // engine warm the cache for the first key of each of the next commands
 // whose key lives here (engine.DB.Prefetch), so that their tree walks
-// overlap instead of each waiting for memory in turn. It returns how many
+// overlap instead of each waiting for memory in turn. What it parsed,
+// serve takes without parsing again (parsedAhead). It returns how many
 // commands it looked at. A look-ahead that finds a single key and no
 // sorted-set insert, as a pipeline on one hot list does, is not worth its
 // parsing: the connection skips the next few (coldSkips).
@@ -150,11 +156,21 @@ func (s *Shard) prefetch(c *conn, in []byte) int {
 	keys := s.warmKeys[:0]
 	n := len(s.group.shards)
 	seen := 0
+	s.parsed.drop()
+	keep := true
 	for len(in) > 0 && in[0] == '*' && len(keys) < cap(keys) {
-		args, used, err := s.ahead.Next(in)
+		var args [][]byte
+		var used int
+		var err error
+		if keep {
+			args, used, err = s.ahead.NextAppend(in, s.parsed.args)
+		} else {
+			args, used, err = s.ahead.Next(in)
+		}
 		if err != nil || used == 0 {
 			break
 		}
+		keep = keep && s.parsed.add(in, used, args)
 		in = in[used:]
 		seen++
 		if len(args) < 2 {

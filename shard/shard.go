@@ -44,9 +44,11 @@ type Shard struct {
 	gatherCtx command.Ctx
 	plan      router.Planner // places commands; holds the scratch for their key positions
 	cmds      command.Resolver
-	// ahead and warmKeys serve prefetch: a parser that looks ahead in a
-	// connection's input, and the keys it found.
+	// ahead, parsed and warmKeys serve prefetch: a parser that looks ahead
+	// in a connection's input, the commands it parsed (serve takes them),
+	// and the keys it found.
 	ahead       resp.Reader
+	parsed      parsedAhead
 	warmKeys    [][]byte
 	warmZ       []warmZ
 	warmScores  []float64
@@ -449,6 +451,7 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.reader.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ctx.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ahead.MaxBulkLen = c.ProtoMaxBulkLen
+	s.parsed.drop() // parsed under the old limit
 	policy, _ := engine.ParsePolicy(c.MaxMemoryPolicy)
 	s.store.SetMaxMemory(c.MemoryBudget()/int64(len(s.group.shards)), policy, c.MaxMemorySamples)
 	s.store.SetLFU(c.LFULogFactor, c.LFUDecayTime)

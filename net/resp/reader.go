@@ -122,6 +122,18 @@ func (r *Reader) maxInline() int {
 // checks follows Redis's processMultibulkBuffer so the same bytes give the
 // same error; in addition a CR not followed by LF in a count line is an
 // invalid length, and bulk data must end in CRLF.
+// NextAppend is Next with a command's args appended to dst, in dst's
+// spare capacity while it lasts, rather than in the Reader's own memory:
+// for a caller that keeps several commands' args at once. The Reader
+// neither keeps nor reuses dst.
+func (r *Reader) NextAppend(buf []byte, dst [][]byte) (args [][]byte, n int, err error) {
+	own := r.args
+	r.args = dst[len(dst):]
+	args, n, err = r.Next(buf)
+	r.args = own
+	return args, n, err
+}
+
 func (r *Reader) multibulk(buf []byte) ([][]byte, int, error) {
 	count, pos, ok := fastNum(buf, 1)
 	if !ok {
