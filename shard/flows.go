@@ -28,7 +28,8 @@ import (
 // <token> <i>: its shard detaches the socket from its loop (the replica
 // sends nothing more on it) and answers +OK on it; from then on only
 // the goroutine that sends part i writes it, through the group's
-// transport, and closes it. A full sync of a replica holding flows sends
+// transport, and then the flow's stream (flowstream.go), which closes
+// it. A full sync of a replica holding flows sends
 // +FULLRESYNC and $FLOWS:<n> on its connection, then the stream from the
 // cut, as it would send the one payload.
 
