@@ -117,9 +117,13 @@ func (s *Shard) runGathered(t *txn) {
 }
 
 // wroteBack is told that t's write-back to part i is done: once every
-// part's is, t is over.
+// part's is, t is over (a held script's answered already: gFeedOnly).
 func (s *Shard) wroteBack(t *txn, i int) {
 	if !t.gp.WroteBack(i) {
+		return
+	}
+	if t.gFeedOnly {
+		s.feedDone(t)
 		return
 	}
 	if t.gBlocked {

@@ -25,6 +25,7 @@ type partMsg struct {
 	id   uint64
 	p    coord.Part  // the part's keys, which it releases unless held
 	held bool        // an EXEC's locks cover the part: it releases nothing
+	wrap bool        // msgWriteBack: its effects are one transaction's (a held script's)
 	tag  command.Tag // the effects' tag (msgPartRun, msgWriteBack)
 	step msgKind     // msgPartDone: the request it answers
 
@@ -108,8 +109,12 @@ func (s *Shard) handlePart(k msgKind, pm *partMsg) {
 		}
 		s.sendPart(pm.home, msgGathered, pm)
 	case msgWriteBack:
+		mark := s.fxMark()
 		for _, e := range pm.entries {
 			s.writeBack(e, pm.tag)
+		}
+		if pm.wrap {
+			s.fxWrap(mark, pm.tag)
 		}
 		for _, e := range pm.events {
 			s.kev.db = e.db

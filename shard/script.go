@@ -990,30 +990,18 @@ func (s *Shard) heldAttempt(r *heldRun) {
 }
 
 // heldRelease writes back writes (per part), releases every part and,
-// when out is set, answers it.
+// when out is set, answers it: the gather plan's write-backs (partMsg),
+// each shard's effects wrapped as one transaction's.
 func (s *Shard) heldRelease(r *heldRun, writes [][]entry, out []byte) {
 	t := r.t
-	left := len(t.co.Parts)
-	for i := range t.co.Parts {
-		var ws []entry
+	t.gp = coord.GatherOf(make([][]coord.Read, len(t.co.Parts)))
+	t.gReply, t.gFeedOnly = out, out == nil
+	t.pms = make([]partMsg, len(t.co.Parts))
+	for i, p := range t.co.Parts {
+		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, p: p, tag: t.tag(i), wrap: true}
 		if writes != nil {
-			ws = writes[i]
+			t.pms[i].entries = writes[i]
 		}
-		id, p, tag := t.id, t.co.Parts[i], t.tag(i)
-		s.on(t, i, msgWriteBack, func(o *Shard) any {
-			mark := o.fxMark()
-			for _, e := range ws {
-				o.writeBack(e, tag)
-			}
-			o.fxWrap(mark, tag)
-			o.unlockPart(id, p)
-			return nil
-		}, func(any) {
-			if left--; left == 0 && out != nil {
-				s.finish(t, out)
-			} else if left == 0 {
-				s.feedDone(t)
-			}
-		})
+		s.sendPart(p.Shard, msgWriteBack, &t.pms[i])
 	}
 }

@@ -141,11 +141,13 @@ type txn struct {
 
 	// The gather plan (cross.go): what each part exports and writes back,
 	// one message per part carrying it, and, once the command ran at home,
-	// its reply or that it would block.
-	gp       coord.Gather
-	pms      []partMsg
-	gReply   []byte
-	gBlocked bool
+	// its reply or that it would block (a held script's write-backs too,
+	// script.go).
+	gp        coord.Gather
+	pms       []partMsg
+	gReply    []byte
+	gBlocked  bool
+	gFeedOnly bool // a held script's release with no reply to give
 }
 
 // tag marks the effects of part i.
