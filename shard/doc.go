@@ -30,9 +30,10 @@
 //     hands back; for a txn's lock steps a lockMsg (lockmsg.go), the
 //     request's fields read by the part's shard, the answer's by home; for
 //     the blocking protocol a waitMsg or claimMsg (waitmsg.go,
-//     claimmsg.go), and for a locked txn's part-runs (a fan-out's too),
-//     a refused one's unlocks and the gather plan's exports and
-//     write-backs a partMsg (partmsg.go), likewise.
+//     claimmsg.go), and for a locked txn's part-runs (a fan-out's and
+//     an EXEC's too), a refused one's unlocks, the gather plan's exports
+//     and write-backs and WATCH's registrations a partMsg (partmsg.go),
+//     likewise.
 //     It is the only way one shard affects another; a shard never writes
 //     another shard's memory but a hop payload it holds, and reads only what
 //     no one changes after the message was sent (a txn's args and parts, a

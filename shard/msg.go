@@ -6,9 +6,9 @@ package shard
 // pooled payload that needs no allocation, hop.go; a batch of publishes,
 // pubsub.go; a txn's lock request and its answer, lockmsg.go; the
 // blocking protocol's park, withdrawal, retry and claims, waitmsg.go and
-// claimmsg.go; a locked txn's part-runs, a refused one's unlocks and the
-// gather plan's exports and write-backs, partmsg.go) or, for the kinds
-// not typed yet, a closure. The kind is what a simulator (or a trace)
+// claimmsg.go; a locked txn's part-runs, an EXEC's, a refused txn's
+// unlocks, the gather plan's exports and write-backs and WATCH's
+// registrations, partmsg.go) or, for the kinds not typed yet, a closure. The kind is what a simulator (or a trace)
 // sees: it can hold, drop or reorder deliveries by kind and destination,
 // and read a typed one's fields.
 type message struct {

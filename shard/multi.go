@@ -289,7 +289,7 @@ func (s *Shard) watchKeys(c *conn, args [][]byte) {
 	}
 	sl, quiet := s.pendTx(c)
 	c.barrier = true
-	left, home := len(asked), s.id
+	run := &watchRun{c: c, m: m, sl: sl, quiet: quiet, left: len(asked)}
 	for _, sh := range asked {
 		var idx []int
 		p := coord.Part{Shard: sh}
@@ -299,40 +299,7 @@ func (s *Shard) watchKeys(c *conn, args [][]byte) {
 				p.Keys = append(p.Keys, coord.Key{Name: w.key, Intent: coord.Shared})
 			}
 		}
-		s.send(sh, msgWatch, func(o *Shard) {
-			o.whenFree(p, func() {
-				vs := make([]uint64, len(p.Keys))
-				for i, k := range p.Keys {
-					vs[i] = o.watch(db, k.Name)
-				}
-				o.send(home, msgWatched, func(h *Shard) {
-					if c.dead {
-						// Its close skipped these keys (and may have
-						// emptied m.watched): undo them from the answer.
-						ws := make([]watched, len(p.Keys))
-						for i, k := range p.Keys {
-							ws[i] = watched{db: db, key: k.Name, shard: sh, v: vs[i]}
-						}
-						h.unwatchKeys(ws)
-						return
-					}
-					for i, j := range idx {
-						m.watched[j].v, m.watched[j].pending = vs[i], false
-					}
-					if left--; left == 0 {
-						c.barrier = false
-						ok := []byte("+OK\r\n")
-						if quiet {
-							ok = nil
-						}
-						h.fill(c, sl, ok)
-						if !c.closing {
-							h.serve(c)
-						}
-					}
-				})
-			})
-		})
+		s.sendWatch(run, sh, db, p, idx)
 	}
 }
 
@@ -367,11 +334,7 @@ func (s *Shard) unwatchKeys(ws []watched) {
 				mine = append(mine, w)
 			}
 		}
-		s.send(sh, msgUnwatch, func(o *Shard) {
-			for _, w := range mine {
-				o.unwatch(w.db, w.key)
-			}
-		})
+		s.sendPart(sh, msgUnwatch, &partMsg{home: s.id, wp: &watchPart{ws: mine}})
 	}
 }
 

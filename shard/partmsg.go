@@ -9,15 +9,17 @@ import (
 // partMsg is one step of a locked txn on one of its parts as a message's
 // contents: its run (msgPartRun, of a txn's part, of a command on every
 // shard or of an EXEC's round, answered msgPartDone with the reply; an
-// EXEC's whole run on the one shard of its keys, msgExec, likewise), the release of a refused
-// txn's part (msgUnlock, answered msgPartDone), and the gather plan's
-// export (msgGather, answered msgGathered with the keys' values) and
-// write-back (msgWriteBack, answered msgWrittenBack). The part's shard reads the request's fields and writes
-// only the answer's; t is home's, carried there and back and read by
-// nobody else. What the part's shard reads of the command (args, the keys
-// of reads and p) is the txn's copy, which nothing changes until the txn
-// is over. A test (the simulator) can read what a message asks and
-// answers.
+// EXEC's whole run on the one shard of its keys, msgExec, likewise), the
+// release of a refused txn's part (msgUnlock, answered msgPartDone), and
+// the gather plan's export (msgGather, answered msgGathered with the
+// keys' values) and write-back (msgWriteBack, answered msgWrittenBack);
+// and WATCH's registration of keys on their shard (msgWatch, answered
+// msgWatched) and their release (msgUnwatch), watchmsg.go. The part's
+// shard reads the request's fields and writes only the answer's; t is
+// home's, carried there and back and read by nobody else. What the
+// part's shard reads of the command (args, the keys of reads and p) is
+// the txn's copy, which nothing changes until the txn is over. A test
+// (the simulator) can read what a message asks and answers.
 type partMsg struct {
 	t    *txn // home's only
 	home int
@@ -55,6 +57,8 @@ type partMsg struct {
 
 	// ex: an EXEC's commands on the part and their answer (execmsg.go).
 	ex *execPart
+	// wp: a WATCH's keys on the shard and their versions (watchmsg.go).
+	wp *watchPart
 }
 
 // sendPart sends pm to shard dst as a message of kind k.
@@ -71,6 +75,9 @@ func (s *Shard) sendPart(dst int, k msgKind, pm *partMsg) {
 // part's shard, an answer at home.
 func (s *Shard) handlePart(k msgKind, pm *partMsg) {
 	switch {
+	case pm.wp != nil:
+		s.handleWatch(k, pm)
+		return
 	case pm.ex != nil && k == msgPartDone:
 		s.execPartDone(pm)
 		return
