@@ -51,7 +51,7 @@ type partMsg struct {
 
 	// entries: msgGathered's exports, in reads' order; msgWriteBack's keys
 	// to write. events: msgWriteBack's keyspace events for the part's
-	// keys, emitted in database db.
+	// keys, each in its own database.
 	entries []entry
 	events  []heldEvent
 
