@@ -92,8 +92,13 @@ func (s *Shard) serve(c *conn) {
 			}
 		}
 		warm = max(warm-1, 0)
-		args, n, ok := s.parsed.take(in)
+		var args [][]byte
+		var n int
 		var err error
+		ok := false
+		if s.parsed.next < len(s.parsed.cmds) {
+			args, n, ok = s.parsed.take(in)
+		}
 		if !ok {
 			args, n, err = s.reader.Next(in)
 		}
@@ -131,7 +136,9 @@ func (s *Shard) serve(c *conn) {
 		}
 		s.drv.Consume(c.id, n)
 	}
-	s.parsed.drop()
+	if len(s.parsed.cmds) > 0 {
+		s.parsed.drop()
+	}
 	s.endRun()
 	s.checkOutput(c)
 	s.closeIfDone(c)

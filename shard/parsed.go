@@ -47,11 +47,9 @@ func (p *parsedAhead) add(in []byte, n int, args [][]byte) bool {
 	return true
 }
 
-// take returns the kept command at the front of in, if it is the next one.
+// take returns the kept command at the front of in, if it is the next one
+// (there is one: p.next < len(p.cmds)).
 func (p *parsedAhead) take(in []byte) ([][]byte, int, bool) {
-	if p.next == len(p.cmds) {
-		return nil, 0, false
-	}
 	pc := &p.cmds[p.next]
 	if pc.at != unsafe.SliceData(in) || pc.n > len(in) {
 		p.drop()
