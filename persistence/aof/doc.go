@@ -9,9 +9,7 @@
 //	                            was created; a rewrite's holds the shard's
 //	                            keyspace at its cut, written by the
 //	                            snapshot Writer)
-//	<name>.<i>.<seq>.incr.aof   incremental files: RESP commands (an open
-//	                            one under always, and one a crash left,
-//	                            end in zeros, see Padding)
+//	<name>.<i>.<seq>.incr.aof   incremental files: RESP commands
 //	<name>.<i>.manifest         the manifest, Redis 7's lines:
 //	                            "file <name> seq <n> type <b|h|i>"
 //
@@ -27,7 +25,7 @@
 //     shard encodes each turn's effects (command.Effects) into one buffer
 //     and submits it once, as a chunk (no copy: it takes an emptied
 //     buffer back); the writer takes every chunk submitted and writes them
-//     with one pwritev, then fsyncs as appendfsync says (always: after
+//     with one writev, then fsyncs as appendfsync says (always: after
 //     every write, by one of two syncer goroutines, so that the next write
 //     and its fsync start while one runs, and once both run, what comes
 //     meanwhile goes in one write and one fsync (syncers.go); everysec:
@@ -65,23 +63,6 @@
 // refused with the file and offset with no; anything else malformed,
 // anywhere, refuses the start with the file and offset. A shard's keys
 // expire only after the load (the log holds absolute times).
-//
-// # Padding
-//
-// Under appendfsync always the writer writes zeros ahead of the bytes
-// (4 MiB at a time) and its writes go over them (pwritev at the end of
-// the bytes): an fdatasync then flushes data alone, where an appending
-// write makes each one commit the file's new length to the journal (and
-// fallocate's unwritten extents cost the same when written). Close and a
-// rotation cut the file at the end of its bytes. The load reads a file's
-// trailing zeros as its end (no command ends in a zero byte), and a tail
-// that is malformed with a whole page of zeros after it as torn: a power
-// loss during a write took only some of its pages. The price: such a
-// loss can also leave a page of zeros inside a value of that last write,
-// which no format check sees, so the write, never acknowledged, may be
-// replayed with zeros in it (appends risk this only within a block).
-// The padding is best effort: on a full disk the bytes go after the end
-// as before.
 //
 // # Rewrite (BGREWRITEAOF, fork-less)
 //

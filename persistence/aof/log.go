@@ -51,7 +51,7 @@ const retryEvery = 100 * time.Millisecond
 // writes at once.
 const writeEvery = time.Millisecond
 
-// iovMax is the most chunks one pwritev takes (Linux's IOV_MAX).
+// iovMax is the most chunks one writev takes (Linux's IOV_MAX).
 const iovMax = 1024
 
 // freeMax is the most emptied buffers the writer keeps for the loop's next
@@ -68,7 +68,7 @@ const (
 // The shard's goroutine encodes each turn's effects (Append) into the
 // turn's buffer and hands the buffer over (Submit: a lock to append it to
 // the pending chunks and take an emptied one, no copy); the writer, a
-// goroutine of its own, writes every chunk handed over with one pwritev and,
+// goroutine of its own, writes every chunk handed over with one writev and,
 // as the policy says, fsyncs it, then gives the chunks back. Nothing the
 // loop does waits for the disk: a slow or failing disk makes the handed
 // over bytes pile up in memory, and Durable and Err say where the writer
@@ -110,11 +110,6 @@ type Log struct {
 	// Owned by the writer.
 	iov    []unix.Iovec
 	writes atomic.Uint64 // write system calls (INFO's aof_writes)
-	// end is the file's length: its bytes (size) and, under always, the
-	// zeros written after them (pad.go); padFailed when the last padding
-	// failed (a full disk), which is not tried again within padRetry.
-	end       int64
-	padFailed time.Time
 
 	// The syncers (always, syncers.go). fileMu is held shared by their
 	// fdatasyncs and exclusively by a rotation's switch of f.
@@ -133,22 +128,20 @@ type Log struct {
 	failing *atomic.Int32          // the Set's count of failing Logs
 }
 
-// openLog opens path to write after its bytes (which end where its
-// zeros start, see pad.go) and starts its writer.
+// openLog opens path for appending and starts its writer.
 func openLog(path string, epoch int64, fsync int32, failing *atomic.Int32, wake func()) (*Log, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	size, err := dataSize(f)
+	st, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	l := &Log{f: f, path: path, epoch: epoch, wake: wake, failing: failing, db: -1, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	l.fsync.Store(fsync)
-	l.size.Store(size)
-	l.end = size
+	l.size.Store(st.Size())
 	l.startSyncers()
 	go l.run()
 	return l, nil
@@ -396,20 +389,18 @@ func (l *Log) poke() {
 }
 
 // Close writes and fsyncs what was submitted (waiting for a failing disk
-// at most a few retries), stops the writer and closes the file, cut at
-// the end of its bytes.
+// at most a few retries), stops the writer and closes the file.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	l.stop = true
 	l.mu.Unlock()
 	l.poke()
 	<-l.done
-	l.unpad()
 	return l.f.Close()
 }
 
 // run is the writer. It takes every chunk submitted in one go, writes
-// them with one pwritev, then fsyncs as the policy says; on a failure it
+// them with one writev, then fsyncs as the policy says; on a failure it
 // keeps the bytes, reports the reason in Err and tries again every
 // retryEvery (or at the next submission). Under everysec and no it writes
 // at most once per writeEvery: woken within writeEvery of its last write,
@@ -591,17 +582,11 @@ func (l *Log) rotate(r rotation, synced bool) error {
 	if err != nil {
 		return err
 	}
-	if err := positional(f); err != nil {
-		f.Close()
-		return err
-	}
 	l.fileMu.Lock()
-	l.unpad()
 	l.f.Close()
 	l.f = f
 	l.fileMu.Unlock()
 	l.size.Store(0)
-	l.end = 0
 	l.mu.Lock()
 	l.rots = l.rots[1:]
 	l.mu.Unlock()
@@ -610,16 +595,12 @@ func (l *Log) rotate(r rotation, synced bool) error {
 }
 
 // write writes the first limit bytes of chunks (from chunks[0][off:]) at
-// the end of the file's bytes, with pwritev, up to iovMax chunks a call;
-// under always over zeros written ahead (pad). After an error it takes
-// back what it wrote of them (ftruncate, as Redis does, the zeros after
-// them too), so that the file never ends in half a command; when it
-// cannot, n says how much stays in the file.
+// the end of the file, with writev, up to iovMax chunks a call. After an
+// error it takes back what it wrote of them (ftruncate, as Redis does), so
+// that the file never ends in half a command; when it cannot, n says how
+// much stays in the file.
 func (l *Log) write(chunks [][]byte, off, limit int) (n int, err error) {
 	size := l.size.Load()
-	if l.fsync.Load() == FsyncAlways {
-		l.pad(size + int64(limit))
-	}
 	fd := l.f.Fd()
 	for n < limit {
 		iov, skip, want := l.iov[:0], off+n, limit-n
@@ -639,8 +620,7 @@ func (l *Log) write(chunks [][]byte, off, limit int) (n int, err error) {
 		}
 		l.iov = iov
 		l.writes.Store(l.writes.Load() + 1)
-		r, _, errno := unix.Syscall6(unix.SYS_PWRITEV, fd, uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)),
-			uintptr(size+int64(n)), 0, 0)
+		r, _, errno := unix.Syscall(unix.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
 		clear(iov) // no pointer into the loop's buffers stays
 		if errno == unix.EINTR {
 			continue
@@ -658,11 +638,10 @@ func (l *Log) write(chunks [][]byte, off, limit int) (n int, err error) {
 	runtime.KeepAlive(l.f)
 	if err != nil && n > 0 {
 		if l.f.Truncate(size) == nil {
-			n, l.end = 0, size
+			n = 0
 		}
 	}
 	l.size.Store(size + int64(n))
-	l.end = max(l.end, size+int64(n))
 	return n, err
 }
 

@@ -93,7 +93,7 @@ func (r *Rewrite) Cut(shard int) *Part {
 func (p *Part) openIncr(old int64) (*os.File, error) {
 	s := p.r.set
 	path := filepath.Join(s.opts.Dir, p.incr.Name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -326,12 +326,8 @@ func (s *Set) check(shard int, t *tally) ([]mapped, error) {
 		if err != nil {
 			return out, err
 		}
-		mf.data = mf.data[:dataLen(mf.data)] // the zeros a crash left after the bytes (pad.go)
 		out = append(out, mf)
 		valid, err := scanIncr(mf.data, t, k == 0)
-		if err != nil && err != errTorn && tornOver(mf.data, valid) {
-			err = errTorn
-		}
 		switch {
 		case err == nil:
 			continue
