@@ -89,8 +89,10 @@
 //     any shard's step 3, even on a shard that logs nothing after its
 //     cut.
 //  3. Install, once the shard's base is written and fsynced and once
-//     every shard's step 2 is done: the base is renamed into place, the
-//     manifest becomes "new base, incremental files from the new one on"
+//     every shard's step 2 is done: the base is renamed into place and
+//     the directory fsynced (as before every manifest a rewrite puts in
+//     place: the files it names are on disk before it), the manifest
+//     becomes "new base, incremental files from the new one on"
 //     with the replaced files as history lines (type h, as Redis 7), the
 //     directory is fsynced, the history files are removed, and the
 //     manifest is written again without them. A start finding history

@@ -183,8 +183,14 @@ func (p *Part) Abort(f *os.File) {
 }
 
 // putManifest writes m as shard's manifest (temp-<name>, fsynced,
-// renamed), fsyncs the directory, and makes it the one in place.
+// renamed), fsyncs the directory, and makes it the one in place. The
+// directory is fsynced first too, so that after a power loss the files m
+// names (a base just renamed into place, an incremental file just
+// created) are there whenever the manifest is.
 func (s *Set) putManifest(shard int, m *Manifest) error {
+	if err := persistence.SyncDir(s.opts.Dir); err != nil {
+		return err
+	}
 	if err := s.writeManifest(shard, m); err != nil {
 		return err
 	}
