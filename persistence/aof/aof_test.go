@@ -595,6 +595,33 @@ func TestRewriteCrash(t *testing.T) {
 	}
 }
 
+// TestRewriteCrashIdle: a shard that logs nothing after its cut, its new
+// base put in place and the process killed before the other shard's,
+// still names its base's cut in its first incremental file, so the other
+// shard replays the transaction before the cut whose part on the first
+// is now in that base (this shard's RADISH.BASE was once written with its
+// next turn only: the load dropped the transaction, keys of a preload
+// lost).
+func TestRewriteCrashIdle(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 2)
+	s := started(t, opts)
+	s.Log(0).Append(fxOf(t, "0 7/0/2 MSET b 1"))
+	s.Log(1).Append(fxOf(t, "0 7/1/2 MSET c 1"))
+	r := s.BeginRewrite()
+	p0, p1 := r.Cut(0), r.Cut(1)
+	rewriteBase(t, p0, true, "b=1")
+	rewriteBase(t, p1, false, "c=1")
+	s.Close()
+	got, err := load(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"0 BASE b 1"}, {"0 MSET c 1"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("replayed %q, want %q", got, want)
+	}
+}
+
 // TestEnable: an AOF turned on at run time is named by no manifest until
 // its rewrite commits; a crash during the commit's renames is finished at
 // the next start, one before them leaves no AOF, and the manifests of an

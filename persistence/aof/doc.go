@@ -82,12 +82,17 @@
 //     stepped between its loop turns with copy-before-write (no fork, no
 //     second encoder), into temp-<base name>.
 //  2. The Log's writer makes the old file durable up to the cut, creates
-//     the new incremental file and puts in place the manifest that adds
-//     it (old base, old incremental files, new one), before it writes a
-//     byte of the new file: Redis 7's order.
+//     the new incremental file holding only RADISH.EPOCH and RADISH.BASE
+//     <id>, fsynced, and puts in place the manifest that adds it (old
+//     base, old incremental files, new one), before it writes a command
+//     to the new file: Redis 7's order. So the BASE is on disk before
+//     any shard's step 3, even on a shard that logs nothing after its
+//     cut.
 //  3. Install, once the shard's base is written and fsynced and once
-//     every shard's step 2 is done: the base is renamed into place, the
-//     manifest becomes "new base, incremental files from the new one on"
+//     every shard's step 2 is done: the base is renamed into place and
+//     the directory fsynced (as before every manifest a rewrite puts in
+//     place: the files it names are on disk before it), the manifest
+//     becomes "new base, incremental files from the new one on"
 //     with the replaced files as history lines (type h, as Redis 7), the
 //     directory is fsynced, the history files are removed, and the
 //     manifest is written again without them. A start finding history
@@ -161,7 +166,10 @@
 //     empty shard rebuilds its data, but for the parts of transactions
 //     neither another log nor another base holds.
 //   - A base holding cut c is in place only once every shard's log is on
-//     disk up to its CUT c.
+//     disk up to its CUT c, and its shard's new incremental file starts
+//     with RADISH.BASE c on disk (else a crash before the shard logs
+//     again leaves no log naming c, and the other shards' logs drop the
+//     parts before their CUT c that the base took).
 //   - Durable never passes what is on disk as the policy requires.
 //   - The commands of one part are adjacent in a log, after its marker.
 package aof

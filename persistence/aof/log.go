@@ -296,22 +296,25 @@ func (l *Log) Submit() uint64 {
 
 // rotation is a switch to a new incremental file at position at: the
 // writer fsyncs the file it writes up to at, then calls open with that
-// file's size for the new one, which it writes from then on, then done.
+// file's size for the new one and its size, which it writes after from
+// then on, then done.
 type rotation struct {
 	at   uint64
-	open func(oldSize int64) (*os.File, error)
+	open func(oldSize int64) (*os.File, int64, error)
 	done func()
 }
 
 // Rotate ends the turn's bytes with the marker RADISH.CUT <cut> and
 // moves the Log to another file from there on (a rewrite, see doc.go):
-// the bytes after the marker go to the file open returns, which starts
-// with RADISH.EPOCH and RADISH.BASE <cut>. The writer makes the old file
-// durable before it calls open (on its goroutine, retried every 100 ms
-// while it fails, as a failed write), and calls done once the new file is
-// the Log's. Positions run on across the files. Called on the shard's
-// goroutine.
-func (l *Log) Rotate(cut int64, open func(oldSize int64) (*os.File, error), done func()) {
+// the bytes after the marker go to the file open returns with its size,
+// which open created holding RADISH.EPOCH and RADISH.BASE <cut>, fsynced:
+// so the file names its cut before done runs, whether or not the shard
+// logs anything after it. The writer makes the old file durable
+// before it calls open (on its goroutine, retried every 100 ms while it
+// fails, as a failed write), and calls done once the new file is the
+// Log's. Positions run on across the files (the markers open wrote are
+// not in them). Called on the shard's goroutine.
+func (l *Log) Rotate(cut int64, open func(oldSize int64) (*os.File, int64, error), done func()) {
 	l.buf = appendCmd(l.buf, "RADISH.CUT", cut)
 	at := l.appended + uint64(len(l.buf))
 	l.mu.Lock()
@@ -319,8 +322,6 @@ func (l *Log) Rotate(cut int64, open func(oldSize int64) (*os.File, error), done
 	l.mu.Unlock()
 	l.Submit()
 	l.started, l.db, l.stamped = true, -1, 0
-	l.buf = appendCmd(l.buf, "RADISH.EPOCH", l.epoch)
-	l.buf = appendCmd(l.buf, "RADISH.BASE", cut)
 }
 
 // Begin starts a Log an AOF turned on at run time writes from its cut on:
@@ -578,7 +579,7 @@ func (l *Log) rotate(r rotation, synced bool) error {
 			return err
 		}
 	}
-	f, err := r.open(l.size.Load())
+	f, size, err := r.open(l.size.Load())
 	if err != nil {
 		return err
 	}
@@ -586,7 +587,7 @@ func (l *Log) rotate(r rotation, synced bool) error {
 	l.f.Close()
 	l.f = f
 	l.fileMu.Unlock()
-	l.size.Store(0)
+	l.size.Store(size)
 	l.mu.Lock()
 	l.rots = l.rots[1:]
 	l.mu.Unlock()

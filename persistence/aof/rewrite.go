@@ -56,10 +56,11 @@ type Part struct {
 
 // Cut is shard's cut, on the shard's goroutine, between two commands,
 // with the turn's effects so far appended: the Log ends its file with
-// RADISH.CUT and goes on in a new one, named by the shard's manifest
-// before a byte is written to it (the writer does the files, see
-// Log.Rotate). The shard then writes its keyspace as it is now, with
-// copy-before-write, into the file Part.CreateBase opens.
+// RADISH.CUT and goes on in a new one, which starts with RADISH.EPOCH and
+// RADISH.BASE <id> on disk before the shard's manifest names it (the
+// writer does the files, see Log.Rotate). The shard then writes its
+// keyspace as it is now, with copy-before-write, into the file
+// Part.CreateBase opens.
 func (r *Rewrite) Cut(shard int) *Part {
 	s := r.set
 	m := s.manifest(shard)
@@ -87,24 +88,38 @@ func (r *Rewrite) Cut(shard int) *Part {
 	return p
 }
 
-// openIncr creates the new incremental file and puts in place the
+// openIncr creates the new incremental file holding its first markers,
+// RADISH.EPOCH and RADISH.BASE <cut>, fsynced, then puts in place the
 // manifest that adds it (on the Log's writer, old the size of the file
-// it leaves).
-func (p *Part) openIncr(old int64) (*os.File, error) {
+// it leaves); it returns the file and its size. Written here rather than
+// with the shard's next turn, the BASE is on disk before any shard's
+// Install: a shard that logs nothing after its cut, its base installed
+// and the process killed, still names the cut its base holds (see
+// complete), or the other shards would drop the parts of the
+// transactions before the cut that its base took from its log.
+func (p *Part) openIncr(old int64) (*os.File, int64, error) {
 	s := p.r.set
 	path := filepath.Join(s.opts.Dir, p.incr.Name)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	head := appendCmd(appendCmd(nil, "RADISH.EPOCH", s.epoch), "RADISH.BASE", p.r.id)
+	if _, err = f.Write(head); err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
 	}
 	m := *s.manifest(p.shard)
 	m.Incrs = append(slices.Clip(m.Incrs), p.incr)
 	if err := s.putManifest(p.shard, &m); err != nil {
 		f.Close()
-		return nil, err
+		return nil, 0, err
 	}
 	s.closed[p.shard].Add(old)
-	return f, nil
+	return f, int64(len(head)), nil
 }
 
 // CreateBase creates the file the shard writes its new base into, under
@@ -168,8 +183,14 @@ func (p *Part) Abort(f *os.File) {
 }
 
 // putManifest writes m as shard's manifest (temp-<name>, fsynced,
-// renamed), fsyncs the directory, and makes it the one in place.
+// renamed), fsyncs the directory, and makes it the one in place. The
+// directory is fsynced first too, so that after a power loss the files m
+// names (a base just renamed into place, an incremental file just
+// created) are there whenever the manifest is.
 func (s *Set) putManifest(shard int, m *Manifest) error {
+	if err := persistence.SyncDir(s.opts.Dir); err != nil {
+		return err
+	}
 	if err := s.writeManifest(shard, m); err != nil {
 		return err
 	}
