@@ -399,14 +399,16 @@ func TestACLDisconnects(t *testing.T) {
 	}
 	var conns []*redis.Conn
 	for range 6 { // spread over the shards
-		c := redis.NewClient(&redis.Options{Addr: s.addr, Username: "gone", Password: "any", DisableIdentity: true, MaxRetries: -1}).Conn()
+		c := s.clientWith(&redis.Options{Username: "gone", Password: "any", DisableIdentity: true, MaxRetries: -1}).Conn()
 		if err := c.Ping(ctx).Err(); err != nil {
 			t.Fatal(err)
 		}
 		conns = append(conns, c)
 	}
-	subNews := redis.NewClient(&redis.Options{Addr: s.addr, Username: "sub", Password: "any", DisableIdentity: true}).Subscribe(ctx, "news.a")
-	subSports := redis.NewClient(&redis.Options{Addr: s.addr, Username: "sub", Password: "any", DisableIdentity: true}).Subscribe(ctx, "sports")
+	// The clients stay reachable to the end (clientWith): the count of
+	// sub's connections below is subNews's.
+	subNews := s.clientWith(&redis.Options{Username: "sub", Password: "any", DisableIdentity: true}).Subscribe(ctx, "news.a")
+	subSports := s.clientWith(&redis.Options{Username: "sub", Password: "any", DisableIdentity: true}).Subscribe(ctx, "sports")
 	for _, ps := range []*redis.PubSub{subNews, subSports} {
 		if _, err := ps.Receive(ctx); err != nil {
 			t.Fatal(err)

@@ -172,6 +172,18 @@ func (s *server) client(proto int) *redis.Client {
 	return c
 }
 
+// clientWith returns a go-redis client with options o (Addr set to the
+// server's) that is closed when the test ends. A client a test drops after
+// its last call is garbage, and the net package's finalizer closes its
+// socket whenever the collector runs: a test that later counts the
+// server's connections (CLIENT LIST) must keep its clients, as this does.
+func (s *server) clientWith(o *redis.Options) *redis.Client {
+	o.Addr = s.addr
+	c := redis.NewClient(o)
+	s.t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // cli runs redis-cli against the server and returns its output.
 func (s *server) cli(args ...string) string {
 	s.t.Helper()
