@@ -109,9 +109,9 @@ func TestBlockingPops(t *testing.T) {
 		// A client that disconnects while blocked loses nothing.
 		gone := redis.NewClient(&redis.Options{Addr: s.addr, DisableIdentity: true, MaxRetries: -1})
 		go gone.BLPop(ctx, 0, "orphan")
-		time.Sleep(50 * time.Millisecond)
+		awaitBlocked(1)
 		gone.Close()
-		time.Sleep(50 * time.Millisecond)
+		awaitBlocked(0)
 		c.RPush(ctx, "orphan", "kept")
 		if v := c.LRange(ctx, "orphan", 0, -1).Val(); len(v) != 1 || v[0] != "kept" {
 			t.Fatalf("orphan list = %v", v)
