@@ -10,6 +10,9 @@ const (
 	numClasses = 57
 	chunk      = 2 << 20 // bytes of blocks per page: one huge page, chunk-aligned
 	osPage     = 4096
+	// hugeAfter is the number of pages a class maps before its next ones
+	// are advised for huge pages when mapped (see doc.go, Huge pages).
+	hugeAfter = 16
 )
 
 var (

@@ -205,7 +205,13 @@ func (s *Slab) mapPage(c *class, p uint32) bool {
 	if err != nil {
 		return false
 	}
-	c.huge[p] = false
+	// A class this large gets its next page as one huge page at the first
+	// touch rather than 512 small ones copied into one when it fills (see
+	// doc.go, Huge pages).
+	c.huge[p] = c.pagesMapped >= hugeAfter
+	if c.huge[p] {
+		osAdviseHuge(m, c.span)
+	}
 	gens := unsafe.Slice((*uint16)(m), c.spp)
 	seed := s.nextSeed()
 	for k := range gens {

@@ -69,3 +69,12 @@ func osHuge(p unsafe.Pointer, n uintptr) {
 	}
 	_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
 }
+
+// osAdviseHuge marks the mapping [p, p+n) MADV_HUGEPAGE (all of it, so
+// that the advice splits no mapping in two): the first touch of each
+// huge-page aligned 2 MiB inside it faults in a huge page where one is
+// free (THP enabled, madvise or always), the rest stays on small pages.
+// Failure only means small pages.
+func osAdviseHuge(p unsafe.Pointer, n uintptr) {
+	_ = unix.Madvise(unsafe.Slice((*byte)(p), n), unix.MADV_HUGEPAGE)
+}
