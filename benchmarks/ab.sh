@@ -7,7 +7,12 @@
 #   ROUNDS=7 N=1000000 A=... B=... bash benchmarks/ab.sh
 #   TESTS="set-P32 get-P32" ROUNDS=8 A=... B=... bash benchmarks/ab.sh
 #
-# A_ARGS and B_ARGS add flags to each side's server; SCRAPE_B=PORT makes a
+# A_ARGS and B_ARGS add flags to each side's server (A and B may be one
+# binary: the cost of a setting, e.g. the AOF under everysec,
+#   A=bin/radish-server B=bin/radish-server A_ARGS="--appendonly no" \
+#     B_ARGS="--appendonly yes --appendfsync everysec" TESTS="set-P32 set-P1" \
+#     bash benchmarks/ab.sh
+# ); SCRAPE_B=PORT makes a
 # Prometheus-like scraper fetch http://127.0.0.1:PORT/metrics every second
 # while B runs (B_ARGS="--metrics-port PORT"): the cost of being scraped,
 #   A=bin/radish-server B=bin/radish-server B_ARGS="--metrics-port 9390" \
@@ -35,11 +40,13 @@ tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 hz=$(getconf CLK_TCK)
 
-# start BIN SHARDS [ARGS...]: starts a server on $PORT, sets $pid.
+# start BIN SHARDS [ARGS...]: starts a server on $PORT in an empty
+# directory (an AOF, when ARGS turn it on, from no earlier run), sets $pid.
 start() {
   local bin=$1 shards=$2; shift 2
+  rm -rf "$tmp/dir" && mkdir "$tmp/dir"
   # shellcheck disable=SC2068
-  taskset -c "$SERVER_CPU" "$bin" --port "$PORT" --shards "$shards" --io "$IO" --save '' --enable-debug-command yes --dir "$tmp" --logfile "$tmp/log" $@ &
+  taskset -c "$SERVER_CPU" "$bin" --port "$PORT" --shards "$shards" --io "$IO" --save '' --enable-debug-command yes --dir "$tmp/dir" --logfile "$tmp/log" $@ &
   pid=$!
   for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && return; sleep 0.05; done
   echo "server $bin did not start" >&2; exit 1
@@ -87,6 +94,7 @@ for round in $(seq "$ROUNDS"); do
     want set-P1 && bench "$which" set-P1 $((N / 4)) -t set -P 1 | tee -a "$results"
     want get-P1 && bench "$which" get-P1 $((N / 4)) -t get -P 1 | tee -a "$results"
     stop
+    want mset10-P1 || want mget10-P1 || want hopget-P32 || continue
     # shellcheck disable=SC2086
     start "$bin" 2 $args
     [ -n "$scrapeport" ] && scrape "$scrapeport"
