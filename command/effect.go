@@ -111,6 +111,11 @@ func (e *Effects) At(i int) (Effect, []byte) {
 	return e.list[i], e.buf[e.list[i].off:end]
 }
 
+// Peek returns effect i without its command, in place (At copies it):
+// for a consumer that looks at many effects' fields. Borrowed as At's,
+// not to be changed.
+func (e *Effects) Peek(i int) *Effect { return &e.list[i] }
+
 // Span returns the commands of effects i to j-1, back to back: one copy
 // for a run of effects that need nothing between them. Borrowed as At's.
 func (e *Effects) Span(i, j int) []byte {

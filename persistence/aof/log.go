@@ -169,13 +169,12 @@ func (l *Log) SetTimestamps(on bool) { l.stamp.Store(on) }
 // has grown. A PUBLISH (command.CausePublish) is not logged, as Redis
 // logs none.
 func (l *Log) Append(fx *command.Effects) {
-	n := fx.Len()
-	for i := range fx.Len() {
-		if e, _ := fx.At(i); e.Cause == command.CausePublish {
-			n--
-		}
+	k := fx.Len()
+	first := 0
+	for first < k && fx.Peek(first).Cause == command.CausePublish {
+		first++
 	}
-	if n == 0 && len(fx.EmptyParts()) == 0 {
+	if first == k && len(fx.EmptyParts()) == 0 {
 		return
 	}
 	if !l.started {
@@ -188,8 +187,9 @@ func (l *Log) Append(fx *command.Effects) {
 		l.buf = strconv.AppendInt(l.buf, sec, 10)
 		l.buf = append(l.buf, "\r\n"...)
 	}
-	for i := 0; i < fx.Len(); {
-		e, _ := fx.At(i)
+	logged := 0
+	for i := first; i < k; {
+		e := fx.Peek(i)
 		j := i + 1
 		if e.Cause == command.CausePublish {
 			i = j
@@ -197,28 +197,32 @@ func (l *Log) Append(fx *command.Effects) {
 		}
 		if e.Tag.Txn == 0 {
 			// A run of effects in one database, outside a part: one copy.
-			for j < fx.Len() {
-				if f, _ := fx.At(j); f.DB != e.DB || f.Tag.Txn != 0 || f.Cause == command.CausePublish {
+			for j < k {
+				if f := fx.Peek(j); f.DB != e.DB || f.Tag.Txn != 0 || f.Cause == command.CausePublish {
 					break
 				}
 				j++
 			}
 			l.selectDB(e.DB)
 			l.buf = append(l.buf, fx.Span(i, j)...)
+			logged += j - i
 			i = j
 			continue
 		}
 		// The part's effects are adjacent: count them, and the SELECTs
 		// among them, for the marker.
 		n, db := 0, l.db
-		for j = i; j < fx.Len(); j++ {
-			f, _ := fx.At(j)
+		for j = i; j < k; j++ {
+			f := fx.Peek(j)
 			if f.Tag != e.Tag {
 				break
 			}
 			if f.DB != db {
 				n++
 				db = f.DB
+			}
+			if f.Cause != command.CausePublish {
+				logged++
 			}
 			n++
 		}
@@ -232,7 +236,7 @@ func (l *Log) Append(fx *command.Effects) {
 	for _, t := range fx.EmptyParts() {
 		l.buf = appendCmd(l.buf, "RADISH.PART", int64(t.Txn), int64(t.Part), int64(t.Parts), 0)
 	}
-	l.logged.Store(l.logged.Load() + uint64(n))
+	l.logged.Store(l.logged.Load() + uint64(logged))
 }
 
 // selectDB appends a SELECT when db is not the database the log is in.
