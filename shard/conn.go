@@ -245,7 +245,14 @@ type warmZ struct {
 // closeIfDone closes a connection that asked to be closed (QUIT, a
 // protocol error, CLIENT KILL) once every reply before that is out.
 func (s *Shard) closeIfDone(c *conn) {
-	if c.cl.Close && len(c.queue) == 0 && len(c.held) == 0 && !c.dead {
+	if c.cl.Close { // inlined: one branch for a connection that stays
+		s.closeDone(c)
+	}
+}
+
+// closeDone is closeIfDone's check once the client asked to close.
+func (s *Shard) closeDone(c *conn) {
+	if len(c.queue) == 0 && len(c.held) == 0 && !c.dead {
 		s.closeConn(c)
 	}
 }
@@ -481,7 +488,9 @@ func (s *Shard) runLocal1(c *conn, spec *command.Spec, args [][]byte) {
 	} else {
 		s.selfOn(c, &s.w)
 		s.reply(c, func(w *resp.Writer) { s.exec(w, &c.cl, c.cl.NoTouch, c.cl.DB, spec, args) })
-		s.selfOff()
+		if s.kev.self.c != nil {
+			s.selfOff()
+		}
 	}
 	s.who = reader{}
 }

@@ -126,6 +126,9 @@ type Shard struct {
 	// migrate: migrate-connections is yes and there are shards to move
 	// connections to (migrate.go).
 	migrate bool
+	// normalLimit: a normal client has an output buffer limit
+	// (outlimit.go).
+	normalLimit bool
 
 	clock cmdClock // times commands (slowlog.go)
 	slow  slowLog
@@ -443,6 +446,7 @@ func (s *Shard) oom(spec *command.Spec) bool {
 func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.conf = c
 	s.migrate = c.MigrateConnections && len(s.group.shards) > 1
+	s.normalLimit = c.OutputLimits[config.ClassNormal] != config.OutputLimit{}
 	s.setNotify(c)
 	s.clock.slowNs = -1
 	if c.SlowlogLogSlowerThan >= 0 {
