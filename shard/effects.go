@@ -122,11 +122,17 @@ func (s *Shard) notedWrites() {
 // touched: when noted (noteWrites ran for it), those the engine noted, as
 // Redis signals a key only when the command changed it (an SMOVE of a
 // member the destination holds leaves the destination's WATCH alone);
-// otherwise every one.
+// otherwise every one. Where nothing follows writes (no effect consumer,
+// no notifications, no watcher) and the command touches no database
+// whole, counting them is all.
 func (s *Shard) wrote(db int, spec *command.Spec, args [][]byte, reply []byte, n uint64, noted bool) {
 	m := &s.mut
 	m.dirty += n
-	if s.watchers() {
+	w := s.watchers()
+	if !w && m.sink == nil && s.kev.flags == 0 && !spec.Touches {
+		return
+	}
+	if w {
 		idx, _ := spec.WriteKeys(args, m.keys[:0])
 		m.keys = idx
 		other := -1

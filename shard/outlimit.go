@@ -17,8 +17,16 @@ import (
 // reply. A normal client with no limits set (the default) costs one
 // branch per check.
 
-// checkOutput enforces c's output buffer limit.
+// checkOutput enforces c's output buffer limit. It inlines: a normal
+// client with no limits set costs one branch.
 func (s *Shard) checkOutput(c *conn) {
+	if s.normalLimit || c.subscribed() {
+		s.limitOutput(c)
+	}
+}
+
+// limitOutput is checkOutput's check of a client with a limit.
+func (s *Shard) limitOutput(c *conn) {
 	class := config.ClassNormal
 	if c.subscribed() {
 		class = config.ClassPubSub

@@ -87,12 +87,17 @@ func (s *Shard) addToRun(msg []byte) {
 	}
 }
 
-// endRun delivers the open run, if any, to its subscribers.
+// endRun delivers the open run, if any, to its subscribers. It inlines:
+// where no run is open, one branch.
 func (s *Shard) endRun() {
-	r := &s.ps.run
-	if r.pub == nil {
-		return
+	if s.ps.run.pub != nil {
+		s.deliverRun()
 	}
+}
+
+// deliverRun is endRun's delivery.
+func (s *Shard) deliverRun() {
+	r := &s.ps.run
 	for _, c := range r.subs {
 		s.push(c, r.buf[c.cl.Proto-2])
 	}

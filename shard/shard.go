@@ -2,6 +2,7 @@ package shard
 
 import (
 	"github.com/radish-kv/radish/acl"
+	"math"
 	"net"
 	"runtime"
 	"strings"
@@ -125,6 +126,9 @@ type Shard struct {
 	// migrate: migrate-connections is yes and there are shards to move
 	// connections to (migrate.go).
 	migrate bool
+	// normalLimit: a normal client has an output buffer limit
+	// (outlimit.go).
+	normalLimit bool
 
 	clock cmdClock // times commands (slowlog.go)
 	slow  slowLog
@@ -152,7 +156,7 @@ func newShard(g *Group, id int) *Shard {
 		waiters: make(map[wkey][]*waiter),
 		done:    make(chan struct{}),
 	}
-	s.clock.base = time.Now()
+	s.clock.base = nanotime() - 1
 	s.startMem = s.store.UsedMemory()
 	s.stats.calls = make([]int64, len(command.Rows()))
 	s.stats.pub.calls = make([]atomic.Int64, len(command.Rows()))
@@ -442,12 +446,23 @@ func (s *Shard) oom(spec *command.Spec) bool {
 func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.conf = c
 	s.migrate = c.MigrateConnections && len(s.group.shards) > 1
+	s.normalLimit = c.OutputLimits[config.ClassNormal] != config.OutputLimit{}
 	s.setNotify(c)
 	s.clock.slowNs = -1
 	if c.SlowlogLogSlowerThan >= 0 {
 		s.clock.slowNs = c.SlowlogLogSlowerThan * 1000
 	}
 	s.clock.on = s.clock.slowNs >= 0 || c.LatencyMonitorThreshold > 0
+	if !s.clock.on {
+		s.clock.mark = 0 // eventTime reads the wall clock for every connection
+	}
+	s.clock.alarm = math.MaxInt64
+	if s.clock.slowNs >= 0 {
+		s.clock.alarm = s.clock.slowNs
+	}
+	if t := c.LatencyMonitorThreshold; t > 0 {
+		s.clock.alarm = min(s.clock.alarm, t*int64(time.Millisecond))
+	}
 	s.reader.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ctx.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ahead.MaxBulkLen = c.ProtoMaxBulkLen
@@ -662,7 +677,7 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 		s.serveBusy(c)
 		return
 	}
-	s.now = s.group.clock().UnixMilli()
+	s.eventTime()
 	// As Redis's lastinteraction: a client is idle since the last bytes
 	// read from it, a partial command's too (timeout, CLIENT LIST idle).
 	c.cl.LastMs = s.now
@@ -679,6 +694,36 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 	s.serve(c)
 	s.serveReady()
 }
+
+// eventTime sets s.now for a connection's bytes. The group's clock is
+// read for the first connection after a Poll; for the next ones of the
+// same Poll only once the command clock, which times every command
+// while the slow log or the latency monitor is on, says a millisecond
+// has passed since that reading (nowStale): s.now is a millisecond time,
+// so it is never more than one behind, and at -P 1 a connection's
+// command no longer pays a wall-clock read of its own. With the command
+// clock off, every connection reads the clock. It inlines.
+func (s *Shard) eventTime() {
+	// The mark stays 0 while the command clock is off.
+	if k := &s.clock; k.mark == 0 || k.mark-k.nowAt >= nowStale {
+		s.readNow()
+	}
+}
+
+// readNow is eventTime's reading.
+func (s *Shard) readNow() {
+	k := &s.clock
+	s.now = s.group.clock().UnixMilli()
+	if k.on {
+		if k.mark == 0 {
+			k.mark = k.since() // the first command starts here
+		}
+		k.nowAt = k.mark
+	}
+}
+
+// nowStale is how long after its reading s.now is read again.
+const nowStale = int64(time.Millisecond)
 
 // refreshConfig applies the Config's snapshot if it changed: the events
 // of a Poll that slept through a CONFIG SET see it (maxclients at accept,

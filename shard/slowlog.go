@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	_ "unsafe" // nanotime's go:linkname
 
 	"github.com/radish-kv/radish/command"
 )
@@ -15,8 +16,8 @@ import (
 // command rather than two: a command starts where the one before it on
 // the shard ended (clock.mark), as long as nothing else ran in between.
 // The mark is dropped at the end of each turn (the cron, the AOF, the
-// wait in Poll come after it), so the first command after a Poll reads
-// the clock twice. What a command is charged beyond its handler is the
+// wait in Poll come after it); the first connection's bytes after a Poll
+// set it again (eventTime), or the first command reads the clock twice. What a command is charged beyond its handler is the
 // parsing and reply queueing around it, well under a microsecond.
 //
 // A command over several shards is logged once, whole, with the time of
@@ -36,16 +37,29 @@ const (
 
 // cmdClock times commands for the slow log and latency histograms.
 type cmdClock struct {
-	base time.Time // with a monotonic reading: time.Since reads one clock
-	mark int64     // when the last command ended, ns since base; 0: unknown
+	base int64 // nanotime at the shard's start, less one: since is never 0
+	mark int64 // when the last command ended, ns since base; 0: unknown
+	// nowAt is the mark when OnData last read the wall clock (eventTime).
+	nowAt int64
 	// slowNs is slowlog-log-slower-than in ns, -1 when off; on: every
 	// command is timed (the slow log or the latency monitor is on).
 	slowNs int64
 	on     bool
+	// alarm is the least duration slowCall looks at: the lower of the
+	// slow log's and the latency monitor's thresholds (MaxInt64: none).
+	alarm int64
 }
 
 // since is the monotonic time in ns since base.
-func (k *cmdClock) since() int64 { return int64(time.Since(k.base)) }
+func (k *cmdClock) since() int64 { return nanotime() - k.base }
+
+// nanotime is the runtime's monotonic clock, the one time.Since reads,
+// without the wrapping (a Time, its bubble test) that cost a command
+// about 45 instructions of its one clock read (runtime/time_nofake.go
+// keeps it for such callers).
+//
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
 
 // slowLog is a shard's slow log.
 type slowLog struct {
@@ -53,18 +67,19 @@ type slowLog struct {
 	entries []command.SlowEntry // oldest first
 }
 
-// timed runs spec's handler and returns how long it took, reading the
-// clock once when the command before it ended just now (see above).
-func (s *Shard) timed(ctx *command.Ctx, spec *command.Spec, args [][]byte) time.Duration {
-	k := &s.clock
-	start := k.mark
-	if start == 0 {
-		start = k.since()
+// slowCall files a command that took d, at least the command clock's
+// alarm, in the slow log and as a latency event, where each's threshold
+// says.
+func (s *Shard) slowCall(cl *command.Client, spec *command.Spec, args [][]byte, d time.Duration) {
+	if s.clock.slowNs >= 0 && int64(d) >= s.clock.slowNs && !s.laterPart {
+		if s.wholeArgs != nil {
+			args = s.wholeArgs
+		}
+		s.logSlow(cl, spec, args, d)
 	}
-	spec.Handler(ctx, args)
-	end := k.since()
-	k.mark = end
-	return time.Duration(end - start)
+	if s.conf.LatencyMonitorThreshold > 0 {
+		s.slowCommand(spec, d)
+	}
 }
 
 // logSlow files an entry for a command that took d, for its client cl

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/radish-kv/radish/net/resp"
 )
@@ -101,5 +102,44 @@ func BenchmarkPipelinedGet(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64), "ns/cmd")
 		})
+	}
+}
+
+// TestEventTime: a connection's bytes read the group's clock for the
+// first connection after a turn, then again only once the command clock
+// moved a millisecond past that reading; with the command clock off
+// (no slow log, no latency monitor), every connection reads it.
+func TestEventTime(t *testing.T) {
+	m := newSim(t, 1, 1)
+	s := m.g.shards[0]
+	set(t, m.g, "slowlog-log-slower-than", "10000")
+	s.Turn(m.now)
+	if !s.clock.on || s.clock.mark != 0 {
+		t.Fatalf("after a turn: clock on %v, mark %d", s.clock.on, s.clock.mark)
+	}
+	m.advance(time.Second)
+	s.eventTime()
+	read := m.now.UnixMilli()
+	if s.now != read || s.clock.mark == 0 {
+		t.Fatalf("first connection of a Poll: now %d, want %d (mark %d)", s.now, read, s.clock.mark)
+	}
+	m.advance(5 * time.Millisecond)
+	s.clock.mark += nowStale - 1 // a command ended just under a millisecond later
+	if s.eventTime(); s.now != read {
+		t.Fatalf("under a millisecond on the command clock: now %d, want %d", s.now, read)
+	}
+	s.clock.mark++
+	if s.eventTime(); s.now != m.now.UnixMilli() {
+		t.Fatalf("a millisecond on the command clock: now %d, want %d", s.now, m.now.UnixMilli())
+	}
+	set(t, m.g, "slowlog-log-slower-than", "-1")
+	if s.clock.on || s.clock.mark != 0 {
+		t.Fatalf("slow log off: clock on %v, mark %d", s.clock.on, s.clock.mark)
+	}
+	for range 3 {
+		m.advance(time.Millisecond)
+		if s.eventTime(); s.now != m.now.UnixMilli() {
+			t.Fatalf("command clock off: now %d, want %d", s.now, m.now.UnixMilli())
+		}
 	}
 }

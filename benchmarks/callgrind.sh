@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Exact instructions per request of radish-server (callgrind), for a change
+# too small for this noisy machine's wall clock: the server runs under
+# valgrind (one shard unless SHARDS says, --io epoll, no async preemption),
+# the keyspace is filled first, then the counters are zeroed, N requests of
+# each test run, and the instructions collected over them are divided by
+# N: those of every thread (the shard's, the Go runtime's: sysmon, the
+# scheduler, GC) and those of the busiest thread alone (the shard's, with
+# less of the runtime's noise), each line "binary test all shard".
+#
+#   BINS="/tmp/old /tmp/new" bash benchmarks/callgrind.sh
+#   TESTS="get-P32 get-P1" N=100000 BINS="bin/radish-server" bash benchmarks/callgrind.sh
+#   SHARDS=2 TESTS="mset10-P1 mget10-P1" N=20000 BINS=... bash benchmarks/callgrind.sh
+#
+# Tests: set-P32 get-P32 set-P1 get-P1 mset10-P1 mget10-P1 (redis-benchmark
+# -c 50, keys from a KEYSPACE of 100000; MSET/MGET of 10 random keys).
+# KEEP=DIR keeps each thread's profile as DIR/<binary name>-<test>.cg-NN, for
+# callgrind_annotate --inclusive=yes. A binary that lacks a flag given here
+# is wrapped by the caller.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${BINS:?BINS=radish-server binaries}"
+TESTS=${TESTS:-set-P32 get-P32 set-P1 get-P1}
+N=${N:-100000}
+SHARDS=${SHARDS:-1}
+KEYSPACE=${KEYSPACE:-100000}
+PORT=${PORT:-17391}
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+
+keys10() { local s=""; for _ in $(seq 10); do s+=" k:__rand_int__"; done; echo "$s"; }
+msetargs() { local s=""; for _ in $(seq 10); do s+=" k:__rand_int__ v"; done; echo "$s"; }
+
+# load TEST N: the redis-benchmark run of TEST.
+load() {
+  local p=${1##*-P} rb=(redis-benchmark -p "$PORT" -c 50 -r "$KEYSPACE" -n "$2" -q)
+  case $1 in
+    set-*) "${rb[@]}" -P "$p" -t set ;;
+    get-*) "${rb[@]}" -P "$p" -t get ;;
+    # shellcheck disable=SC2046
+    mset10-*) "${rb[@]}" -P "$p" MSET $(msetargs) ;;
+    # shellcheck disable=SC2046
+    mget10-*) "${rb[@]}" -P "$p" MGET $(keys10) ;;
+  esac >/dev/null
+}
+
+for bin in $BINS; do
+  for t in $TESTS; do
+    out=$tmp/cg.out
+    GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out" \
+      "$bin" --port "$PORT" --shards "$SHARDS" --io epoll --save '' --dir "$tmp" \
+      --logfile "$tmp/log" >"$tmp/vg.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    redis-benchmark -p "$PORT" -c 50 -r "$KEYSPACE" -n "$((KEYSPACE * 2))" -P 32 -q -t set >/dev/null
+    redis-benchmark -p "$PORT" -c 50 -r "$KEYSPACE" -n 2000 -P 32 -q -t get >/dev/null
+    callgrind_control -z "$pid" >/dev/null 2>&1
+    load "$t" "$N"
+    callgrind_control -d "$pid" >/dev/null 2>&1
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+    # One file per thread: $out.1-01, $out.1-02 ...
+    ir=$(cat "$out".1-* | awk '/^summary:/ {s += $2; if ($2 > m) m = $2} END {print s, m}')
+    if [ -n "${KEEP:-}" ]; then
+      for f in "$out".1-*; do cp "$f" "$KEEP/$(basename "$bin")-$t.cg${f##*.1}"; done
+    fi
+    rm -f "$out" "$out".*
+    echo "$ir" | awk -v b="$bin" -v t="$t" -v n="$N" '{printf "%s %s %.0f %.0f\n", b, t, $1 / n, $2 / n}'
+  done
+done
