@@ -84,10 +84,10 @@ func (g *Group) disableAOF() {
 	g.aofDraining.Add(int32(left))
 	done := make(chan struct{}, len(g.shards))
 	for _, s := range g.shards {
-		s.deliver([]message{{kind: msgSave, run: func(o *Shard) {
+		s.deliver([]message{{kind: msgSave, data: runMsg(func(o *Shard) {
 			o.detachAOF(set)
 			done <- struct{}{}
-		}}})
+		})}})
 	}
 	go func() {
 		for range left {

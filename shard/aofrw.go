@@ -133,7 +133,7 @@ func (g *Group) BgRewriteAOF() (string, string) {
 
 // cutFrom0 runs r's cut from shard 0's loop.
 func (g *Group) cutFrom0(r *rewriteRun) {
-	g.shards[0].deliver([]message{{kind: msgSave, run: func(o *Shard) { o.cutAll(r, nil) }}})
+	g.shards[0].deliver([]message{{kind: msgSave, data: runMsg(func(o *Shard) { o.cutAll(r, nil) })}})
 }
 
 // cutAll runs r's cut on every shard as one transaction holding every

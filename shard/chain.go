@@ -71,7 +71,7 @@ func (g *Group) dropChained() {
 	for _, r := range ch.subs {
 		r.gone = true
 		c := r.c
-		g.shards[r.shard].deliver([]message{{kind: msgRepl, run: func(s *Shard) { s.closeConn(c) }}})
+		g.shards[r.shard].deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) { s.closeConn(c) })}})
 	}
 	ch.subs = nil
 	ch.n.Store(0)
@@ -206,11 +206,11 @@ func (g *Group) chainFullSync(link *repl.Replica, r *replica, plain bool) {
 		var wg sync.WaitGroup
 		wg.Add(n)
 		for _, sh := range g.shards {
-			sh.deliver([]message{{kind: msgRepl, run: func(s *Shard) {
+			sh.deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) {
 				id := s.id
 				s.dumpPart(func(body []byte, err error) { part(id, body, err) })
 				wg.Done()
-			}}})
+			})}})
 		}
 		wg.Wait()
 	})

@@ -29,17 +29,10 @@ type claimMsg struct {
 }
 
 // sendClaim sends cm to shard dst as a message of kind k.
-func (s *Shard) sendClaim(dst int, k msgKind, cm *claimMsg) {
-	m := message{kind: k, claim: cm}
-	if dst == s.id {
-		s.local = append(s.local, m)
-		return
-	}
-	s.outbox[dst] = append(s.outbox[dst], m)
-}
+func (s *Shard) sendClaim(dst int, k msgKind, cm *claimMsg) { s.post(dst, k, cm) }
 
-// handleClaim runs a claim message on its destination.
-func (s *Shard) handleClaim(k msgKind, cm *claimMsg) {
+// handle runs a claim message on its destination.
+func (cm *claimMsg) handle(s *Shard, k msgKind) {
 	switch k {
 	case msgClaim:
 		s.answerClaim(cm)

@@ -468,16 +468,24 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 }
 
 // scan runs a SCAN step on shard, the one its cursor names, and gives the
-// client the shard's reply with the cursor rewritten (router.RewriteCursor).
+// client the shard's reply with the cursor rewritten (router.RewriteCursor):
+// here, or as a hop (scanHop) that the shard answers rewritten. Under
+// CLIENT REPLY OFF or SKIP it answers nothing, as a hop does (hopDone).
 func (s *Shard) scan(c *conn, spec *command.Spec, args [][]byte, shard int) {
-	n := len(s.group.shards)
-	args = command.CopyArgs(args)
-	sl := s.pend(c)
-	db, proto, from := c.cl.DB, c.cl.Proto, s.id
-	s.send(shard, msgHop, func(t *Shard) {
-		b := t.execTo(true, proto, db, spec, args)
-		t.send(from, msgHopReply, func(o *Shard) { o.fill(c, sl, router.RewriteCursor(b, shard, n, proto)) })
-	})
+	if shard != s.id {
+		s.scanHop(c, spec, args, shard)
+		return
+	}
+	b := s.execTo(true, c.cl.Proto, c.cl.DB, spec, args)
+	switch c.cl.Reply {
+	case command.ReplySkip:
+		c.cl.Reply = command.ReplyOn
+		return
+	case command.ReplyOff:
+		return
+	}
+	b = router.RewriteCursor(b, s.id, len(s.group.shards), c.cl.Proto)
+	s.reply(c, func(w *resp.Writer) { w.B = append(w.B, b...) })
 }
 
 // runLocal1 executes spec here and writes its reply in order.

@@ -365,13 +365,13 @@ func (s *Shard) psyncFailover(c *conn, spec *command.Spec, args [][]byte) bool {
 		go func() {
 			g.replicaOf("", 0)
 			g.log.Info(fmt.Sprintf("MASTER MODE enabled (failover request from '%s')", from))
-			g.shards[home].deliver([]message{{kind: msgRepl, run: func(h *Shard) {
+			g.shards[home].deliver([]message{{kind: msgRepl, data: runMsg(func(h *Shard) {
 				c.barrier = false
 				if !c.dead && !c.closing {
 					h.psyncCmd(c, spec, psync)
 					h.serve(c)
 				}
-			}}})
+			})}})
 		}()
 		return true
 	}

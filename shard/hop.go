@@ -3,6 +3,7 @@ package shard
 import (
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/coord"
+	"github.com/radish-kv/radish/router"
 )
 
 // A hop is a command sent to the one shard that owns its keys, and its
@@ -37,6 +38,9 @@ type hopMsg struct {
 	// (notifyself.go).
 	self  bool
 	notes selfNotes
+	// scan: a SCAN step, whose owner rewrites the reply's cursor into
+	// the group's (router.RewriteCursor).
+	scan bool
 	// argv and small are where args, argBuf and the reply's buf start
 	// (inline): a small command (up to 3 arguments, hopArgBytes bytes)
 	// and its small reply stay in the hopMsg's own cache lines, which
@@ -84,7 +88,7 @@ func (s *Shard) freeHop(h *hopMsg) {
 	if len(s.hops) >= maxFreeHops {
 		return
 	}
-	h.c, h.spec, h.done = nil, nil, false
+	h.c, h.spec, h.done, h.scan = nil, nil, false, false
 	h.buf = h.buf[:0]
 	h.notes.reset()
 	if cap(h.buf) > maxHopBuf || cap(h.argBuf) > maxHopBuf {
@@ -114,6 +118,21 @@ func (s *Shard) hop(c *conn, dst int, spec *command.Spec, args [][]byte) {
 	h.db, h.proto, h.noTouch, h.reply = c.cl.DB, c.cl.Proto, c.cl.NoTouch, c.cl.Reply
 	h.self = s.kev.flags != 0 && c.cl.Proto == 3 && c.subscribed()
 	h.who = c.reader(s.id, true)
+	h.setArgs(args)
+	c.queue = append(c.queue, &h.slot)
+	if h.reply == command.ReplySkip {
+		c.cl.Reply = command.ReplyOn
+	}
+	s.outbox[dst] = append(s.outbox[dst], message{kind: msgHop, hop: h})
+}
+
+// scanHop sends a SCAN step to shard dst, the one its cursor names, as a
+// hop that counts as none (INFO's hops are the keyed commands'), runs
+// without touching the keys it reads, and for no tracking reader.
+func (s *Shard) scanHop(c *conn, spec *command.Spec, args [][]byte, dst int) {
+	h := s.newHop()
+	h.c, h.spec, h.home, h.scan = c, spec, s.id, true
+	h.db, h.proto, h.noTouch, h.reply = c.cl.DB, c.cl.Proto, true, c.cl.Reply
 	h.setArgs(args)
 	c.queue = append(c.queue, &h.slot)
 	if h.reply == command.ReplySkip {
@@ -152,6 +171,9 @@ func (s *Shard) execHop(h *hopMsg) {
 	}
 	s.who = reader{}
 	h.buf, w.B = w.B, nil
+	if h.scan {
+		h.buf = router.RewriteCursor(h.buf, s.id, len(s.group.shards), h.proto)
+	}
 	s.outbox[h.home] = append(s.outbox[h.home], message{kind: msgHopReply, hop: h})
 }
 
@@ -217,14 +239,10 @@ func (s *Shard) handle(m message) {
 		s.published(m.pub)
 	case m.lock != nil:
 		s.handleLock(m.kind, m.lock)
-	case m.claim != nil:
-		s.handleClaim(m.kind, m.claim)
-	case m.wait != nil:
-		s.handleWait(m.kind, m.wait)
 	case m.part != nil:
 		s.handlePart(m.kind, m.part)
-	case m.hop == nil:
-		m.run(s)
+	case m.data != nil:
+		m.data.handle(s, m.kind)
 	case m.kind == msgHop:
 		s.runHop(m.hop)
 	default:

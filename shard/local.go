@@ -106,7 +106,7 @@ func (s *Shard) Unblock(id int64, withError bool) bool {
 // in its own next turn.
 func (g *Group) ResetStats() {
 	for _, s := range g.shards {
-		s.deliver([]message{{kind: msgStats, run: func(s *Shard) {
+		s.deliver([]message{{kind: msgStats, data: runMsg(func(s *Shard) {
 			st := &s.stats
 			st.commands, st.connections, st.rejected, st.hops, st.txns, st.migrated = 0, 0, 0, 0, 0, 0
 			for id := range st.calls {
@@ -122,6 +122,6 @@ func (g *Group) ResetStats() {
 			}
 			s.store.ResetStats()
 			st.netInBase, st.netOutBase = s.drv.Traffic()
-		}}})
+		})}})
 	}
 }

@@ -1,26 +1,49 @@
 package shard
 
 // message is what one shard hands another: a kind that names the step of
-// the protocol it carries, and the work itself, which runs on the
-// destination shard's goroutine: a typed value (a hop and its reply, a
-// pooled payload that needs no allocation, hop.go; a batch of publishes,
-// pubsub.go; a txn's lock request and its answer, lockmsg.go; the
-// blocking protocol's park, withdrawal, retry and claims, waitmsg.go and
-// claimmsg.go; a locked txn's part-runs, an EXEC's, a refused txn's
-// unlocks, the gather plan's exports and write-backs and WATCH's
-// registrations, partmsg.go) or, for the kinds not typed yet, a closure. The kind is what a simulator (or a trace)
-// sees: it can hold, drop or reorder deliveries by kind and destination,
-// and read a typed one's fields.
+// the protocol it carries, and its contents, which the destination shard
+// runs on its own goroutine: a typed value in a field of its own for the
+// kinds of the common paths (a hop and its reply, a pooled payload that
+// needs no allocation, hop.go; a batch of publishes, pubsub.go; a txn's
+// lock request and its answer, lockmsg.go; a locked txn's part-runs, an
+// EXEC's, a refused txn's unlocks, the gather plan's exports and
+// write-backs and WATCH's registrations, partmsg.go), else data: a typed
+// payload (the blocking protocol's park, withdrawal, retry and claims,
+// waitmsg.go and claimmsg.go; a SCAN step is a hop; the others are
+// listed at payload) or, for the kinds doc.go names as closures, a
+// runMsg. The kind is what a simulator (or a trace) sees: it can hold,
+// drop or reorder deliveries by kind and destination, and read a typed
+// one's fields. Five words: the common kinds' fields and the payload
+// interface keep a message inside one cache line.
 type message struct {
-	kind  msgKind
-	run   func(s *Shard) // nil when a typed field is set
-	hop   *hopMsg        // msgHop, msgHopReply of a single-shard command
-	pub   *pubBatch      // msgPublish, msgPublished (pubsub.go)
-	lock  *lockMsg       // a txn's lock request or its answer (lockmsg.go)
-	claim *claimMsg      // a holder's claim on a blocked client and what follows (claimmsg.go)
-	wait  *waitMsg       // a blocked client's park, withdrawal or retry on a holder (waitmsg.go)
-	part  *partMsg       // a locked txn's step on one part and its answer (partmsg.go)
+	kind msgKind
+	hop  *hopMsg   // msgHop, msgHopReply of a single-shard command or a SCAN step
+	pub  *pubBatch // msgPublish, msgPublished (pubsub.go)
+	lock *lockMsg  // a txn's lock request or its answer (lockmsg.go)
+	part *partMsg  // a locked txn's step on one part and its answer (partmsg.go)
+	data payload   // every other kind's contents
 }
+
+// payload is the contents of a message of the kinds without a field of
+// their own: claimMsg, waitMsg, psQuery (a PUBSUB introspection part or a
+// script's receiver count), ssubMsg (sharded subscriptions' counts),
+// invBatch (tracking invalidations), bcastMsg (a BCAST client's
+// prefixes), exportMsg (a held command's or script's copies of keys, and
+// a copy-run command's preparation of the real ones), scriptMsg (a direct
+// script run elsewhere), slowMsg (a slow log entry), monitorMsg (a turn's
+// MONITOR lines) and runMsg. handle runs it on the destination as a
+// message of kind k.
+type payload interface {
+	handle(s *Shard, k msgKind)
+}
+
+// runMsg is a closure as a message's contents, for the kinds doc.go
+// names: one-off work of the admin and persistence paths that hands over
+// values only its sender may own (a connection, a socket, a channel its
+// sender waits on) and that a simulation has no order to choose for.
+type runMsg func(s *Shard)
+
+func (f runMsg) handle(s *Shard, _ msgKind) { f(s) }
 
 // msgKind names a step of the protocols between shards.
 type msgKind uint8

@@ -465,7 +465,7 @@ func (g *Group) postOut(src *Shard, r *replica) {
 	if !post {
 		return
 	}
-	batch := []message{{kind: msgRepl, run: r.takeOut}}
+	batch := []message{{kind: msgRepl, data: runMsg(r.takeOut)}}
 	if dst := g.shards[r.shard]; src != nil {
 		dst.deliverBy(src, batch)
 	} else {
@@ -581,7 +581,7 @@ func (g *Group) startFeeds() {
 		g.mergeReset(off, hist)
 	}
 	done := make(chan struct{})
-	g.shards[0].deliver([]message{{kind: msgRepl, run: func(s *Shard) { s.cutTxn(id, false, func() { close(done) }) }}})
+	g.shards[0].deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) { s.cutTxn(id, false, func() { close(done) }) })}})
 	<-done
 }
 
@@ -743,7 +743,7 @@ func (g *Group) dropReplicas() {
 		if r.flows != nil {
 			g.closeFlows(r.flows)
 		}
-		g.shards[r.shard].deliver([]message{{kind: msgRepl, run: func(s *Shard) { s.closeConn(c) }}})
+		g.shards[r.shard].deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) { s.closeConn(c) })}})
 	}
 	p.replicas = nil
 	p.lonely = time.Now()
@@ -891,7 +891,7 @@ func (s *Shard) waitCmd(c *conn, args [][]byte) {
 	sl := s.pend(c)
 	c.barrier = true
 	w := &waiter2{need: int(need), reply: func(n int) {
-		g.shards[home].deliver([]message{{kind: msgRepl, run: func(h *Shard) {
+		g.shards[home].deliver([]message{{kind: msgRepl, data: runMsg(func(h *Shard) {
 			rw := resp.Writer{Proto: c.cl.Proto}
 			rw.Int(int64(n))
 			c.barrier = false
@@ -899,7 +899,7 @@ func (s *Shard) waitCmd(c *conn, args [][]byte) {
 			if !c.dead && !c.closing {
 				h.serve(c)
 			}
-		}}})
+		})}})
 	}}
 	if ms > 0 {
 		w.deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)

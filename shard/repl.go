@@ -178,14 +178,14 @@ func (g *Group) setReplica(on bool) {
 	var wg sync.WaitGroup
 	wg.Add(len(g.shards))
 	for _, s := range g.shards {
-		s.deliver([]message{{kind: msgRepl, run: func(s *Shard) {
+		s.deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) {
 			s.replica = on
 			s.store.SetReplica(on)
 			if on { // a replica feeds no stream; a promotion's cut restarts it
 				s.feed.on, s.feed.marks = false, s.feed.marks[:0]
 			}
 			wg.Done()
-		}}})
+		})}})
 	}
 	wg.Wait()
 }
@@ -204,9 +204,9 @@ func (g *Group) FullSync(path string) error {
 	defer src.Close()
 	errs := make(chan error, len(g.shards))
 	for _, s := range g.shards {
-		s.deliver([]message{{kind: msgRepl, run: func(s *Shard) {
+		s.deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) {
 			s.runOrDeferAll(func() { errs <- s.reload(src, true) })
-		}}})
+		})}})
 	}
 	for range g.shards {
 		if e := <-errs; e != nil && err == nil {
@@ -236,11 +236,11 @@ func (g *Group) Apply(lane int) (net.Conn, error) {
 		unix.Close(fds[0])
 		return nil, err
 	}
-	g.shards[lane%len(g.shards)].deliver([]message{{kind: msgAdopt, run: func(s *Shard) {
+	g.shards[lane%len(g.shards)].deliver([]message{{kind: msgAdopt, data: runMsg(func(s *Shard) {
 		if s.drv.Adopt(fds[0]) != nil {
 			unix.Close(fds[0])
 		}
-	}}})
+	})}})
 	hello := "*3\r\n$8\r\nREPLCONF\r\n$13\r\nradish-master\r\n$40\r\n" + g.repl.token + "\r\n"
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := c.Write([]byte(hello)); err != nil {
@@ -333,7 +333,7 @@ func (s *Shard) replCmd(c *conn, spec *command.Spec, args [][]byte) {
 	c.barrier = true
 	go func() {
 		reply := s.group.replicaOf(host, port)
-		s.group.shards[home].deliver([]message{{kind: msgRepl, run: func(h *Shard) {
+		s.group.shards[home].deliver([]message{{kind: msgRepl, data: runMsg(func(h *Shard) {
 			w := resp.Writer{Proto: c.cl.Proto}
 			w.Simple(reply)
 			c.barrier = false
@@ -341,7 +341,7 @@ func (s *Shard) replCmd(c *conn, spec *command.Spec, args [][]byte) {
 			if !c.dead && !c.closing {
 				h.serve(c)
 			}
-		}}})
+		})}})
 	}()
 }
 

@@ -399,7 +399,7 @@ func TestWarmHops(t *testing.T) {
 	if seen, warmed := owner.warmHops(batch); seen != engine.PrefetchMax || warmed != engine.PrefetchMax {
 		t.Fatalf("40 GETs: looked at %d, warmed %d; want %d, %d", seen, warmed, engine.PrefetchMax, engine.PrefetchMax)
 	}
-	mixed := []message{hop(0, "GET", keys[0]), {kind: msgUnlock, run: func(*Shard) {}}, hop(3, "GET", keys[1]),
+	mixed := []message{hop(0, "GET", keys[0]), {kind: msgUnlock, data: runMsg(func(*Shard) {})}, hop(3, "GET", keys[1]),
 		hop(0, "SET", keys[2], "w"), hop(0, "PING")}
 	if seen, warmed := owner.warmHops(mixed); seen != len(mixed) || warmed != 2 {
 		t.Fatalf("mixed batch: looked at %d, warmed %d; want %d, 2", seen, warmed, len(mixed))

@@ -176,9 +176,9 @@ func (g *Group) saveAll(done func(err error)) {
 		return
 	}
 	for _, s := range g.shards {
-		s.deliver([]message{{kind: msgSave, run: func(o *Shard) {
+		s.deliver([]message{{kind: msgSave, data: runMsg(func(o *Shard) {
 			o.runOrDeferAll(func() { o.saveShard(r) })
-		}}})
+		})}})
 	}
 }
 
@@ -281,9 +281,9 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 	done := func(error) {}
 	if !bg {
 		done = func(err error) {
-			s.group.shards[home].deliver([]message{{kind: msgSaved, run: func(h *Shard) {
+			s.group.shards[home].deliver([]message{{kind: msgSaved, data: runMsg(func(h *Shard) {
 				h.saveReplied(c, sl, err)
-			}}})
+			})}})
 		}
 	}
 	r, errText := s.group.beginSave(bg, done)
@@ -362,7 +362,7 @@ func (s *Shard) shutdownCmd(c *conn, args [][]byte) {
 	sl := s.pend(c)
 	c.barrier = true
 	s.group.beginShutdown(flags, func(errText string) {
-		s.group.shards[home].deliver([]message{{kind: msgSaved, run: func(h *Shard) {
+		s.group.shards[home].deliver([]message{{kind: msgSaved, data: runMsg(func(h *Shard) {
 			if errText != "" {
 				h.saveReplied(c, sl, errText)
 				return
@@ -370,7 +370,7 @@ func (s *Shard) shutdownCmd(c *conn, args [][]byte) {
 			c.cl.Close = true
 			c.barrier = false
 			h.fill(c, sl, nil)
-		}}})
+		})}})
 	})
 }
 
@@ -435,13 +435,13 @@ func (s *Shard) reloadCmd(c *conn, args [][]byte) {
 		return
 	}
 	s.group.saveAll(func(err error) {
-		s.group.shards[home].deliver([]message{{kind: msgSaved, run: func(h *Shard) {
+		s.group.shards[home].deliver([]message{{kind: msgSaved, data: runMsg(func(h *Shard) {
 			if err != nil {
 				h.saveReplied(c, sl, err)
 				return
 			}
 			load(h)
-		}}})
+		})}})
 	})
 }
 
@@ -546,9 +546,9 @@ func (g *Group) BgSave(schedule bool) (string, string) {
 		return "", errText
 	}
 	for _, s := range g.shards {
-		s.deliver([]message{{kind: msgSave, run: func(o *Shard) {
+		s.deliver([]message{{kind: msgSave, data: runMsg(func(o *Shard) {
 			o.runOrDeferAll(func() { o.startBgSave(r) })
-		}}})
+		})}})
 	}
 	return "Background saving started", ""
 }

@@ -121,8 +121,16 @@ type invBatch struct {
 	buf  []byte
 	ends []int32 // key i is buf[ends[i-1]:ends[i]]
 	ents []invEnt
-	run  func(*Shard) // delivers the batch on its destination: made once
-	back func(*Shard) // hands it back to its sender's free list
+}
+
+// handle delivers the batch on its destination (msgInvalidate) or takes
+// it back on its sender's free list (msgInvalidated).
+func (b *invBatch) handle(s *Shard, k msgKind) {
+	if k == msgInvalidate {
+		s.deliverInv(b)
+		return
+	}
+	s.recycleInv(b)
 }
 
 // invEnt is one invalidation: for client to, keys ends[keys:keys+n], or a
@@ -192,15 +200,25 @@ func (s *Shard) Tracked(cl *command.Client, old []string) {
 	if t.On && t.BCast {
 		prefixes = slices.Clone(t.Prefixes)
 	}
-	r := bcastReader{track.Reader{ID: cl.ID, Home: int32(s.id)}, t.NoLoop}
+	b := &bcastMsg{bcastReader{track.Reader{ID: cl.ID, Home: int32(s.id)}, t.NoLoop}, prefixes}
 	for q := range s.group.shards {
 		if q == s.id {
-			s.register(r, prefixes)
+			s.register(b.r, b.prefixes)
 			continue
 		}
-		s.send(q, msgTrackPrefixes, func(o *Shard) { o.register(r, prefixes) })
+		s.post(q, msgTrackPrefixes, b)
 	}
 }
+
+// bcastMsg is a BCAST client's prefixes (none: it stopped tracking) as
+// the contents of the message to every other shard (msgTrackPrefixes);
+// one value for them all, which none writes.
+type bcastMsg struct {
+	r        bcastReader
+	prefixes []string
+}
+
+func (b *bcastMsg) handle(s *Shard, _ msgKind) { s.register(b.r, b.prefixes) }
 
 // register replaces r's BCAST prefixes with prefixes (none: r is gone).
 func (s *Shard) register(r bcastReader, prefixes []string) {
@@ -333,7 +351,7 @@ func (s *Shard) invBatchFor(dst int) *invBatch {
 	if b == nil || ts.openAt[dst] != len(s.outbox[dst])-1 {
 		b = s.newInvBatch()
 		ts.open[dst], ts.opened = b, true
-		s.outbox[dst] = append(s.outbox[dst], message{kind: msgInvalidate, run: b.run})
+		s.outbox[dst] = append(s.outbox[dst], message{kind: msgInvalidate, data: b})
 		ts.openAt[dst] = len(s.outbox[dst]) - 1
 	}
 	return b
@@ -346,10 +364,7 @@ func (s *Shard) newInvBatch() *invBatch {
 		ts.free = ts.free[:n-1]
 		return b
 	}
-	b := &invBatch{from: s.id}
-	b.run = func(o *Shard) { o.deliverInv(b) }
-	b.back = func(o *Shard) { o.recycleInv(b) }
-	return b
+	return &invBatch{from: s.id}
 }
 
 // add appends an invalidation of keys (none for a null) to b.
@@ -450,7 +465,7 @@ func (s *Shard) deliverInv(b *invBatch) {
 		s.recycleInv(b)
 		return
 	}
-	s.outbox[b.from] = append(s.outbox[b.from], message{kind: msgInvalidated, run: b.back})
+	s.outbox[b.from] = append(s.outbox[b.from], message{kind: msgInvalidated, data: b})
 }
 
 // deliverOne turns one invalidation into what its client receives.

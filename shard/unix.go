@@ -59,11 +59,11 @@ func (u *unixListener) accept(g *Group) {
 			g.log.Warn("accepting on the unix socket", zap.Error(err))
 			continue
 		}
-		g.shards[next].deliver([]message{{kind: msgAdopt, run: func(s *Shard) {
+		g.shards[next].deliver([]message{{kind: msgAdopt, data: runMsg(func(s *Shard) {
 			if s.drv.Adopt(fd) != nil {
 				unix.Close(fd)
 			}
-		}}})
+		})}})
 	}
 }
 

@@ -106,7 +106,7 @@ func (s *Shard) waitAOFCmd(c *conn, args [][]byte) {
 			at = set.Submitted()
 		}
 		local, replicas := g.waitAOF(set, at, int(numlocal), int(numreplicas), deadline)
-		g.shards[home].deliver([]message{{kind: msgRepl, run: func(h *Shard) {
+		g.shards[home].deliver([]message{{kind: msgRepl, data: runMsg(func(h *Shard) {
 			rw := resp.Writer{Proto: c.cl.Proto}
 			rw.Array(2)
 			rw.Int(int64(local))
@@ -116,7 +116,7 @@ func (s *Shard) waitAOFCmd(c *conn, args [][]byte) {
 			if !c.dead && !c.closing {
 				h.serve(c)
 			}
-		}}})
+		})}})
 	}()
 }
 
@@ -127,9 +127,9 @@ func (s *Shard) waitAOFCmd(c *conn, args [][]byte) {
 func (g *Group) afterEarlier(home int, c *conn, sl *slot) {
 	for {
 		first := make(chan bool, 1)
-		g.shards[home].deliver([]message{{kind: msgRepl, run: func(*Shard) {
+		g.shards[home].deliver([]message{{kind: msgRepl, data: runMsg(func(*Shard) {
 			first <- c.dead || len(c.queue) == 0 || c.queue[0] == sl
-		}}})
+		})}})
 		if <-first {
 			return
 		}

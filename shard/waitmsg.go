@@ -25,17 +25,10 @@ type waitMsg struct {
 }
 
 // sendWait sends wm to shard dst as a message of kind k.
-func (s *Shard) sendWait(dst int, k msgKind, wm *waitMsg) {
-	m := message{kind: k, wait: wm}
-	if dst == s.id {
-		s.local = append(s.local, m)
-		return
-	}
-	s.outbox[dst] = append(s.outbox[dst], m)
-}
+func (s *Shard) sendWait(dst int, k msgKind, wm *waitMsg) { s.post(dst, k, wm) }
 
-// handleWait runs a wait message on its destination.
-func (s *Shard) handleWait(k msgKind, wm *waitMsg) {
+// handle runs a wait message on its destination.
+func (wm *waitMsg) handle(s *Shard, k msgKind) {
 	switch k {
 	case msgPark:
 		// Behind the work on the command's keys that came before it.
