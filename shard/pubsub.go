@@ -210,7 +210,8 @@ func (s *Shard) ssubscribe(c *conn, names [][]byte) {
 	w := resp.Writer{Proto: c.cl.Proto}
 	nshards := len(s.group.shards)
 	sl := s.pend(c)
-	left, home := 0, s.id
+	var ack *ssubAck
+	home := s.id
 	for _, name := range names {
 		added, n := s.ps.reg.Subscribe(c, pubsub.Shard, name)
 		w.B = pubsub.AppendSubscription(w.B, w.Proto, "ssubscribe", name, false, n)
@@ -222,20 +223,53 @@ func (s *Shard) ssubscribe(c *conn, names [][]byte) {
 			s.ps.owned.Add(name, home, nshards, 1)
 			continue
 		}
-		left++
-		name := slices.Clone(name)
-		s.send(owner, msgSSub, func(o *Shard) {
-			o.ps.owned.Add(name, home, nshards, 1)
-			o.send(home, msgSSubAck, func(h *Shard) {
-				if left--; left == 0 {
-					h.fill(c, sl, w.B)
-				}
-			})
-		})
+		if ack == nil {
+			ack = &ssubAck{c: c, sl: sl}
+		}
+		ack.left++
+		s.post(owner, msgSSub, &ssubMsg{name: slices.Clone(name), home: home, delta: 1, ack: ack})
 	}
 	s.counted(c)
-	if left == 0 {
+	if ack == nil {
 		s.fill(c, sl, w.B)
+		return
+	}
+	ack.reply = w.B
+}
+
+// ssubMsg is a change of a sharded channel's subscribers on shard home
+// (delta: +1 for SSUBSCRIBE, msgSSub, which the owner acknowledges with
+// msgSSubAck in the same value; -1 for SSUNSUBSCRIBE, msgSUnsub), for the
+// shard that owns the channel. The owner reads name, home and delta; ack
+// is home's only.
+type ssubMsg struct {
+	name  []byte
+	home  int
+	delta int
+	ack   *ssubAck
+}
+
+// ssubAck is home's side of an SSUBSCRIBE: its confirmations leave once
+// every owner counted its channel.
+type ssubAck struct {
+	c     *conn
+	sl    *slot
+	left  int
+	reply []byte
+}
+
+func (m *ssubMsg) handle(s *Shard, k msgKind) {
+	switch k {
+	case msgSSubAck:
+		a := m.ack
+		if a.left--; a.left == 0 {
+			s.fill(a.c, a.sl, a.reply)
+		}
+	default:
+		s.ps.owned.Add(m.name, m.home, len(s.group.shards), m.delta)
+		if k == msgSSub {
+			s.post(m.home, msgSSubAck, m)
+		}
 	}
 }
 
@@ -284,8 +318,7 @@ func (s *Shard) sunsubscribed(name []byte) {
 		s.ps.owned.Add(name, home, nshards, -1)
 		return
 	}
-	name = slices.Clone(name)
-	s.send(owner, msgSUnsub, func(o *Shard) { o.ps.owned.Add(name, home, nshards, -1) })
+	s.post(owner, msgSUnsub, &ssubMsg{name: slices.Clone(name), home: home, delta: -1})
 }
 
 // dropSubscriptions forgets every subscription of c (its connection
@@ -698,25 +731,64 @@ func (s *Shard) pubsubQuery(c *conn, op command.PubSubOp, args [][]byte) {
 	// This shard answers now, before the client's next command changes
 	// what it holds.
 	answers[s.id] = s.pubsubPart(op, args[2:], pattern)
-	left, home, proto := len(answers)-1, s.id, c.cl.Proto
-	if left == 0 {
+	proto := c.cl.Proto
+	if len(answers) == 1 {
 		s.reply(c, func(w *resp.Writer) { w.Raw(mergePubSub(op, args[2:], answers, proto)) })
 		return
 	}
 	sl := s.pend(c)
+	s.queryShards(op, args[2:], pattern, answers, func() { s.fill(c, sl, mergePubSub(op, args[2:], answers, proto)) })
+}
+
+// psQuery is one shard's part of a PUBSUB introspection command, or of
+// a script's count of a channel's receivers (op PSPublish, the channel
+// args[0]), as a message's contents: the request (msgPSQuery) and, in the
+// same value, the answer (msgPSAnswer). The destination reads op, args
+// and pattern, home's copy of the command's, which nothing changes until
+// the last answer, and writes only a; g is home's only.
+type psQuery struct {
+	op      command.PubSubOp
+	args    [][]byte
+	pattern []byte
+	home    int
+	at      int // the shard asked
+	a       pubAnswer
+	g       *psGather
+}
+
+// psGather is home's side of a query on every shard: the answers by
+// shard, how many are out, and what runs once the last is in.
+type psGather struct {
+	answers []pubAnswer
+	left    int
+	done    func()
+}
+
+// queryShards asks every other shard its part of op into answers (this
+// shard's is there already), then runs done.
+func (s *Shard) queryShards(op command.PubSubOp, args [][]byte, pattern []byte, answers []pubAnswer, done func()) {
+	g := &psGather{answers: answers, left: len(answers) - 1, done: done}
+	if g.left == 0 {
+		done()
+		return
+	}
 	for i := range answers {
-		if i == s.id {
-			continue
+		if i != s.id {
+			s.post(i, msgPSQuery, &psQuery{op: op, args: args, pattern: pattern, home: s.id, at: i, g: g})
 		}
-		s.send(i, msgPSQuery, func(o *Shard) {
-			a := o.pubsubPart(op, args[2:], pattern)
-			o.send(home, msgPSAnswer, func(h *Shard) {
-				answers[i] = a
-				if left--; left == 0 {
-					h.fill(c, sl, mergePubSub(op, args[2:], answers, proto))
-				}
-			})
-		})
+	}
+}
+
+func (q *psQuery) handle(s *Shard, k msgKind) {
+	if k == msgPSQuery {
+		q.a = s.pubsubPart(q.op, q.args, q.pattern)
+		s.post(q.home, msgPSAnswer, q)
+		return
+	}
+	g := q.g
+	g.answers[q.at] = q.a
+	if g.left--; g.left == 0 {
+		g.done()
 	}
 }
 
@@ -724,6 +796,8 @@ func (s *Shard) pubsubQuery(c *conn, op command.PubSubOp, args [][]byte) {
 func (s *Shard) pubsubPart(op command.PubSubOp, args [][]byte, pattern []byte) pubAnswer {
 	var a pubAnswer
 	switch op {
+	case command.PSPublish: // a script's PUBLISH: its channel's receivers
+		a.counts = []int64{s.receivers(args[0])}
 	case command.PSChannels:
 		a.names = s.ps.reg.Channels(nil, pubsub.Channel, pattern)
 	case command.PSNumPat:

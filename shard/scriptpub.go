@@ -89,29 +89,19 @@ func (s *Shard) receivers(ch []byte) int64 {
 // countReceivers asks every shard for its receivers of ch, keeps the
 // answers in j.counts, then runs then.
 func (s *Shard) countReceivers(j *scriptJob, ch []byte, then func()) {
-	per := make([]int64, len(s.group.shards))
-	per[s.id] = s.receivers(ch)
-	left, home := len(per)-1, s.id
+	answers := make([]pubAnswer, len(s.group.shards))
 	ch = slices.Clone(ch)
-	done := func() {
+	args := [][]byte{ch}
+	answers[s.id] = s.pubsubPart(command.PSPublish, args, nil)
+	s.queryShards(command.PSPublish, args, nil, answers, func() {
+		per := make([]int64, len(answers))
+		for q, a := range answers {
+			per[q] = a.counts[0]
+		}
 		if j.counts == nil {
 			j.counts = make(map[string][]int64)
 		}
 		j.counts[string(ch)] = per
 		then()
-	}
-	for q := range per {
-		if q == s.id {
-			continue
-		}
-		s.send(q, msgPSQuery, func(o *Shard) {
-			n := o.receivers(ch)
-			o.send(home, msgPSAnswer, func(*Shard) {
-				per[q] = n
-				if left--; left == 0 {
-					done()
-				}
-			})
-		})
-	}
+	})
 }
