@@ -61,7 +61,7 @@ const (
 	msgWriteBack                        // write the gathered result back and unlock
 	msgWrittenBack                      // the write-back is done
 	msgUnlock                           // release a refused txn's keys
-	msgPartDone                         // a part-run, unlock, exec, save or script fetch finished
+	msgPartDone                         // a part-run, unlock, exec or AOF cut finished
 	msgPark                             // register a blocked client's waiter on a holder
 	msgUnpark                           // forget a waiter
 	msgUnparked                         // the waiter is forgotten: home may answer the timeout
@@ -92,7 +92,9 @@ const (
 	msgTrackPrefixes                    // a BCAST client's prefixes, for every shard
 	msgScript                           // run a script on the shard of its keys (script.go)
 	msgScriptDone                       // its reply, or the key it could not use, back home
-	msgScriptFetch                      // export keys a script held on every shard met
+	msgExport                           // copy keys out of a shard a held command or script holds (exportmsg.go)
+	msgExported                         // the copies, back home
+	msgPrepare                          // a command a script ran on copies prepares its real keys (BeforeGather)
 	msgSlow                             // a slow command's entry, for its client's shard's slow log
 	msgRepl                             // replication: a role change, a full sync's load, a REPLICAOF's reply (repl.go)
 	msgMonitor                          // a turn's MONITOR lines, for the destination's monitors

@@ -93,50 +93,28 @@ func (s *Shard) runExported(t *txn, got [][]entry) {
 // are the command's own keys, which its BeforeGather prepares first.
 func (s *Shard) export(t *txn, keys [][]byte, own bool, got [][]entry, have map[string]bool, then func()) {
 	n := len(s.group.shards)
-	per := make([][][]byte, n)
-	left := 0
+	per := make([][]coord.Read, n)
 	for _, k := range keys {
 		if have[string(k)] {
 			continue
 		}
 		have[string(k)] = true
 		sh := router.ShardOf(k, n)
-		if per[sh] == nil {
-			left++
-		}
-		per[sh] = append(per[sh], k)
+		per[sh] = append(per[sh], coord.Read{DB: t.db, Key: k})
 	}
-	if left == 0 {
-		then()
-		return
-	}
-	db, args, pre, spec := t.db, t.args, t.spec.BeforeGather, t.spec
-	if !own {
-		pre = nil
-	}
-	for sh, ks := range per {
-		if ks == nil {
+	r := &exportRound{got: func(sh int, es []entry) { got[sh] = append(got[sh], es...) }, done: then}
+	for sh, reads := range per {
+		if reads == nil {
 			continue
 		}
-		s.on(t, sh, msgGather, func(o *Shard) any {
-			if pre != nil {
-				pre(o.store.DB(db), args, o.now)
-			}
-			if own {
-				o.countSources(db, spec, args)
-			}
-			es := make([]entry, len(ks))
-			for i, k := range ks {
-				rec, ok := o.store.DB(db).Export(k, o.now)
-				es[i] = entry{db: db, key: k, rec: rec, ok: ok}
-			}
-			return es
-		}, func(r any) {
-			got[sh] = append(got[sh], r.([]entry)...)
-			if left--; left == 0 {
-				then()
-			}
-		})
+		m := &exportMsg{reads: reads, db: t.db}
+		if own {
+			m.spec, m.args = t.spec, t.args
+		}
+		s.exportFrom(sh, m, r)
+	}
+	if r.left == 0 {
+		then()
 	}
 }
 
@@ -145,7 +123,7 @@ func (s *Shard) export(t *txn, keys [][]byte, own bool, got [][]entry, have map[
 // the real keys what it does beyond their values.
 func (s *Shard) prepareOwners(spec *command.Spec, db int, args [][]byte, idx []int) {
 	n := len(s.group.shards)
-	args = command.CopyArgs(args)
+	m := &exportMsg{spec: spec, db: db, args: command.CopyArgs(args)}
 	var sent []int
 	for _, i := range idx {
 		sh := router.ShardOf(args[i], n)
@@ -153,6 +131,6 @@ func (s *Shard) prepareOwners(spec *command.Spec, db int, args [][]byte, idx []i
 			continue
 		}
 		sent = append(sent, sh)
-		s.send(sh, msgGather, func(o *Shard) { spec.BeforeGather(o.store.DB(db), args, o.now) })
+		s.post(sh, msgPrepare, m)
 	}
 }

@@ -877,55 +877,32 @@ func (s *Shard) fetch(r *heldRun, want []wkey) {
 		s.heldAttempt(r)
 		return
 	}
-	left, home := len(per), s.id
+	round := &exportRound{got: r.take, done: func() { s.heldAttempt(r) }}
 	for sh, ks := range per {
-		s.send(sh, msgScriptFetch, func(o *Shard) {
-			es := make([]entry, len(ks))
-			for i, k := range ks {
-				rec, ok := o.store.DB(k.db).Export([]byte(k.key), o.now)
-				es[i] = entry{db: k.db, key: []byte(k.key), rec: rec, ok: ok}
-			}
-			o.send(home, msgPartDone, func(h *Shard) {
-				for _, e := range es {
-					r.got[wkey{e.db, string(e.key)}] = e
-				}
-				if left--; left == 0 {
-					h.heldAttempt(r)
-				}
-			})
-		})
+		reads := make([]coord.Read, len(ks))
+		for i, k := range ks {
+			reads[i] = coord.Read{DB: k.db, Key: []byte(k.key)}
+		}
+		s.exportFrom(sh, &exportMsg{reads: reads}, round)
+	}
+}
+
+// take keeps the copies one shard exported.
+func (r *heldRun) take(_ int, es []entry) {
+	for _, e := range es {
+		r.got[wkey{e.db, string(e.key)}] = e
 	}
 }
 
 // fetchWhole exports every key of database db from every shard (which
 // the run holds) into r, then runs the script again.
 func (s *Shard) fetchWhole(r *heldRun, db int) {
-	n := len(s.group.shards)
-	left, home := n, s.id
-	for sh := range n {
-		s.send(sh, msgScriptFetch, func(o *Shard) {
-			d := o.store.DB(db)
-			var keys [][]byte
-			d.Ascend(nil, nil, o.now, func(key []byte) bool {
-				keys = append(keys, slices.Clone(key))
-				return true
-			})
-			es := make([]entry, 0, len(keys))
-			for _, k := range keys {
-				if rec, ok := d.Export(k, o.now); ok {
-					es = append(es, entry{db: db, key: k, rec: rec, ok: true})
-				}
-			}
-			o.send(home, msgPartDone, func(h *Shard) {
-				for _, e := range es {
-					r.got[wkey{e.db, string(e.key)}] = e
-				}
-				if left--; left == 0 {
-					r.whole[db] = true
-					h.heldAttempt(r)
-				}
-			})
-		})
+	round := &exportRound{got: r.take, done: func() {
+		r.whole[db] = true
+		s.heldAttempt(r)
+	}}
+	for sh := range s.group.shards {
+		s.exportFrom(sh, &exportMsg{whole: true, db: db}, round)
 	}
 }
 

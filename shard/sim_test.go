@@ -517,7 +517,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgSave: "save", msgSaved: "saved",
 	msgInvalidate: "invalidate", msgInvalidated: "invalidated", msgTrackPrefixes: "track-prefixes",
 	msgScript: "script", msgScriptDone: "script-done",
-	msgScriptFetch: "script-fetch", msgSlow: "slow", msgMonitor: "monitor",
+	msgExport: "export", msgExported: "exported", msgPrepare: "prepare", msgSlow: "slow", msgMonitor: "monitor",
 	msgRepl: "repl", msgMigrate: "migrate",
 }
 
