@@ -146,22 +146,45 @@ func (s *Shard) cutAll(r *rewriteRun, then func()) {
 		t.co.Parts = append(t.co.Parts, coord.Part{Shard: sh, All: true})
 		t.parts = append(t.parts, router.Part{Shard: sh})
 	}
-	left := len(t.parts)
+	c := &cutRound{left: len(t.parts), then: then}
 	t.run = func() {
-		for i := range t.co.Parts {
-			id, p := t.id, t.co.Parts[i]
-			s.on(t, i, msgSave, func(o *Shard) any {
-				o.cutAOF(r)
-				o.unlockPart(id, p)
-				return nil
-			}, func(any) {
-				if left--; left == 0 && then != nil {
-					then()
-				}
-			})
+		for _, p := range t.co.Parts {
+			s.post(p.Shard, msgCut, &cutMsg{r: r, id: t.id, p: p, home: s.id, round: c})
 		}
 	}
 	s.acquire(t)
+}
+
+// cutMsg is one shard's step of an AOF cut as a message's contents
+// (msgCut, answered msgCutDone in the same value): the shard cuts its
+// log for r (the group's rewrite, shared under its own lock) and releases
+// p, its part of the cut's transaction id; round is home's only.
+type cutMsg struct {
+	r     *rewriteRun
+	id    uint64
+	p     coord.Part
+	home  int
+	round *cutRound
+}
+
+// cutRound is home's side of a cut: how many shards have not cut yet,
+// and what runs once every one has.
+type cutRound struct {
+	left int
+	then func()
+}
+
+func (m *cutMsg) handle(s *Shard, k msgKind) {
+	if k == msgCut {
+		s.cutAOF(m.r)
+		s.unlockPart(m.id, m.p)
+		s.post(m.home, msgCutDone, m)
+		return
+	}
+	c := m.round
+	if c.left--; c.left == 0 && c.then != nil {
+		c.then()
+	}
 }
 
 // cutAOF is this shard's cut of r: the effects of the turn so far go to

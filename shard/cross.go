@@ -141,13 +141,3 @@ func (s *Shard) scratchStore() *engine.Store {
 	return s.scratch
 }
 
-// on runs fn for part i on its shard as a message of kind k and hands the
-// result to then on this shard (msgPartDone): every step of a txn, a
-// gather or a fan-out is one on.
-func (s *Shard) on(t *txn, i int, k msgKind, fn func(o *Shard) any, then func(r any)) {
-	home := s.id
-	s.send(t.parts[i].Shard, k, func(o *Shard) {
-		r := fn(o)
-		o.send(home, msgPartDone, func(*Shard) { then(r) })
-	})
-}

@@ -92,14 +92,25 @@ func (s *Shard) Unblock(id int64, withError bool) bool {
 		} else {
 			command.WriteTimeout(&command.Ctx{W: &w}, b.spec)
 		}
-		s.send(s.id, msgUnblock, func(o *Shard) {
-			if c.blocked == b && !b.w.Claimed() {
-				o.endWait(c, b, w.B)
-			}
-		})
+		s.post(s.id, msgUnblock, &unblockMsg{c: c, b: b, out: w.B})
 		return true
 	}
 	return false
+}
+
+// unblockMsg is CLIENT UNBLOCK's end of a wait, for the shard's next
+// step (msgUnblock, which the shard sends itself): c's wait b ends with
+// out unless it ended or was claimed meanwhile.
+type unblockMsg struct {
+	c   *conn
+	b   *blockState
+	out []byte
+}
+
+func (m *unblockMsg) handle(s *Shard, _ msgKind) {
+	if m.c.blocked == m.b && !m.b.w.Claimed() {
+		s.endWait(m.c, m.b, m.out)
+	}
 }
 
 // ResetStats implements command.Server: every shard clears its counters

@@ -106,19 +106,25 @@ func (s *Shard) monitorLine(db int, addr string, args [][]byte) {
 // clients, one message each (this shard's own clients get them at once).
 func (s *Shard) flushMonitors() {
 	if len(s.mon.buf) > 0 {
-		lines := s.mon.buf
+		m := &monitorMsg{lines: s.mon.buf}
 		s.mon.buf = nil
 		for i, o := range s.group.shards {
 			switch {
 			case o.monHere.Load() == 0:
 			case i == s.id:
-				s.deliverMonitor(lines)
+				s.deliverMonitor(m.lines)
 			default:
-				s.send(i, msgMonitor, func(o *Shard) { o.deliverMonitor(lines) })
+				s.post(i, msgMonitor, m)
 			}
 		}
 	}
 }
+
+// monitorMsg is a turn's MONITOR lines, one value for every shard with
+// monitors (msgMonitor), which none writes.
+type monitorMsg struct{ lines []byte }
+
+func (m *monitorMsg) handle(s *Shard, _ msgKind) { s.deliverMonitor(m.lines) }
 
 // deliverMonitor writes lines to every monitoring connection of this
 // shard, after the replies queued before them.

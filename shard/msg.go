@@ -61,7 +61,7 @@ const (
 	msgWriteBack                        // write the gathered result back and unlock
 	msgWrittenBack                      // the write-back is done
 	msgUnlock                           // release a refused txn's keys
-	msgPartDone                         // a part-run, unlock, exec or AOF cut finished
+	msgPartDone                         // a part-run, unlock or exec finished
 	msgPark                             // register a blocked client's waiter on a holder
 	msgUnpark                           // forget a waiter
 	msgUnparked                         // the waiter is forgotten: home may answer the timeout
@@ -99,5 +99,7 @@ const (
 	msgRepl                             // replication: a role change, a full sync's load, a REPLICAOF's reply (repl.go)
 	msgMonitor                          // a turn's MONITOR lines, for the destination's monitors
 	msgMigrate                          // a connection handed over to the destination (migrate.go)
+	msgCut                              // cut the shard's AOF for a rewrite, holding every shard (aofrw.go)
+	msgCutDone                          // the cut is done
 	numMsgKinds
 )

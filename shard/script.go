@@ -404,20 +404,35 @@ func seq(n int) []int {
 // keys are free there, and takes the outcome home.
 func (s *Shard) sendDirect(j *scriptJob, dst int) {
 	j.at = dst
-	home, call := s.id, j.scriptCall
-	s.send(dst, msgScript, func(o *Shard) {
-		o.whenFree(coord.Part{Shard: dst, Keys: call.declared()}, func() {
-			w := resp.Writer{Proto: call.proto}
-			f := o.evalDirect(&call, &w)
-			out := w.B
-			o.send(home, msgScriptDone, func(h *Shard) {
-				if f != nil {
-					h.escalate(j, f)
-					return
-				}
-				h.scriptDone(j, out)
-			})
-		})
+	s.post(dst, msgScript, &scriptMsg{call: j.scriptCall, at: dst, home: s.id, j: j})
+}
+
+// scriptMsg is a direct run of a script on shard at as a message's
+// contents (msgScript), answered in the same value (msgScriptDone): the
+// shard reads call, its own copy of the job's scriptCall, and writes out,
+// the run's reply, or f, the key it could not use; j is home's only.
+type scriptMsg struct {
+	call     scriptCall
+	at, home int
+	out      []byte
+	f        *fault
+	j        *scriptJob
+}
+
+func (m *scriptMsg) handle(s *Shard, k msgKind) {
+	if k == msgScriptDone {
+		if m.f != nil {
+			s.escalate(m.j, m.f)
+			return
+		}
+		s.scriptDone(m.j, m.out)
+		return
+	}
+	s.whenFree(coord.Part{Shard: m.at, Keys: m.call.declared()}, func() {
+		w := resp.Writer{Proto: m.call.proto}
+		m.f = s.evalDirect(&m.call, &w)
+		m.out = w.B
+		s.post(m.home, msgScriptDone, m)
 	})
 }
 

@@ -518,7 +518,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgInvalidate: "invalidate", msgInvalidated: "invalidated", msgTrackPrefixes: "track-prefixes",
 	msgScript: "script", msgScriptDone: "script-done",
 	msgExport: "export", msgExported: "exported", msgPrepare: "prepare", msgSlow: "slow", msgMonitor: "monitor",
-	msgRepl: "repl", msgMigrate: "migrate",
+	msgRepl: "repl", msgMigrate: "migrate", msgCut: "aof-cut", msgCutDone: "aof-cut-done",
 }
 
 // String names a message kind in a simulation's trace.

@@ -98,13 +98,22 @@ func (s *Shard) logSlow(cl *command.Client, spec *command.Spec, args [][]byte, d
 		s.addSlow(e, nil)
 		return
 	}
-	s.send(int(who.home), msgSlow, func(o *Shard) {
-		var c *command.Client
-		if oc := o.clientConn(who.id); oc != nil {
-			c = &oc.cl
-		}
-		o.addSlow(e, c)
-	})
+	s.post(int(who.home), msgSlow, &slowMsg{e: e, client: who.id})
+}
+
+// slowMsg is a slow command's entry for the slow log of its client's
+// shard (msgSlow), which adds the client's address and name.
+type slowMsg struct {
+	e      command.SlowEntry
+	client int64
+}
+
+func (m *slowMsg) handle(s *Shard, _ msgKind) {
+	var c *command.Client
+	if oc := s.clientConn(m.client); oc != nil {
+		c = &oc.cl
+	}
+	s.addSlow(m.e, c)
 }
 
 // addSlow appends e for client cl (nil: unknown) and trims the log to

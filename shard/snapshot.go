@@ -175,11 +175,51 @@ func (g *Group) saveAll(done func(err error)) {
 		done(errors.New("cannot start the save"))
 		return
 	}
+	m := &saveMsg{r: r}
 	for _, s := range g.shards {
-		s.deliver([]message{{kind: msgSave, data: runMsg(func(o *Shard) {
-			o.runOrDeferAll(func() { o.saveShard(r) })
-		})}})
+		s.deliver([]message{{kind: msgSave, data: m}})
 	}
+}
+
+// saveMsg is one shard's part of a save as a message's contents
+// (msgSave): the shard writes its file of r (the group's save, shared
+// under the group's lock), behind every lock and deferred command there;
+// for a BGSAVE it starts its background part instead and, for the
+// command's client (started set), tells home so in the same value
+// (msgSaved), for BGSAVE's reply once every shard has. One value goes to
+// every shard, which none writes; started is home's only.
+type saveMsg struct {
+	r       *saveRun
+	home    int
+	started *saveStarted
+}
+
+// saveStarted is home's side of a BGSAVE command: the reply once every
+// shard started its part.
+type saveStarted struct {
+	c    *conn
+	sl   *slot
+	left int
+}
+
+func (m *saveMsg) handle(s *Shard, k msgKind) {
+	if k == msgSaved {
+		h := m.started
+		if h.left--; h.left == 0 {
+			s.saveReplied(h.c, h.sl, "Background saving started")
+		}
+		return
+	}
+	s.runOrDeferAll(func() {
+		if !m.r.bg {
+			s.saveShard(m.r)
+			return
+		}
+		s.startBgSave(m.r)
+		if m.started != nil {
+			s.post(m.home, msgSaved, m)
+		}
+	})
 }
 
 // savePoints starts a background save when a save point is due, as
@@ -296,22 +336,12 @@ func (s *Shard) persistCmd(c *conn, spec *command.Spec, args [][]byte) {
 	}
 	sl = s.pend(c)
 	c.barrier = true
-	started := 0
+	m := &saveMsg{r: r, home: home}
+	if bg {
+		m.started = &saveStarted{c: c, sl: sl, left: len(s.group.shards)}
+	}
 	for i := range s.group.shards {
-		s.send(i, msgSave, func(o *Shard) {
-			o.runOrDeferAll(func() {
-				if !bg {
-					o.saveShard(r)
-					return
-				}
-				o.startBgSave(r)
-				o.send(home, msgSaved, func(h *Shard) {
-					if started++; started == len(h.group.shards) {
-						h.saveReplied(c, sl, "Background saving started")
-					}
-				})
-			})
-		})
+		s.post(i, msgSave, m)
 	}
 }
 
@@ -545,10 +575,9 @@ func (g *Group) BgSave(schedule bool) (string, string) {
 	if errText != "" {
 		return "", errText
 	}
+	m := &saveMsg{r: r}
 	for _, s := range g.shards {
-		s.deliver([]message{{kind: msgSave, data: runMsg(func(o *Shard) {
-			o.runOrDeferAll(func() { o.startBgSave(r) })
-		})}})
+		s.deliver([]message{{kind: msgSave, data: m}})
 	}
 	return "Background saving started", ""
 }
