@@ -140,4 +140,3 @@ func (s *Shard) scratchStore() *engine.Store {
 	}
 	return s.scratch
 }
-
