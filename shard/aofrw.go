@@ -149,18 +149,23 @@ func (s *Shard) cutAll(r *rewriteRun, then func()) {
 	c := &cutRound{left: len(t.parts), then: then}
 	t.run = func() {
 		for _, p := range t.co.Parts {
-			s.post(p.Shard, msgCut, &cutMsg{r: r, id: t.id, p: p, home: s.id, round: c})
+			s.post(p.Shard, msgCut, &cutMsg{aof: r, id: t.id, p: p, home: s.id, round: c})
 		}
 	}
 	s.acquire(t)
 }
 
-// cutMsg is one shard's step of an AOF cut as a message's contents
-// (msgCut, answered msgCutDone in the same value): the shard cuts its
-// log for r (the group's rewrite, shared under its own lock) and releases
-// p, its part of the cut's transaction id; round is home's only.
+// cutMsg is one shard's step of a cut that holds every shard, as a
+// message's contents (msgCut, answered msgCutDone in the same value):
+// of the AOF, the shard cuts its log for aof (the group's rewrite, shared
+// under its own lock) and releases p, its part of the cut's transaction
+// id; of the replication stream (primary.go cutTxn), it marks cut feed
+// in its feed and, with dump, starts its part of the payload, and home
+// releases every part once all have. round is home's only.
 type cutMsg struct {
-	r     *rewriteRun
+	aof   *rewriteRun
+	feed  uint64
+	dump  bool
 	id    uint64
 	p     coord.Part
 	home  int
@@ -176,8 +181,12 @@ type cutRound struct {
 
 func (m *cutMsg) handle(s *Shard, k msgKind) {
 	if k == msgCut {
-		s.cutAOF(m.r)
-		s.unlockPart(m.id, m.p)
+		if m.aof != nil {
+			s.cutAOF(m.aof)
+			s.unlockPart(m.id, m.p)
+		} else {
+			s.cutHere(m.feed, m.dump)
+		}
 		s.post(m.home, msgCutDone, m)
 		return
 	}

@@ -133,8 +133,19 @@ func (s *Shard) released(c *conn, dst, fd int, input []byte) {
 	delete(s.trk.ids, c.cl.ID)
 	s.group.clientShard.Store(c.cl.ID, dst)
 	s.stats.migrated++
-	s.send(dst, msgMigrate, func(t *Shard) { t.arrive(c, fd, input) })
+	s.post(dst, msgMigrate, &migrateMsg{c: c, fd: fd, input: input})
 }
+
+// migrateMsg is a connection handed over to another shard (msgMigrate):
+// the conn value, which moves whole (the destination owns it from the
+// delivery on), its socket and the input its driver had not consumed.
+type migrateMsg struct {
+	c     *conn
+	fd    int
+	input []byte
+}
+
+func (m *migrateMsg) handle(s *Shard, _ msgKind) { s.arrive(m.c, m.fd, m.input) }
 
 // arrive makes c, released by another shard, a connection of this one
 // and serves the commands it brought.

@@ -99,7 +99,9 @@ const (
 	msgRepl                             // replication: a role change, a full sync's load, a REPLICAOF's reply (repl.go)
 	msgMonitor                          // a turn's MONITOR lines, for the destination's monitors
 	msgMigrate                          // a connection handed over to the destination (migrate.go)
-	msgCut                              // cut the shard's AOF for a rewrite, holding every shard (aofrw.go)
+	msgCut                              // cut the shard's AOF or replication feed, holding every shard (aofrw.go)
 	msgCutDone                          // the cut is done
+	msgReload                           // DEBUG RELOAD: empty the shard and load its keys of the files
+	msgReloaded                         // the shard loaded
 	numMsgKinds
 )

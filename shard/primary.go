@@ -599,20 +599,15 @@ func (s *Shard) cutTxn(id uint64, dump bool, done func()) {
 		t.parts = append(t.parts, router.Part{Shard: sh})
 	}
 	t.done = func([]byte) {}
+	c := &cutRound{left: n, then: func() {
+		s.releaseExec(t, true)
+		if done != nil {
+			done()
+		}
+	}}
 	t.run = func() {
-		left := n
 		for sh := range n {
-			s.send(sh, msgRepl, func(o *Shard) {
-				o.cutHere(id, dump)
-				o.send(s.id, msgRepl, func(h *Shard) {
-					if left--; left == 0 {
-						h.releaseExec(t, true)
-						if done != nil {
-							done()
-						}
-					}
-				})
-			})
+			s.post(sh, msgCut, &cutMsg{feed: id, dump: dump, id: t.id, home: s.id, round: c})
 		}
 	}
 	s.acquire(t)

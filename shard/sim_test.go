@@ -518,7 +518,8 @@ var msgKindNames = [numMsgKinds]string{
 	msgInvalidate: "invalidate", msgInvalidated: "invalidated", msgTrackPrefixes: "track-prefixes",
 	msgScript: "script", msgScriptDone: "script-done",
 	msgExport: "export", msgExported: "exported", msgPrepare: "prepare", msgSlow: "slow", msgMonitor: "monitor",
-	msgRepl: "repl", msgMigrate: "migrate", msgCut: "aof-cut", msgCutDone: "aof-cut-done",
+	msgRepl: "repl", msgMigrate: "migrate", msgCut: "cut", msgCutDone: "cut-done",
+	msgReload: "reload", msgReloaded: "reloaded",
 }
 
 // String names a message kind in a simulation's trace.

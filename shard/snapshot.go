@@ -433,31 +433,9 @@ func (s *Shard) reloadCmd(c *conn, args [][]byte) {
 			h.saveReplied(c, sl, errReload)
 			return
 		}
-		left, failed := len(h.group.shards), false
+		r := &reloadRound{c: c, sl: sl, left: len(h.group.shards), src: src}
 		for i := range h.group.shards {
-			h.send(i, msgSave, func(o *Shard) {
-				o.runOrDeferAll(func() {
-					err := o.reload(src, flush)
-					o.send(home, msgSaved, func(h *Shard) {
-						if err != nil {
-							h.group.log.Warn("DEBUG RELOAD", zap.Error(err))
-							failed = true
-						}
-						if left--; left > 0 {
-							return
-						}
-						if src != nil {
-							src.Close()
-						}
-						if failed {
-							h.saveReplied(c, sl, errReload)
-							return
-						}
-						h.group.log.Info("DB reloaded by DEBUG RELOAD")
-						h.saveReplied(c, sl, nil)
-					})
-				})
-			})
+			h.post(i, msgReload, &reloadMsg{src: src, flush: flush, home: home, round: r})
 		}
 	}
 	if !save {
@@ -473,6 +451,56 @@ func (s *Shard) reloadCmd(c *conn, args [][]byte) {
 			load(h)
 		})}})
 	})
+}
+
+// reloadMsg is one shard's step of DEBUG RELOAD as a message's contents
+// (msgReload, answered msgReloaded in the same value): behind every lock
+// and deferred command there, the shard empties itself (flush) and loads
+// its keys of src (the files home opened, read-only, closed by home once
+// every shard loaded), and answers err. round is home's only.
+type reloadMsg struct {
+	src   *snapshot.Source
+	flush bool
+	home  int
+	err   error
+	round *reloadRound
+}
+
+// reloadRound is home's side of DEBUG RELOAD: its client, how many shards
+// are loading, whether one failed, and the files to close.
+type reloadRound struct {
+	c      *conn
+	sl     *slot
+	left   int
+	failed bool
+	src    *snapshot.Source
+}
+
+func (m *reloadMsg) handle(s *Shard, k msgKind) {
+	if k == msgReload {
+		s.runOrDeferAll(func() {
+			m.err = s.reload(m.src, m.flush)
+			s.post(m.home, msgReloaded, m)
+		})
+		return
+	}
+	r := m.round
+	if m.err != nil {
+		s.group.log.Warn("DEBUG RELOAD", zap.Error(m.err))
+		r.failed = true
+	}
+	if r.left--; r.left > 0 {
+		return
+	}
+	if r.src != nil {
+		r.src.Close()
+	}
+	if r.failed {
+		s.saveReplied(r.c, r.sl, errReload)
+		return
+	}
+	s.group.log.Info("DB reloaded by DEBUG RELOAD")
+	s.saveReplied(r.c, r.sl, nil)
 }
 
 // reload empties this shard (flush) and loads its keys of src (nil: no
