@@ -117,22 +117,28 @@ func (m *unblockMsg) handle(s *Shard, _ msgKind) {
 // in its own next turn.
 func (g *Group) ResetStats() {
 	for _, s := range g.shards {
-		s.deliver([]message{{kind: msgStats, data: runMsg(func(s *Shard) {
-			st := &s.stats
-			st.commands, st.connections, st.rejected, st.hops, st.txns, st.migrated = 0, 0, 0, 0, 0, 0
-			for id := range st.calls {
-				if st.calls[id] != 0 || st.failed[id] != 0 || st.refused[id] != 0 {
-					st.calls[id], st.failed[id], st.refused[id] = 0, 0, 0
-					st.dirty = append(st.dirty, id)
-				}
-			}
-			clear(st.errs)
-			st.errsMoved = true
-			for i := range st.lat {
-				st.lat[i].reset()
-			}
-			s.store.ResetStats()
-			st.netInBase, st.netOutBase = s.drv.Traffic()
-		})}})
+		s.deliver([]message{{kind: msgStats, data: resetStats{}}})
 	}
+}
+
+// resetStats is CONFIG RESETSTAT's message to every shard (msgStats),
+// which carries nothing.
+type resetStats struct{}
+
+func (resetStats) handle(s *Shard, _ msgKind) {
+	st := &s.stats
+	st.commands, st.connections, st.rejected, st.hops, st.txns, st.migrated = 0, 0, 0, 0, 0, 0
+	for id := range st.calls {
+		if st.calls[id] != 0 || st.failed[id] != 0 || st.refused[id] != 0 {
+			st.calls[id], st.failed[id], st.refused[id] = 0, 0, 0
+			st.dirty = append(st.dirty, id)
+		}
+	}
+	clear(st.errs)
+	st.errsMoved = true
+	for i := range st.lat {
+		st.lat[i].reset()
+	}
+	s.store.ResetStats()
+	st.netInBase, st.netOutBase = s.drv.Traffic()
 }

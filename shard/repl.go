@@ -236,11 +236,7 @@ func (g *Group) Apply(lane int) (net.Conn, error) {
 		unix.Close(fds[0])
 		return nil, err
 	}
-	g.shards[lane%len(g.shards)].deliver([]message{{kind: msgAdopt, data: runMsg(func(s *Shard) {
-		if s.drv.Adopt(fds[0]) != nil {
-			unix.Close(fds[0])
-		}
-	})}})
+	g.shards[lane%len(g.shards)].deliver([]message{{kind: msgAdopt, data: adoptMsg(fds[0])}})
 	hello := "*3\r\n$8\r\nREPLCONF\r\n$13\r\nradish-master\r\n$40\r\n" + g.repl.token + "\r\n"
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := c.Write([]byte(hello)); err != nil {

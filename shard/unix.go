@@ -59,11 +59,17 @@ func (u *unixListener) accept(g *Group) {
 			g.log.Warn("accepting on the unix socket", zap.Error(err))
 			continue
 		}
-		g.shards[next].deliver([]message{{kind: msgAdopt, data: runMsg(func(s *Shard) {
-			if s.drv.Adopt(fd) != nil {
-				unix.Close(fd)
-			}
-		})}})
+		g.shards[next].deliver([]message{{kind: msgAdopt, data: adoptMsg(fd)}})
+	}
+}
+
+// adoptMsg is a connected socket for the shard's driver to serve
+// (msgAdopt): one accepted on the Unix socket, or the master link's end.
+type adoptMsg int
+
+func (fd adoptMsg) handle(s *Shard, _ msgKind) {
+	if s.drv.Adopt(int(fd)) != nil {
+		unix.Close(int(fd))
 	}
 }
 
