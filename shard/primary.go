@@ -105,11 +105,10 @@ type replica struct {
 	flows  *flowSet // its full sync's flows, when it asked for them (flows.go)
 	split  bool     // its stream goes on its flows (flowstream.go)
 	// out is what its shard is to write next (sendTo), posted whether a
-	// message to take it (takeOut) is on its way there.
-	outMu   sync.Mutex
-	out     []byte
-	posted  bool
-	takeOut func(*Shard)
+	// message to take it (the replica itself, handle) is on its way there.
+	outMu  sync.Mutex
+	out    []byte
+	posted bool
 }
 
 // fullSync is a full sync in progress: its cut's offset once the
@@ -442,30 +441,31 @@ func (g *Group) hand(r *replica, b []byte) {
 	g.postOut(nil, r)
 }
 
+// handle is r as a message's contents (msgRepl, postOut): its shard
+// writes r.out to its connection.
+func (r *replica) handle(s *Shard, _ msgKind) {
+	r.outMu.Lock()
+	if c := r.c; !c.dead && !c.closing {
+		out := s.drv.Output(c.id)
+		*out = append(*out, r.out...)
+	}
+	r.out, r.posted = r.out[:0], false
+	if cap(r.out) > maxKeptOut {
+		r.out = nil // a payload's
+	}
+	r.outMu.Unlock()
+}
+
 // postOut has r's shard take r.out, unless a message is on its way to.
 // r.outMu held; it unlocks it.
 func (g *Group) postOut(src *Shard, r *replica) {
 	post := !r.posted
 	r.posted = true
-	if r.takeOut == nil {
-		r.takeOut = func(s *Shard) {
-			r.outMu.Lock()
-			if c := r.c; !c.dead && !c.closing {
-				out := s.drv.Output(c.id)
-				*out = append(*out, r.out...)
-			}
-			r.out, r.posted = r.out[:0], false
-			if cap(r.out) > maxKeptOut {
-				r.out = nil // a payload's
-			}
-			r.outMu.Unlock()
-		}
-	}
 	r.outMu.Unlock()
 	if !post {
 		return
 	}
-	batch := []message{{kind: msgRepl, data: runMsg(r.takeOut)}}
+	batch := []message{{kind: msgRepl, data: r}}
 	if dst := g.shards[r.shard]; src != nil {
 		dst.deliverBy(src, batch)
 	} else {
