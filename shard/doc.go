@@ -24,16 +24,34 @@
 //
 // Nouns:
 //   - message: a value with a kind (hop, lock, gather, park, claim ...: see
-//     msg.go) and a closure that runs on the destination shard's goroutine,
-//     or a typed payload: for a hop and its reply a pooled one (hopMsg,
-//     hop.go) that the sender fills, the owner answers in, and the reply
-//     hands back; for a txn's lock steps a lockMsg (lockmsg.go), the
-//     request's fields read by the part's shard, the answer's by home; for
-//     the blocking protocol a waitMsg or claimMsg (waitmsg.go,
-//     claimmsg.go), and for a locked txn's part-runs (a fan-out's and
-//     an EXEC's too), a refused one's unlocks, the gather plan's exports
-//     and write-backs and WATCH's registrations a partMsg (partmsg.go),
-//     likewise.
+//     msg.go) and typed contents that the destination shard runs on its
+//     goroutine: for a hop (and a SCAN step) and its reply a pooled
+//     hopMsg (hop.go) that the sender fills, the owner answers in, and
+//     the reply hands back; for a txn's lock steps a lockMsg (lockmsg.go),
+//     the request's fields read by the part's shard, the answer's by
+//     home; for a locked txn's part-runs (a fan-out's and an EXEC's too),
+//     a refused one's unlocks, the gather plan's exports and write-backs
+//     and WATCH's registrations a partMsg (partmsg.go), likewise; and for
+//     every other step between shards a payload (msg.go lists them: the
+//     blocking protocol's, PUBSUB's queries, sharded subscriptions,
+//     tracking's invalidations, a held run's exports, a direct script
+//     run, AOF and replication cuts, saves, DEBUG RELOAD, the slow log,
+//     MONITOR, CLIENT UNBLOCK, a migration), whose request and answer are
+//     one value each side fills in turn, and whose home-only fields (the
+//     client, what runs once all answers are in) the other side never
+//     reads. A closure (runMsg) remains only for what a goroutine outside
+//     the loops hands a shard with deliver: the replication link, its
+//     sub-replicas and a full sync's parts (repl.go, chain.go,
+//     primary.go), FAILOVER (failover.go), WAIT's and WAITAOF's waiters
+//     (waitaof.go), the end of a save, SHUTDOWN or DEBUG RELOAD's save
+//     answered on the client's shard, an AOF rewrite's cut started from
+//     its goroutine, CONFIG SET appendonly no's detach (snapshot.go,
+//     aofrw.go, aofrun.go). Each is a one-off step of an admin or
+//     persistence path that hands over what its sender owns (a
+//     connection to close, a channel or wait group it blocks on, its
+//     caller's callback), and none passes through the simulator's
+//     network, which drives no such goroutine: there is no delivery of
+//     it to hold or reorder.
 //     It is the only way one shard affects another; a shard never writes
 //     another shard's memory but a hop payload it holds, and reads only what
 //     no one changes after the message was sent (a txn's args and parts, a
@@ -69,12 +87,12 @@
 //     it finishes its last commands; keys it only reads are held shared.
 //     Work on locked keys waits in the shard's coord.Table queue
 //     (VLL-style intents), so no client observes half of one, and no
-//     global lock exists. Each message carries what its shard needs, as
-//     values its closure captured (a part, a command's header, the keys
-//     to write back), whose bytes are the txn's copy of its arguments,
-//     which nothing writes while the txn runs; only the home shard reads
-//     the txn itself (a direct script run elsewhere gets its call's copy,
-//     scriptCall). A single-reply one runs with the gather plan, which
+//     global lock exists. Each message carries what its shard needs as
+//     its contents (a part, a command's header, the keys to write back),
+//     whose bytes are the txn's copy of its arguments, which nothing
+//     writes while the txn runs; only the home shard reads the txn itself
+//     (a direct script run elsewhere gets its call's copy, scriptCall, in
+//     its scriptMsg). A single-reply one runs with the gather plan, which
 //     coord.Gather decides and cross.go carries out: each part's shard
 //     exports its keys, each from the one database the command uses it
 //     in, home runs the handler on the copies and writes back the keys

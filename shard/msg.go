@@ -7,14 +7,13 @@ package shard
 // needs no allocation, hop.go; a batch of publishes, pubsub.go; a txn's
 // lock request and its answer, lockmsg.go; a locked txn's part-runs, an
 // EXEC's, a refused txn's unlocks, the gather plan's exports and
-// write-backs and WATCH's registrations, partmsg.go), else data: a typed
-// payload (the blocking protocol's park, withdrawal, retry and claims,
-// waitmsg.go and claimmsg.go; a SCAN step is a hop; the others are
-// listed at payload) or, for the kinds doc.go names as closures, a
-// runMsg. The kind is what a simulator (or a trace) sees: it can hold,
-// drop or reorder deliveries by kind and destination, and read a typed
-// one's fields. Five words: the common kinds' fields and the payload
-// interface keep a message inside one cache line.
+// write-backs and WATCH's registrations, partmsg.go; a SCAN step is a
+// hop), else data: a typed payload (listed at payload) or, for what a
+// goroutine outside the loops hands a shard (doc.go), a runMsg. The kind
+// is what a simulator (or a trace) sees: it can hold, drop or reorder
+// deliveries by kind and destination, and read a typed one's fields.
+// Seven words: the common kinds' own fields and one interface for the
+// rest keep a message inside a cache line.
 type message struct {
 	kind msgKind
 	hop  *hopMsg   // msgHop, msgHopReply of a single-shard command or a SCAN step
@@ -25,22 +24,27 @@ type message struct {
 }
 
 // payload is the contents of a message of the kinds without a field of
-// their own: claimMsg, waitMsg, psQuery (a PUBSUB introspection part or a
-// script's receiver count), ssubMsg (sharded subscriptions' counts),
-// invBatch (tracking invalidations), bcastMsg (a BCAST client's
-// prefixes), exportMsg (a held command's or script's copies of keys, and
-// a copy-run command's preparation of the real ones), scriptMsg (a direct
-// script run elsewhere), slowMsg (a slow log entry), monitorMsg (a turn's
-// MONITOR lines) and runMsg. handle runs it on the destination as a
-// message of kind k.
+// their own, each a value a test can read: the blocking protocol's
+// claimMsg and waitMsg (claimmsg.go, waitmsg.go); psQuery, a PUBSUB
+// introspection part or a script's receiver count, and ssubMsg, a
+// sharded channel's subscriber count (pubsub.go); invBatch, a turn's
+// tracking invalidations, and bcastMsg, a BCAST client's prefixes
+// (tracking.go); exportMsg, a held command's or script's copies of keys
+// and a copy-run command's preparation of the real ones (exportmsg.go);
+// scriptMsg, a direct script run (script.go); cutMsg, an AOF or
+// replication cut's step (aofrw.go); saveMsg and reloadMsg, a save's and
+// DEBUG RELOAD's part (snapshot.go); slowMsg, monitorMsg, unblockMsg,
+// migrateMsg, adoptMsg, resetStats and a replica's output (*replica);
+// and runMsg. Its request and its answer are mostly one value, which
+// each side fills in turn. handle runs it on the destination as a message
+// of kind k.
 type payload interface {
 	handle(s *Shard, k msgKind)
 }
 
-// runMsg is a closure as a message's contents, for the kinds doc.go
-// names: one-off work of the admin and persistence paths that hands over
-// values only its sender may own (a connection, a socket, a channel its
-// sender waits on) and that a simulation has no order to choose for.
+// runMsg is a closure as a message's contents: only what a goroutine
+// outside the shard loops hands a loop with deliver (doc.go says which
+// and why).
 type runMsg func(s *Shard)
 
 func (f runMsg) handle(s *Shard, _ msgKind) { f(s) }
@@ -85,8 +89,8 @@ const (
 	msgUnwatch                          // forget watched keys
 	msgExec                             // run an EXEC whose keys all live on the destination, alone
 	msgAdopt                            // a connection accepted on the Unix socket, for the shard (unix.go)
-	msgSave                             // write the shard's snapshot file (SAVE, BGSAVE)
-	msgSaved                            // a SAVE is over: its client is answered
+	msgSave                             // write the shard's snapshot file (SAVE, BGSAVE), or detach its AOF
+	msgSaved                            // a shard started its BGSAVE part, or a save is over: its client is answered
 	msgInvalidate                       // a turn's tracking invalidations for the destination's clients (tracking.go)
 	msgInvalidated                      // the batch back to its sender
 	msgTrackPrefixes                    // a BCAST client's prefixes, for every shard
@@ -96,7 +100,7 @@ const (
 	msgExported                         // the copies, back home
 	msgPrepare                          // a command a script ran on copies prepares its real keys (BeforeGather)
 	msgSlow                             // a slow command's entry, for its client's shard's slow log
-	msgRepl                             // replication: a role change, a full sync's load, a REPLICAOF's reply (repl.go)
+	msgRepl                             // replication: a role change, a full sync's load, a REPLICAOF's reply, a replica's output (repl.go)
 	msgMonitor                          // a turn's MONITOR lines, for the destination's monitors
 	msgMigrate                          // a connection handed over to the destination (migrate.go)
 	msgCut                              // cut the shard's AOF or replication feed, holding every shard (aofrw.go)

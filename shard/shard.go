@@ -490,9 +490,6 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 	}
 }
 
-// send queues fn as a message of kind k for shard dst (post).
-func (s *Shard) send(dst int, k msgKind, fn func(*Shard)) { s.post(dst, k, runMsg(fn)) }
-
 // post queues d as a message of kind k for shard dst; it is delivered at
 // the end of this turn (to this shard: later in this turn).
 func (s *Shard) post(dst int, k msgKind, d payload) {
