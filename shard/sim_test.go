@@ -36,6 +36,10 @@ type sim struct {
 	// jitter: the clock moves by itself now and then (random runs), not
 	// only when the test says or nothing else can happen.
 	jitter bool
+	// hold, when set, names the batches in flight that stay where they
+	// are: step and settle deliver none whose src to dst queue starts with
+	// one it holds (a test delivers it with deliverNext).
+	hold func(src, dst int, b []message) bool
 	nextID ioloop.ConnID
 	trace  []string // the last steps, for a failure's report
 	// sockets are the connections a driver released (Release), by the
@@ -170,6 +174,13 @@ func (m *sim) deliverNext(src, dst int) {
 	}
 }
 
+// deliverable reports whether a batch from src to dst is in flight and
+// not held.
+func (m *sim) deliverable(src, dst int) bool {
+	q := m.queue[src][dst]
+	return len(q) > 0 && (m.hold == nil || !m.hold(src, dst, q[0]))
+}
+
 // advance moves the clock by d.
 func (m *sim) advance(d time.Duration) {
 	m.now = m.now.Add(d)
@@ -192,8 +203,8 @@ func (m *sim) busy() bool {
 		if s.inbox.pending.Load() || len(s.local) > 0 || m.drv[i].events() {
 			return true
 		}
-		for _, q := range m.queue[i] {
-			if len(q) > 0 {
+		for dst := range m.queue[i] {
+			if m.deliverable(i, dst) {
 				return true
 			}
 		}
@@ -213,8 +224,8 @@ func (m *sim) step() {
 	var reads []*simConn
 	var turns []int
 	for i, s := range m.g.shards {
-		for dst, q := range m.queue[i] {
-			if len(q) > 0 {
+		for dst := range m.queue[i] {
+			if m.deliverable(i, dst) {
 				pairs = append(pairs, pair{i, dst})
 			}
 		}
