@@ -39,8 +39,9 @@
 //     MONITOR, CLIENT UNBLOCK, a migration), whose request and answer are
 //     one value each side fills in turn, and whose home-only fields (the
 //     client, what runs once all answers are in) the other side never
-//     reads. A closure (runMsg) remains only for what a goroutine outside
-//     the loops hands a shard with deliver: the replication link, its
+//     reads. A closure (runMsg) remains only for what is handed to a shard
+//     with deliver by a goroutine outside the loops, or by a callback that
+//     does not know which loop calls it: the replication link, its
 //     sub-replicas and a full sync's parts (repl.go, chain.go,
 //     primary.go), FAILOVER (failover.go), WAIT's and WAITAOF's waiters
 //     (waitaof.go), the end of a save, SHUTDOWN or DEBUG RELOAD's save

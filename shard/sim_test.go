@@ -39,7 +39,7 @@ type sim struct {
 	// hold, when set, names the batches in flight that stay where they
 	// are: step and settle deliver none whose src to dst queue starts with
 	// one it holds (a test delivers it with deliverNext).
-	hold func(src, dst int, b []message) bool
+	hold   func(src, dst int, b []message) bool
 	nextID ioloop.ConnID
 	trace  []string // the last steps, for a failure's report
 	// sockets are the connections a driver released (Release), by the
