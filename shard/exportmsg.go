@@ -31,12 +31,18 @@ type exportMsg struct {
 }
 
 // exportRound is home's side of one round of exports: how many answers
-// are out, what takes each (got, with the shard it came from) and what
-// runs once the last is in.
+// are out, and the run that takes each and goes on once the last is in.
 type exportRound struct {
 	left int
-	got  func(at int, es []entry)
-	done func()
+	to   exportTaker
+}
+
+// exportTaker is a held run waiting for a round of exports (heldRun,
+// patternRun): take keeps the entries shard at exported, exported runs
+// once every shard's are in.
+type exportTaker interface {
+	take(at int, es []entry)
+	exported(s *Shard)
 }
 
 // exportFrom sends an export request to shard at as part of round r.
@@ -50,9 +56,9 @@ func (m *exportMsg) handle(s *Shard, k msgKind) {
 	switch k {
 	case msgExported:
 		r := m.round
-		r.got(m.at, m.entries)
+		r.to.take(m.at, m.entries)
 		if r.left--; r.left == 0 {
-			r.done()
+			r.to.exported(s)
 		}
 		return
 	case msgPrepare:

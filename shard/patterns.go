@@ -102,7 +102,7 @@ func (s *Shard) export(t *txn, keys [][]byte, own bool, got [][]entry, have map[
 		sh := router.ShardOf(k, n)
 		per[sh] = append(per[sh], coord.Read{DB: t.db, Key: k})
 	}
-	r := &exportRound{got: func(sh int, es []entry) { got[sh] = append(got[sh], es...) }, done: then}
+	r := &exportRound{to: &patternRun{got: got, then: then}}
 	for sh, reads := range per {
 		if reads == nil {
 			continue
@@ -117,6 +117,16 @@ func (s *Shard) export(t *txn, keys [][]byte, own bool, got [][]entry, have map[
 		then()
 	}
 }
+
+// patternRun is a patterned command's round of exports: got, per shard,
+// then what runs once every shard's are in.
+type patternRun struct {
+	got  [][]entry
+	then func()
+}
+
+func (p *patternRun) take(sh int, es []entry) { p.got[sh] = append(p.got[sh], es...) }
+func (p *patternRun) exported(*Shard)         { p.then() }
 
 // prepareOwners runs spec's BeforeGather for args on the shards that own
 // the keys at idx: a command a script ran on copies (heldHost) does to

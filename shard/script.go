@@ -834,6 +834,11 @@ type heldRun struct {
 	all   bool
 	got   map[wkey]entry
 	whole map[int]bool
+	// round is the fetch in flight (fetch, fetchWhole), of every key of
+	// database wholeDB when fetchingWhole.
+	round         exportRound
+	fetchingWhole bool
+	wholeDB       int
 }
 
 // evalHeld runs j holding its declared keys per shard, or every shard
@@ -892,13 +897,13 @@ func (s *Shard) fetch(r *heldRun, want []wkey) {
 		s.heldAttempt(r)
 		return
 	}
-	round := &exportRound{got: r.take, done: func() { s.heldAttempt(r) }}
+	r.round = exportRound{to: r}
 	for sh, ks := range per {
 		reads := make([]coord.Read, len(ks))
 		for i, k := range ks {
 			reads[i] = coord.Read{DB: k.db, Key: []byte(k.key)}
 		}
-		s.exportFrom(sh, &exportMsg{reads: reads}, round)
+		s.exportFrom(sh, &exportMsg{reads: reads}, &r.round)
 	}
 }
 
@@ -909,15 +914,22 @@ func (r *heldRun) take(_ int, es []entry) {
 	}
 }
 
+// exported runs the script again once a round's copies are in (every key
+// of the database a whole round fetched among them).
+func (r *heldRun) exported(s *Shard) {
+	if r.fetchingWhole {
+		r.whole[r.wholeDB], r.fetchingWhole = true, false
+	}
+	s.heldAttempt(r)
+}
+
 // fetchWhole exports every key of database db from every shard (which
 // the run holds) into r, then runs the script again.
 func (s *Shard) fetchWhole(r *heldRun, db int) {
-	round := &exportRound{got: r.take, done: func() {
-		r.whole[db] = true
-		s.heldAttempt(r)
-	}}
+	r.round = exportRound{to: r}
+	r.fetchingWhole, r.wholeDB = true, db
 	for sh := range s.group.shards {
-		s.exportFrom(sh, &exportMsg{whole: true, db: db}, round)
+		s.exportFrom(sh, &exportMsg{whole: true, db: db}, &r.round)
 	}
 }
 
