@@ -42,9 +42,9 @@ type payload interface {
 	handle(s *Shard, k msgKind)
 }
 
-// runMsg is a closure as a message's contents: only what a goroutine
-// outside the shard loops hands a loop with deliver (doc.go says which
-// and why).
+// runMsg is a closure as a message's contents: only what is handed to a
+// shard with deliver by a goroutine outside the loops or a callback that
+// does not know which loop calls it (doc.go says which and why).
 type runMsg func(s *Shard)
 
 func (f runMsg) handle(s *Shard, _ msgKind) { f(s) }
