@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"go.uber.org/zap"
 
@@ -541,5 +542,13 @@ func TestMsgKindsNamed(t *testing.T) {
 		if k.String() == "" {
 			t.Errorf("message kind %d has no name", k)
 		}
+	}
+}
+
+// TestMessageSize: a message stays inside a cache line (msg.go), so a
+// batch of hops copies no more than it did with closures.
+func TestMessageSize(t *testing.T) {
+	if n := unsafe.Sizeof(message{}); n > 64 {
+		t.Fatalf("a message is %d bytes", n)
 	}
 }
