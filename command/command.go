@@ -248,6 +248,9 @@ type Spec struct {
 	subs   map[string]*Spec
 	id     int                          // index in Rows()
 	reads  func(args [][]byte) ReadMode // writeReads' entry (reads.go)
+	// oneKey is the index of the row's only key when its key specs
+	// always find exactly one there (GET, SET, INCR ...), else 0 (keys.go).
+	oneKey int
 }
 
 // ID is the row's index in Rows(): dense, for per-command counters.

@@ -3,6 +3,7 @@ package command
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -163,6 +164,41 @@ func TestKeys(t *testing.T) {
 	if a := testing.AllocsPerRun(100, func() { s.Keys(args, dst[:0]) }); a != 0 {
 		t.Errorf("Keys allocates %v times", a)
 	}
+}
+
+// TestOneKey: for every row whose only key Keys finds without walking its
+// key specs (oneKey), the walk finds the same for every argument count,
+// and GET, SET and INCR are such rows.
+func TestOneKey(t *testing.T) {
+	var rows []*Spec
+	for _, s := range Rows() {
+		rows = append(rows, s)
+		rows = append(rows, s.Sub...)
+	}
+	fast := 0
+	for _, s := range rows {
+		if s.oneKey == 0 {
+			continue
+		}
+		fast++
+		for n := 1; n <= 8; n++ {
+			args := make([][]byte, n)
+			for i := range args {
+				args[i] = []byte("a")
+			}
+			got, gotOK := s.Keys(args, nil)
+			want, wantOK := s.specKeys(args, nil)
+			if gotOK != wantOK || !slices.Equal(got, want) {
+				t.Errorf("%s with %d arguments: Keys %v %v, the key specs %v %v", s.Name, n, got, gotOK, want, wantOK)
+			}
+		}
+	}
+	for _, name := range []string{"get", "set", "incr"} {
+		if Lookup([]byte(name)).oneKey != 1 {
+			t.Errorf("%s: oneKey %d, want 1", name, Lookup([]byte(name)).oneKey)
+		}
+	}
+	t.Logf("%d of %d rows have one key at a fixed index", fast, len(rows))
 }
 
 // TestLegacyRange: the first/last/step and movablekeys register derives

@@ -158,6 +158,19 @@ func keywordStart(k *KeySpec, args [][]byte) int {
 // lists them. ok is false when the keys cannot be determined (bad numkeys);
 // the handler reports the error. It does not allocate when dst has room.
 func (s *Spec) Keys(args [][]byte, dst []int) (out []int, ok bool) {
+	if i := s.oneKey; i > 0 {
+		// What the specs give, without walking them: every command on a
+		// server of several shards is placed by its keys.
+		if i >= len(args) {
+			return dst, false
+		}
+		return append(dst, i), true
+	}
+	return s.specKeys(args, dst)
+}
+
+// specKeys is Keys from the key ranges.
+func (s *Spec) specKeys(args [][]byte, dst []int) (out []int, ok bool) {
 	var buf [4]KeyRange
 	rs, ok := s.KeyRanges(args, buf[:0])
 	if !ok {
@@ -194,4 +207,32 @@ func (s *Spec) KeyFlagsOf(r KeyRange, args [][]byte) KeyFlag {
 		return s.KeyFlags(args)
 	}
 	return f
+}
+
+// oneKey returns the index of s's only key when its key specs (or, with
+// none, its first and last key) always find exactly one key there, else
+// 0: no GetKeys, one key spec that is a key at a fixed index, a range of
+// one.
+func oneKey(s *Spec) int {
+	if s.GetKeys != nil {
+		return 0
+	}
+	if len(s.KeySpecs) == 0 {
+		if s.First > 0 && s.Last == s.First {
+			return s.First
+		}
+		return 0
+	}
+	idx := 0
+	for j := range s.KeySpecs {
+		k := &s.KeySpecs[j]
+		if k.Flags&KeyNotKey != 0 || k.Unknown {
+			continue
+		}
+		if idx != 0 || k.Index <= 0 || k.KeyNum || k.LastKey != 0 {
+			return 0
+		}
+		idx = k.Index
+	}
+	return idx
 }

@@ -166,6 +166,7 @@ func complete(s *Spec, parent *Spec) {
 		s.First, s.Last, s.Step = legacyRange(s.KeySpecs)
 	}
 	fanOut(s, declared|impliedACL(s.Flags, declared))
+	s.oneKey = oneKey(s)
 	s.id = len(table.rows)
 	table.rows = append(table.rows, s)
 	s.acl = declared | impliedACL(s.Flags, declared)

@@ -14,8 +14,9 @@
 // shards as messages; then Turn(now) drains the inbox (requests from other
 // shards, replies to ours), times out blocked clients, runs the cron and
 // hands the turn's effects to their consumer; then flushOutbox hands every
-// message produced in the turn to its shard, one batch per destination,
-// waking it only when its inbox was not pending already and it sleeps,
+// message produced in the turn to its shard, one batch per destination
+// pushed onto its inbox with one compare-and-swap, no lock and no copy
+// (inbox.go), waking it only when its inbox was empty and it sleeps,
 // through this shard's own ring (ioloop.Driver.WakeOther: a MSG_RING
 // submitted with the next Poll, no eventfd write).
 // Turn reads no clock: the loop passes it the time, and OnOpen/OnData read

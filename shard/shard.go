@@ -6,7 +6,6 @@ import (
 	"net"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,15 +57,14 @@ type Shard struct {
 	split       router.Splitter
 	now         int64
 
-	// inbox is written by other shards (under mu) and drained by this one.
-	inbox struct {
-		mu      sync.Mutex
-		q       []message
-		pending atomic.Bool
-	}
-	spare  []message   // the drained inbox, reused
-	local  []message   // messages to ourselves, run later in this turn
-	outbox [][]message // per destination shard, flushed at the end of the turn
+	// inbox is what other shards push batches onto (inbox.go);
+	// freeBatch is this shard's list of batch nodes for its next sends,
+	// batches how many it made.
+	inbox     inbox
+	freeBatch *batch
+	batches   int
+	local     []message   // messages to ourselves, run later in this turn
+	outbox    [][]message // per destination shard, flushed at the end of the turn
 
 	waiters map[wkey][]*waiter // blocked clients per key, FIFO (see block.go)
 	ready   []wkey             // keys written since their waiters were served, in order
@@ -502,57 +500,26 @@ func (s *Shard) post(dst int, k msgKind, d payload) {
 }
 
 // deliver is called by goroutines other than the shards' (an accept
-// loop): it appends a batch to the inbox and wakes the loop.
-func (s *Shard) deliver(batch []message) {
-	if s.enqueue(batch) {
+// loop): it pushes a batch onto the inbox and wakes the loop.
+func (s *Shard) deliver(msgs []message) {
+	if s.inbox.push(&batch{msgs: msgs}) {
 		s.drv.Wake()
 	}
 }
 
-// deliverBy is deliver called by shard src's loop (flushOutbox): the
-// wake goes through src's driver (ioloop.Driver.WakeOther: between two
-// rings, no system call of its own; src's next Poll submits it).
-func (s *Shard) deliverBy(src *Shard, batch []message) {
-	if s.enqueue(batch) {
+// deliverBy is deliver called by shard src's loop with a batch of its
+// own making: the wake goes through src's driver (ioloop.Driver.WakeOther:
+// between two rings, no system call of its own; src's next Poll submits
+// it).
+func (s *Shard) deliverBy(src *Shard, msgs []message) {
+	s.pushBy(src, &batch{msgs: msgs})
+}
+
+// pushBy pushes src's batch b onto the inbox and has src's driver wake
+// the loop when it must.
+func (s *Shard) pushBy(src *Shard, b *batch) {
+	if s.inbox.push(b) {
 		src.drv.WakeOther(s.drv)
-	}
-}
-
-// enqueue appends a batch to the inbox and reports whether the loop must
-// be woken: not when the inbox was pending already, as then whoever set
-// it woke the loop after setting it and the loop has not drained since
-// (drainInbox clears pending under the mutex, so a batch appended after
-// a drain finds it clear): the batch is drained with that one's.
-func (s *Shard) enqueue(batch []message) bool {
-	s.inbox.mu.Lock()
-	s.inbox.q = append(s.inbox.q, batch...)
-	s.inbox.mu.Unlock()
-	return !s.inbox.pending.Swap(true)
-}
-
-func (s *Shard) drainInbox() {
-	for s.inbox.pending.Load() {
-		s.inbox.mu.Lock()
-		q := s.inbox.q
-		s.inbox.q = s.spare[:0]
-		s.inbox.pending.Store(false)
-		s.inbox.mu.Unlock()
-		for i := 0; i < len(q); {
-			// Warm the keys of the next hop requests, then run them.
-			n, _ := s.warmHops(q[i:])
-			for end := i + n; i < end; i++ {
-				if h := q[i].hop; h != nil && q[i].kind == msgHopReply {
-					s.hopDone(h, moreFor(q[i+1:], h.c))
-				} else {
-					if q[i].kind != msgHop {
-						s.stats.touched = true // a hop moves commands
-					}
-					s.handle(q[i])
-				}
-				q[i] = message{}
-			}
-		}
-		s.spare = q[:0]
 	}
 }
 
@@ -576,9 +543,11 @@ func (s *Shard) flushOutbox() {
 		if len(q) == 0 {
 			continue
 		}
-		s.group.shards[dst].deliverBy(s, q)
-		clear(q)
-		s.outbox[dst] = q[:0]
+		// The outbox's slice travels in the node; the node's empty
+		// buffer takes the next turn's messages.
+		b := s.takeBatch()
+		b.msgs, s.outbox[dst] = q, b.msgs[:0]
+		s.group.shards[dst].pushBy(s, b)
 	}
 }
 
@@ -684,7 +653,7 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 	s.refreshConfig()
 	s.mon.on = s.group.monitors.Load() > 0
 	s.pause = s.group.pauseWord.Load()
-	if s.inbox.pending.Load() {
+	if s.inbox.pending() {
 		// What other shards sent before this client's bytes arrived comes
 		// first: a keyspace event another shard published before it
 		// replied to the write reaches a subscriber before the reply to

@@ -201,7 +201,7 @@ func (m *sim) log(format string, args ...any) {
 // busy reports whether a turn, a delivery or a read can make progress.
 func (m *sim) busy() bool {
 	for i, s := range m.g.shards {
-		if s.inbox.pending.Load() || len(s.local) > 0 || m.drv[i].events() {
+		if s.inbox.pending() || len(s.local) > 0 || m.drv[i].events() {
 			return true
 		}
 		for dst := range m.queue[i] {
@@ -230,7 +230,7 @@ func (m *sim) step() {
 				pairs = append(pairs, pair{i, dst})
 			}
 		}
-		if s.inbox.pending.Load() || len(s.local) > 0 || m.drv[i].events() {
+		if s.inbox.pending() || len(s.local) > 0 || m.drv[i].events() {
 			turns = append(turns, i)
 		}
 		for id := ioloop.ConnID(1); id <= m.nextID; id++ {
