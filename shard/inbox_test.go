@@ -23,7 +23,7 @@ func TestInboxOrder(t *testing.T) {
 				b := src.takeBatch()
 				for k := range per {
 					seq := n*per + k
-					b.msgs = append(b.msgs, message{kind: msgStats, run: func(*Shard) { got[i] = append(got[i], seq) }})
+					b.msgs = append(b.msgs, message{kind: msgStats, data: runMsg(func(*Shard) { got[i] = append(got[i], seq) })})
 				}
 				dst.pushBy(src, b)
 			}
@@ -65,12 +65,12 @@ func TestInboxOrder(t *testing.T) {
 		t.Error("inbox pending after the drain")
 	}
 	b := m.g.shards[0].takeBatch()
-	b.msgs = append(b.msgs, message{kind: msgStats, run: func(*Shard) {}})
+	b.msgs = append(b.msgs, message{kind: msgStats, data: runMsg(func(*Shard) {})})
 	if !dst.inbox.push(b) {
 		t.Error("a push onto an empty inbox does not wake it")
 	}
 	b = m.g.shards[1].takeBatch()
-	b.msgs = append(b.msgs, message{kind: msgStats, run: func(*Shard) {}})
+	b.msgs = append(b.msgs, message{kind: msgStats, data: runMsg(func(*Shard) {})})
 	if dst.inbox.push(b) {
 		t.Error("a push onto a pending inbox wakes it again")
 	}
