@@ -62,7 +62,12 @@ start() {
   for _ in $(seq 200); do redis-cli -p "$port" ping >/dev/null 2>&1 && { echo "$pid"; return; }; sleep 0.05; done
   echo "$kind on $port did not start" >&2; exit 1
 }
-stop() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null || true; }
+# stop PID: stops a server and waits until it is gone (start runs it in
+# a subshell: it is no child of this shell, which wait would need).
+stop() {
+  kill "$1" 2>/dev/null || true
+  while kill -0 "$1" 2>/dev/null; do sleep 0.05; done
+}
 
 # synced: whether the replica's link is up with no sync in progress.
 synced() {

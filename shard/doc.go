@@ -163,11 +163,14 @@
 //     replica's full sync goes on flows (flows.go): one connection per
 //     shard, detached from its loop (ioloop.Driver.Detach), on which a
 //     goroutine sends the shard's part as an RDB file of its own through
-//     the rdma transport as the shard's slices write it, then the
-//     shard's frames of the write stream follow on it (flowstream.go:
-//     the merged stream split by the backlog's index of runs, the
-//     merger's own bytes on the replica's connection); no shard's loop
-//     writes a flow. A flow that came in on the TLS port keeps its
+//     the rdma transport as the shard's slices write it; then the
+//     socket becomes a connection of the shard's loop again (Driver.Take,
+//     with no conn: Shard.flows), on which the shard's frames of the
+//     write stream follow (flowstream.go: the merged stream split by the
+//     backlog's index of runs, the merger's own bytes on the replica's
+//     connection), written with the turn's other sends: the shard's own
+//     frames at once, another's by a message. A flow that came in on the
+//     TLS port keeps its
 //     tls.Conn (flowtls.go: tlsio's DetachTLS, a socket pair between the
 //     sender and a goroutine that encrypts), so no zero-copy send.
 //   - chain (chain.go): a replica serves sub-replicas its primary's

@@ -2,11 +2,13 @@ package shard
 
 import (
 	"sync"
-	"time"
 
+	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/persistence/repl"
 )
 
@@ -18,53 +20,97 @@ import (
 // replicas). The backlog's index (primState.spans) says whose each of
 // its bytes are, so a partial resync splits the backlog from any offset
 // the same way. A flow stays open after its part of a full sync: its
-// flowStream takes the socket from the part's sender and sends the
-// frames queued meanwhile, then the rest as the merger hands them over.
+// flowStream takes the socket from the part's sender into the shard's
+// loop and sends the frames queued meanwhile, then the rest as the
+// merger hands them over.
 
-// flowStream is one flow's frames of the stream on their way: the
-// merger appends (p.mu held), a goroutine of its own sends them once it
-// has the flow's socket, and closes it when the replica goes (close) or
-// a send fails.
+// flowStream is one flow's frames of the stream on their way. Once its
+// part of a full sync is sent, the flow's socket becomes a connection of
+// its shard's loop (attach), without a conn: the shard's ring sends its
+// frames with the turn's other sends, so a turn that wrote costs no
+// goroutine to wake and no write of its own. The merger appends frames
+// (p.mu held) on whichever goroutine runs it: on the flow's own shard
+// they go to the connection's output at once, from anywhere else (or
+// before the attach) they wait in buf, and a message takes them there.
+// The replica puts the frames in place by their offsets, so those that
+// wait may leave after later ones.
 type flowStream struct {
-	mu      sync.Mutex
-	more    *sync.Cond
-	fd      int // -1 until attached, -2 once closed
-	buf     []byte
-	spare   []byte
-	closed  bool
-	timeout time.Duration
+	g     *Group
+	shard int // whose loop writes the flow
+	// mu guards the fields below; taken after p.mu.
+	mu     sync.Mutex
+	id     ioloop.ConnID // the flow's connection, when on
+	on     bool
+	buf    []byte // frames not yet in the connection's output
+	posted bool   // a message to take buf is on its way
+	closed bool
 }
 
-func newFlowStream(timeout time.Duration) *flowStream {
-	f := &flowStream{fd: -1, timeout: timeout}
-	f.more = sync.NewCond(&f.mu)
-	return f
+func newFlowStream(g *Group, shard int) *flowStream {
+	return &flowStream{g: g, shard: shard}
 }
 
-// write queues b (copied).
-func (f *flowStream) write(b []byte) {
+// handle takes the queued frames to the connection's output: a write
+// from another shard posted it.
+func (f *flowStream) handle(s *Shard, _ msgKind) {
 	f.mu.Lock()
-	if !f.closed {
-		f.buf = append(f.buf, b...)
-		f.more.Signal()
+	f.posted = false
+	if f.on {
+		s.flowOutput(f)
 	}
 	f.mu.Unlock()
 }
 
-// attach hands the stream the flow's socket and starts sending.
-func (f *flowStream) attach(fd int) {
+// write queues b (copied); src is the shard calling, nil off the shards.
+func (f *flowStream) write(src *Shard, b []byte) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.closed {
-		f.mu.Unlock()
-		unix.Close(fd)
 		return
 	}
-	f.fd = fd
-	f.mu.Unlock()
-	go f.send(fd)
+	f.buf = append(f.buf, b...)
+	switch {
+	case !f.on: // the attach takes it
+	case src != nil && src.id == f.shard:
+		src.flowOutput(f)
+	case !f.posted:
+		f.posted = true
+		batch := []message{{kind: msgRepl, data: f}}
+		if dst := f.g.shards[f.shard]; src != nil {
+			dst.deliverBy(src, batch)
+		} else {
+			dst.deliver(batch)
+		}
+	}
 }
 
-// close stops the stream: a send in progress fails, the socket closes.
+// attach makes fd, the flow's socket, a connection of the flow's shard
+// and sends the frames queued meanwhile. Any goroutine.
+func (f *flowStream) attach(fd int) {
+	f.g.shards[f.shard].deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.closed {
+			unix.Close(fd)
+			return
+		}
+		id, err := s.drv.Take(fd, nil)
+		if err != nil { // shutting down
+			unix.Close(fd)
+			f.closed, f.buf = true, nil
+			return
+		}
+		if s.flows == nil {
+			s.flows = map[ioloop.ConnID]*flowStream{}
+		}
+		s.flows[id] = f
+		f.id, f.on = id, true
+		s.flowOutput(f)
+	})}})
+}
+
+// close stops the stream: its connection is aborted (its output
+// dropped). Any goroutine.
 func (f *flowStream) close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -72,52 +118,51 @@ func (f *flowStream) close() {
 		return
 	}
 	f.closed, f.buf = true, nil
-	if f.fd >= 0 {
-		unix.Shutdown(f.fd, unix.SHUT_RDWR)
+	if f.on {
+		f.g.shards[f.shard].deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) {
+			if s.flows[f.id] == f {
+				s.drv.Abort(f.id)
+			}
+		})}})
 	}
-	f.more.Signal()
 }
 
-// send is the stream's goroutine: it sends what is queued until closed
-// or a send fails (or makes no progress for the timeout).
-func (f *flowStream) send(fd int) {
-	stalled := time.AfterFunc(f.timeout, func() {
-		f.mu.Lock()
-		if f.fd >= 0 {
-			unix.Shutdown(f.fd, unix.SHUT_RDWR)
-		}
-		f.mu.Unlock()
-	})
-	stalled.Stop()
-	defer func() {
-		stalled.Stop()
-		f.mu.Lock()
-		f.closed, f.buf, f.fd = true, nil, -2
-		unix.Close(fd)
-		f.mu.Unlock()
-	}()
-	for {
-		f.mu.Lock()
-		for len(f.buf) == 0 && !f.closed {
-			f.more.Wait()
-		}
-		if f.closed {
-			f.mu.Unlock()
-			return
-		}
-		b := f.buf
-		f.buf = f.spare[:0]
-		f.mu.Unlock()
-		stalled.Reset(f.timeout)
-		_, err := flowTransport.Send(fd, b)
-		stalled.Stop()
-		if err != nil {
-			return
-		}
-		f.mu.Lock()
-		f.spare = b[:0]
-		f.mu.Unlock()
+// flowOutput moves f's queued frames to its connection's output; a flow
+// whose replica lets more than the replica class's hard output limit
+// wait is aborted, as its replication connection would be. On f's shard,
+// f.mu held.
+func (s *Shard) flowOutput(f *flowStream) {
+	if len(f.buf) == 0 || f.closed {
+		return
 	}
+	out := s.drv.Output(f.id)
+	*out = append(*out, f.buf...)
+	f.buf = f.buf[:0]
+	if hard := s.conf.OutputLimits[config.ClassReplica].Hard; hard > 0 && int64(s.drv.Pending(f.id)) >= hard {
+		s.group.log.Warn("closing a replication flow that exceeded the replica output buffer limit", shardField(s.id),
+			zap.Int("pending", s.drv.Pending(f.id)))
+		f.closed, f.buf = true, nil
+		s.drv.Abort(f.id)
+	}
+}
+
+// flowEvent takes the loop's events of a flow's connection: the replica
+// sends nothing on it (what comes is dropped); once it closes the
+// stream is closed. Events of a connection that is no flow's are
+// ignored.
+func (s *Shard) flowEvent(id ioloop.ConnID, closed bool) {
+	f := s.flows[id]
+	if f == nil {
+		return
+	}
+	if !closed {
+		s.drv.Consume(id, len(s.drv.Input(id)))
+		return
+	}
+	delete(s.flows, id)
+	f.mu.Lock()
+	f.closed, f.on, f.buf = true, false, nil
+	f.mu.Unlock()
 }
 
 // streamFlows has r's stream go on its flows from now on, each flow's
@@ -125,11 +170,10 @@ func (f *flowStream) send(fd int) {
 // now is set: a partial resync, no part to send first). p.mu held.
 func (g *Group) streamFlows(r *replica, now bool) {
 	fs := r.flows
-	timeout := time.Duration(g.conf.Snapshot().ReplTimeout) * time.Second
 	fs.streams = make([]*flowStream, len(fs.fds))
 	fs.out = make([][]byte, len(fs.fds))
 	for i := range fs.streams {
-		fs.streams[i] = newFlowStream(timeout)
+		fs.streams[i] = newFlowStream(g, i)
 		if now {
 			fs.streams[i].attach(fs.fds[i])
 			fs.fds[i] = -2
@@ -162,7 +206,7 @@ func (g *Group) sendSplit(src *Shard, r *replica, b []byte, end int64, spans []r
 	main := fs.main
 	for i, o := range fs.out {
 		if len(o) > 0 {
-			fs.streams[i].write(o)
+			fs.streams[i].write(src, o)
 		}
 	}
 	if len(main) == 0 {

@@ -462,7 +462,11 @@ func (g *Group) postOut(src *Shard, r *replica) {
 	post := !r.posted
 	r.posted = true
 	r.outMu.Unlock()
-	if !post {
+	switch {
+	case !post:
+		return
+	case src != nil && src.id == r.shard: // on its loop: no message
+		r.handle(src, msgRepl)
 		return
 	}
 	batch := []message{{kind: msgRepl, data: r}}

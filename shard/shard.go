@@ -34,6 +34,9 @@ type Shard struct {
 	drv   ioloop.Driver
 	store *engine.Store
 	conns map[ioloop.ConnID]*conn
+	// flows are the replication flows' connections on this loop, which
+	// are no clients (flowstream.go).
+	flows map[ioloop.ConnID]*flowStream
 
 	reader resp.Reader
 	w      resp.Writer // scratch writer for replies that do not go straight to a connection
@@ -616,6 +619,7 @@ func isLocal(addr string) bool {
 func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 	c, ok := s.conns[id]
 	if !ok {
+		s.flowEvent(id, true)
 		return
 	}
 	delete(s.conns, id)
@@ -640,6 +644,7 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 func (s *Shard) OnData(id ioloop.ConnID) {
 	c, ok := s.conns[id]
 	if !ok {
+		s.flowEvent(id, false)
 		return
 	}
 	if s.busy.serving {

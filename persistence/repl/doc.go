@@ -90,7 +90,10 @@
 // its runs (whose each byte is; a promoted replica's history, which has
 // none, goes on the replication connection), so a partial resync splits
 // the backlog from any offset, in the middle of a run too, the same way.
-// The replica puts the frames back in their places (joiner) and reads
+// A flow's frames need not come in their order (the primary's shard
+// writes its own at once, another shard's, or a ping's, follow by a
+// message): the replica puts the frames back in their places (joiner,
+// by their offsets) and reads
 // the merged stream from them: its history and forwarding are the same
 // bytes as without flows. It runs each flow's commands on a lane of its
 // own (apply.go: a connection into the command path of its shard i,

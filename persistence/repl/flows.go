@@ -158,8 +158,11 @@ func (r *Replica) receive(flows []*flow) *flowsIn {
 				return
 			}
 			fl.c.SetReadDeadline(time.Time{}) // a shard may write nothing for long
+			var b []byte
 			for {
-				off, b, err := readFrame(fl.br)
+				var off int64
+				var err error
+				off, b, err = readFrame(fl.br, b)
 				if err != nil {
 					in.j.fail(fmt.Errorf("flow %d: %w", i, err))
 					return
@@ -199,8 +202,11 @@ func (in *flowsIn) stream(c net.Conn, br *bufio.Reader, off int64) io.Reader {
 	c.SetReadDeadline(time.Time{})
 	in.j.start(off)
 	go func() {
+		var b []byte
 		for {
-			off, b, err := readFrame(br)
+			var off int64
+			var err error
+			off, b, err = readFrame(br, b)
 			if err != nil {
 				in.j.fail(err)
 				return

@@ -67,7 +67,10 @@ type Chunk struct {
 
 // Merger builds the stream. One goroutine at a time uses it.
 type Merger struct {
-	queues  [][]ref
+	queues [][]ref
+	// bases are the queues' arrays from their first element: a queue
+	// that empties starts again there, so a shard's turns reuse one.
+	bases   [][]ref
 	started []bool
 	done    map[uint64]bool
 	parts   map[uint64]int // queued items of each transaction
@@ -93,7 +96,7 @@ type ref struct {
 // shard's commands before its first cut are dropped (no replica needs
 // them: the first full sync holds them).
 func NewMerger(shards int, offset int64) *Merger {
-	return &Merger{queues: make([][]ref, shards), started: make([]bool, shards), done: map[uint64]bool{},
+	return &Merger{queues: make([][]ref, shards), bases: make([][]ref, shards), started: make([]bool, shards), done: map[uint64]bool{},
 		parts: map[uint64]int{}, db: -1, Offset: offset}
 }
 
@@ -116,7 +119,11 @@ func (m *Merger) Add(c *Chunk) {
 			if it.Kind == ItemCut {
 				m.started[c.Shard] = true
 			}
+			grows := len(q) == cap(q)
 			q = append(q, ref{c, i})
+			if grows {
+				m.bases[c.Shard] = q[:0]
+			}
 			c.refs++
 			if it.Seq != 0 {
 				m.parts[it.Txn]++
@@ -152,10 +159,13 @@ func (m *Merger) head(s int) (ref, bool) {
 		c.refs--
 		m.release(c)
 	}
-	m.queues[s] = q
 	if len(q) == 0 {
+		base := m.bases[s]
+		clear(base[:cap(base)-cap(q)]) // no chunk kept alive
+		m.queues[s] = base
 		return ref{}, false
 	}
+	m.queues[s] = q
 	return q[0], true
 }
 

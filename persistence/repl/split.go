@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -91,8 +92,9 @@ func AppendFrame(dst []byte, off int64, b []byte) []byte {
 // maxFrame bounds a frame's length: a merger's turn is far smaller.
 const maxFrame = 1 << 30
 
-// readFrame reads one frame from br.
-func readFrame(br *bufio.Reader) (int64, []byte, error) {
+// readFrame reads one frame from br into buf's array (a larger one when
+// it does not fit), which the bytes returned borrow.
+func readFrame(br *bufio.Reader, buf []byte) (int64, []byte, error) {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		if err == io.EOF {
@@ -119,7 +121,11 @@ func readFrame(br *bufio.Reader) (int64, []byte, error) {
 	if err1 != nil || err2 != nil || off < 0 || n < 0 || n > maxFrame {
 		return bad()
 	}
-	b := make([]byte, n)
+	b := buf[:0]
+	if cap(b) < n {
+		b = make([]byte, n)
+	}
+	b = b[:n]
 	if _, err := io.ReadFull(br, b); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
@@ -141,7 +147,8 @@ type joiner struct {
 	mu      sync.Mutex
 	next    int64           // the offset placed up to (-1: not started)
 	pend    map[int64]frame // frames not yet in place, by the offset before them
-	ready   []byte          // in place, not yet read
+	ready   []byte          // in place
+	at      int             // ready's bytes before at were read
 	spans   []Span          // whose ready's bytes are (and the last read's)
 	err     error
 	wake    chan struct{}
@@ -154,6 +161,10 @@ type frame struct {
 	b   []byte
 	src int
 }
+
+// maxKeptReady is the most of its array a joiner keeps once all it held
+// was read.
+const maxKeptReady = 1 << 20
 
 func newJoiner(timeout time.Duration) *joiner {
 	return &joiner{next: -1, pend: map[int64]frame{}, wake: make(chan struct{}, 1), timeout: timeout}
@@ -174,15 +185,32 @@ func (j *joiner) start(off int64) {
 }
 
 // put takes the frame of b, the stream's bytes after offset off, from
-// source src.
+// source src (b is copied).
 func (j *joiner) put(off int64, b []byte, src int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.next >= 0 && off < j.next {
 		return
 	}
-	j.pend[off] = frame{b, src}
+	if off == j.next { // in place: no copy to wait in pend
+		j.appendReady(b)
+		j.next += int64(len(b))
+		j.spans = AppendSpan(j.spans, Span{Shard: src, End: j.next})
+		j.place()
+		j.signal()
+		return
+	}
+	j.pend[off] = frame{bytes.Clone(b), src}
 	j.place()
+}
+
+// appendReady appends b to ready, first moving what is left to read to
+// the array's start once what was read is as long. j.mu held.
+func (j *joiner) appendReady(b []byte) {
+	if j.at > 0 && j.at >= len(j.ready)-j.at {
+		j.ready, j.at = j.ready[:copy(j.ready, j.ready[j.at:])], 0
+	}
+	j.ready = append(j.ready, b...)
 }
 
 // place moves the frames that come next into ready. j.mu held.
@@ -197,7 +225,7 @@ func (j *joiner) place() {
 			break
 		}
 		delete(j.pend, j.next)
-		j.ready = append(j.ready, f.b...)
+		j.appendReady(f.b)
 		j.next += int64(len(f.b))
 		j.spans = AppendSpan(j.spans, Span{Shard: f.src, End: j.next})
 		moved = true
@@ -242,13 +270,16 @@ func (j *joiner) readSpans(p []byte, spans []Span) (int, []Span, error) {
 	}()
 	for {
 		j.mu.Lock()
-		if len(j.ready) > 0 {
-			n := copy(p, j.ready)
-			j.ready = j.ready[n:]
-			if len(j.ready) == 0 {
-				j.ready = nil
+		if j.at < len(j.ready) {
+			n := copy(p, j.ready[j.at:])
+			j.at += n
+			upto := j.next - int64(len(j.ready)-j.at)
+			if j.at == len(j.ready) {
+				j.ready, j.at = j.ready[:0], 0
+				if cap(j.ready) > maxKeptReady {
+					j.ready = nil
+				}
 			}
-			upto := j.next - int64(len(j.ready))
 			k := 0
 			for ; k < len(j.spans); k++ {
 				spans = AppendSpan(spans, j.spans[k])

@@ -34,7 +34,7 @@ func frames(t *testing.T, b []byte) (offs []int64, bodies [][]byte) {
 	t.Helper()
 	br := bufio.NewReader(bytes.NewReader(b))
 	for {
-		off, body, err := readFrame(br)
+		off, body, err := readFrame(br, nil)
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			if _, err := br.Peek(1); err == io.EOF {
 				return offs, bodies
@@ -169,7 +169,7 @@ func TestFlowPayloadThenFrames(t *testing.T) {
 		if n != int64(len(payload)) || string(got) != payload {
 			t.Errorf("step %d: payload of %d bytes (%d written), want %d", step, len(got), n, len(payload))
 		}
-		off, body, err := readFrame(fl.br)
+		off, body, err := readFrame(fl.br, nil)
 		if err != nil || off != 7 || string(body) != "abc" {
 			t.Errorf("step %d: the frame after the payload: %d %q %v", step, off, body, err)
 		}
