@@ -400,6 +400,9 @@ type Client struct {
 	// Master: the client is a replica's link to its primary (CLIENT LIST
 	// flag M, TYPE master).
 	Master bool
+	// Replica: the client is a replica's connection to this primary, its
+	// SYNC or PSYNC served (CLIENT LIST flag S, TYPE replica).
+	Replica bool
 	// What the shard fills in before Local.Clients shows the client:
 	// commands queued in MULTI (-1 outside one), bytes of input not yet
 	// run and of output not yet sent, and its states.

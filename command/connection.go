@@ -315,7 +315,7 @@ func clientLine(b []byte, cl *Client, now int64) []byte {
 		on bool
 		ch string
 	}{
-		{cl.Monitor, "O"}, {cl.Master, "M"}, {cl.Subscribed(), "P"}, {cl.Multi >= 0, "x"}, {cl.Blocked, "b"},
+		{cl.Monitor, "O"}, {cl.Replica, "S"}, {cl.Master, "M"}, {cl.Subscribed(), "P"}, {cl.Multi >= 0, "x"}, {cl.Blocked, "b"},
 		{cl.Track.On, "t"}, {cl.Track.BrokenRedir, "R"}, {cl.Track.BCast, "B"}, {cl.Close, "c"},
 		{strings.HasPrefix(cl.LAddr, "/"), "U"}, // a Unix-domain socket's path
 		{cl.NoEvict, "e"}, {cl.NoTouch, "T"},
@@ -363,6 +363,9 @@ func ArgsLen(args [][]byte) int {
 func clientType(cl *Client) string {
 	if cl.Master {
 		return "master"
+	}
+	if cl.Replica {
+		return "replica"
 	}
 	if cl.Subscribed() {
 		return "pubsub"

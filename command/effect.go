@@ -191,14 +191,23 @@ func (e *Effects) ArgInt(i int64) {
 
 // Wrap makes the effects from index from on, more than one, one
 // transaction, as Redis propagates an EXEC: MULTI before them and EXEC
-// after, in the first one's database, with its tag.
+// after, in the first one's database, with its tag. The MULTI and EXEC
+// of publishes alone are publishes too (CausePublish: what logs skips
+// them all).
 func (e *Effects) Wrap(from int) {
 	e.flatten(from)
 	if len(e.list)-from < 2 {
 		return
 	}
+	cause := CausePublish
+	for _, f := range e.list[from:] {
+		if f.Cause != CausePublish {
+			cause = CauseCommand
+			break
+		}
+	}
 	first := e.list[from]
-	e.Begin(first.DB, CauseCommand, 1)
+	e.Begin(first.DB, cause, 1)
 	e.ArgString("EXEC")
 	e.list[len(e.list)-1].Tag = first.Tag
 	const multi = "*1\r\n$5\r\nMULTI\r\n"
@@ -206,7 +215,7 @@ func (e *Effects) Wrap(from int) {
 	for i := from; i < len(e.list); i++ {
 		e.list[i].off += len(multi)
 	}
-	first.Cause = CauseCommand
+	first.Cause = cause
 	e.list = slices.Insert(e.list, from, first)
 }
 

@@ -116,6 +116,7 @@ func (s *Shard) chainPsync(c *conn, spec *command.Spec, args [][]byte, link *rep
 		c.repl = r
 	}
 	r.shard, r.c = s.id, c
+	c.cl.Replica = true
 	p.mu.Lock()
 	if r.flows != nil { // asked for, unused: the payload is one
 		g.closeFlows(r.flows)

@@ -54,6 +54,9 @@ type partMsg struct {
 	// keys, each in its own database.
 	entries []entry
 	events  []heldEvent
+	// pubs: msgWriteBack's publishes to propagate after its writes (a
+	// held script's, in database db: scriptpub.go), or nil.
+	pubs *scriptPubs
 
 	// ex: an EXEC's commands on the part and their answer (execmsg.go).
 	ex *execPart
@@ -119,6 +122,12 @@ func (s *Shard) handlePart(k msgKind, pm *partMsg) {
 		mark := s.fxMark()
 		for _, e := range pm.entries {
 			s.writeBack(e, pm.tag)
+		}
+		if pm.pubs != nil {
+			s.mut.fx.Tag = pm.tag
+			pm.pubs.each(func(ch, msg []byte) { s.propagatePub(pm.db, "PUBLISH", ch, msg) })
+			s.mut.fx.Tag = command.Tag{}
+			pm.pubs = nil
 		}
 		if pm.wrap {
 			s.fxWrap(mark, pm.tag)

@@ -509,6 +509,7 @@ func (s *Shard) psyncCmd(c *conn, spec *command.Spec, args [][]byte) {
 		c.repl = r
 	}
 	r.shard, r.c = s.id, c
+	c.cl.Replica = true
 	p.mu.Lock()
 	g.startPrimary()
 	// Under p.mu: freeing the backlog changes the ID (backlogttl.go).

@@ -48,8 +48,12 @@ import (
 // Replication: while a replication stream is fed, a PUBLISH or SPUBLISH a
 // client sends is an effect of its shard's turn (command.CausePublish),
 // in order with the shard's writes, as Redis 7 propagates it to replicas;
-// the AOF skips it. A replica runs it from its master link like any
-// client's, so its own subscribers get the message.
+// the AOF skips it. One inside EXEC or a script is an effect of the
+// transaction, inside its MULTI ... EXEC: the first part of a PUBLISH in
+// EXEC (which runs on every shard) emits it, a script's on the shard it
+// ran on, or with the first part's write-back of a script that held
+// several shards (scriptpub.go). A replica runs it from its master link
+// like any client's, so its own subscribers get the message.
 
 // pubBatch is one turn's publishes from one shard to another, in order;
 // channels and messages lie back to back in buf. Owned by the sender but
@@ -343,12 +347,46 @@ func (s *Shard) Unsubscribe(cl *command.Client) {
 	}
 }
 
-// Publish implements command.Local (PUBLISH inside EXEC, on every shard).
-func (s *Shard) Publish(ch, msg []byte) int64 { return s.deliverHere(pubsub.Channel, ch, msg) }
+// Publish implements command.Local (PUBLISH inside EXEC, on every shard,
+// and in a script on a single-shard server).
+func (s *Shard) Publish(ch, msg []byte) int64 {
+	s.propagateRun("PUBLISH", ch, msg)
+	return s.deliverHere(pubsub.Channel, ch, msg)
+}
 
 // SPublish implements command.Local (SPUBLISH inside EXEC, on every
-// shard).
-func (s *Shard) SPublish(ch, msg []byte) int64 { return s.deliverHere(pubsub.Shard, ch, msg) }
+// shard, and in a script on its channel's shard).
+func (s *Shard) SPublish(ch, msg []byte) int64 {
+	s.propagateRun("SPUBLISH", ch, msg)
+	return s.deliverHere(pubsub.Shard, ch, msg)
+}
+
+// propagateRun is propagatePublish of a PUBLISH or SPUBLISH (name) that
+// a handler runs (inside EXEC, in a script), in the database it runs in,
+// with the tag of the work it is part of: inside the EXEC's or script's
+// MULTI ... EXEC, as Redis propagates it. A publish inside EXEC runs on
+// every shard; its first part propagates it, the others deliver only.
+func (s *Shard) propagateRun(name string, ch, msg []byte) {
+	if s.laterPart {
+		return
+	}
+	s.propagatePub(s.ctx.DBIndex, name, ch, msg)
+}
+
+// propagatePub hands a publish (PUBLISH or SPUBLISH: name) of a
+// transaction or a script to the replicas, as propagatePublish does a
+// client's.
+func (s *Shard) propagatePub(db int, name string, ch, msg []byte) {
+	if !s.feed.on {
+		return
+	}
+	fx := &s.mut.fx
+	fx.Now = s.now
+	fx.Begin(db, command.CausePublish, 3)
+	fx.ArgString(name)
+	fx.Arg(ch)
+	fx.Arg(msg)
+}
 
 // Subscribe implements command.Local: (P)SUBSCRIBE and (P|S)UNSUBSCRIBE
 // inside EXEC.

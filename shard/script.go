@@ -547,7 +547,11 @@ func (h *directHost) Call(spec *command.Spec, args [][]byte, w *resp.Writer) boo
 	s := h.s
 	n := len(s.group.shards)
 	if !h.inTx && s.isPublish(spec) {
-		return s.scriptPublish(h.j, &h.pubs, args, w) || h.refuse(w, &fault{db: h.db, key: args[1], pub: true})
+		if !s.scriptPublish(h.j, &h.pubs, args, w) {
+			return h.refuse(w, &fault{db: h.db, key: args[1], pub: true})
+		}
+		s.propagatePub(h.db, "PUBLISH", args[1], args[2])
+		return true
 	}
 	if n > 1 && (spec.AllShards || spec.Route != nil) {
 		if !wholeDB(spec) || h.inTx {
@@ -940,7 +944,7 @@ func (s *Shard) heldAttempt(r *heldRun) {
 	j, t := r.j, r.t
 	sc, ok := s.script(&j.scriptCall)
 	if !ok {
-		s.heldRelease(r, nil, []byte(gone(&j.scriptCall)))
+		s.heldRelease(r, nil, nil, []byte(gone(&j.scriptCall)))
 		return
 	}
 	st := s.scratchStore()
@@ -971,7 +975,7 @@ func (s *Shard) heldAttempt(r *heldRun) {
 			return
 		}
 		sc.Spread = true
-		s.heldRelease(r, nil, nil)
+		s.heldRelease(r, nil, nil, nil)
 		s.evalHeld(j, true)
 		return
 	}
@@ -989,14 +993,20 @@ func (s *Shard) heldAttempt(r *heldRun) {
 		writes[pi] = append(writes[pi], entry{db: k.db, key: []byte(k.key), rec: rec, ok: ok})
 	}
 	st.Clear()
+	var pubs *scriptPubs
+	if s.feed.on && len(h.pubs.ends) > 0 {
+		p := h.pubs.clone()
+		pubs = &p
+	}
 	s.sendPubs(&h.pubs)
-	s.heldRelease(r, writes, w.B)
+	s.heldRelease(r, writes, pubs, w.B)
 }
 
 // heldRelease writes back writes (per part), releases every part and,
 // when out is set, answers it: the gather plan's write-backs (partMsg),
-// each shard's effects wrapped as one transaction's.
-func (s *Shard) heldRelease(r *heldRun, writes [][]entry, out []byte) {
+// each shard's effects wrapped as one transaction's, the first part's
+// with the run's publishes, pubs, when they are to be propagated.
+func (s *Shard) heldRelease(r *heldRun, writes [][]entry, pubs *scriptPubs, out []byte) {
 	t := r.t
 	t.gp = coord.GatherOf(make([][]coord.Read, len(t.co.Parts)))
 	t.gReply, t.gFeedOnly = out, out == nil
@@ -1005,6 +1015,9 @@ func (s *Shard) heldRelease(r *heldRun, writes [][]entry, out []byte) {
 		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, p: p, tag: t.tag(i), wrap: true}
 		if writes != nil {
 			t.pms[i].entries = writes[i]
+		}
+		if i == 0 {
+			t.pms[i].pubs, t.pms[i].db = pubs, r.j.db
 		}
 		s.sendPart(p.Shard, msgWriteBack, &t.pms[i])
 	}

@@ -26,6 +26,12 @@ import (
 // as they were when asked: a subscription made or dropped there between
 // the question and the run is counted as it was. SPUBLISH, and PUBLISH in
 // a script queued in MULTI, are still refused on several shards.
+//
+// While a replication stream is fed the publishes are effects of the
+// script, inside its MULTI ... EXEC: a run on one shard's store appends
+// each where it is called (an abandoned run's are truncated with its
+// writes); a run on gathered copies hands them to its first part's
+// write-back, whose shard appends them after the part's writes.
 
 // scriptPubs are the publishes of a script run, in order: channels and
 // messages back to back in buf.
@@ -48,12 +54,31 @@ func (s *Shard) scriptPublish(j *scriptCall, pubs *scriptPubs, args [][]byte, w 
 			n += k
 		}
 	}
-	pubs.buf = append(pubs.buf, args[1]...)
-	pubs.ends = append(pubs.ends, len(pubs.buf))
-	pubs.buf = append(pubs.buf, args[2]...)
-	pubs.ends = append(pubs.ends, len(pubs.buf))
+	pubs.add(args[1], args[2])
 	w.Int(n)
 	return true
+}
+
+// add appends a publish of msg to ch.
+func (p *scriptPubs) add(ch, msg []byte) {
+	p.buf = append(p.buf, ch...)
+	p.ends = append(p.ends, len(p.buf))
+	p.buf = append(p.buf, msg...)
+	p.ends = append(p.ends, len(p.buf))
+}
+
+// each calls fn with every publish of p, in order.
+func (p *scriptPubs) each(fn func(ch, msg []byte)) {
+	start := 0
+	for i := 0; i+1 < len(p.ends); i += 2 {
+		fn(p.buf[start:p.ends[i]], p.buf[p.ends[i]:p.ends[i+1]])
+		start = p.ends[i+1]
+	}
+}
+
+// clone is a copy of p that shares nothing with it.
+func (p *scriptPubs) clone() scriptPubs {
+	return scriptPubs{buf: slices.Clone(p.buf), ends: slices.Clone(p.ends)}
 }
 
 // isPublish reports whether a script's call of spec is a PUBLISH that
@@ -65,12 +90,7 @@ func (s *Shard) isPublish(spec *command.Spec) bool {
 // sendPubs publishes a finished run's messages, in order, and empties
 // pubs.
 func (s *Shard) sendPubs(pubs *scriptPubs) {
-	start := 0
-	for i := 0; i+1 < len(pubs.ends); i += 2 {
-		ch, msg := pubs.buf[start:pubs.ends[i]], pubs.buf[pubs.ends[i]:pubs.ends[i+1]]
-		s.notifyPublish(ch, msg)
-		start = pubs.ends[i+1]
-	}
+	pubs.each(s.notifyPublish)
 	pubs.reset()
 }
 

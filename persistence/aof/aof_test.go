@@ -194,6 +194,29 @@ func TestPublishNotLogged(t *testing.T) {
 	}
 }
 
+// TestPublishPartNotLogged: a shard's part of a cross-shard transaction
+// that only published (a PUBLISH inside EXEC, wrapped or not) logs no
+// PUBLISH but marks the part, so the other shards' parts replay.
+func TestPublishPartNotLogged(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOpts(t, dir, 2)
+	pub := &command.Effects{}
+	pub.Tag = command.Tag{Txn: 7, Part: 0, Parts: 2}
+	for range 2 {
+		pub.Command(0, command.CausePublish, [][]byte{[]byte("PUBLISH"), []byte("ch"), []byte("m")})
+	}
+	pub.Wrap(0)
+	pub.Tag = command.Tag{}
+	write(t, opts, map[int][]*command.Effects{0: {pub}, 1: {fxOf(t, "0 7/1/2 SET c 1")}})
+	got, err := load(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{nil, {"0 SET c 1"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("replayed %q, want %q", got, want)
+	}
+}
+
 // TestTxnAtomic: a cross-shard transaction is replayed only when every
 // shard's log holds its part: a log that lacks one (the process died
 // before that shard's write) drops the other parts too.

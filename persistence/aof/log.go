@@ -167,11 +167,12 @@ func (l *Log) SetTimestamps(on bool) { l.stamp.Store(on) }
 // aof-timestamp-enabled a turn in a new second starts with Redis's
 // annotation "#TS:<unix seconds>". It allocates nothing once the buffer
 // has grown. A PUBLISH (command.CausePublish) is not logged, as Redis
-// logs none.
+// logs none (a part of a transaction that only published is marked as
+// one that wrote nothing).
 func (l *Log) Append(fx *command.Effects) {
 	k := fx.Len()
 	first := 0
-	for first < k && fx.Peek(first).Cause == command.CausePublish {
+	for first < k && fx.Peek(first).Cause == command.CausePublish && fx.Peek(first).Tag.Txn == 0 {
 		first++
 	}
 	if first == k && len(fx.EmptyParts()) == 0 {
@@ -191,7 +192,7 @@ func (l *Log) Append(fx *command.Effects) {
 	for i := first; i < k; {
 		e := fx.Peek(i)
 		j := i + 1
-		if e.Cause == command.CausePublish {
+		if e.Cause == command.CausePublish && e.Tag.Txn == 0 {
 			i = j
 			continue
 		}
@@ -217,18 +218,22 @@ func (l *Log) Append(fx *command.Effects) {
 			if f.Tag != e.Tag {
 				break
 			}
+			if f.Cause == command.CausePublish {
+				continue
+			}
 			if f.DB != db {
 				n++
 				db = f.DB
 			}
-			if f.Cause != command.CausePublish {
-				logged++
-			}
+			logged++
 			n++
 		}
 		l.buf = appendCmd(l.buf, "RADISH.PART", int64(e.Tag.Txn), int64(e.Tag.Part), int64(e.Tag.Parts), int64(n))
 		for ; i < j; i++ {
 			f, cmd := fx.At(i)
+			if f.Cause == command.CausePublish {
+				continue
+			}
 			l.selectDB(f.DB)
 			l.buf = append(l.buf, cmd...)
 		}
