@@ -14,6 +14,12 @@
 #
 # Tests: set-P32 get-P32 set-P1 get-P1 mset10-P1 mget10-P1 (redis-benchmark
 # -c 50, keys from a KEYSPACE of 100000; MSET/MGET of 10 random keys).
+# SIM=1 turns on callgrind's cache and branch simulation (--cache-sim=yes
+# --branch-sim=yes, slower) and adds, per request over all threads, the
+# first-level instruction misses, data read and write misses, the
+# last-level data misses and the mispredicted conditional and indirect
+# branches: "... I1mr D1mr D1mw DLm Bcm Bim" (misses in the simulated
+# caches, sized as the host's, not the machine's own counters).
 # KEEP=DIR keeps each thread's profile as DIR/<binary name>-<test>.cg-NN, for
 # callgrind_annotate --inclusive=yes. A binary that lacks a flag given here
 # is wrapped by the caller.
@@ -25,6 +31,8 @@ N=${N:-100000}
 SHARDS=${SHARDS:-1}
 KEYSPACE=${KEYSPACE:-100000}
 PORT=${PORT:-17391}
+vgsim=()
+if [ -n "${SIM:-}" ]; then vgsim=(--cache-sim=yes --branch-sim=yes); fi
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 
@@ -47,7 +55,7 @@ load() {
 for bin in $BINS; do
   for t in $TESTS; do
     out=$tmp/cg.out
-    GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out" \
+    GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind "${vgsim[@]}" --separate-threads=yes --callgrind-out-file="$out" \
       "$bin" --port "$PORT" --shards "$SHARDS" --io epoll --save '' --dir "$tmp" \
       --logfile "$tmp/log" >"$tmp/vg.log" 2>&1 &
     pid=$!
@@ -59,11 +67,15 @@ for bin in $BINS; do
     callgrind_control -d "$pid" >/dev/null 2>&1
     kill "$pid"; wait "$pid" 2>/dev/null || true
     # One file per thread: $out.1-01, $out.1-02 ...
-    ir=$(cat "$out".1-* | awk '/^summary:/ {s += $2; if ($2 > m) m = $2} END {print s, m}')
+    # summary: Ir, and under SIM Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim.
+    ir=$(cat "$out".1-* | awk '/^summary:/ {s += $2; if ($2 > m) m = $2
+      i1 += $5; d1r += $6; d1w += $7; dl += $9 + $10; bcm += $12; bim += $14}
+      END {print s, m, i1, d1r, d1w, dl, bcm, bim}')
     if [ -n "${KEEP:-}" ]; then
       for f in "$out".1-*; do cp "$f" "$KEEP/$(basename "$bin")-$t.cg${f##*.1}"; done
     fi
     rm -f "$out" "$out".*
-    echo "$ir" | awk -v b="$bin" -v t="$t" -v n="$N" '{printf "%s %s %.0f %.0f\n", b, t, $1 / n, $2 / n}'
+    echo "$ir" | awk -v b="$bin" -v t="$t" -v n="$N" -v sim="${SIM:-}" '{printf "%s %s %.0f %.0f", b, t, $1 / n, $2 / n}
+      sim != "" {printf " %.2f %.2f %.2f %.2f %.2f %.2f", $3 / n, $4 / n, $5 / n, $6 / n, $7 / n, $8 / n} {printf "\n"}'
   done
 done
