@@ -340,29 +340,19 @@ func (s *Shard) flushQueue(c *conn) {
 func (s *Shard) dispatch(c *conn, args [][]byte) {
 	spec, errText := s.cmds.Resolve(args)
 	if errText != "" {
-		if spec != nil { // the wrong number of arguments
-			s.stats.refusedCall(spec, errText)
-		} else {
-			s.stats.errorReply([]byte(errText))
-		}
-		c.txRefused()
-		s.reply(c, func(w *resp.Writer) { w.Error(errText) })
+		s.refuseCmd(c, spec, errText)
 		return
 	}
 	if !c.cl.Authed && spec.Flags&command.NoAuth == 0 {
 		if spec.Name == "replconf" && s.masterHello(c, args) {
 			return
 		}
-		s.stats.refusedCall(spec, errtext.NoAuth)
-		c.txRefused()
-		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoAuth) })
+		s.refuseCmd(c, spec, errtext.NoAuth)
 		return
 	}
 	if spec.Protected && s.conf.EnableDebugCommand != "yes" &&
 		(s.conf.EnableDebugCommand != "local" || !isLocal(c.cl.Addr)) {
-		s.stats.refusedCall(spec, errtext.DebugNotAllowed)
-		c.txRefused()
-		s.reply(c, func(w *resp.Writer) { w.Error(errtext.DebugNotAllowed) })
+		s.refuseCmd(c, spec, errtext.DebugNotAllowed)
 		return
 	}
 	if snap := s.group.acl.reg.Current(); c.aclAt != snap && !s.rebind(c, snap) {
@@ -373,16 +363,12 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 	}
 	if s.conf.MinReplicasToWrite > 0 && spec.Flags&command.Write != 0 && !s.replica &&
 		s.group.prim.good.Load() < int64(s.conf.MinReplicasToWrite) {
-		s.stats.refusedCall(spec, errtext.NoReplicas)
-		c.txRefused()
-		s.reply(c, func(w *resp.Writer) { w.Error(errtext.NoReplicas) })
+		s.refuseCmd(c, spec, errtext.NoReplicas)
 		return
 	}
 	if s.replica && !c.cl.Master {
 		if e := s.replRefuses(spec); e != "" {
-			s.stats.refusedCall(spec, e)
-			c.txRefused()
-			s.reply(c, func(w *resp.Writer) { w.Error(e) })
+			s.refuseCmd(c, spec, e)
 			return
 		}
 	}
@@ -465,6 +451,20 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 			w.Array(0)
 		})
 	}
+}
+
+// refuseCmd answers a command dispatch refuses with the error e, counted
+// as the command's refusal (a nil spec: an unknown command, counted as an
+// error reply), and aborts the client's MULTI as Redis does. Apart from
+// dispatch, so that its code does not lie between dispatch's checks.
+func (s *Shard) refuseCmd(c *conn, spec *command.Spec, e string) {
+	if spec != nil {
+		s.stats.refusedCall(spec, e)
+	} else {
+		s.stats.errorReply([]byte(e))
+	}
+	c.txRefused()
+	s.reply(c, func(w *resp.Writer) { w.Error(e) })
 }
 
 // scan runs a SCAN step on shard, the one its cursor names, and gives the
