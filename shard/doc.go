@@ -240,7 +240,8 @@
 //     when it changed, at the next loop turn (applyConfig): a CONFIG SET
 //     applies from then on, with no lock on the command path. tcp-keepalive
 //     is read at each accept; timeout is checked by the cron (closeIdle);
-//     client-output-buffer-limit where output grows (outlimit.go).
+//     client-output-buffer-limit where output grows (outlimit.go, and a
+//     replication flow's queue before its connection, flowstream.go).
 //
 // What must stay true:
 //   - a key is only ever read or written by the shard ShardOf(key) names;

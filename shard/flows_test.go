@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
+	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/persistence/rdb"
 	"github.com/radish-kv/radish/persistence/snapshot"
 )
@@ -119,5 +121,36 @@ func TestFlowOutStalled(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("a stalled flow was not cut")
+	}
+}
+
+// TestFlowStreamQueueLimit: frames waiting for a flow's attach count
+// against the replica class's hard output limit; the write that would
+// reach it closes the flow, which then drops what comes. With no hard
+// limit the queue takes everything.
+func TestFlowStreamQueueLimit(t *testing.T) {
+	for _, tc := range []struct {
+		limit  string
+		closed bool
+	}{{"replica 100 0 0", true}, {"replica 0 0 0", false}} {
+		conf, err := config.Load([]string{"--save", "", "--client-output-buffer-limit", tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newFlowStream(&Group{conf: conf, log: zap.NewNop()}, 0)
+		frame := bytes.Repeat([]byte("x"), 40)
+		f.write(nil, frame)
+		f.write(nil, frame)
+		if f.closed || len(f.buf) != 80 {
+			t.Fatalf("%s: under the limit: closed %v, %d queued, want open, 80", tc.limit, f.closed, len(f.buf))
+		}
+		f.write(nil, frame)
+		f.write(nil, frame)
+		if tc.closed && (!f.closed || f.buf != nil) {
+			t.Fatalf("%s: past the limit: closed %v, %d queued, want closed, none", tc.limit, f.closed, len(f.buf))
+		}
+		if !tc.closed && (f.closed || len(f.buf) != 160) {
+			t.Fatalf("%s: no limit: closed %v, %d queued, want open, 160", tc.limit, f.closed, len(f.buf))
+		}
 	}
 }

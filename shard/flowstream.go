@@ -62,10 +62,19 @@ func (f *flowStream) handle(s *Shard, _ msgKind) {
 }
 
 // write queues b (copied); src is the shard calling, nil off the shards.
+// A flow whose queue would pass the replica class's hard output limit
+// (before its attach, or while the message taking it is on its way) is
+// closed, as flowOutput closes one whose connection's output would.
 func (f *flowStream) write(src *Shard, b []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
+		return
+	}
+	if hard := f.g.conf.Snapshot().OutputLimits[config.ClassReplica].Hard; hard > 0 && int64(len(f.buf)+len(b)) >= hard {
+		f.g.log.Warn("closing a replication flow whose queue exceeded the replica output buffer limit", shardField(f.shard),
+			zap.Int("queued", len(f.buf)+len(b)))
+		f.closeLocked(src)
 		return
 	}
 	f.buf = append(f.buf, b...)
@@ -114,16 +123,32 @@ func (f *flowStream) attach(fd int) {
 func (f *flowStream) close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if !f.closed {
+		f.closeLocked(nil)
+	}
+}
+
+// closeLocked is close with f.mu held and f not closed; src is the
+// shard calling, nil off the shards. A flow not yet attached has its
+// socket closed by the attach.
+func (f *flowStream) closeLocked(src *Shard) {
+	f.closed, f.buf = true, nil
+	if !f.on {
 		return
 	}
-	f.closed, f.buf = true, nil
-	if f.on {
-		f.g.shards[f.shard].deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) {
-			if s.flows[f.id] == f {
-				s.drv.Abort(f.id)
-			}
-		})}})
+	if src != nil && src.id == f.shard {
+		src.drv.Abort(f.id)
+		return
+	}
+	batch := []message{{kind: msgRepl, data: runMsg(func(s *Shard) {
+		if s.flows[f.id] == f {
+			s.drv.Abort(f.id)
+		}
+	})}}
+	if dst := f.g.shards[f.shard]; src != nil {
+		dst.deliverBy(src, batch)
+	} else {
+		dst.deliver(batch)
 	}
 }
 
