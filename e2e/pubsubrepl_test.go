@@ -22,22 +22,7 @@ func TestPublishReplicated(t *testing.T) {
 	}
 	dir := t.TempDir()
 	primary := startDir(t, dir, "--shards", "3", "--appendonly", "yes")
-	ph, pp := hostPort(primary.addr)
-	a := start(t, "--shards", "2", "--replicaof", ph+" "+pp)
-	rr := startRedis(t, redisBin, "--replicaof", ph+" "+pp)
-	waitFor(t, "the replicas' links", func() bool {
-		return infoOf(a.cli("INFO", "replication"), "master_link_status") == "up" &&
-			infoOf(rcli(t, rr, "INFO", "replication"), "master_link_status") == "up"
-	})
-	var subs []*psConn
-	for range 4 { // spread over the radish replica's shards
-		subs = append(subs, dialPS(t, a.addr, 2))
-	}
-	subs = append(subs, dialPS(t, rr, 2))
-	for _, s := range subs {
-		s.do(t, []string{"SUBSCRIBE", "ch"}, []string{"SSUBSCRIBE", "sch"})
-	}
-
+	_, _, subs := replicasWithSubscribers(t, primary.addr, redisBin)
 	const n = 20
 	pub := dialPS(t, primary.addr, 2)
 	cmds := [][]string{{"SET", "k", "v"}}
@@ -52,22 +37,7 @@ func TestPublishReplicated(t *testing.T) {
 
 	for k, s := range subs {
 		var got [2][]string
-		s.c.SetDeadline(time.Now().Add(10 * time.Second))
-		for len(got[0]) < n || len(got[1]) < n {
-			f := string(s.frame(t))
-			parts := strings.Split(f, "\r\n")
-			if len(parts) < 7 {
-				t.Fatalf("subscriber %d: %q", k, f)
-			}
-			switch parts[2] {
-			case "message":
-				got[0] = append(got[0], parts[6])
-			case "smessage":
-				got[1] = append(got[1], parts[6])
-			default:
-				t.Fatalf("subscriber %d: %q", k, f)
-			}
-		}
+		got[0], got[1] = messages(t, k, s, n, n)
 		for i := range n {
 			if got[0][i] != fmt.Sprint("m", i) || got[1][i] != fmt.Sprint("s", i) {
 				t.Fatalf("subscriber %d got %q and %q", k, got[0], got[1])
@@ -92,4 +62,53 @@ func TestPublishReplicated(t *testing.T) {
 	if got := strings.TrimSpace(primary.cli("WAIT", "2", "10000")); got != "2" {
 		t.Fatalf("WAIT 2: %s", got)
 	}
+}
+
+// replicasWithSubscribers starts two replicas of the primary at paddr: a
+// radish-server of two shards and a redis-server (redisBin, with extra
+// arguments), waits for their links, and gives five subscribers of
+// channel ch and shard channel sch: four on the radish replica (spread
+// over its shards) and one on the redis-server.
+func replicasWithSubscribers(t *testing.T, paddr, redisBin string, extra ...string) (*server, string, []*psConn) {
+	t.Helper()
+	ph, pp := hostPort(paddr)
+	a := start(t, "--shards", "2", "--replicaof", ph+" "+pp)
+	rr := startRedis(t, redisBin, append(extra, "--replicaof", ph+" "+pp)...)
+	waitFor(t, "the replicas' links", func() bool {
+		return infoOf(a.cli("INFO", "replication"), "master_link_status") == "up" &&
+			infoOf(rcli(t, rr, "INFO", "replication"), "master_link_status") == "up"
+	})
+	var subs []*psConn
+	for range 4 {
+		subs = append(subs, dialPS(t, a.addr, 2))
+	}
+	subs = append(subs, dialPS(t, rr, 2))
+	for _, s := range subs {
+		s.do(t, []string{"SUBSCRIBE", "ch"}, []string{"SSUBSCRIBE", "sch"})
+	}
+	return a, rr, subs
+}
+
+// messages reads subscriber k's pushes until it has at least n messages
+// and ns shard messages, and returns their payloads in order; anything
+// else, or nothing within 10 s, fails the test.
+func messages(t *testing.T, k int, s *psConn, n, ns int) (msgs, smsgs []string) {
+	t.Helper()
+	s.c.SetDeadline(time.Now().Add(10 * time.Second))
+	for len(msgs) < n || len(smsgs) < ns {
+		f := string(s.frame(t))
+		parts := strings.Split(f, "\r\n")
+		if len(parts) < 7 {
+			t.Fatalf("subscriber %d: %q", k, f)
+		}
+		switch parts[2] {
+		case "message":
+			msgs = append(msgs, parts[6])
+		case "smessage":
+			smsgs = append(smsgs, parts[6])
+		default:
+			t.Fatalf("subscriber %d: %q", k, f)
+		}
+	}
+	return msgs, smsgs
 }

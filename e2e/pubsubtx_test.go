@@ -6,9 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/radish-kv/radish/router"
 )
@@ -64,21 +62,7 @@ func TestPublishInTxReplicated(t *testing.T) {
 				prim = startDir(t, dir, "--shards", tc.shards, "--appendonly", "yes")
 				paddr = prim.addr
 			}
-			ph, pp := hostPort(paddr)
-			a := start(t, "--shards", "2", "--replicaof", ph+" "+pp)
-			rr := startRedis(t, redisBin, "--enable-debug-command", "yes", "--replicaof", ph+" "+pp)
-			waitFor(t, "the replicas' links", func() bool {
-				return infoOf(a.cli("INFO", "replication"), "master_link_status") == "up" &&
-					infoOf(rcli(t, rr, "INFO", "replication"), "master_link_status") == "up"
-			})
-			var subs []*psConn
-			for range 4 { // spread over the radish replica's shards
-				subs = append(subs, dialPS(t, a.addr, 2))
-			}
-			subs = append(subs, dialPS(t, rr, 2))
-			for _, s := range subs {
-				s.do(t, []string{"SUBSCRIBE", "ch"}, []string{"SSUBSCRIBE", "sch"})
-			}
+			a, rr, subs := replicasWithSubscribers(t, paddr, redisBin, "--enable-debug-command", "yes")
 			pub := dialPS(t, paddr, 2)
 			for i, r := range pub.do(t, cmds...) {
 				if bytes.HasPrefix(r, []byte("-")) || bytes.Contains(r, []byte("\r\n-")) {
@@ -86,22 +70,7 @@ func TestPublishInTxReplicated(t *testing.T) {
 				}
 			}
 			for k, s := range subs {
-				var got, sgot []string
-				s.c.SetDeadline(time.Now().Add(10 * time.Second))
-				for len(got) < len(want) || len(sgot) < 1 {
-					parts := strings.Split(string(s.frame(t)), "\r\n")
-					if len(parts) < 7 {
-						t.Fatalf("subscriber %d: %q", k, parts)
-					}
-					switch parts[2] {
-					case "message":
-						got = append(got, parts[6])
-					case "smessage":
-						sgot = append(sgot, parts[6])
-					default:
-						t.Fatalf("subscriber %d: %q", k, parts)
-					}
-				}
+				got, sgot := messages(t, k, s, len(want), 1)
 				if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(sgot) != "[x1]" {
 					t.Fatalf("subscriber %d got %q and %q, want %q and [x1]", k, got, sgot, want)
 				}
