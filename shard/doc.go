@@ -48,8 +48,9 @@
 //     (waitaof.go), the end of a save, SHUTDOWN or DEBUG RELOAD's save
 //     answered on the client's shard, an AOF rewrite's cut started from
 //     its goroutine, CONFIG SET appendonly no's detach (snapshot.go,
-//     aofrw.go, aofrun.go). Each is a one-off step of an admin or
-//     persistence path that hands over what its sender owns (a
+//     aofrw.go, aofrun.go), a replication flow's close from whichever
+//     shard's write found its queue over the limit (flowstream.go). Each
+//     is a one-off step of an admin or persistence path that hands over what its sender owns (a
 //     connection to close, a channel or wait group it blocks on, its
 //     caller's callback), and none passes through the simulator's
 //     network, which drives no such goroutine: there is no delivery of
