@@ -42,10 +42,15 @@ type batch struct {
 }
 
 // laneBatch is a batch's commands for one lane: their bytes, and the
-// index in ends of each (-1: a SELECT of the link's own).
+// index in ends of each (-1: a SELECT of the link's own); with sel, the
+// database the lane is in once they ran (the lane's db follows when the
+// batch is sent: a batch dropped, a MULTI block cut before its EXEC,
+// leaves it as it was).
 type laneBatch struct {
 	out  []byte
 	cmds []int
+	db   int
+	sel  bool
 }
 
 func (b *batch) on(l int) *laneBatch {
@@ -76,6 +81,9 @@ func (b *batch) join(o *batch) {
 	for l := range o.lanes {
 		lb, ob := b.on(l), &o.lanes[l]
 		lb.out = append(lb.out, ob.out...)
+		if ob.sel {
+			lb.db, lb.sel = ob.db, true
+		}
 		for _, k := range ob.cmds {
 			if k >= 0 {
 				k += base
@@ -90,6 +98,7 @@ func (b *batch) reset() {
 	b.ends = b.ends[:0]
 	for l := range b.lanes {
 		b.lanes[l].out, b.lanes[l].cmds = b.lanes[l].out[:0], b.lanes[l].cmds[:0]
+		b.lanes[l].sel = false
 	}
 }
 
@@ -117,12 +126,25 @@ func (r *Replica) selected(args [][]byte) {
 }
 
 // syncLane has lane l select the stream's database, in b, when it is in
-// another.
-func (r *Replica) syncLane(b *batch, l int) {
-	if ln := r.lanes[l]; ln.db != r.db {
-		b.own(l, appendCommand(nil, "SELECT", strconv.Itoa(r.db)))
-		ln.db = r.db
+// another once before's commands (nil: none; a batch sent ahead of b)
+// and b's ran.
+func (r *Replica) syncLane(b, before *batch, l int) {
+	db := r.lanes[l].db
+	for _, x := range []*batch{before, b} {
+		if x != nil && l < len(x.lanes) && x.lanes[l].sel {
+			db = x.lanes[l].db
+		}
 	}
+	if db != r.db {
+		b.own(l, appendCommand(nil, "SELECT", strconv.Itoa(r.db)))
+		b.selects(l, r.db)
+	}
+}
+
+// selects records that lane l is in database db once b's commands ran.
+func (b *batch) selects(l, db int) {
+	lb := b.on(l)
+	lb.db, lb.sel = db, true
 }
 
 // send sends b's commands to their lanes and empties it.
@@ -143,6 +165,9 @@ func (r *Replica) send(b *batch) error {
 				seq = base + int64(k)
 			}
 			ln.seqs = append(ln.seqs, seq)
+		}
+		if b.lanes[l].sel {
+			ln.db = b.lanes[l].db
 		}
 	}
 	r.off.Unlock()

@@ -1,7 +1,9 @@
 package repl
 
 import (
+	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -61,4 +63,40 @@ func TestLanesApplied(t *testing.T) {
 	hosts[0].Write([]byte("+OK\r\n"))
 	waitApplied(30)
 	r.drain()
+}
+
+// TestLaneDatabaseAtSend: a lane's database is what the batches sent to
+// it selected: a MULTI block that a cut drops before its EXEC (with a
+// SELECT inside) changes neither the stream's database nor its lane's,
+// and a SELECT added to a batch that is never sent is added again.
+func TestLaneDatabaseAtSend(t *testing.T) {
+	r := &Replica{}
+	r.off.idle = sync.NewCond(&r.off.Mutex)
+	r.off.ackAt = -1
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	go func() { // the Host's end: read what the link sends
+		buf := make([]byte, 4096)
+		for {
+			if _, err := b.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	r.lanes = []*lane{{c: a}}
+	cut := cmd("MULTI") + cmd("SELECT", "1") + cmd("SET", "k", "v")
+	if err := r.stream(strings.NewReader(cut), nil); err != io.EOF {
+		t.Fatalf("stream: %v, want EOF", err)
+	}
+	if r.db != 0 || r.lanes[0].db != 0 {
+		t.Fatalf("after a MULTI block cut before its EXEC: stream's database %d, lane's %d, want 0 and 0", r.db, r.lanes[0].db)
+	}
+	r.db = 2
+	var dropped batch
+	r.syncLane(&dropped, nil, 0)
+	var next batch
+	r.syncLane(&next, nil, 0)
+	if got := string(next.on(0).out); got != cmd("SELECT", "2") {
+		t.Fatalf("a batch after one dropped selects %q, want SELECT 2", got)
+	}
 }

@@ -28,12 +28,18 @@ func (r *Replica) stream(src io.Reader, j *joiner) error {
 	buf := make([]byte, 0, 64<<10) // read, not yet parsed
 	var b batch                    // commands for the Host
 	var tx *batch                  // an open MULTI block
-	var spans []Span               // whose buf's bytes are (with j)
+	txDB := 0                      // the stream's database at its MULTI
+	defer func() {
+		if tx != nil { // cut before its EXEC: its SELECTs did not run
+			r.db = txDB
+		}
+	}()
+	var spans []Span // whose buf's bytes are (with j)
 	r.off.Lock()
 	read := r.off.applied
 	r.off.Unlock()
 	if j == nil {
-		r.syncLane(&b, 0) // the stream goes on in the database it was in
+		r.syncLane(&b, nil, 0) // the stream goes on in the database it was in
 	}
 	for {
 		if len(buf) == cap(buf) {
@@ -52,10 +58,12 @@ func (r *Replica) stream(src io.Reader, j *joiner) error {
 		buf = buf[:len(buf)+n]
 		ackAt := int64(-1)
 		p := 0
+		var bad error // a malformed command: what came before it still runs
 		for p < len(buf) {
 			args, used, err := rd.Next(buf[p:])
 			if err != nil {
-				return err
+				bad = err
+				break
 			}
 			if used == 0 {
 				break
@@ -81,15 +89,19 @@ func (r *Replica) stream(src io.Reader, j *joiner) error {
 				}
 				skipTo(r, b.ends, read)
 			case is(args[0], "multi"):
-				tx = &batch{}
-				r.syncLane(tx, 0)
+				tx, txDB = &batch{}, r.db
+				r.syncLane(tx, &b, 0)
 				tx.add(0, raw, read)
 			case tx != nil:
 				if is(args[0], "select") {
 					r.selected(args)
-					r.lanes[0].db = r.db
 				}
 				tx.add(0, raw, read)
+				if is(args[0], "exec") {
+					tx.selects(0, r.db)
+				} else if is(args[0], "discard") { // its SELECTs did not run
+					r.db = txDB
+				}
 				if is(args[0], "exec") || is(args[0], "discard") {
 					if j == nil {
 						b.join(tx)
@@ -99,11 +111,11 @@ func (r *Replica) stream(src io.Reader, j *joiner) error {
 					tx = nil
 				}
 			case j == nil:
+				b.add(0, raw, read)
 				if is(args[0], "select") {
 					r.selected(args)
-					r.lanes[0].db = r.db
+					b.selects(0, r.db)
 				}
-				b.add(0, raw, read)
 			case is(args[0], "select"):
 				r.selected(args)
 				skipTo(r, b.ends, read)
@@ -113,12 +125,12 @@ func (r *Replica) stream(src io.Reader, j *joiner) error {
 					return err
 				}
 				if from >= 0 && r.o.Local != nil && r.o.Local(args) {
-					r.syncLane(&b, l)
+					r.syncLane(&b, nil, l)
 					b.add(l, raw, read)
 					break
 				}
 				one := &batch{}
-				r.syncLane(one, l)
+				r.syncLane(one, &b, l)
 				one.add(l, raw, read)
 				if err := r.alone(&b, one); err != nil {
 					return err
@@ -133,6 +145,9 @@ func (r *Replica) stream(src io.Reader, j *joiner) error {
 		r.mu.Unlock()
 		if err := r.send(&b); err != nil {
 			return err
+		}
+		if bad != nil {
+			return bad
 		}
 		if ackAt >= 0 {
 			r.off.Lock()
