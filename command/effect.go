@@ -50,10 +50,15 @@ type Tag struct {
 	// transactions took their locks, while a replication stream is fed
 	// (0 otherwise, and for work on every shard that takes no lock).
 	Seq uint64
-	// Once: every part is the same command over its shard's keys (a
-	// FLUSHALL, FLUSHDB or SWAPDB on every shard): one stream of the
-	// whole keyspace replays it once.
-	Once bool
+	// Cmd is the place in the transaction of the command the effect
+	// came from (an EXEC's queue; 0 for a single command), so that one
+	// stream of the whole keyspace replays the parts in the
+	// transaction's order.
+	Cmd int
+	// All: the effect is this shard's copy of a command that ran on
+	// every shard over its keys (FLUSHALL, FLUSHDB, SWAPDB): one stream
+	// of the whole keyspace replays it once.
+	All bool
 }
 
 // Effect is one write: a command (RESP-encoded in the Effects it belongs

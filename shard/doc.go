@@ -101,8 +101,11 @@
 //     in, home runs the handler on the copies and writes back the keys
 //     the command may write that the copies' store noted changed
 //     (engine.Store.TrackWrites), re-exporting nothing to compare. A
-//     command on every shard (DBSIZE, FLUSHDB, SWAPDB ...) waits, on each
-//     shard, behind every lock and waiting command there.
+//     command on every shard that reads (DBSIZE, KEYS ...) waits, on
+//     each shard, behind every lock and waiting command there; one that
+//     writes (FLUSHALL, FLUSHDB, SWAPDB) takes every shard whole with
+//     coord's protocol first, so that each cross-shard transaction runs
+//     wholly before it or wholly after, on every shard alike.
 //   - subscription: a connection's channels, patterns and sharded
 //     channels, kept by its own shard (pubsub.Registry); a publish goes to
 //     the other shards whose pubsub.Filter wants its channel as entries of

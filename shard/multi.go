@@ -729,6 +729,7 @@ func (s *Shard) aloneDone(t *txn, idx []int, r *execPart) {
 // nothing writes until the EXEC is answered).
 type cmdRun struct {
 	cmds    []txCmd
+	idx     []int // their places in the txn's queue
 	proto   int
 	noTouch bool
 	tag     command.Tag
@@ -737,7 +738,7 @@ type cmdRun struct {
 
 // runOf is the cmdRun of t's commands idx, tagged tag.
 func (t *txn) runOf(idx []int, tag command.Tag) cmdRun {
-	r := cmdRun{cmds: make([]txCmd, len(idx)), proto: t.proto, noTouch: t.noTouch, tag: tag, who: t.who}
+	r := cmdRun{cmds: make([]txCmd, len(idx)), idx: idx, proto: t.proto, noTouch: t.noTouch, tag: tag, who: t.who}
 	for k, i := range idx {
 		r.cmds[k] = t.cmds[i]
 	}
@@ -752,6 +753,9 @@ func (s *Shard) runCmds(r cmdRun) [][]byte {
 	s.mut.fx.Tag = r.tag
 	s.who = r.who
 	for k := range r.cmds {
+		if r.tag.Txn != 0 { // the stream replays the parts in queue order (command.Tag)
+			s.mut.fx.Tag.Cmd = r.idx[k]
+		}
 		w := resp.Writer{Proto: r.proto}
 		s.runKeyed(&w, &r.cmds[k], r.noTouch)
 		out[k] = w.B
@@ -877,7 +881,7 @@ func (s *Shard) round(t *txn, r int) {
 func (s *Shard) spanning(t *txn, i int, then func()) {
 	tc := &t.cmds[i]
 	sub := &txn{id: t.id, c: t.c, spec: tc.spec, merge: tc.spec.Merge, args: tc.args, proto: t.proto, db: tc.db,
-		noTouch: t.noTouch, in: t, parts: tc.parts, who: reader{user: t.who.user}}
+		noTouch: t.noTouch, in: t, inCmd: i, once: tc.kind == router.All, parts: tc.parts, who: reader{user: t.who.user}}
 	if tc.kind == router.All || tc.kind == router.Held {
 		sub.patterned = tc.kind == router.Held
 		sub.parts = make([]router.Part, len(s.group.shards))

@@ -40,6 +40,7 @@ type partMsg struct {
 	who     reader
 	whole   [][]byte
 	all     bool
+	locked  bool // all, holding the shard whole (p): it runs at once and releases it
 	reply   []byte
 
 	// msgGather: the keys to export, each from its database (the gather
@@ -90,7 +91,7 @@ func (s *Shard) handlePart(k msgKind, pm *partMsg) {
 	}
 	switch k {
 	case msgPartRun:
-		if pm.all {
+		if pm.all && !pm.locked {
 			// Behind every lock and deferred command on the shard, so that
 			// it sees (or flushes, or swaps) what was sent before it.
 			s.runOrDeferAll(func() { s.runPart(pm) })
@@ -173,7 +174,10 @@ func (s *Shard) runPart(pm *partMsg) {
 	s.laterPart, s.wholeArgs = false, nil
 	s.who = reader{}
 	s.mut.fx.Tag = command.Tag{}
-	if !pm.held && !pm.all {
+	switch {
+	case pm.locked:
+		s.unlockPart(pm.id, pm.p)
+	case !pm.held && !pm.all:
 		s.unlock(pm.id, pm.p.Keys)
 	}
 	pm.reply, pm.step = w.B, msgPartRun

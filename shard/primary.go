@@ -161,7 +161,7 @@ func (s *Shard) feedTurn() {
 		e, cmd := fx.At(i)
 		off := len(c.Buf)
 		c.Buf = append(c.Buf, cmd...)
-		c.Items = append(c.Items, repl.Item{Kind: repl.ItemCmd, DB: e.DB, Txn: e.Tag.Txn, Seq: e.Tag.Seq, Once: e.Tag.Once,
+		c.Items = append(c.Items, repl.Item{Kind: repl.ItemCmd, DB: e.DB, Txn: e.Tag.Txn, Seq: e.Tag.Seq, Cmd: e.Tag.Cmd, All: e.Tag.All,
 			Off: off, End: len(c.Buf)})
 	}
 	for ; m < len(f.marks); m++ {

@@ -84,7 +84,7 @@ func (s *Shard) unlock(id uint64, keys []coord.Key) {
 type txn struct {
 	id      uint64
 	seq     uint64 // its lock order, while the shards feed a stream (primary.go)
-	once    bool   // a command on every shard (fanOutAll): see command.Tag
+	once    bool   // a command on every shard (fanOutAll, or one of an EXEC's): see command.Tag
 	c       *conn
 	sl      *slot
 	spec    *command.Spec
@@ -130,9 +130,10 @@ type txn struct {
 	roundLeft int
 	// in, when set, is the EXEC this command runs inside: its parts are
 	// inPart of in's, whose locks cover them, so it neither takes nor
-	// releases any.
+	// releases any; inCmd is its place in in's queue.
 	in     *txn
 	inPart []int
+	inCmd  int
 	// run, when set, is what runs once every key is held (a script's
 	// held run, script.go), instead of the parts.
 	run func()
@@ -152,10 +153,12 @@ type txn struct {
 
 // tag marks the effects of part i.
 func (t *txn) tag(i int) command.Tag {
-	if t.in != nil {
-		return t.in.tag(t.inPart[i])
+	if t.in != nil { // a command of an EXEC: its place in the queue
+		tg := t.in.tag(t.inPart[i])
+		tg.Cmd, tg.All = t.inCmd, t.once
+		return tg
 	}
-	return command.Tag{Txn: t.id, Part: i, Parts: len(t.parts), Seq: t.seq, Once: t.once}
+	return command.Tag{Txn: t.id, Part: i, Parts: len(t.parts), Seq: t.seq, All: t.once}
 }
 
 // multi runs a command whose keys span shards as a txn: lock every part's
@@ -226,6 +229,10 @@ func (s *Shard) steps(t *txn, steps []coord.Step) {
 		}
 		if st.Kind == coord.Run && t.cmds != nil {
 			s.runExec(t)
+			continue
+		}
+		if st.Kind == coord.Run && t.once {
+			s.runAll(t)
 			continue
 		}
 		if st.Kind == coord.Run {
@@ -316,7 +323,13 @@ func (s *Shard) finish(t *txn, out []byte) {
 }
 
 // fanOutAll runs a command on every shard (DBSIZE, KEYS, FLUSHALL) and
-// merges the replies. Like a txn it is a barrier for its connection.
+// merges the replies. Like a txn it is a barrier for its connection. A
+// read runs on each shard behind the locks and queued work there; a
+// write (FLUSHALL, FLUSHDB, SWAPDB) first takes every shard whole with
+// coord's protocol, as an EXEC's command with no fixed keys does, so
+// that it is ordered the same way on every shard against the
+// cross-shard transactions around it (an MSET is wholly before a
+// SWAPDB or wholly after, here and in the replication stream).
 func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte, merge command.Merge) {
 	n := len(s.group.shards)
 	s.txnSeq++
@@ -325,7 +338,6 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte, merge comm
 	}
 	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: spec, merge: merge, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch,
 		once: true}
-	s.lockOrder(t)
 	args = command.CopyArgs(args)
 	t.args = args
 	t.parts = make([]router.Part, n)
@@ -335,10 +347,28 @@ func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte, merge comm
 	t.reply = make([][]byte, n)
 	t.sl = s.pend(c)
 	c.barrier, c.span = true, t
-	t.pms = make([]partMsg, n)
+	if spec.Flags&command.Write != 0 && n > 1 {
+		t.co = coord.Txn{ID: t.id, Parts: make([]coord.Part, n)}
+		for i := range t.co.Parts {
+			t.co.Parts[i] = coord.Part{Shard: i, All: true}
+		}
+		s.acquire(t) // then runAll, holding every shard
+		return
+	}
+	s.lockOrder(t)
+	s.runAll(t)
+}
+
+// runAll sends fanOutAll's t to every shard: behind the shard's locks
+// and queued work, or at once where t holds the shard (t.co).
+func (s *Shard) runAll(t *txn) {
+	t.pms = make([]partMsg, len(t.parts))
 	for i := range t.parts {
 		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, all: true, tag: t.tag(i),
-			spec: spec, args: args, db: t.db, proto: t.proto, noTouch: t.noTouch}
+			spec: t.spec, args: t.args, db: t.db, proto: t.proto, noTouch: t.noTouch}
+		if len(t.co.Parts) > 0 {
+			t.pms[i].p, t.pms[i].locked = t.co.Parts[i], true
+		}
 		s.sendPart(i, msgPartRun, &t.pms[i])
 	}
 }

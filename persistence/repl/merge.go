@@ -2,6 +2,8 @@ package repl
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 	"strconv"
 )
 
@@ -43,9 +45,11 @@ type Item struct {
 	Kind     uint8
 	DB       int
 	Txn, Seq uint64 // a part of a cross-shard transaction when Seq != 0
-	// Once: the transaction is the same command on every shard (FLUSHALL,
-	// SWAPDB): the stream holds it once.
-	Once     bool
+	// Cmd: a part's command's place in its transaction; All: it is one
+	// shard's copy of a command on every shard (FLUSHALL, SWAPDB), which
+	// the stream holds once (command.Tag).
+	Cmd      int
+	All      bool
 	Cut      uint64
 	Off, End int
 	gone     bool
@@ -278,38 +282,43 @@ var (
 )
 
 // emitTxn writes every queued part of txn as one MULTI ... EXEC (a
-// single command alone), shard by shard.
+// single command alone): its commands in their order in the
+// transaction, a command's effects shard by shard, and one shard's copy
+// of a command that ran on every shard.
 func (m *Merger) emitTxn(txn uint64) {
 	var parts []ref
 	for s := range m.queues {
-		var group []ref
 		for _, x := range m.queues[s] {
 			it := &x.c.Items[x.i]
 			if it.gone || it.Kind != ItemCmd || it.Txn != txn || it.Seq == 0 {
 				continue
 			}
-			group = append(group, x)
+			// A part's own MULTI ... EXEC (each round of an EXEC's share)
+			// is dropped: the transaction gets one around all its parts. A
+			// transaction's commands are never MULTI or EXEC themselves.
+			if c := m.cmd(x); bytes.Equal(c, cmdMulti) || bytes.Equal(c, cmdExec) {
+				m.use(x.c, x.i)
+				continue
+			}
+			parts = append(parts, x)
 		}
-		// A part's own MULTI ... EXEC (each round of an EXEC's share) is
-		// dropped: the transaction gets one around all its parts. A
-		// transaction's commands are never MULTI or EXEC themselves.
-		kept := group[:0]
-		for _, r := range group {
-			if c := m.cmd(r); bytes.Equal(c, cmdMulti) || bytes.Equal(c, cmdExec) {
+	}
+	slices.SortStableFunc(parts, func(a, b ref) int { return cmp.Compare(a.c.Items[a.i].Cmd, b.c.Items[b.i].Cmd) })
+	kept := parts[:0]
+	allCmd, allFrom := -1, -1 // the command on every shard, and the shard whose copy goes out
+	for _, r := range parts {
+		if it := &r.c.Items[r.i]; it.All {
+			if it.Cmd != allCmd {
+				allCmd, allFrom = it.Cmd, r.c.Shard
+			}
+			if r.c.Shard != allFrom {
 				m.use(r.c, r.i)
 				continue
 			}
-			kept = append(kept, r)
 		}
-		group = kept
-		if len(group) > 0 && group[0].c.Items[group[0].i].Once && len(parts) > 0 {
-			for _, r := range group {
-				m.use(r.c, r.i)
-			}
-			continue
-		}
-		parts = append(parts, group...)
+		kept = append(kept, r)
 	}
+	parts = kept
 	delete(m.done, txn)
 	delete(m.parts, txn)
 	if len(parts) == 0 {

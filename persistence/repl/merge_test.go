@@ -6,9 +6,10 @@ import (
 )
 
 // chunkOf builds a chunk from items written as "db:cmd" (a plain
-// command), "db:cmd@txn/seq" (a part), "db:cmd@txn/seq!" (a part of a
-// command on every shard), "done:txn" and "cut:id"; cmd's words are
-// its arguments.
+// command), "db:cmd@txn/seq" (a part), "db:cmd@txn/seq#i" (a part of
+// the transaction's command i), "db:cmd@txn/seq!" (a part of a command
+// on every shard), "done:txn" and "cut:id"; cmd's words are its
+// arguments.
 func chunkOf(shard int, items ...string) *Chunk {
 	c := &Chunk{Shard: shard}
 	for _, s := range items {
@@ -24,9 +25,10 @@ func chunkOf(shard int, items ...string) *Chunk {
 		cmd, tag, _ := strings.Cut(rest, "@")
 		it := Item{Kind: ItemCmd, DB: int(num(db)), Off: len(c.Buf)}
 		if tag != "" {
-			it.Once = strings.HasSuffix(tag, "!")
+			it.All = strings.HasSuffix(tag, "!")
 			txn, seq, _ := strings.Cut(strings.TrimSuffix(tag, "!"), "/")
-			it.Txn, it.Seq = num(txn), num(seq)
+			seq, i, _ := strings.Cut(seq, "#")
+			it.Txn, it.Seq, it.Cmd = num(txn), num(seq), int(num(i))
 		}
 		c.Buf = appendCommand(c.Buf, strings.Fields(cmd)...)
 		it.End = len(c.Buf)
@@ -126,5 +128,20 @@ func TestMerger(t *testing.T) {
 	}
 	if len(cuts) != 2 || cuts[1] != m.Offset-int64(len(appendCommand(nil, "SELECT", "1"))+len(appendCommand(nil, "SET", "c", "1"))) {
 		t.Errorf("second cut at %v", cuts)
+	}
+}
+
+// TestMergerExecOrder: an EXEC's parts go out in its queue's order,
+// whichever shard ran them, and a command of it that ran on every shard
+// (SWAPDB) once, in its place.
+func TestMergerExecOrder(t *testing.T) {
+	m := NewMerger(2, 0)
+	m.Add(chunkOf(0, "cut:1"))
+	m.Add(chunkOf(1, "cut:1"))
+	m.Add(chunkOf(0, "0:MULTI@7/2", "0:SWAPDB 0 1@7/2#1!", "0:SET a 1@7/2#2", "0:EXEC@7/2"))
+	m.Add(chunkOf(1, "0:MULTI@7/2", "0:SET b 1@7/2#0", "0:SWAPDB 0 1@7/2#1!", "0:EXEC@7/2", "done:7"))
+	want := "SELECT 0\nMULTI\nSET b 1\nSWAPDB 0 1\nSET a 1\nEXEC"
+	if got := stream(t, m.Out); got != want {
+		t.Errorf("stream:\n%s\nwant:\n%s", got, want)
 	}
 }
