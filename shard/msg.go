@@ -32,8 +32,9 @@ type message struct {
 // (tracking.go); exportMsg, a held command's or script's copies of keys
 // and a copy-run command's preparation of the real ones (exportmsg.go);
 // scriptMsg, a direct script run (script.go); cutMsg, an AOF or
-// replication cut's step (aofrw.go); saveMsg and reloadMsg, a save's and
-// DEBUG RELOAD's part (snapshot.go); slowMsg, monitorMsg, unblockMsg,
+// replication cut's step (aofrw.go); saveMsg, a save's part, and
+// holdMsg, a step run with every shard held (DEBUG RELOAD, a full sync's
+// load: snapshot.go); slowMsg, monitorMsg, unblockMsg,
 // migrateMsg, adoptMsg, resetStats and a replica's output (*replica);
 // and runMsg. Its request and its answer are mostly one value, which
 // each side fills in turn. handle runs it on the destination as a message
@@ -105,7 +106,7 @@ const (
 	msgMigrate                          // a connection handed over to the destination (migrate.go)
 	msgCut                              // cut the shard's AOF or replication feed, holding every shard (aofrw.go)
 	msgCutDone                          // the cut is done
-	msgReload                           // DEBUG RELOAD: empty the shard and load its keys of the files
-	msgReloaded                         // the shard loaded
+	msgHold                             // holdAll: run a step on the shard held with every other (DEBUG RELOAD, a full sync's load)
+	msgHeld                             // the shard ran it
 	numMsgKinds
 )

@@ -190,9 +190,11 @@ func (g *Group) setReplica(on bool) {
 	wg.Wait()
 }
 
-// FullSync implements repl.Host: every shard, in one step of its loop
-// behind every lock, empties its store and loads its keys of the RDB
-// file at path (expired ones too: the primary deletes them).
+// FullSync implements repl.Host: the shards, held together as one
+// transaction over every shard's every key (holdAll), each empty their
+// store and load their keys of the RDB file at path (expired ones too:
+// the primary deletes them); a reader sees the data from before the
+// load or after it, never one shard loaded and another not yet.
 func (g *Group) FullSync(path string) error {
 	src, err := snapshot.Open(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
@@ -202,18 +204,11 @@ func (g *Group) FullSync(path string) error {
 		return fmt.Errorf("%s: no such file", path)
 	}
 	defer src.Close()
-	errs := make(chan error, len(g.shards))
-	for _, s := range g.shards {
-		s.deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) {
-			s.runOrDeferAll(func() { errs <- s.reload(src, true) })
-		})}})
-	}
-	for range g.shards {
-		if e := <-errs; e != nil && err == nil {
-			err = e
-		}
-	}
-	return err
+	done := make(chan error, 1)
+	g.shards[0].deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) {
+		s.holdAll(func(o *Shard) error { return o.reload(src, true) }, func(err error) { done <- err })
+	})}})
+	return <-done
 }
 
 // Apply implements repl.Host: a socket pair whose one end becomes a

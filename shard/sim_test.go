@@ -531,7 +531,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgScript: "script", msgScriptDone: "script-done",
 	msgExport: "export", msgExported: "exported", msgPrepare: "prepare", msgSlow: "slow", msgMonitor: "monitor",
 	msgRepl: "repl", msgMigrate: "migrate", msgCut: "cut", msgCutDone: "cut-done",
-	msgReload: "reload", msgReloaded: "reloaded",
+	msgHold: "hold", msgHeld: "held",
 }
 
 // String names a message kind in a simulation's trace.

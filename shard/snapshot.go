@@ -14,10 +14,12 @@ import (
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/config"
+	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/persistence/snapshot"
+	"github.com/radish-kv/radish/router"
 	"github.com/radish-kv/radish/script"
 )
 
@@ -433,10 +435,18 @@ func (s *Shard) reloadCmd(c *conn, args [][]byte) {
 			h.saveReplied(c, sl, errReload)
 			return
 		}
-		r := &reloadRound{c: c, sl: sl, left: len(h.group.shards), src: src}
-		for i := range h.group.shards {
-			h.post(i, msgReload, &reloadMsg{src: src, flush: flush, home: home, round: r})
-		}
+		h.holdAll(func(o *Shard) error { return o.reload(src, flush) }, func(err error) {
+			if src != nil {
+				src.Close()
+			}
+			if err != nil {
+				h.group.log.Warn("DEBUG RELOAD", zap.Error(err))
+				h.saveReplied(c, sl, errReload)
+				return
+			}
+			h.group.log.Info("DB reloaded by DEBUG RELOAD")
+			h.saveReplied(c, sl, nil)
+		})
 	}
 	if !save {
 		load(s)
@@ -453,54 +463,64 @@ func (s *Shard) reloadCmd(c *conn, args [][]byte) {
 	})
 }
 
-// reloadMsg is one shard's step of DEBUG RELOAD as a message's contents
-// (msgReload, answered msgReloaded in the same value): behind every lock
-// and deferred command there, the shard empties itself (flush) and loads
-// its keys of src (the files home opened, read-only, closed by home once
-// every shard loaded), and answers err. round is home's only.
-type reloadMsg struct {
-	src   *snapshot.Source
-	flush bool
+// holdAll takes every shard whole, as one transaction from this shard
+// (coord's protocol, as a replication cut), runs fn on each shard while
+// it holds them all, releases them once every shard ran it and calls
+// then with the first error fn returned: no command runs on any shard
+// in between, so a reader sees every shard from before or every shard
+// from after (DEBUG RELOAD, a replica's full sync).
+func (s *Shard) holdAll(fn func(*Shard) error, then func(error)) {
+	n := len(s.group.shards)
+	s.txnSeq++
+	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, proto: 2, spec: cutSpec}
+	t.co.ID = t.id
+	for sh := range n {
+		t.co.Parts = append(t.co.Parts, coord.Part{Shard: sh, All: true})
+		t.parts = append(t.parts, router.Part{Shard: sh})
+	}
+	t.done = func([]byte) {}
+	r := &holdRound{t: t, left: n, then: then}
+	t.run = func() {
+		for sh := range n {
+			s.post(sh, msgHold, &holdMsg{fn: fn, home: s.id, round: r})
+		}
+	}
+	s.acquire(t)
+}
+
+// holdMsg is one shard's step of holdAll as a message's contents
+// (msgHold, answered msgHeld in the same value): the shard, held, runs
+// fn and answers its error. round is home's only.
+type holdMsg struct {
+	fn    func(*Shard) error
 	home  int
 	err   error
-	round *reloadRound
+	round *holdRound
 }
 
-// reloadRound is home's side of DEBUG RELOAD: its client, how many shards
-// are loading, whether one failed, and the files to close.
-type reloadRound struct {
-	c      *conn
-	sl     *slot
-	left   int
-	failed bool
-	src    *snapshot.Source
+// holdRound is home's side of holdAll: its transaction, how many shards
+// have not run fn yet, the first error, and what runs once all have.
+type holdRound struct {
+	t    *txn
+	left int
+	err  error
+	then func(error)
 }
 
-func (m *reloadMsg) handle(s *Shard, k msgKind) {
-	if k == msgReload {
-		s.runOrDeferAll(func() {
-			m.err = s.reload(m.src, m.flush)
-			s.post(m.home, msgReloaded, m)
-		})
+func (m *holdMsg) handle(s *Shard, k msgKind) {
+	if k == msgHold {
+		m.err = m.fn(s)
+		s.post(m.home, msgHeld, m)
 		return
 	}
 	r := m.round
-	if m.err != nil {
-		s.group.log.Warn("DEBUG RELOAD", zap.Error(m.err))
-		r.failed = true
+	if m.err != nil && r.err == nil {
+		r.err = m.err
 	}
-	if r.left--; r.left > 0 {
-		return
+	if r.left--; r.left == 0 {
+		s.releaseExec(r.t, true)
+		r.then(r.err)
 	}
-	if r.src != nil {
-		r.src.Close()
-	}
-	if r.failed {
-		s.saveReplied(r.c, r.sl, errReload)
-		return
-	}
-	s.group.log.Info("DB reloaded by DEBUG RELOAD")
-	s.saveReplied(r.c, r.sl, nil)
 }
 
 // reload empties this shard (flush) and loads its keys of src (nil: no
