@@ -289,9 +289,6 @@ func (s *Shard) Turn(now time.Time) {
 	s.runScripts()
 	s.expireBlocked()
 	s.runLocal()
-	if s.snap != nil && !s.group.clock().Before(s.snapAt) {
-		s.snapStep()
-	}
 	if s.store.LazyPending() > 0 {
 		s.store.LazyFreeStep(lazyFreeBlocks)
 		s.stats.touched = true
@@ -310,6 +307,14 @@ func (s *Shard) Turn(now time.Time) {
 	s.flushEffects()
 	s.flushMonitors()
 	s.submitAOF()
+	if s.snap != nil && !s.group.clock().Before(s.snapAt) {
+		// A slice of the save in progress, once the turn's replies left:
+		// they do not wait for it (the driver sends them now).
+		if s.drv != nil {
+			s.drv.Flush()
+		}
+		s.snapStep()
+	}
 	s.publishStats()
 	s.clock.mark = 0 // what comes next is not a command
 }

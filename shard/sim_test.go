@@ -497,6 +497,7 @@ func (d *simDriver) Abort(c ioloop.ConnID) {
 	d.Close(c)
 }
 func (d *simDriver) Poll(time.Duration, ioloop.Handler) error { return nil }
+func (d *simDriver) Flush()                                   {}
 func (d *simDriver) Wake()                                    {}
 func (d *simDriver) WakeOther(other ioloop.Driver)            { other.Wake() }
 func (d *simDriver) Shutdown() error                          { return nil }

@@ -333,6 +333,14 @@ func (d *Epoll) Poll(timeout time.Duration, h Handler) error {
 	return err
 }
 
+// Flush implements Driver: pending output is written now.
+func (d *Epoll) Flush() {
+	if d.closed || d.inPoll {
+		return
+	}
+	d.flush()
+}
+
 func (d *Epoll) flush() {
 	for i := 0; i < len(d.dirty); i++ {
 		slot := d.dirty[i]

@@ -103,6 +103,12 @@ type Driver interface {
 	// timeout (timeout < 0: no limit; 0: do not block) and dispatches the
 	// events to h. It returns nil on timeout.
 	Poll(timeout time.Duration, h Handler) error
+	// Flush sends what is queued now (the output appended since the last
+	// Poll) without waiting and without dispatching any event: for a loop
+	// about to spend a while before its next Poll (a snapshot's slice), so
+	// that the replies of its turn need not wait for it. Call it on the
+	// loop goroutine, between Polls.
+	Flush()
 	// Wake makes a blocked (or the next) Poll return and call OnWake. Safe to
 	// call from any goroutine; cheap when the loop is not sleeping.
 	Wake()

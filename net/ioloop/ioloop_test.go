@@ -896,3 +896,48 @@ func TestUringSendJoinsWait(t *testing.T) {
 		t.Fatalf("%d polls for %d round trips, want about one each", p, n)
 	}
 }
+
+// flushHandler records the connection that opened.
+type flushHandler struct{ id ConnID }
+
+func (h *flushHandler) OnOpen(c ConnID)       { h.id = c }
+func (h *flushHandler) OnData(ConnID)         {}
+func (h *flushHandler) OnClose(ConnID, error) {}
+func (h *flushHandler) OnWake()               {}
+
+// TestFlushSends: output appended after a Poll reaches the peer through
+// Flush, with no Poll after it.
+func TestFlushSends(t *testing.T) {
+	eachDriver(t, func(t *testing.T, nd func(Options) (Driver, error)) {
+		d := loopDriver(t, nd)
+		lfd, err := ListenTCP("127.0.0.1:0", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.NewFile(uintptr(lfd), "listener").Close() })
+		port, err := LocalPort(lfd)
+		if err == nil {
+			err = d.Listen(lfd)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		h := &flushHandler{}
+		for start := time.Now(); h.id == 0 && time.Since(start) < 5*time.Second; {
+			d.Poll(100*time.Millisecond, h)
+		}
+		if h.id == 0 {
+			t.Fatal("no connection opened")
+		}
+		out := d.Output(h.id)
+		*out = append(*out, "flushed\n"...)
+		d.Flush()
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		expect(t, conn, "flushed\n")
+	})
+}

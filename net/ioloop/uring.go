@@ -437,6 +437,17 @@ func (d *Uring) Poll(timeout time.Duration, h Handler) error {
 	return err
 }
 
+// Flush implements Driver: the queued work becomes SQEs, submitted by an
+// enter that waits for nothing; their completions are the next Poll's.
+func (d *Uring) Flush() {
+	if d.closed || d.inPoll {
+		return
+	}
+	d.flush()
+	var arg getEventsArg
+	d.r.enter(0, &arg)
+}
+
 // flush turns queued work (sends, receives, closes) into SQEs.
 func (d *Uring) flush() {
 	for i := 0; i < len(d.dirty); i++ { // callbacks may append

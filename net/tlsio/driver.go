@@ -224,6 +224,13 @@ func (d *Driver) Poll(timeout time.Duration, h ioloop.Handler) error {
 	return d.Driver.Poll(timeout, d)
 }
 
+// Flush implements ioloop.Driver: the plaintext output becomes records,
+// which the wrapped driver sends now.
+func (d *Driver) Flush() {
+	d.encrypt()
+	d.Driver.Flush()
+}
+
 func (d *Driver) markDirty(cn *conn) {
 	if !cn.queued {
 		cn.queued = true
