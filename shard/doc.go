@@ -136,7 +136,8 @@
 //   - snapshot (snapshot.go): SAVE writes every shard's RDB file in its
 //     turn, in parallel; BGSAVE steps a snapshot.Writer a slice per loop
 //     turn (at most about 100 µs, and the next slice waits as long: the
-//     save takes at most half of the thread), its file written by a
+//     save takes at most half of the thread), at the end of the turn once
+//     its replies were sent (Driver.Flush), its file written by a
 //     goroutine of its own, and while it runs
 //     every change to a key (run1, a blocked client served, writeBack,
 //     eviction) first hands the key's old value to the Writer, so the

@@ -24,6 +24,8 @@
 //     kernel has min_wait_usec (6.12), a turn that submits sends waits for
 //     their completions and one more event, for joinWait at most (then any
 //     completion ends it), so a reply and the next request share a turn.
+//     Flush submits what is queued without waiting or dispatching, for a
+//     loop about to do long work before its next Poll.
 //
 // What it never does: start goroutines, parse requests, allocate per request
 // in steady state, call the Handler outside Poll (and Shutdown).
