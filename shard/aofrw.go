@@ -15,7 +15,6 @@ import (
 	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/persistence/snapshot"
-	"github.com/radish-kv/radish/router"
 )
 
 // BGREWRITEAOF, fork-less (persistence/aof/doc.go, "Rewrite"). A rewrite
@@ -139,13 +138,7 @@ func (g *Group) cutFrom0(r *rewriteRun) {
 // cutAll runs r's cut on every shard as one transaction holding every
 // shard's every key, from this shard, then calls then (if set).
 func (s *Shard) cutAll(r *rewriteRun, then func()) {
-	s.txnSeq++
-	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, spec: command.Lookup([]byte("bgrewriteaof"))}
-	t.co.ID = t.id
-	for sh := range s.group.shards {
-		t.co.Parts = append(t.co.Parts, coord.Part{Shard: sh, All: true})
-		t.parts = append(t.parts, router.Part{Shard: sh})
-	}
+	t := s.wholeTxn(command.Lookup([]byte("bgrewriteaof")))
 	c := &cutRound{left: len(t.parts), then: then}
 	t.run = func() {
 		for _, p := range t.co.Parts {

@@ -590,19 +590,25 @@ func (g *Group) startFeeds() {
 	<-done
 }
 
+// wholeTxn is a txn from this shard over every shard's every key (coord's
+// LockAll on each) for spec, its steps left to the caller (t.run).
+func (s *Shard) wholeTxn(spec *command.Spec) *txn {
+	s.txnSeq++
+	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, proto: 2, spec: spec}
+	t.co.ID = t.id
+	for sh := range s.group.shards {
+		t.co.Parts = append(t.co.Parts, coord.Part{Shard: sh, All: true})
+		t.parts = append(t.parts, router.Part{Shard: sh})
+	}
+	return t
+}
+
 // cutTxn takes every shard whole and, holding them all, has each mark
 // cut id in its feed and, with dump, write its part of the payload;
 // then runs done, if set.
 func (s *Shard) cutTxn(id uint64, dump bool, done func()) {
-	g := s.group
-	n := len(g.shards)
-	s.txnSeq++
-	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, proto: 2, spec: cutSpec}
-	t.co.ID = t.id
-	for sh := range n {
-		t.co.Parts = append(t.co.Parts, coord.Part{Shard: sh, All: true})
-		t.parts = append(t.parts, router.Part{Shard: sh})
-	}
+	n := len(s.group.shards)
+	t := s.wholeTxn(cutSpec)
 	t.done = func([]byte) {}
 	c := &cutRound{left: n, then: func() {
 		s.releaseExec(t, true)

@@ -14,12 +14,10 @@ import (
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/config"
-	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/persistence/aof"
 	"github.com/radish-kv/radish/persistence/snapshot"
-	"github.com/radish-kv/radish/router"
 	"github.com/radish-kv/radish/script"
 )
 
@@ -471,13 +469,7 @@ func (s *Shard) reloadCmd(c *conn, args [][]byte) {
 // from after (DEBUG RELOAD, a replica's full sync).
 func (s *Shard) holdAll(fn func(*Shard) error, then func(error)) {
 	n := len(s.group.shards)
-	s.txnSeq++
-	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, proto: 2, spec: cutSpec}
-	t.co.ID = t.id
-	for sh := range n {
-		t.co.Parts = append(t.co.Parts, coord.Part{Shard: sh, All: true})
-		t.parts = append(t.parts, router.Part{Shard: sh})
-	}
+	t := s.wholeTxn(cutSpec)
 	t.done = func([]byte) {}
 	r := &holdRound{t: t, left: n, then: then}
 	t.run = func() {

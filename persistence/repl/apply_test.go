@@ -9,26 +9,38 @@ import (
 	"time"
 )
 
+// laneReplica is a Replica with nothing but its offsets, for lanes.
+func laneReplica() *Replica {
+	r := &Replica{}
+	r.off.idle = sync.NewCond(&r.off.Mutex)
+	r.off.ackAt = -1
+	return r
+}
+
+// pipeLane is a lane over a pipe whose Host end (returned) reads and
+// drops what the link sends.
+func pipeLane(t *testing.T) (*lane, net.Conn) {
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			if _, err := b.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	return &lane{c: a}, b
+}
+
 // TestLanesApplied: commands on two lanes answered out of order move
 // the offset applied only over a run of commands that all ran; a SELECT
 // of the link's own counts for nothing.
 func TestLanesApplied(t *testing.T) {
-	r := &Replica{}
-	r.off.idle = sync.NewCond(&r.off.Mutex)
-	r.off.ackAt = -1
+	r := laneReplica()
 	var hosts []net.Conn
 	for range 2 {
-		a, b := net.Pipe()
-		t.Cleanup(func() { a.Close(); b.Close() })
-		go func() { // the Host's end: read what the link sends
-			buf := make([]byte, 4096)
-			for {
-				if _, err := b.Read(buf); err != nil {
-					return
-				}
-			}
-		}()
-		l := &lane{c: a}
+		l, b := pipeLane(t)
 		r.lanes = append(r.lanes, l)
 		hosts = append(hosts, b)
 		go r.replies(l)
@@ -70,20 +82,9 @@ func TestLanesApplied(t *testing.T) {
 // SELECT inside) changes neither the stream's database nor its lane's,
 // and a SELECT added to a batch that is never sent is added again.
 func TestLaneDatabaseAtSend(t *testing.T) {
-	r := &Replica{}
-	r.off.idle = sync.NewCond(&r.off.Mutex)
-	r.off.ackAt = -1
-	a, b := net.Pipe()
-	t.Cleanup(func() { a.Close(); b.Close() })
-	go func() { // the Host's end: read what the link sends
-		buf := make([]byte, 4096)
-		for {
-			if _, err := b.Read(buf); err != nil {
-				return
-			}
-		}
-	}()
-	r.lanes = []*lane{{c: a}}
+	r := laneReplica()
+	l, _ := pipeLane(t)
+	r.lanes = []*lane{l}
 	cut := cmd("MULTI") + cmd("SELECT", "1") + cmd("SET", "k", "v")
 	if err := r.stream(strings.NewReader(cut), nil); err != io.EOF {
 		t.Fatalf("stream: %v, want EOF", err)
