@@ -20,6 +20,11 @@
 # last-level data misses and the mispredicted conditional and indirect
 # branches: "... I1mr D1mr D1mw DLm Bcm Bim" (misses in the simulated
 # caches, sized as the host's, not the machine's own counters).
+# LINES=1 adds, for the busiest thread, its code footprint: the distinct
+# 64-byte lines of code that run at least once per pipeline (an
+# instruction executed at least N/P times, P the test's pipeline depth),
+# as "... lines KB" (callgrind --dump-instr=yes; steadier from run to run
+# than the miss counts, which depend on how the pipelines interleave).
 # KEEP=DIR keeps each thread's profile as DIR/<binary name>-<test>.cg-NN, for
 # callgrind_annotate --inclusive=yes. A binary that lacks a flag given here
 # is wrapped by the caller.
@@ -33,6 +38,29 @@ KEYSPACE=${KEYSPACE:-100000}
 PORT=${PORT:-17391}
 vgsim=()
 if [ -n "${SIM:-}" ]; then vgsim=(--cache-sim=yes --branch-sim=yes); fi
+if [ -n "${LINES:-}" ]; then vgsim+=(--dump-instr=yes --compress-pos=no --compress-strings=no); fi
+
+# footprint FILE MIN: the 64-byte code lines of a callgrind profile (taken
+# with --dump-instr=yes --compress-pos=no) holding an instruction run at
+# least MIN times, and their KB.
+footprint() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+runs, skip = {}, False
+for line in open(sys.argv[1]):
+    if line.startswith("calls="):
+        skip = True  # the next cost line is the call's, inclusive
+        continue
+    if line.startswith("0x"):
+        if not skip:
+            f = line.split()
+            a = int(f[0], 16)
+            runs[a] = runs.get(a, 0) + int(f[1])
+        skip = False
+lines = {a >> 6 for a, n in runs.items() if n >= float(sys.argv[2])}
+print(len(lines), round(len(lines) * 64 / 1024, 1))
+PY
+}
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 
@@ -74,8 +102,14 @@ for bin in $BINS; do
     if [ -n "${KEEP:-}" ]; then
       for f in "$out".1-*; do cp "$f" "$KEEP/$(basename "$bin")-$t.cg${f##*.1}"; done
     fi
+    fp=""
+    if [ -n "${LINES:-}" ]; then
+      busiest=$(for f in "$out".1-*; do echo "$(awk '/^summary:/ {print $2}' "$f") $f"; done | sort -n | tail -1 | cut -d' ' -f2)
+      fp=$(footprint "$busiest" "$((N / ${t##*-P}))")
+    fi
     rm -f "$out" "$out".*
-    echo "$ir" | awk -v b="$bin" -v t="$t" -v n="$N" -v sim="${SIM:-}" '{printf "%s %s %.0f %.0f", b, t, $1 / n, $2 / n}
-      sim != "" {printf " %.2f %.2f %.2f %.2f %.2f %.2f", $3 / n, $4 / n, $5 / n, $6 / n, $7 / n, $8 / n} {printf "\n"}'
+    echo "$ir" | awk -v b="$bin" -v t="$t" -v n="$N" -v sim="${SIM:-}" -v fp="$fp" '{printf "%s %s %.0f %.0f", b, t, $1 / n, $2 / n}
+      sim != "" {printf " %.2f %.2f %.2f %.2f %.2f %.2f", $3 / n, $4 / n, $5 / n, $6 / n, $7 / n, $8 / n}
+      fp != "" {printf " %s", fp} {printf "\n"}'
   done
 done
