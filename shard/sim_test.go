@@ -76,8 +76,10 @@ func newSim(t testing.TB, shards int, seed uint64) *sim {
 	// No save points: a simulation writes no file unless its test asks;
 	// DEBUG allowed, as the tests use it; no slow log, whose entries
 	// depend on how long a command took on the wall clock (a loaded
-	// machine would change the messages a script expects).
-	conf, err := config.Load([]string{"--save", "", "--enable-debug-command", "yes", "--slowlog-log-slower-than", "-1"})
+	// machine would change the messages a script expects); files, when a
+	// test writes them, in a directory of the test's.
+	conf, err := config.Load([]string{"--save", "", "--enable-debug-command", "yes", "--slowlog-log-slower-than", "-1",
+		"--dir", t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,10 @@ import (
 // MGET of keys on three shards sent with it sees every key from before
 // the reload or every key from after, whatever the deliveries.
 func TestSimReloadAtomic(t *testing.T) {
-	dir := t.TempDir()
 	for seed := uint64(1); seed <= 100; seed++ {
 		m := newSim(t, 3, seed)
 		a, b := m.dial(0), m.dial(1)
 		k := keysOn(0, 3, 1)[0] + " " + keysOn(1, 3, 1)[0] + " " + keysOn(2, 3, 1)[0]
-		m.write(a, "CONFIG SET dir "+dir+"\r\n")
-		m.replies(a, 1)
 		m.write(a, "MSET "+mix(k, "old")+"\r\nSAVE\r\nMSET "+mix(k, "new")+"\r\n")
 		if got := m.replies(a, 3); string(got[1]) != "+OK\r\n" {
 			t.Fatalf("seed %d: SAVE: %q", seed, got[1])
