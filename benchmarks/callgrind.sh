@@ -21,10 +21,12 @@
 # branches: "... I1mr D1mr D1mw DLm Bcm Bim" (misses in the simulated
 # caches, sized as the host's, not the machine's own counters).
 # LINES=1 adds, for the busiest thread, its code footprint: the distinct
-# 64-byte lines of code that run at least once per pipeline (an
-# instruction executed at least N/P times, P the test's pipeline depth),
-# as "... lines KB" (callgrind --dump-instr=yes; steadier from run to run
-# than the miss counts, which depend on how the pipelines interleave).
+# 64-byte lines of code run in the functions called at least once per
+# pipeline (N/P times, P the test's pipeline depth), as "... lines KB"
+# (callgrind --dump-instr=yes; steadier from run to run than the miss
+# counts, which depend on how the pipelines interleave). The keyspace is
+# filled with every key first (key:000000000000 ...), so a SET test
+# replaces and never inserts, the same in every run.
 # KEEP=DIR keeps each thread's profile as DIR/<binary name>-<test>.cg-NN, for
 # callgrind_annotate --inclusive=yes. A binary that lacks a flag given here
 # is wrapped by the caller.
@@ -40,26 +42,39 @@ vgsim=()
 if [ -n "${SIM:-}" ]; then vgsim=(--cache-sim=yes --branch-sim=yes); fi
 if [ -n "${LINES:-}" ]; then vgsim+=(--dump-instr=yes --compress-pos=no --compress-strings=no); fi
 
-# footprint FILE MIN: the 64-byte code lines of a callgrind profile (taken
-# with --dump-instr=yes --compress-pos=no) holding an instruction run at
-# least MIN times, and their KB.
+# footprint FILE MIN: the 64-byte code lines that a callgrind profile
+# (taken with --dump-instr=yes --compress-pos=no --compress-strings=no)
+# shows run in the functions called at least MIN times, and their KB.
 footprint() {
   python3 - "$1" "$2" <<'PY'
-import sys
-runs, skip = {}, False
+import sys, collections
+fn, cfn, skip = "", "", False
+calls, lines = collections.Counter(), collections.defaultdict(set)
 for line in open(sys.argv[1]):
-    if line.startswith("calls="):
+    if line.startswith("fn="):
+        fn = line[3:].strip()
+    elif line.startswith("cfn="):
+        cfn = line[4:].strip()
+    elif line.startswith("calls="):
+        calls[cfn] += int(line.split()[0][6:])
         skip = True  # the next cost line is the call's, inclusive
-        continue
-    if line.startswith("0x"):
+    elif line.startswith("0x"):
         if not skip:
-            f = line.split()
-            a = int(f[0], 16)
-            runs[a] = runs.get(a, 0) + int(f[1])
+            lines[fn].add(int(line.split()[0], 16) >> 6)
         skip = False
-lines = {a >> 6 for a, n in runs.items() if n >= float(sys.argv[2])}
-print(len(lines), round(len(lines) * 64 / 1024, 1))
+hot = set()
+for f, ls in lines.items():
+    if calls[f] >= float(sys.argv[2]):
+        hot |= ls
+print(len(hot), round(len(hot) * 64 / 1024, 1))
 PY
+}
+
+# fill: SET every key of the keyspace, as redis-benchmark -r names them.
+fill() {
+  awk -v n="$KEYSPACE" 'BEGIN { for (i = 0; i < n; i++) { k = sprintf("key:%012d", i)
+    printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$3\r\nxxx\r\n", length(k), k } }' |
+    redis-cli -p "$PORT" --pipe >/dev/null
 }
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -88,7 +103,7 @@ for bin in $BINS; do
       --logfile "$tmp/log" >"$tmp/vg.log" 2>&1 &
     pid=$!
     for _ in $(seq 600); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
-    redis-benchmark -p "$PORT" -c 50 -r "$KEYSPACE" -n "$((KEYSPACE * 2))" -P 32 -q -t set >/dev/null
+    fill
     redis-benchmark -p "$PORT" -c 50 -r "$KEYSPACE" -n 2000 -P 32 -q -t get >/dev/null
     callgrind_control -z "$pid" >/dev/null 2>&1
     load "$t" "$N"
