@@ -567,29 +567,53 @@ func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 
 // run1 runs a handler with no memory check: for the parts of a txn, whose
 // shards all passed the check when they locked the keys, so a multi-key
-// write is applied whole or refused whole.
+// write is applied whole or refused whole. While nothing follows commands
+// (no snapshot, notification, MONITOR, tracking reader, WATCH, replica,
+// later part) it is a short straight line; the rest is run1Full's: the
+// code a pipelined command runs must stay within the first-level
+// instruction cache (README, the eighth and tenth sessions' findings).
 func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
+	if s.laterPart || s.replica || s.snap != nil || s.kev.flags != 0 || s.kev.self.c != nil || s.mon.on || s.who.track || len(s.mut.versions) > 0 {
+		s.run1Full(w, cl, noTouch, db, spec, args)
+		return
+	}
+	s.store.SetNoTouch(noTouch)
+	s.stats.commands++
+	s.stats.count(spec)
+	ctx := s.ctxFor(w, cl, db, s.now, false)
+	reads := s.reads(db, spec, args, s.now)
+	dirty, start := s.store.Dirty(), len(w.B)
+	noted := s.call(ctx, cl, spec, args, reads)
+	ctx.Client = nil
+	ctx.W = nil
+	if len(w.B) > start && w.B[start] == '-' {
+		s.failedCall(spec, w.B[start:])
+	}
+	if n := s.store.Dirty() - dirty; n != 0 {
+		s.wrote(db, spec, args, w.B[start:], n, noted)
+		if len(s.trk.selfEnds) > 0 {
+			s.writeSelf(w)
+		}
+	}
+}
+
+// run1Full is run1 with everything that may follow a command.
+//
+//go:noinline
+func (s *Shard) run1Full(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	s.store.SetNoTouch(noTouch)
 	if !s.laterPart {
 		s.stats.commands++
 		s.stats.count(spec)
 	}
-	ctx := &s.ctx
-	ctx.W = w
-	ctx.Now, ctx.Obey = s.now, false
+	now, obey := s.now, false
 	if s.replica && spec.Flags&command.Write != 0 {
 		// The primary's writes find alive every key it did, and run as it
 		// sent them (repl.go).
-		ctx.Now, ctx.Obey = 0, true
+		now, obey = 0, true
 	}
-	ctx.DBIndex = db
-	ctx.DB = s.store.DB(db)
-	reads := spec.Reads(args)
-	if reads == command.ReadsAccessKeys {
-		s.countAccess(db, spec, args, ctx.Now)
-	}
-	ctx.Client = cl
-	ctx.Access = s.who.access()
+	ctx := s.ctxFor(w, cl, db, now, obey)
+	reads := s.reads(db, spec, args, now)
 	if s.snap != nil {
 		s.snapBefore(db, spec, args)
 	}
@@ -604,39 +628,7 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 			s.eventsBefore(db, spec, args)
 		}
 	}
-	// Only the handler's lookups count (not eventsBefore's).
-	s.store.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
-	noted := s.noteWrites()
-	switch s.stats.untimed--; {
-	case s.clock.on:
-		// The handler, timed from the mark: one clock read when the
-		// command before it ended just now (slowlog.go).
-		k := &s.clock
-		start := k.mark
-		if start == 0 {
-			start = k.since()
-		}
-		spec.Handler(ctx, args)
-		k.mark = k.since()
-		d := time.Duration(k.mark - start)
-		if s.stats.untimed <= 0 {
-			s.stats.untimed = latencyEvery
-			s.stats.observe(spec, d)
-		} else if s.stats.lat[spec.ID()].count.Load() == 0 {
-			s.stats.observe(spec, d) // a command's first call: its histogram is never empty
-		}
-		if int64(d) >= s.clock.alarm {
-			s.slowCall(cl, spec, args, d)
-		}
-	case s.stats.untimed > 0:
-		spec.Handler(ctx, args)
-	default:
-		s.runSampled(ctx, spec, args)
-	}
-	s.store.CountReads(false)
-	if noted {
-		s.notedWrites()
-	}
+	noted := s.call(ctx, cl, spec, args, reads)
 	if se := &s.kev.self; se.c != nil && se.w == w {
 		se.on, se.cmd = true, spec.Name
 	}
@@ -674,9 +666,72 @@ func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 	}
 }
 
-// The rarely taken parts of run1, out of its line: the code a pipelined
-// command runs must stay within the first-level instruction cache
-// (README, the eighth session's findings).
+// ctxFor readies the shard's Ctx for a command of cl's in database db
+// writing to w, at now (0 and obey for a primary's write on a replica).
+func (s *Shard) ctxFor(w *resp.Writer, cl *command.Client, db int, now int64, obey bool) *command.Ctx {
+	ctx := &s.ctx
+	ctx.W = w
+	ctx.Now, ctx.Obey = now, obey
+	ctx.DBIndex = db
+	ctx.DB = s.store.DB(db)
+	ctx.Client = cl
+	ctx.Access = s.who.access()
+	return ctx
+}
+
+// reads is how spec reads its keys in args; a command that only names
+// them (ReadsAccessKeys) has them counted as read here, at now.
+func (s *Shard) reads(db int, spec *command.Spec, args [][]byte, now int64) command.ReadMode {
+	reads := spec.Reads(args)
+	if reads == command.ReadsAccessKeys {
+		s.countAccess(db, spec, args, now)
+	}
+	return reads
+}
+
+// call runs spec's handler in ctx: it counts the handler's reads as
+// Redis counts them (keyspace hits and misses, LFU) when reads says so,
+// has the engine note the keys a write changes while anyone watches
+// (noteWrites, reported as noted), and times the call for the slow log
+// and the latency histograms.
+func (s *Shard) call(ctx *command.Ctx, cl *command.Client, spec *command.Spec, args [][]byte, reads command.ReadMode) (noted bool) {
+	// Only the handler's lookups count (not eventsBefore's).
+	s.store.CountReads(reads == command.ReadsLookups || reads == command.ReadsSilently)
+	noted = s.noteWrites()
+	switch s.stats.untimed--; {
+	case s.clock.on:
+		// The handler, timed from the mark: one clock read when the
+		// command before it ended just now (slowlog.go).
+		k := &s.clock
+		start := k.mark
+		if start == 0 {
+			start = k.since()
+		}
+		spec.Handler(ctx, args)
+		k.mark = k.since()
+		d := time.Duration(k.mark - start)
+		if s.stats.untimed <= 0 {
+			s.stats.untimed = latencyEvery
+			s.stats.observe(spec, d)
+		} else if s.stats.lat[spec.ID()].count.Load() == 0 {
+			s.stats.observe(spec, d) // a command's first call: its histogram is never empty
+		}
+		if int64(d) >= s.clock.alarm {
+			s.slowCall(cl, spec, args, d)
+		}
+	case s.stats.untimed > 0:
+		spec.Handler(ctx, args)
+	default:
+		s.runSampled(ctx, spec, args)
+	}
+	s.store.CountReads(false)
+	if noted {
+		s.notedWrites()
+	}
+	return noted
+}
+
+// The rarely taken parts of run1 and call, out of their line.
 
 // runSampled runs the handler timed for its latency histogram, one call
 // in latencyEvery.
