@@ -189,7 +189,7 @@ func TestFunctionsPersist(t *testing.T) {
 	t.Run("AOF", func(t *testing.T) {
 		dir := t.TempDir()
 		// always: kill -9 follows the last change at once, and under
-		// everysec the log is written up to a millisecond after a reply.
+		// everysec the log is written up to 10 ms after a reply.
 		args := []string{"--shards", "4", "--dir", dir, "--appendonly", "yes", "--appendfsync", "always"}
 		s := start(t, args...)
 		cs := dial(s)

@@ -30,11 +30,11 @@
 //     and its fsync start while one runs, and once both run, what comes
 //     meanwhile goes in one write and one fsync (syncers.go); everysec:
 //     about once a second; no: never). Under
-//     everysec and no it writes at most once a millisecond (writeEvery):
+//     everysec and no it writes at most once in 10 ms (writeEvery):
 //     while turns come faster it sleeps that long after each write and
 //     takes what came, so a busy loop never wakes it; slower turns wake
 //     it, one wake per write. A kill -9 loses at most about the last
-//     millisecond's writes (the disk's second under everysec). Positions (byte counts since the Log opened) say how far
+//     10 ms of writes (the disk's second under everysec). Positions (byte counts since the Log opened) say how far
 //     the disk is: Durable. Logged, Writes and the fsync count say how
 //     many commands a write and an fsync covered (INFO).
 //   - Marker: a command only the loader reads. RADISH.EPOCH <ns> starts
