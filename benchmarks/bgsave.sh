@@ -6,6 +6,7 @@
 #   bash benchmarks/bgsave.sh                   # N=10000000, one round
 #   N=200000 ROUNDS=1 bash benchmarks/bgsave.sh # a quick check
 #   SERVER_CPUS=0-2 CLIENT_CPUS=3-5 bash benchmarks/bgsave.sh
+#   RADISH=/tmp/radish-old N=2000000 bash benchmarks/bgsave.sh
 #
 # Each round, on each server, after DEBUG POPULATE N (key:<n> value:<n>):
 #   1. BGSAVE alone: its wall time T (from BGSAVE to rdb_bgsave_in_progress:0,
@@ -37,9 +38,10 @@ WRITE_CONNS=${WRITE_CONNS:-4}
 RADISH_PORT=${RADISH_PORT:-7380}
 REDIS_PORT=${REDIS_PORT:-7379}
 IO=${IO:-uring}
+RADISH=${RADISH:-bin/radish-server} # another build: RADISH=/path/to/radish-server
 
 command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server redis-tools >/dev/null; }
-go build -o bin/radish-server ./cmd/radish-server
+[ "$RADISH" != bin/radish-server ] || go build -o bin/radish-server ./cmd/radish-server
 go build -o bin/radish-bench ./benchmarks/cmd/radish-bench
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -72,7 +74,7 @@ start() { # NAME: starts it on its port and waits for its first PONG; up is the 
   t0=$(now)
   if [ "$name" = radish ]; then
     port=$RADISH_PORT
-    "${spin[@]}" ./bin/radish-server --port "$port" --shards "$SHARDS" --io "$IO" --save '' \
+    "${spin[@]}" "$RADISH" --port "$port" --shards "$SHARDS" --io "$IO" --save '' \
       --appendonly no --enable-debug-command yes --dir "$tmp/radish" --logfile "$tmp/radish.log" >/dev/null 2>&1 &
     pid_radish=$! pid=$!
   else

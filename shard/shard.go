@@ -86,6 +86,7 @@ type Shard struct {
 	nextTick  time.Time // when the cron runs next
 	expireAt  time.Time // no expiry slice before this (see fastCycles)
 	snapAt    time.Time // no snapshot slice before this (see snapStep)
+	snapCmds  int64     // stats.commands at the last slice: whether commands came since
 	// expireBudget is what is left of the cron's active-expiry work.
 	expireBudget int
 	memPeak      int64 // UsedMemory's peak since the last purge

@@ -177,3 +177,55 @@ func simBgSave(t *testing.T, seed uint64) {
 		t.Errorf("%d keys differ (of %d)", n, len(want))
 	}
 }
+
+// TestSnapPacing: a slice of a save waits as long as it took after a turn
+// that served commands (the save takes at most half of a busy shard's
+// thread), and not at all on a shard that served none since the last
+// slice (an idle shard's save runs at the disk's speed).
+func TestSnapPacing(t *testing.T) {
+	dir := t.TempDir()
+	m := newSim(t, 1, 1)
+	conf, err := config.Load([]string{"--dir", dir, "--save", "", "--enable-debug-command", "yes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.g.conf = conf
+	s := m.g.shards[0]
+	s.applyConfig(conf.Snapshot())
+	c := m.dial(0)
+	if got := m.do(c, "DEBUG POPULATE 200000\r\n"); got != "+OK\r\n" {
+		t.Fatalf("DEBUG POPULATE: %q", got)
+	}
+	// Each reading of the clock moves it on 5 µs: a slice ends on time.
+	now := m.now
+	m.g.clock = func() time.Time { now = now.Add(5 * time.Microsecond); return now }
+	if got := m.do(c, "BGSAVE\r\n"); got != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", got)
+	}
+	step := func() (took, wait time.Duration) {
+		for deadline := time.Now().Add(10 * time.Second); s.snap.busy(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the file's writer did not drain")
+			}
+		}
+		start := now
+		s.snapStep()
+		if s.snap == nil {
+			t.Fatal("the save ended: populate more keys")
+		}
+		return now.Sub(start), s.snapAt.Sub(now)
+	}
+	for i := range 3 {
+		s.snapAt = now.Add(time.Hour) // the GET's turns step no slice
+		if got := m.do(c, "GET key:1\r\n"); got != "$7\r\nvalue:1\r\n" {
+			t.Fatalf("GET: %q", got)
+		}
+		took, wait := step()
+		if took < snapSlice || wait < took-10*time.Microsecond {
+			t.Errorf("slice %d after a command: took %v, waits %v; want a wait as long as the slice", i, took, wait)
+		}
+		if _, wait := step(); wait > 0 {
+			t.Errorf("slice %d with no command since the last: waits %v; want none", i, wait)
+		}
+	}
+}
