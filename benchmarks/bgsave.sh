@@ -14,7 +14,9 @@
 #   2. GET latency: the load generator (benchmarks/internal/loadgen, CONNS
 #      connections, pipeline 1, random keys of the N) for T + 0.2 s without a
 #      save, then for as long again with a BGSAVE started 0.1 s into it (the
-#      fork, for redis-server, inside the window): p50, p99, max.
+#      fork, for redis-server, inside the window): p50, p99, max. Both
+#      windows poll INFO every 20 ms (redis-cli on CLIENT_CPUS, as every
+#      redis-cli here), so the processes it starts weigh on both alike.
 #   3. Memory under writes: SETs over the same keys (each a value of the
 #      same size, so a write dirties a page the save still reads, as a fork's
 #      copy-on-write copies it) from WRITE_CONNS connections, pipeline 16;
@@ -53,7 +55,7 @@ spin=() cpin=()
 [ -z "${SERVER_CPUS:-}" ] || spin=(taskset -c "$SERVER_CPUS")
 [ -z "${CLIENT_CPUS:-}" ] || cpin=(taskset -c "$CLIENT_CPUS")
 now() { date +%s.%N; }
-cli() { redis-cli -p "$1" "${@:2}" | tr -d '\r'; }
+cli() { "${cpin[@]}" redis-cli -p "$1" "${@:2}" | tr -d '\r'; } # on the client's CPUs
 info() { cli "$1" info persistence | awk -F: -v f="$2" '$1==f{print $2}'; }
 field() { grep -o "\"$2\":[-0-9.e+]*" <<<"$1" | cut -d: -f2; } # JSON NAME
 hz=$(getconf CLK_TCK)
@@ -108,6 +110,15 @@ bgsave() {
   [ "$(info "$1" rdb_last_bgsave_status)" = ok ] || { echo "BGSAVE on :$1 failed" >&2; exit 1; }
   awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}'
 }
+# poll PORT SECONDS: bgsave's polling of INFO, with no save, for SECONDS.
+poll() {
+  local end
+  end=$(awk -v a="${EPOCHREALTIME/./}" -v s="$2" 'BEGIN{printf "%d", a+s*1e6}')
+  while (( ${EPOCHREALTIME/./} < end )); do
+    info "$1" rdb_bgsave_in_progress >/dev/null
+    sleep 0.02
+  done
+}
 # load PORT SETPCT CONNS PIPELINE SECONDS: a loadgen run, its JSON result.
 load() {
   local ns
@@ -130,7 +141,13 @@ for round in $(seq "$ROUNDS"); do
 
     # 2. GET latency without and during a save.
     win=$(awk -v t="$T" 'BEGIN{printf "%.3f", t+0.2}')
-    quiet=$(load "$port" 0 "$CONNS" 1 "$win")
+    # The window without a save polls INFO as bgsave does during the
+    # other: the same processes start in both.
+    load "$port" 0 "$CONNS" 1 "$win" >"$tmp/quiet" &
+    lg=$!
+    poll "$port" "$win"
+    wait "$lg"
+    quiet=$(cat "$tmp/quiet")
     load "$port" 0 "$CONNS" 1 "$win" >"$tmp/during" &
     lg=$!
     sleep 0.1
