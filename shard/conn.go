@@ -709,15 +709,15 @@ func (s *Shard) call(ctx *command.Ctx, cl *command.Client, spec *command.Spec, a
 		}
 		spec.Handler(ctx, args)
 		k.mark = k.since()
-		d := time.Duration(k.mark - start)
+		d := k.mark - start // in ticks
 		if s.stats.untimed <= 0 {
 			s.stats.untimed = latencyEvery
-			s.stats.observe(spec, d)
+			s.stats.observe(spec, ticksToNs(d))
 		} else if s.stats.lat[spec.ID()].count.Load() == 0 {
-			s.stats.observe(spec, d) // a command's first call: its histogram is never empty
+			s.stats.observe(spec, ticksToNs(d)) // a command's first call: its histogram is never empty
 		}
-		if int64(d) >= s.clock.alarm {
-			s.slowCall(cl, spec, args, d)
+		if d >= s.clock.alarm {
+			s.slowCall(cl, spec, args, ticksToNs(d))
 		}
 	case s.stats.untimed > 0:
 		spec.Handler(ctx, args)

@@ -158,7 +158,9 @@ func newShard(g *Group, id int) *Shard {
 		waiters: make(map[wkey][]*waiter),
 		done:    make(chan struct{}),
 	}
-	s.clock.base = nanotime() - 1
+	initTicks()
+	s.clock.base = ticks() - 1
+	s.clock.stale = nsToTicks(nowStale)
 	s.startMem = s.store.UsedMemory()
 	s.stats.calls = make([]int64, len(command.Rows()))
 	s.stats.pub.calls = make([]atomic.Int64, len(command.Rows()))
@@ -463,13 +465,14 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 	if !s.clock.on {
 		s.clock.mark = 0 // eventTime reads the wall clock for every connection
 	}
-	s.clock.alarm = math.MaxInt64
+	alarm := int64(math.MaxInt64)
 	if s.clock.slowNs >= 0 {
-		s.clock.alarm = s.clock.slowNs
+		alarm = s.clock.slowNs
 	}
 	if t := c.LatencyMonitorThreshold; t > 0 {
-		s.clock.alarm = min(s.clock.alarm, t*int64(time.Millisecond))
+		alarm = min(alarm, t*int64(time.Millisecond))
 	}
+	s.clock.alarm = nsToTicks(alarm)
 	s.reader.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ctx.MaxBulkLen = c.ProtoMaxBulkLen
 	s.ahead.MaxBulkLen = c.ProtoMaxBulkLen
@@ -685,7 +688,7 @@ func (s *Shard) OnData(id ioloop.ConnID) {
 // clock off, every connection reads the clock. It inlines.
 func (s *Shard) eventTime() {
 	// The mark stays 0 while the command clock is off.
-	if k := &s.clock; k.mark == 0 || k.mark-k.nowAt >= nowStale {
+	if k := &s.clock; k.mark == 0 || k.mark-k.nowAt >= k.stale {
 		s.readNow()
 	}
 }

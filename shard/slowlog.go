@@ -35,23 +35,27 @@ const (
 	slowMaxString = 128
 )
 
-// cmdClock times commands for the slow log and latency histograms.
+// cmdClock times commands for the slow log and latency histograms, in
+// ticks (ticks.go).
 type cmdClock struct {
-	base int64 // nanotime at the shard's start, less one: since is never 0
-	mark int64 // when the last command ended, ns since base; 0: unknown
+	base int64 // ticks at the shard's start, less one: since is never 0
+	mark int64 // when the last command ended, ticks since base; 0: unknown
 	// nowAt is the mark when OnData last read the wall clock (eventTime).
 	nowAt int64
+	// stale is nowStale in ticks.
+	stale int64
 	// slowNs is slowlog-log-slower-than in ns, -1 when off; on: every
 	// command is timed (the slow log or the latency monitor is on).
 	slowNs int64
 	on     bool
-	// alarm is the least duration slowCall looks at: the lower of the
-	// slow log's and the latency monitor's thresholds (MaxInt64: none).
+	// alarm is the least duration, in ticks, that slowCall looks at: the
+	// lower of the slow log's and the latency monitor's thresholds
+	// (MaxInt64: none).
 	alarm int64
 }
 
-// since is the monotonic time in ns since base.
-func (k *cmdClock) since() int64 { return nanotime() - k.base }
+// since is the command clock's reading: ticks since base.
+func (k *cmdClock) since() int64 { return ticks() - k.base }
 
 // nanotime is the runtime's monotonic clock, the one time.Since reads,
 // without the wrapping (a Time, its bubble test) that cost a command

@@ -124,7 +124,7 @@ func TestEventTime(t *testing.T) {
 		t.Fatalf("first connection of a Poll: now %d, want %d (mark %d)", s.now, read, s.clock.mark)
 	}
 	m.advance(5 * time.Millisecond)
-	s.clock.mark += nowStale - 1 // a command ended just under a millisecond later
+	s.clock.mark += s.clock.stale - 1 // a command ended just under a millisecond later
 	if s.eventTime(); s.now != read {
 		t.Fatalf("under a millisecond on the command clock: now %d, want %d", s.now, read)
 	}
