@@ -22,7 +22,7 @@
 #   set/get P32, P1    one shard: the local path
 #   mset10/mget10 P1   two shards: MSET/MGET of 10 random keys, so nearly
 #                      every one spans both shards (a txn)
-#   hopget P32         two shards: GET, half the requests hop
+#   hopset/hopget P32  two shards: SET/GET, half the requests hop
 # Server on CPU $SERVER_CPU, redis-benchmark on CPU $CLIENT_CPU (taskset).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,10 +38,7 @@ TESTS=${TESTS:-set-P32 get-P32 set-P1 get-P1 mset10-P1 mget10-P1 hopget-P32}
 command -v redis-benchmark >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-tools >/dev/null; }
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-# cpu_ns: the server's CPU time in ns, its threads' sums from schedstat
-# (the scheduler's own clock: /proc/PID/stat counts 10 ms ticks, 2-5% of
-# a run here); a thread that ended during the run is not counted.
-cpu_ns() { cat /proc/"$pid"/task/*/schedstat | awk '{s += $1} END {printf "%d", s}'; }
+. benchmarks/cpu.sh
 
 # start BIN SHARDS [ARGS...]: starts a server on $PORT in an empty
 # directory (an AOF, when ARGS turn it on, from no earlier run), sets $pid.
@@ -72,9 +69,9 @@ msetargs() { local s=""; for _ in $(seq 10); do s+=" k:__rand_int__ v"; done; ec
 bench() {
   local name=$1 test=$2 n=$3; shift 3
   local before after out rps
-  before=$(cpu_ns)
+  before=$(cpu_ns "$pid")
   out=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$PORT" -c 50 -r 1000000 -n "$n" --csv -q "$@" | tail -1)
-  after=$(cpu_ns)
+  after=$(cpu_ns "$pid")
   rps=$(echo "$out" | cut -d, -f2 | tr -d '"')
   awk -v nm="$name" -v t="$test" -v r="$rps" -v d=$((after - before)) -v n="$n" \
     'BEGIN{printf "%s %s %s %.3f\n", nm, t, r, d/1e3/n}'
@@ -97,7 +94,7 @@ for round in $(seq "$ROUNDS"); do
     want set-P1 && bench "$which" set-P1 $((N / 4)) -t set -P 1 | tee -a "$results"
     want get-P1 && bench "$which" get-P1 $((N / 4)) -t get -P 1 | tee -a "$results"
     stop
-    want mset10-P1 || want mget10-P1 || want hopget-P32 || continue
+    want mset10-P1 || want mget10-P1 || want hopget-P32 || want hopset-P32 || continue
     # shellcheck disable=SC2086
     start "$bin" 2 $args
     [ -n "$scrapeport" ] && scrape "$scrapeport"
@@ -105,6 +102,7 @@ for round in $(seq "$ROUNDS"); do
     want mset10-P1 && bench "$which" mset10-P1 $((N / 8)) MSET $(msetargs) | tee -a "$results"
     # shellcheck disable=SC2046
     want mget10-P1 && bench "$which" mget10-P1 $((N / 8)) MGET $(keys10) | tee -a "$results"
+    want hopset-P32 && bench "$which" hopset-P32 "$N" -t set -P 32 | tee -a "$results"
     want hopget-P32 && bench "$which" hopget-P32 "$N" -t get -P 32 | tee -a "$results"
     stop
   done

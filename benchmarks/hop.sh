@@ -41,7 +41,7 @@ MIGRATE=${MIGRATE:-no}
 command -v redis-benchmark >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-tools >/dev/null; }
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-hz=$(getconf CLK_TCK)
+. benchmarks/cpu.sh
 
 # start BIN SHARDS: starts a server on $PORT, sets $pid.
 start() {
@@ -68,13 +68,13 @@ bench() {
   local bin=$1 shards=$2 tag=$3 test=$4 n=$5; shift 5
   local t0 t1 h0 h1 out rps
   h0=$(hops)
-  t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  t0=$(cpu_ns "$pid")
   out=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$PORT" -c 50 -r 1000000 -n "$n" --csv -q "$@" | tail -1)
-  t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  t1=$(cpu_ns "$pid")
   h1=$(hops)
   rps=$(echo "$out" | cut -d, -f2 | tr -d '"')
-  awk -v b="$bin" -v s="$shards" -v g="$tag" -v t="$test" -v r="$rps" -v d=$((t1 - t0)) -v hz="$hz" -v n="$n" \
-    -v h=$((h1 - h0)) 'BEGIN{printf "%s %s %s %s %s %.3f %.3f\n", b, s, g, t, r, d/hz*1e6/n, h/n}'
+  awk -v b="$bin" -v s="$shards" -v g="$tag" -v t="$test" -v r="$rps" -v d=$((t1 - t0)) -v n="$n" \
+    -v h=$((h1 - h0)) 'BEGIN{printf "%s %s %s %s %s %.3f %.3f\n", b, s, g, t, r, d/1e3/n, h/n}'
 }
 
 # singles WHICH SHARDS TAG: GET and SET, -P 32 and -P 1, keys {TAG}:n.
