@@ -78,6 +78,9 @@ type slot struct {
 // until the input is exhausted or a command must wait.
 func (s *Shard) serve(c *conn) {
 	warm := 0 // commands ahead whose keys prefetch has warmed
+	if len(c.queue) == 0 && len(s.group.shards) > 1 {
+		s.prefix.c, s.prefix.mark = c, len(*s.drv.Output(c.id))
+	}
 	for !c.barrier && !c.paused && !c.closing && !c.dead && !c.cl.Close && c.mig.state == migNone {
 		in := s.drv.Input(c.id)
 		if len(in) == 0 {
@@ -137,6 +140,7 @@ func (s *Shard) serve(c *conn) {
 	if len(s.parsed.cmds) > 0 {
 		s.parsed.drop()
 	}
+	s.prefix.c = nil
 	s.endRun()
 	s.checkOutput(c)
 	s.closeIfDone(c)

@@ -42,6 +42,12 @@ type Shard struct {
 	w      resp.Writer // scratch writer for replies that do not go straight to a connection
 	hopW   resp.Writer // the writer of hop replies, into their hopMsg (execHop)
 	hops   []*hopMsg   // free hop payloads and ready slots (hop.go)
+	// prefix is the connection serve is serving and its output's length
+	// when serve began, for holdPrefix (hop.go); nil outside serve.
+	prefix struct {
+		c    *conn
+		mark int
+	}
 	ctx    command.Ctx
 	// gatherCtx is the Ctx of a command run on gathered copies (cross.go).
 	gatherCtx command.Ctx

@@ -417,3 +417,27 @@ func toBytes(args []string) [][]byte {
 	}
 	return out
 }
+
+// TestHoldPrefix: the replies a pipeline's local commands wrote before
+// its first hop wait for the hop's reply and leave with it, in order:
+// nothing is sent while the hop is out.
+func TestHoldPrefix(t *testing.T) {
+	m := newSim(t, 2, 1)
+	c := m.dial(0)
+	if got := m.do(c, "SET {d}:1 v\r\nSET {a}:1 w\r\n"); got != "+OK\r\n+OK\r\n" {
+		t.Fatalf("SETs: %q", got)
+	}
+	m.write(c, "GET {d}:1\r\nGET {a}:1\r\nGET {d}:1\r\n")
+	m.read(c, true)
+	m.turn(0)
+	if got := m.take(c); got != "" {
+		t.Fatalf("sent while the hop was out: %q", got)
+	}
+	m.deliverNext(0, 1)
+	m.turn(1)
+	m.deliverNext(1, 0)
+	m.turn(0)
+	if got, want := m.take(c), "$1\r\nv\r\n$1\r\nw\r\n$1\r\nv\r\n"; got != want {
+		t.Fatalf("after the hop: %q, want %q", got, want)
+	}
+}
