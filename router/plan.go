@@ -97,7 +97,17 @@ func (p *Planner) Plan(spec *command.Spec, args [][]byte, self, n int) Placement
 	if n == 1 && !spec.AllShards && spec.Route == nil {
 		return Placement{} // Local
 	}
-	return p.plan(spec, args, self, n)
+	return p.plan(spec, args, self, n, -1)
+}
+
+// PlanFirst is Plan for a caller that hashed the command's first key
+// (args[spec.First]) already: first is its shard (ShardOf), -1 if
+// unknown. A connection's look-ahead hashes every key it warms.
+func (p *Planner) PlanFirst(spec *command.Spec, args [][]byte, self, n, first int) Placement {
+	if n == 1 && !spec.AllShards && spec.Route == nil {
+		return Placement{} // Local
+	}
+	return p.plan(spec, args, self, n, first)
 }
 
 // Keys returns the argument indexes of the keys of the command Plan placed
@@ -105,7 +115,7 @@ func (p *Planner) Plan(spec *command.Spec, args [][]byte, self, n int) Placement
 // until the next Plan.
 func (p *Planner) Keys() []int { return p.keys }
 
-func (p *Planner) plan(spec *command.Spec, args [][]byte, self, n int) Placement {
+func (p *Planner) plan(spec *command.Spec, args [][]byte, self, n, first int) Placement {
 	if spec.AllShards {
 		return Placement{Kind: All}
 	}
@@ -123,7 +133,10 @@ func (p *Planner) plan(spec *command.Spec, args [][]byte, self, n int) Placement
 		return Placement{Kind: Local}
 	}
 	p.keys = keys
-	owner := ShardOf(args[keys[0]], n)
+	owner := first
+	if owner < 0 || keys[0] != spec.First {
+		owner = ShardOf(args[keys[0]], n)
+	}
 	for _, k := range keys[1:] {
 		if ShardOf(args[k], n) != owner {
 			if !wellFormed(spec, args) {

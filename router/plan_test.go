@@ -34,7 +34,17 @@ func row(t *testing.T, args [][]byte) *command.Spec {
 
 // plan places args and prints the placement: "owned [1 2]", "hop 1".
 func plan(p *Planner, spec *command.Spec, args [][]byte, self, n int) string {
-	pl := p.Plan(spec, args, self, n)
+	return planFirst(p, spec, args, self, n, -2)
+}
+
+// planFirst is plan through PlanFirst with first, or Plan if first is -2.
+func planFirst(p *Planner, spec *command.Spec, args [][]byte, self, n, first int) string {
+	var pl Placement
+	if first > -2 {
+		pl = p.PlanFirst(spec, args, self, n, first)
+	} else {
+		pl = p.Plan(spec, args, self, n)
+	}
 	switch pl.Kind {
 	case Hop, Scan:
 		return fmt.Sprintf("%v %d", pl.Kind, pl.Dst)
@@ -237,5 +247,27 @@ func TestPlanZeroRoute(t *testing.T) {
 	args = bs(fmt.Sprintf("pfmerge %s %s", on[1][0], on[3][0]))
 	if got := plan(&p, row(t, args), args, 1, n); got != "parts [1 2]" {
 		t.Errorf("%s: %q, want parts [1 2]", args, got)
+	}
+}
+
+// TestPlanFirst: given its first key's shard, PlanFirst places a command
+// as Plan does, and hashes the keys after the first itself.
+func TestPlanFirst(t *testing.T) {
+	on := keysOn(3, 2)
+	var p Planner
+	for _, line := range []string{
+		"GET " + on[1][0], "GET " + on[0][0], "SET " + on[2][0] + " v",
+		"MSET " + on[0][0] + " v " + on[0][1] + " v", "MSET " + on[0][0] + " v " + on[1][0] + " v",
+		"MGET " + on[2][0] + " " + on[2][1], "MGET " + on[2][0] + " " + on[1][1],
+	} {
+		args := bs(line)
+		spec := row(t, args)
+		want := planFirst(&p, spec, args, 0, 3, -2)
+		for _, first := range []int{ShardOf(args[spec.First], 3), -1} {
+			got := planFirst(&p, spec, args, 0, 3, first)
+			if got != want {
+				t.Errorf("%s, first key on %d: %s, Plan says %s", line, first, got, want)
+			}
+		}
 	}
 }

@@ -98,9 +98,9 @@ func (s *Shard) serve(c *conn) {
 		var args [][]byte
 		var n int
 		var err error
-		ok := false
+		ok, owner := false, -1
 		if s.parsed.next < len(s.parsed.cmds) {
-			args, n, ok = s.parsed.take(in)
+			args, n, owner, ok = s.parsed.take(in)
 		}
 		if !ok {
 			args, n, err = s.reader.Next(in)
@@ -127,6 +127,7 @@ func (s *Shard) serve(c *conn) {
 			if in[0] == '*' {
 				s.mut.raw, s.mut.rawArgs = in[:n], unsafe.SliceData(args)
 			}
+			s.firstOwner = owner
 			s.dispatch(c, args)
 			s.mut.raw, s.mut.rawArgs = nil, nil
 			c.running = false
@@ -199,8 +200,14 @@ func (s *Shard) prefetch(c *conn, in []byte) int {
 			continue
 		}
 		k := args[spec.First]
-		if n > 1 && router.ShardOf(k, n) != s.id {
-			continue
+		if n > 1 {
+			o := router.ShardOf(k, n)
+			if keep { // this command is the last kept
+				s.parsed.cmds[len(s.parsed.cmds)-1].owner = o
+			}
+			if o != s.id {
+				continue
+			}
 		}
 		keys = append(keys, k)
 		if spec.WarmZ != nil {
@@ -349,6 +356,8 @@ func (s *Shard) flushQueue(c *conn) {
 // span shards, on every shard, or as a SCAN step on the shard its cursor
 // names. Blocking commands are placed by block.
 func (s *Shard) dispatch(c *conn, args [][]byte) {
+	first := s.firstOwner // serve's, for this command alone
+	s.firstOwner = -1
 	spec, errText := s.cmds.Resolve(args)
 	if errText != "" {
 		s.refuseCmd(c, spec, errText)
@@ -417,7 +426,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.block(c, spec, fn, args)
 		return
 	}
-	pl := s.plan.Plan(spec, args, s.id, len(s.group.shards))
+	pl := s.plan.PlanFirst(spec, args, s.id, len(s.group.shards), first)
 	switch pl.Kind {
 	case router.Local:
 		s.runLocal1(c, spec, args)

@@ -22,6 +22,9 @@ type parsedCmd struct {
 	at   *byte    // its first byte in the input
 	n    int      // its length in the input
 	args [][]byte // its args, in parsedAhead.args
+	// owner is the shard of its first key (args[spec.First]) where
+	// prefetch hashed it, else -1 (router.Planner.PlanFirst).
+	owner int
 }
 
 // parsedMaxArgs is the most args a command may have to be kept: a long
@@ -43,20 +46,20 @@ func (p *parsedAhead) add(in []byte, n int, args [][]byte) bool {
 		p.args = p.args[:len(p.args)+len(args)]
 	}
 	args = p.args[len(p.args)-len(args):]
-	p.cmds = append(p.cmds, parsedCmd{at: unsafe.SliceData(in), n: n, args: args[:len(args):len(args)]})
+	p.cmds = append(p.cmds, parsedCmd{at: unsafe.SliceData(in), n: n, args: args[:len(args):len(args)], owner: -1})
 	return true
 }
 
 // take returns the kept command at the front of in, if it is the next one
-// (there is one: p.next < len(p.cmds)).
-func (p *parsedAhead) take(in []byte) ([][]byte, int, bool) {
+// (there is one: p.next < len(p.cmds)), and its first key's shard (owner).
+func (p *parsedAhead) take(in []byte) ([][]byte, int, int, bool) {
 	pc := &p.cmds[p.next]
 	if pc.at != unsafe.SliceData(in) || pc.n > len(in) {
 		p.drop()
-		return nil, 0, false
+		return nil, 0, -1, false
 	}
 	p.next++
-	return pc.args, pc.n, true
+	return pc.args, pc.n, pc.owner, true
 }
 
 // drop forgets every kept command, and the references into the input.

@@ -68,11 +68,11 @@ func TestParsedAheadTake(t *testing.T) {
 		}
 		rest = rest[n:]
 	}
-	args, n, ok := p.take(in)
+	args, n, _, ok := p.take(in)
 	if !ok || n != 14 || len(args) != 1 || string(args[0]) != "PING" {
 		t.Fatalf("first: %q %d %v", args, n, ok)
 	}
-	if _, _, ok := p.take(in); ok || p.next != 0 || len(p.cmds) != 0 {
+	if _, _, _, ok := p.take(in); ok || p.next != 0 || len(p.cmds) != 0 {
 		t.Fatalf("take of input that does not start at the next command: ok %v, %d kept", ok, len(p.cmds))
 	}
 	if !p.add(in, 14, [][]byte{in[8:12]}) || p.add(in[14:], 1, make([][]byte, parsedMaxArgs+1)) {

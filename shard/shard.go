@@ -48,7 +48,10 @@ type Shard struct {
 		c    *conn
 		mark int
 	}
-	ctx    command.Ctx
+	// firstOwner is the shard of the next command's first key where
+	// serve's look-ahead hashed it (-1: unknown); dispatch takes it.
+	firstOwner int
+	ctx        command.Ctx
 	// gatherCtx is the Ctx of a command run on gathered copies (cross.go).
 	gatherCtx command.Ctx
 	plan      router.Planner // places commands; holds the scratch for their key positions
@@ -164,6 +167,7 @@ func newShard(g *Group, id int) *Shard {
 		waiters: make(map[wkey][]*waiter),
 		done:    make(chan struct{}),
 	}
+	s.firstOwner = -1
 	initTicks()
 	s.clock.base = ticks() - 1
 	s.clock.stale = nsToTicks(nowStale)
