@@ -22,7 +22,7 @@ IO=${IO:-uring}
 
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-hz=$(getconf CLK_TCK)
+. benchmarks/cpu.sh
 
 patterns=()
 for i in $(seq 19); do patterns+=("~app$i:*"); done
@@ -53,12 +53,12 @@ bench() {
   local t0 t1 rps auth=() n=$N
   [ "$2" = bench ] && auth=(--user bench -a pw)
   [ "$4" = 1 ] && n=$((N / 4))
-  t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  t0=$(cpu_ns "$pid")
   rps=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$PORT" "${auth[@]}" -c "$CONNS" -P "$4" -n "$n" -r 1000000 \
     -t "$3" --csv 2>/dev/null | tail -1 | cut -d, -f2 | tr -d '"')
-  t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
-  awk -v b="$1" -v u="$2" -v t="$3" -v p="$4" -v r="$rps" -v d=$((t1 - t0)) -v hz="$hz" -v n="$n" \
-    'BEGIN{printf "%s %s %s %s %s %.3f\n", b, u, t, p, r, d/hz*1e6/n}'
+  t1=$(cpu_ns "$pid")
+  awk -v b="$1" -v u="$2" -v t="$3" -v p="$4" -v r="$rps" -v d=$((t1 - t0)) -v n="$n" \
+    'BEGIN{printf "%s %s %s %s %s %.3f\n", b, u, t, p, r, d/1e3/n}'
 }
 
 results="$tmp/results"

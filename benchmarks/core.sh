@@ -14,7 +14,7 @@
 # so that GET finds what it asks for (30M fill 95% of 10M keys).
 # Server on CPU $SERVER_CPU, redis-benchmark on CPU $CLIENT_CPU (taskset).
 # Prints per-run lines and a Markdown table of medians: throughput, server
-# CPU microseconds per request (utime+stime from /proc), p99 latency.
+# CPU microseconds per request (its threads' schedstat, benchmarks/cpu.sh), p99 latency.
 # SERVER_ARGS go to both servers, after the defaults (no snapshots, no AOF).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,21 +43,20 @@ for p in "$REDIS_PORT" "$RADISH_PORT"; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
 done
 
-cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
-hz=$(getconf CLK_TCK)
+. benchmarks/cpu.sh
 
 # run NAME PID PORT TEST ARGS... -> prints "name test rps us_per_req p99"
 run() {
   local name=$1 pid=$2 port=$3 test=$4; shift 4
   local before after out rps p99 cpu
-  before=$(cpu_ticks "$pid")
+  before=$(cpu_ns "$pid")
   out=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$port" -t "$test" --csv -q "$@" | tail -1)
-  after=$(cpu_ticks "$pid")
+  after=$(cpu_ns "$pid")
   rps=$(echo "$out" | cut -d, -f2 | tr -d '"')
   p99=$(echo "$out" | cut -d, -f7 | tr -d '"')
   local total
   total=$(printf '%s ' "$@" | grep -o -- '-n [0-9]*' | awk '{print $2}')
-  cpu=$(awk -v t=$((after - before)) -v hz="$hz" -v n="$total" 'BEGIN{printf "%.3f", t/hz*1e6/n}')
+  cpu=$(awk -v t=$((after - before)) -v n="$total" 'BEGIN{printf "%.3f", t/1e3/n}')
   echo "$name $test $rps $cpu $p99"
 }
 

@@ -18,8 +18,8 @@
 # The 1-shard server runs on CPU $ONE_CPUS (0), the 2-shard one on $TWO_CPUS
 # (0-1), redis-benchmark on $CLIENT_CPU (1). On a 2-core machine the client
 # shares CPU 1 with the second shard; CPU time is counted per process
-# (utime+stime of /proc/<pid>/stat), so the cost per request stays the
-# server's own, but shared caches and a busy core make it noisier.
+# (its threads' schedstat, benchmarks/cpu.sh), so the cost per request
+# stays the server's own, but shared caches and a busy core make it noisier.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-7}
@@ -51,17 +51,16 @@ for p in $port1 $port2; do
   taskset -c "$CLIENT_CPU" redis-benchmark -p $p -t set -n 3000000 -r "$KEYSPACE" -c 50 -P 32 -q >/dev/null
 done
 
-cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
-hz=$(getconf CLK_TCK)
+. benchmarks/cpu.sh
 
 # run SHARDS PID PORT TEST PIPE N -> "shards test pipe rps us_per_req"
 run() {
   local shards=$1 pid=$2 port=$3 test=$4 pipe=$5 n=$6 before after rps
-  before=$(cpu_ticks "$pid")
+  before=$(cpu_ns "$pid")
   rps=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$port" -t "$test" -n "$n" -r "$KEYSPACE" -c 50 -P "$pipe" --csv | tail -1 | cut -d, -f2 | tr -d '"')
-  after=$(cpu_ticks "$pid")
-  awk -v s="$shards" -v t="$test" -v p="$pipe" -v r="$rps" -v d=$((after - before)) -v hz="$hz" -v n="$n" \
-    'BEGIN{printf "%s %s %s %.0f %.3f\n", s, t, p, r, d/hz*1e6/n}'
+  after=$(cpu_ns "$pid")
+  awk -v s="$shards" -v t="$test" -v p="$pipe" -v r="$rps" -v d=$((after - before)) -v n="$n" \
+    'BEGIN{printf "%s %s %s %.0f %.3f\n", s, t, p, r, d/1e3/n}'
 }
 
 results="$tmp/results"

@@ -25,7 +25,7 @@ IO=${IO:-uring}
 
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-hz=$(getconf CLK_TCK)
+. benchmarks/cpu.sh
 
 # The scripts: one key declared, two keys declared, keys in ARGV.
 ONE="local v = redis.call('get', KEYS[1]); redis.call('set', KEYS[1], ARGV[1]); return v"
@@ -58,12 +58,12 @@ stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
 bench() {
   local name=$1 shards=$2 test=$3 p=$4 t0 t1 rps
   shift 4
-  t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  t0=$(cpu_ns "$pid")
   rps=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$PORT" -c "$CONNS" -P "$p" -n "$CALLS" -q evalsha "$@" |
     grep -o '[0-9.]* requests per second' | awk '{print $1}')
-  t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
-  awk -v b="$name" -v s="$shards" -v t="$test" -v p="$p" -v r="$rps" -v d=$((t1 - t0)) -v hz="$hz" -v n="$CALLS" \
-    'BEGIN{printf "%s %s %s %s %s %.3f\n", b, s, t, p, r, d/hz*1e6/n}'
+  t1=$(cpu_ns "$pid")
+  awk -v b="$name" -v s="$shards" -v t="$test" -v p="$p" -v r="$rps" -v d=$((t1 - t0)) -v n="$CALLS" \
+    'BEGIN{printf "%s %s %s %s %s %.3f\n", b, s, t, p, r, d/1e3/n}'
 }
 
 # all NAME SHARDS: every test on the server running now.

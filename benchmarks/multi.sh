@@ -25,7 +25,7 @@ IO=${IO:-uring}
 
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-hz=$(getconf CLK_TCK)
+. benchmarks/cpu.sh
 go build -o "$tmp/multi-bench" ./benchmarks/cmd/multi-bench
 
 # start NAME SHARDS: starts a server on $PORT, sets $pid.
@@ -45,12 +45,12 @@ stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
 # bench NAME SHARDS TEST PIPELINE KEYS -> "name shards test P tps us_per_txn"
 bench() {
   local t0 t1 out
-  t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  t0=$(cpu_ns "$pid")
   out=$(taskset -c "$CLIENT_CPU" "$tmp/multi-bench" -addr "127.0.0.1:$PORT" -conns "$CONNS" -pipeline "$4" \
     -keys "$5" -duration "$DURATION")
-  t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
-  echo "$out" | awk -v b="$1" -v s="$2" -v t="$3" -v p="$4" -v d=$((t1 - t0)) -v hz="$hz" \
-    '{printf "%s %s %s %s %s %.3f\n", b, s, t, p, $1, d/hz*1e6/$2}'
+  t1=$(cpu_ns "$pid")
+  echo "$out" | awk -v b="$1" -v s="$2" -v t="$3" -v p="$4" -v d=$((t1 - t0)) \
+    '{printf "%s %s %s %s %s %.3f\n", b, s, t, p, $1, d/1e3/$2}'
 }
 
 results="$tmp/results"

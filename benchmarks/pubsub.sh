@@ -29,7 +29,7 @@ PORT=${PORT:-17392}
 command -v redis-benchmark >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-tools >/dev/null; }
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-hz=$(getconf CLK_TCK)
+. benchmarks/cpu.sh
 
 # start WHICH: starts radish or redis on $PORT, sets $pid.
 start() {
@@ -65,12 +65,12 @@ unsubscribe() { kill "${subpids[@]}"; wait "${subpids[@]}" 2>/dev/null || true; 
 bench() {
   local which=$1 subs=$2 test=$3 n=$4; shift 4
   local t0 t1 out rps
-  t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  t0=$(cpu_ns "$pid")
   out=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$PORT" -c 50 -n "$n" --csv -q "$@" PUBLISH ch hello | tail -1)
-  t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  t1=$(cpu_ns "$pid")
   rps=$(echo "$out" | cut -d, -f2 | tr -d '"')
-  awk -v w="$which" -v s="$subs" -v t="$test" -v r="$rps" -v d=$((t1 - t0)) -v hz="$hz" -v n="$n" \
-    'BEGIN{printf "%s %s %s %s %.3f\n", w, s, t, r, d/hz*1e6/n}'
+  awk -v w="$which" -v s="$subs" -v t="$test" -v r="$rps" -v d=$((t1 - t0)) -v n="$n" \
+    'BEGIN{printf "%s %s %s %s %.3f\n", w, s, t, r, d/1e3/n}'
 }
 
 results="$tmp/results"

@@ -28,7 +28,8 @@ RPORT=${RPORT:-17412}
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 
-cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
+. benchmarks/cpu.sh
+cpu() { cpu_ns "$1"; }
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {n+=$2} END {print n}'; }
 
 # start BIN PORT: starts radish on PORT, prints its pid.
@@ -48,7 +49,7 @@ bench() {
   redis-benchmark -p "$PPORT" -t set -P 32 -c 50 -n "$REQUESTS" -r 1000000 -q >/dev/null
   for pid in "$@"; do
     awk -v a="${c0[$i]}" -v b="$(cpu "$pid")" -v c="${s0[$i]}" -v d="$(switches "$pid")" -v n="$REQUESTS" \
-      -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f %.1f\n", (b-a)*1e6/hz/n, (d-c)*1000/n }'
+      'BEGIN { printf "%.2f %.1f\n", (b-a)/1e3/n, (d-c)*1000/n }'
     i=$((i + 1))
   done
 }

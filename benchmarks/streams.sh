@@ -4,7 +4,7 @@
 # 10 with redis-benchmark (-c 50), and consumer group reads (XREADGROUP
 # COUNT 1 then XACK of what it got, one consumer per connection, with
 # benchmarks/cmd/group-bench) on a stream of N entries, -P 32 and -P 1.
-# Throughput and server CPU µs per request (utime+stime from /proc; for
+# Throughput and server CPU µs per request (its threads' schedstat, benchmarks/cpu.sh; for
 # xreadgroup per entry read and acked, two commands); medians.
 #
 #   A=bin/radish-server bash benchmarks/streams.sh
@@ -26,7 +26,7 @@ PIPELINES=${PIPELINES:-32 1}
 
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
-hz=$(getconf CLK_TCK)
+. benchmarks/cpu.sh
 go build -o "$tmp/group-bench" ./benchmarks/cmd/group-bench
 
 start() {
@@ -42,7 +42,7 @@ start() {
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
 
-cpu() { awk '{print $14+$15}' "/proc/$pid/stat"; }
+cpu() { cpu_ns "$pid"; }
 
 # bench NAME TEST PIPELINE -> "name test P rps us_per_req"
 bench() {
@@ -70,8 +70,8 @@ bench() {
       n=${out#* }
       ;;
   esac
-  awk -v b="$1" -v t="$2" -v p="$3" -v r="$rps" -v d=$((t1 - t0)) -v hz="$hz" -v n="$n" \
-    'BEGIN{printf "%s %s %s %s %.3f\n", b, t, p, r, d/hz*1e6/n}'
+  awk -v b="$1" -v t="$2" -v p="$3" -v r="$rps" -v d=$((t1 - t0)) -v n="$n" \
+    'BEGIN{printf "%s %s %s %s %.3f\n", b, t, p, r, d/1e3/n}'
 }
 
 results="$tmp/results"

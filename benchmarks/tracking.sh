@@ -26,7 +26,7 @@ PORT=${PORT:-17392}
 
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-hz=$(getconf CLK_TCK)
+. benchmarks/cpu.sh
 go build -o "$tmp/track-bench" ./benchmarks/cmd/track-bench
 
 # start NAME: starts a server on $PORT with $KEYS keys, sets $pid.
@@ -46,12 +46,12 @@ stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
 # bench NAME TRACKING PIPELINE -> "name tracking P gets_per_s us_per_get"
 bench() {
   local t0 t1 out
-  t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  t0=$(cpu_ns "$pid")
   out=$(taskset -c "$CLIENT_CPU" "$tmp/track-bench" -addr "127.0.0.1:$PORT" -conns "$CONNS" -pipeline "$3" \
     -keys "$KEYS" -tracking="$2" -duration "$DURATION")
-  t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
-  echo "$out" | awk -v b="$1" -v tr="$2" -v p="$3" -v d=$((t1 - t0)) -v hz="$hz" \
-    '{printf "%s %s %s %s %.3f\n", b, tr, p, $1, d/hz*1e6/$2}'
+  t1=$(cpu_ns "$pid")
+  echo "$out" | awk -v b="$1" -v tr="$2" -v p="$3" -v d=$((t1 - t0)) \
+    '{printf "%s %s %s %s %.3f\n", b, tr, p, $1, d/1e3/$2}'
 }
 
 results="$tmp/results"

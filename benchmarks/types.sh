@@ -3,7 +3,7 @@
 # one core each, rounds alternated between the servers: SETBIT/BITCOUNT,
 # PFADD/PFCOUNT, GEOADD/GEOSEARCH (streams: streams.sh), with redis-benchmark
 # (-c 50, random keys or members from -r), -P 32 and -P 1. Throughput and
-# server CPU µs per request (utime+stime from /proc); medians.
+# server CPU µs per request (its threads' schedstat, benchmarks/cpu.sh); medians.
 #
 #   A=bin/radish-server bash benchmarks/types.sh
 #   A=bin/radish-server ROUNDS=3 N=300000 TESTS="setbit bitcount" bash benchmarks/types.sh
@@ -26,7 +26,7 @@ PIPELINES=${PIPELINES:-32 1}
 
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
-hz=$(getconf CLK_TCK)
+. benchmarks/cpu.sh
 # GEOSEARCH's set: 100k members at random places on the globe, as RESP for --pipe.
 awk 'BEGIN{srand(1); for (i = 0; i < 100000; i++) {
   lon = sprintf("%.6f", rand() * 360 - 180); lat = sprintf("%.6f", rand() * 160 - 80); m = "p:" i
@@ -72,13 +72,13 @@ stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
 bench() {
   local t0 t1 rps n=$N
   [ "$3" = 1 ] && n=$((N / 4))
-  t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  t0=$(cpu_ns "$pid")
   # shellcheck disable=SC2046
   rps=$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$PORT" -c "$CONNS" -P "$3" -n "$n" --csv $(args "$2") 2>/dev/null |
     tail -1 | cut -d, -f2 | tr -d '"')
-  t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
-  awk -v b="$1" -v t="$2" -v p="$3" -v r="$rps" -v d=$((t1 - t0)) -v hz="$hz" -v n="$n" \
-    'BEGIN{printf "%s %s %s %s %.3f\n", b, t, p, r, d/hz*1e6/n}'
+  t1=$(cpu_ns "$pid")
+  awk -v b="$1" -v t="$2" -v p="$3" -v r="$rps" -v d=$((t1 - t0)) -v n="$n" \
+    'BEGIN{printf "%s %s %s %s %.3f\n", b, t, p, r, d/1e3/n}'
 }
 
 results="$tmp/results"
