@@ -178,24 +178,30 @@ func simBgSave(t *testing.T, seed uint64) {
 	}
 }
 
-// TestSnapPacing: a slice of a save waits as long as it took after a turn
-// that served commands (the save takes at most half of a busy shard's
-// thread), and not at all on a shard that served none since the last
-// slice (an idle shard's save runs at the disk's speed).
-func TestSnapPacing(t *testing.T) {
-	dir := t.TempDir()
-	m := newSim(t, 1, 1)
-	conf, err := config.Load([]string{"--dir", dir, "--save", "", "--enable-debug-command", "yes"})
+// saveSim is one simulated shard that saves into a temporary dir (no
+// save points), with a connection that ran populate (DEBUG POPULATE ...).
+func saveSim(tb testing.TB, populate string) (*sim, *Shard, *simConn) {
+	m := newSim(tb, 1, 1)
+	conf, err := config.Load([]string{"--dir", tb.TempDir(), "--save", "", "--enable-debug-command", "yes"})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	m.g.conf = conf
 	s := m.g.shards[0]
 	s.applyConfig(conf.Snapshot())
 	c := m.dial(0)
-	if got := m.do(c, "DEBUG POPULATE 200000\r\n"); got != "+OK\r\n" {
-		t.Fatalf("DEBUG POPULATE: %q", got)
+	if got := m.do(c, populate+"\r\n"); got != "+OK\r\n" {
+		tb.Fatalf("%s: %q", populate, got)
 	}
+	return m, s, c
+}
+
+// TestSnapPacing: a slice of a save waits as long as it took after a turn
+// that served commands (the save takes at most half of a busy shard's
+// thread), and not at all on a shard that served none since the last
+// slice (an idle shard's save runs at the disk's speed).
+func TestSnapPacing(t *testing.T) {
+	m, s, c := saveSim(t, "DEBUG POPULATE 200000")
 	// Each reading of the clock moves it on 5 µs: a slice ends on time.
 	now := m.now
 	m.g.clock = func() time.Time { now = now.Add(5 * time.Microsecond); return now }

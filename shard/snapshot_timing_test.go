@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/radish-kv/radish/config"
 )
 
 // BenchmarkBgSaveStall is one BGSAVE on one simulated shard on the wall
@@ -33,19 +31,7 @@ func BenchmarkBgSaveStall(b *testing.B) {
 }
 
 func benchBgSaveStall(b *testing.B, populate string) {
-	dir := b.TempDir()
-	m := newSim(b, 1, 1)
-	conf, err := config.Load([]string{"--dir", dir, "--save", "", "--enable-debug-command", "yes"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	m.g.conf = conf
-	s := m.g.shards[0]
-	s.applyConfig(conf.Snapshot())
-	c := m.dial(0)
-	if got := m.do(c, populate+"\r\n"); got != "+OK\r\n" {
-		b.Fatalf("DEBUG POPULATE: %q", got)
-	}
+	m, s, c := saveSim(b, populate)
 	m.g.clock = time.Now   // the slices' bound is in time
 	runtime.LockOSThread() // threadCPU is this goroutine's
 	defer runtime.UnlockOSThread()
