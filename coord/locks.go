@@ -1,5 +1,7 @@
 package coord
 
+import "unsafe"
+
 // Intent is how a command or a transaction uses a key: Shared (it only
 // reads it) or Exclusive (it may write it).
 type Intent uint8
@@ -36,6 +38,10 @@ type Item struct {
 type lock struct {
 	excl   uint64 // the exclusive holder, 0: none
 	shared int    // shared holders
+	// name holds the key's bytes: the held map's key aliases them (see
+	// newLock), so a lock taken costs no allocation once the free list
+	// has one.
+	name []byte
 }
 
 // Table is one shard's key locks and the queue of work waiting for them
@@ -56,6 +62,36 @@ type Table struct {
 	waking, again bool                // wake is running; an Unlock asked for another round
 	batch         []*Item             // scratch for pick
 	seen          map[string]struct{} // scratch for pick: keys of items still waiting
+	spare         []*lock             // released locks, for newLock
+}
+
+// maxFreeLocks bounds the free list: what a burst of transactions held
+// beyond it goes to the garbage collector.
+const maxFreeLocks = 4096
+
+// newLock is a lock of no holder for key, and the string the held map
+// keys it by: it aliases the lock's own copy of key, which stays as it
+// is while the lock is in the map (freeLock runs after the delete).
+func (t *Table) newLock(key []byte) (*lock, string) {
+	var l *lock
+	if n := len(t.spare); n > 0 {
+		l = t.spare[n-1]
+		t.spare = t.spare[:n-1]
+	} else {
+		l = &lock{}
+	}
+	l.name = append(l.name[:0], key...)
+	if len(l.name) == 0 {
+		return l, ""
+	}
+	return l, unsafe.String(&l.name[0], len(l.name))
+}
+
+// freeLock keeps l, just deleted from the held map, for newLock.
+func (t *Table) freeLock(l *lock) {
+	if len(t.spare) < maxFreeLocks && cap(l.name) <= 256 {
+		t.spare = append(t.spare, l)
+	}
 }
 
 // NewTable returns an empty table.
@@ -119,8 +155,9 @@ func (t *Table) take(txn uint64, keys []Key) {
 	for _, k := range keys {
 		l := t.held[string(k.Name)]
 		if l == nil {
-			l = &lock{}
-			t.held[string(k.Name)] = l
+			var name string
+			l, name = t.newLock(k.Name)
+			t.held[name] = l
 		}
 		if k.Intent == Exclusive {
 			l.excl = txn
@@ -221,6 +258,7 @@ func (t *Table) Unlock(txn uint64, keys []Key) {
 		}
 		if l.excl == 0 && l.shared == 0 {
 			delete(t.held, string(k.Name))
+			t.freeLock(l)
 		}
 	}
 	t.wake()

@@ -181,3 +181,44 @@ func TestSharedIntentsDoNotWait(t *testing.T) {
 		t.Fatal("TryLock must take free keys and refuse held ones")
 	}
 }
+
+// TestLockNames: a held lock keeps its own copy of the key (the caller's
+// buffer may change), a released one is reused for another key, and
+// taking and releasing locks allocates nothing once the table warmed up.
+func TestLockNames(t *testing.T) {
+	tb := NewTable()
+	buf := []byte("alpha")
+	if !tb.TryLock(1, []Key{{Name: buf, Intent: Exclusive}}) {
+		t.Fatal("TryLock on an empty table")
+	}
+	copy(buf, "omega")
+	if held, excl := tb.Held([]byte("alpha")); !held || !excl {
+		t.Fatalf("alpha after its buffer changed: held %v exclusive %v", held, excl)
+	}
+	if held, _ := tb.Held([]byte("omega")); held {
+		t.Fatal("omega is held: the table kept the caller's buffer")
+	}
+	tb.Unlock(1, []Key{{Name: []byte("alpha"), Intent: Exclusive}})
+	if !tb.TryLock(2, []Key{{Name: []byte("beta"), Intent: Shared}}) {
+		t.Fatal("TryLock after the release")
+	}
+	if held, _ := tb.Held([]byte("alpha")); held {
+		t.Fatal("alpha is held after its release")
+	}
+	if held, excl := tb.Held([]byte("beta")); !held || excl {
+		t.Fatalf("beta: held %v exclusive %v", held, excl)
+	}
+	tb.Unlock(2, []Key{{Name: []byte("beta"), Intent: Shared}})
+	keys := []Key{{Name: []byte("k1"), Intent: Shared}, {Name: []byte("k2"), Intent: Exclusive}, {Name: []byte("k3"), Intent: Shared}}
+	if a := testing.AllocsPerRun(100, func() {
+		if !tb.TryLock(3, keys) {
+			t.Fatal("TryLock")
+		}
+		tb.Unlock(3, keys)
+	}); a != 0 {
+		t.Errorf("TryLock and Unlock of 3 keys: %v allocations", a)
+	}
+	if !tb.Idle() {
+		t.Error("the table is not idle after every release")
+	}
+}
