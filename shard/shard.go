@@ -48,6 +48,7 @@ type Shard struct {
 		c    *conn
 		mark int
 	}
+	writeIdx []int // partKeys' scratch (txn.go)
 	// firstOwner is the shard of the next command's first key where
 	// serve's look-ahead hashed it (-1: unknown); dispatch takes it.
 	firstOwner int

@@ -192,7 +192,7 @@ func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *t
 	}
 	t.co = coord.Txn{ID: t.id, Parts: make([]coord.Part, len(t.parts))}
 	for i, p := range t.parts {
-		t.co.Parts[i] = coord.Part{Shard: p.Shard, Keys: partKeys(spec, p)}
+		t.co.Parts[i] = coord.Part{Shard: p.Shard, Keys: s.partKeys(spec, p)}
 	}
 	t.reply = make([][]byte, len(t.parts))
 	return t
@@ -200,9 +200,10 @@ func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *t
 
 // partKeys are the keys part p locks: exclusive those the command may
 // write, shared those it only reads (MGET's, SUNIONSTORE's sources).
-func partKeys(spec *command.Spec, p router.Part) []coord.Key {
+func (s *Shard) partKeys(spec *command.Spec, p router.Part) []coord.Key {
 	keys := pick(p.Args, p.KeyIdx, coord.Shared)
-	w, _ := spec.WriteKeys(p.Args, nil)
+	w, _ := spec.WriteKeys(p.Args, s.writeIdx[:0])
+	s.writeIdx = w
 	for i, j := range p.KeyIdx {
 		if slices.Contains(w, j) {
 			keys[i].Intent = coord.Exclusive
