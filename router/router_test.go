@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/net/resp"
@@ -462,5 +465,47 @@ func TestClone(t *testing.T) {
 	args[2][0] = 'Z'
 	if got := fmt.Sprint(kept); got != want {
 		t.Errorf("clones changed: %s, was %s", got, want)
+	}
+}
+
+// TestSplitterOwn: a part Own made survives the next Split, keeps the
+// arguments it had of args (no copy) and its own copy of a key count
+// Split wrote; it equals what Clone makes.
+func TestSplitterOwn(t *testing.T) {
+	var s Splitter
+	for _, tc := range []struct {
+		spec *command.Spec
+		line string
+	}{
+		{mget, "mget a b c d e f"}, {mset, "mset a 1 b 2 c 3 d 4"}, {del, "del a b c"},
+		{sintercard, "sintercard 5 a b c d e"},
+	} {
+		args := bs(tc.line)
+		idx, _ := tc.spec.Keys(args, nil)
+		var owned, cloned []Part
+		for _, p := range s.Split(tc.spec, args, idx, 3) {
+			owned, cloned = append(owned, s.Own(p)), append(cloned, p.Clone())
+		}
+		num := s.numIdx
+		if len(owned) < 2 {
+			t.Fatalf("%s: %d parts, want keys on several shards", tc.line, len(owned))
+		}
+		if (num > 0) != (tc.spec == sintercard) {
+			t.Errorf("%s: the key count Split wrote is at %d", tc.line, num)
+		}
+		other := bs("sintercard 10 q r s t u v w x y z")
+		oidx, _ := sintercard.Keys(other, nil)
+		s.Split(sintercard, other, oidx, 3)
+		for i, p := range owned {
+			if !reflect.DeepEqual(p, cloned[i]) {
+				t.Errorf("%s part %d: Own %q, Clone %q", tc.line, i, p.Args, cloned[i].Args)
+			}
+			for j, a := range p.Args {
+				aliased := slices.ContainsFunc(args, func(b []byte) bool { return unsafe.SliceData(a) == unsafe.SliceData(b) })
+				if aliased == (num > 0 && j == num) {
+					t.Errorf("%s part %d: argument %d %q aliased %v", tc.line, i, j, a, aliased)
+				}
+			}
+		}
 	}
 }

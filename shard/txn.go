@@ -188,7 +188,7 @@ func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *t
 	}
 	t.args = command.CopyArgs(args)
 	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
-		t.parts = append(t.parts, p.Clone())
+		t.parts = append(t.parts, s.split.Own(p))
 	}
 	t.co = coord.Txn{ID: t.id, Parts: make([]coord.Part, len(t.parts))}
 	for i, p := range t.parts {
