@@ -76,8 +76,10 @@ type Shard struct {
 	inbox     inbox
 	freeBatch *batch
 	batches   int
-	local     []message   // messages to ourselves, run later in this turn
-	outbox    [][]message // per destination shard, flushed at the end of the turn
+	local     []message // messages to ourselves, run later in this turn
+	// localSpare is runLocal's other slice for local (see there).
+	localSpare []message
+	outbox     [][]message // per destination shard, flushed at the end of the turn
 
 	waiters map[wkey][]*waiter // blocked clients per key, FIFO (see block.go)
 	ready   []wkey             // keys written since their waiters were served, in order
@@ -549,12 +551,16 @@ func (s *Shard) pushBy(src *Shard, b *batch) {
 func (s *Shard) runLocal() {
 	s.serveReady()
 	for len(s.local) > 0 {
+		// What handle sends to this shard meanwhile goes to the spare
+		// slice; q is the spare once handled (no allocation per round).
 		q := s.local
-		s.local = nil
+		s.local, s.localSpare = s.localSpare[:0], nil
 		s.stats.touched = true
 		for _, m := range q {
 			s.handle(m)
 		}
+		clear(q)
+		s.localSpare = q[:0]
 		s.drainInbox()
 		s.serveReady()
 	}
