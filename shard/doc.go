@@ -65,7 +65,8 @@
 //     batch is written out once.
 //   - slot: a place in a connection's reply queue. Replies leave a connection
 //     in request order: a command whose reply is not ready (it ran elsewhere)
-//     holds back the replies behind it.
+//     holds back the replies behind it, and the replies a pipeline wrote
+//     before its first hop wait with it, to leave in one send (holdPrefix).
 //   - mutation path: the few functions (effects.go) every change to a key
 //     passes through: a command whose handler changed data (the engine's
 //     Dirty count moved), an expiry, an eviction, a cross-shard write-back.
@@ -203,7 +204,9 @@
 //     whole, home copies its keys, then the keys their values name, and
 //     runs it with the gather plan.
 //   - slow log (slowlog.go): while slowlog-log-slower-than is not -1
-//     every command is timed (one clock read per command); a slow one's
+//     every command is timed (one reading of the command clock per
+//     command: the CPU's time-stamp counter where the kernel keeps time
+//     by it, ticks.go); a slow one's
 //     entry goes to the slow log of its client's shard, under that log's
 //     own mutex (taken only for a slow command and by SLOWLOG); a command
 //     or expiry slice past latency-monitor-threshold is a latency event,
