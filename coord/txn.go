@@ -8,7 +8,8 @@ import "slices"
 // drives: it says which messages to send (Steps) and is told their
 // answers. It sends nothing itself, so a test can run many of them
 // against many Tables in any delivery order. A multi-key command is a Txn
-// of one command; MULTI/EXEC (and later a script) one of many.
+// of one command; MULTI/EXEC (and later a script) one of many. Once
+// begun, a Txn is not copied: its slices may point into itself.
 type Txn struct {
 	ID    uint64
 	Parts []Part // in ascending shard order
@@ -22,7 +23,14 @@ type Txn struct {
 	granted, oom []bool
 	left         int // first round: answers still to come
 	steps        []Step
+	// flagBuf and stepBuf hold granted, oom and steps for a transaction
+	// of up to inlineParts parts: no allocation of their own.
+	flagBuf [2 * inlineParts]bool
+	stepBuf [inlineParts]Step
 }
+
+// inlineParts is the most parts whose flags and steps a Txn holds inline.
+const inlineParts = 4
 
 // Part is one shard's share of a transaction: the keys it locks there,
 // or all of them (a command with no fixed keys: KEYS, FLUSHALL, SCAN).
@@ -118,9 +126,18 @@ type Step struct {
 // queueing (LockFirst), the others' only trying.
 func (t *Txn) Begin() []Step {
 	n := len(t.Parts)
-	flags := make([]bool, 2*n)
+	var flags []bool
+	if n <= inlineParts {
+		flags = t.flagBuf[:2*n]
+		clear(flags)
+	} else {
+		flags = make([]bool, 2*n)
+	}
 	t.granted, t.oom = flags[:n:n], flags[n:]
 	t.left = len(t.Parts)
+	if t.steps == nil {
+		t.steps = t.stepBuf[:0]
+	}
 	t.steps = append(t.steps[:0], Step{LockFirst, 0})
 	for i := 1; i < len(t.Parts); i++ {
 		t.steps = append(t.steps, Step{TryLock, i})

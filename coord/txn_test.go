@@ -239,3 +239,23 @@ func TestLastRounds(t *testing.T) {
 		}
 	}
 }
+
+// TestBeginManyParts: a transaction of more parts than a Txn holds
+// inline, and then a smaller one in the same Txn, begin and run alike.
+func TestBeginManyParts(t *testing.T) {
+	var tx Txn
+	for _, n := range []int{inlineParts + 2, 2, inlineParts} {
+		tx.Parts = make([]Part, n)
+		steps := tx.Begin()
+		if len(steps) != n || steps[0] != (Step{LockFirst, 0}) || steps[n-1] != (Step{TryLock, n - 1}) {
+			t.Fatalf("%d parts: Begin %v", n, steps)
+		}
+		var last []Step
+		for i := range n {
+			last = tx.Tried(i, true, false)
+		}
+		if len(last) != 1 || last[0].Kind != Run {
+			t.Fatalf("%d parts, every one granted: %v, want Run", n, last)
+		}
+	}
+}
