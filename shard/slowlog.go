@@ -12,7 +12,7 @@ import (
 
 // The slow log (SLOWLOG). While slowlog-log-slower-than is not -1 (or
 // latency-monitor-threshold is above 0: latmon.go), every command a shard
-// runs is timed, as in Redis, but with one clock read per
+// runs is timed, as in Redis, but with one reading of the command clock (ticks.go) per
 // command rather than two: a command starts where the one before it on
 // the shard ended (clock.mark), as long as nothing else ran in between.
 // The mark is dropped at the end of each turn (the cron, the AOF, the
