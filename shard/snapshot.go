@@ -654,17 +654,16 @@ func (b *bgSave) busy() bool {
 // snapStepKeys keys (fewer when their values are large, see
 // snapshot.Writer.Step) until snapSlice has passed or snapTurnKeys keys
 // are written (the bound that holds where the clock does not move, in a
-// simulation). While the shard serves commands, the next slice waits
-// snapYield times as long as this one took: the save takes at most half
-// of the shard's thread, so on a machine whose cores are all busy (a
-// shard on each) the clients' own threads still find one. A shard that
+// simulation). While the shard serves commands, the next slice waits as
+// long as this one took: the save takes at most half of the shard's
+// thread, so on a machine whose cores are all busy (a shard on each) the
+// clients' own threads still find one. A shard that
 // served no command since the last slice runs the next at once: an idle
 // shard's save (or full sync) runs at the disk's or the replica's speed
-// (BGSAVE of 2M keys, one shard, 0.8 s -> 0.5 s; README, "The eleventh
+// (BGSAVE of 2M keys, one shard, 0.8 s -> 0.5 s; README, "The twelfth
 // session's findings"). A command waits for at most one slice.
 const (
 	snapSlice    = 100 * time.Microsecond
-	snapYield    = 1
 	snapStepKeys = 32
 	snapTurnKeys = 1024
 )
@@ -703,7 +702,7 @@ func (s *Shard) snapStep() {
 	end := clock()
 	s.snapAt = end
 	if s.stats.commands != s.snapCmds {
-		s.snapAt = end.Add(snapYield * end.Sub(start))
+		s.snapAt = end.Add(end.Sub(start))
 		s.snapCmds = s.stats.commands
 	}
 }
