@@ -20,10 +20,7 @@
 //   - Turn: one call to Poll. It submits everything queued since the last
 //     turn (sends, receives, closes), waits once for at least one event or
 //     the timeout, and dispatches the events to the Handler. The io_uring
-//     driver does all of that in one io_uring_enter system call; where the
-//     kernel has min_wait_usec (6.12), a turn that submits sends waits for
-//     their completions and one more event, for joinWait at most (then any
-//     completion ends it), so a reply and the next request share a turn.
+//     driver does all of that in one io_uring_enter system call.
 //     Flush submits what is queued without waiting or dispatching, for a
 //     loop about to do long work before its next Poll.
 //

@@ -235,8 +235,7 @@ type Options struct {
 
 	// test knobs
 	noMultishotAccept bool
-	joinWait          time.Duration // Uring's joinWait instead of the default
-	setupFlags        []uint32      // io_uring setup flag sets to try instead of the defaults
+	setupFlags        []uint32 // io_uring setup flag sets to try instead of the defaults
 }
 
 func (o *Options) fill() {

@@ -866,37 +866,6 @@ func TestBuffers(t *testing.T) {
 	})
 }
 
-// TestUringSendJoinsWait: a Poll that submits a reply also waits for the
-// client's next request (joinWait, a kernel's min_wait_usec), so a client
-// that sends one request at a time costs one Poll, one io_uring_enter, per
-// round trip, not one for its reply's completion and one to sleep in.
-func TestUringSendJoinsWait(t *testing.T) {
-	s := startServer(t, NewUring, Options{joinWait: 500 * time.Millisecond})
-	if s.d.(*Uring).joinWait == 0 {
-		t.Skip("the kernel lacks io_uring's min_wait_usec (6.12)")
-	}
-	c := s.dial()
-	defer c.Close()
-	r := bufio.NewReader(c)
-	ping := func() {
-		if _, err := c.Write([]byte("PING\r\n")); err != nil {
-			t.Fatal(err)
-		}
-		if line, err := r.ReadString('\n'); err != nil || line != "+PONG\r\n" {
-			t.Fatalf("reply %q, %v", line, err)
-		}
-	}
-	ping()
-	const n = 200
-	p0 := s.polls.Load()
-	for range n {
-		ping()
-	}
-	if p := s.polls.Load() - p0; p > n*3/2 {
-		t.Fatalf("%d polls for %d round trips, want about one each", p, n)
-	}
-}
-
 // flushHandler records the connection that opened.
 type flushHandler struct{ id ConnID }
 

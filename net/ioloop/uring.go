@@ -3,7 +3,6 @@
 package ioloop
 
 import (
-	"cmp"
 	"io"
 	"os"
 	"runtime"
@@ -26,12 +25,6 @@ const (
 	opMsg    // a MSG_RING this ring sent (WakeOther); the slot is the target's index in peers
 	opWakeUp // the completion another ring's MSG_RING posted here
 )
-
-// joinWait is how long a Poll that submits sends waits for one event
-// besides their completions before any completion ends the wait (a
-// kernel's min_wait_usec, 6.12): a lone request's reply and its next
-// request share one io_uring_enter when the client answers within it.
-const joinWait = 50 * time.Microsecond
 
 func tag(op uint64, slot, gen uint32) uint64 {
 	return op<<56 | uint64(gen&0xffffff)<<32 | uint64(slot)
@@ -99,9 +92,7 @@ type Uring struct {
 	netOut     int64 // bytes sent
 	adopted    []int // sockets handed over by Adopt, opened at the next Poll
 	multishot  bool
-	inflight   int    // requests in flight that reference memory (recv, send, wake read)
-	sends      uint32 // sends queued since the last enter (Poll's wait counts their completions)
-	joinWait   uint32 // µs: how long a sleep that submits sends waits for one more event (Poll)
+	inflight   int // requests in flight that reference memory (recv, send, wake read)
 	// peers are the rings WakeOther sent MSG_RINGs to, indexed by the
 	// opMsg completions; noMsgRing: the kernel refused one, so WakeOther
 	// falls back to Wake.
@@ -149,9 +140,6 @@ func NewUring(opts Options) (Driver, error) {
 		return nil, os.NewSyscallError("eventfd", err)
 	}
 	d := &Uring{r: r, opts: opts, wakeFd: efd, multishot: !opts.noMultishotAccept, wakeBuf: new([8]byte), ringFd: int32(r.fd)}
-	if r.features&featMinTimeout != 0 {
-		d.joinWait = uint32(cmp.Or(opts.joinWait, joinWait) / time.Microsecond)
-	}
 	d.pool = bufPool{pinning: true, max: opts.PoolBytes}
 	d.wakePin.Pin(d.wakeBuf)
 	return d, nil
@@ -402,25 +390,12 @@ func (d *Uring) Poll(timeout time.Duration, h Handler) error {
 
 	d.arg = getEventsArg{}
 	minComplete := uint32(1)
-	sends := d.sends
-	d.sends = 0
 	if d.dispatched > 0 || timeout == 0 {
 		minComplete = 0
 	} else {
 		if timeout > 0 {
 			d.ts = kernelTimespec{sec: int64(timeout / time.Second), nsec: int64(timeout % time.Second)}
 			d.arg.ts = uint64(uintptr(unsafe.Pointer(&d.ts)))
-			if sends > 0 && d.joinWait > 0 && timeout > time.Duration(d.joinWait)*time.Microsecond {
-				// A send completes as the enter submits it: its completion
-				// alone would end the sleep at once, and the next event
-				// (the client's next request, another shard's wake) would
-				// cost an enter of its own. Wait for the sends and one more
-				// event, for up to joinWait; after it, any completion ends
-				// the wait, so a send the socket could not take at once
-				// delays the other events by joinWait at most.
-				minComplete += sends
-				d.arg.minWait = d.joinWait
-			}
 		}
 		d.sleeping.Store(1)
 		if d.wakeReq.Load() != 0 {
@@ -513,7 +488,6 @@ func (d *Uring) armSend(slot uint32, c *uconn) {
 	s.SetUserData(tag(opSend, slot, c.gen))
 	c.sendArmed = true
 	d.inflight++
-	d.sends++
 }
 
 func (d *Uring) armRecv(slot uint32, c *uconn) {

@@ -20,8 +20,7 @@ const (
 	setupSingleIssuer = 1 << 12 // 6.0
 	setupDeferTaskrun = 1 << 13 // 6.1
 
-	featExtArg     = 1 << 8  // 5.11: io_uring_enter takes io_uring_getevents_arg
-	featMinTimeout = 1 << 15 // 6.12: and honours its min_wait_usec
+	featExtArg = 1 << 8 // 5.11: io_uring_enter takes io_uring_getevents_arg
 
 	enterGetEvents = 1 << 0
 	enterExtArg    = 1 << 3
@@ -40,7 +39,7 @@ type cqe = iosys.CompletionQueueEvent16
 type getEventsArg struct {
 	sigmask   uint64
 	sigmaskSz uint32
-	minWait   uint32
+	minWait   uint32 // min_wait_usec (6.12), left 0
 	ts        uint64
 }
 
