@@ -88,7 +88,7 @@ func (s *Shard) freeHop(h *hopMsg) {
 	if len(s.hops) >= maxFreeHops {
 		return
 	}
-	h.c, h.spec, h.done, h.scan = nil, nil, false, false
+	h.c, h.spec, h.done, h.scan, h.self = nil, nil, false, false, false
 	h.buf = h.buf[:0]
 	h.notes.reset()
 	if cap(h.buf) > maxHopBuf || cap(h.argBuf) > maxHopBuf {

@@ -441,3 +441,16 @@ func TestHoldPrefix(t *testing.T) {
 		t.Fatalf("after the hop: %q, want %q", got, want)
 	}
 }
+
+// TestFreeHopForgets: a pooled hop comes back with nothing of its last
+// use, so a SCAN step (scanHop sets no self) never writes pushes owed to
+// the RESP3 subscriber whose hop it was before.
+func TestFreeHopForgets(t *testing.T) {
+	s := &Shard{}
+	h := s.newHop()
+	h.self, h.scan, h.done = true, true, true
+	s.freeHop(h)
+	if g := s.newHop(); g != h || g.self || g.scan || g.done || g.c != nil || g.spec != nil {
+		t.Fatalf("reused %v: self %v scan %v done %v", g == h, g.self, g.scan, g.done)
+	}
+}
