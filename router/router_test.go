@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/net/resp"
 )
@@ -76,6 +77,21 @@ func TestSameTagSameShard(t *testing.T) {
 				if got := ShardOf([]byte(k), n); got != want {
 					t.Fatalf("n=%d: ShardOf(%q) = %d, ShardOf(%q) = %d", n, k, got, tag, want)
 				}
+			}
+		}
+	}
+}
+
+// TestShardOfIsModulo: a key's shard is its tag's xxhash modulo the
+// shard count, and must stay so: snapshot and AOF files
+// written with N shards hold each shard's keys by that rule, and a server
+// with N shards loads each file into its shard unhashed.
+func TestShardOfIsModulo(t *testing.T) {
+	for n := 1; n <= 70; n++ {
+		for i := 0; i < 200; i++ {
+			k := []byte(fmt.Sprintf("key:%d", i*7919))
+			if got, want := ShardOf(k, n), int(xxhash.Sum64(k)%uint64(n)); got != want {
+				t.Fatalf("ShardOf(%q, %d) = %d, want %d", k, n, got, want)
 			}
 		}
 	}
