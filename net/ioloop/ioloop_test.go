@@ -61,7 +61,6 @@ type server struct {
 	tasks  []func()
 	opened atomic.Int64
 	closed atomic.Int64
-	polls  atomic.Int64
 	errs   chan error
 	ids    chan ConnID
 }
@@ -97,7 +96,6 @@ func startServer(t testing.TB, nd func(Options) (Driver, error), opts Options) *
 				s.done <- err
 				return
 			}
-			s.polls.Add(1)
 		}
 		err = d.Shutdown()
 		os.NewFile(uintptr(lfd), "listener").Close()
