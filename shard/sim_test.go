@@ -501,6 +501,7 @@ func (d *simDriver) Abort(c ioloop.ConnID) {
 func (d *simDriver) Poll(time.Duration, ioloop.Handler) error { return nil }
 func (d *simDriver) Flush()                                   {}
 func (d *simDriver) Wake()                                    {}
+func (d *simDriver) Waiting() bool                            { return len(d.opened)+len(d.data) > 0 }
 func (d *simDriver) WakeOther(other ioloop.Driver)            { other.Wake() }
 func (d *simDriver) Shutdown() error                          { return nil }
 func (d *simDriver) Kind() string                             { return "sim" }

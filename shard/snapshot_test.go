@@ -196,6 +196,57 @@ func saveSim(tb testing.TB, populate string) (*sim, *Shard, *simConn) {
 	return m, s, c
 }
 
+// TestSnapCutShort: once the driver reports input waiting, a slice ends
+// after one step and the next may run at the next turn, unless a write
+// since the last slice reached a key ahead of the save's walk; with no
+// input waiting it runs its length.
+func TestSnapCutShort(t *testing.T) {
+	m, s, c := saveSim(t, "DEBUG POPULATE 200000")
+	now := m.now
+	m.g.clock = func() time.Time { now = now.Add(5 * time.Microsecond); return now }
+	if got := m.do(c, "BGSAVE\r\n"); got != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", got)
+	}
+	d := m.drv[0]
+	slice := func(waiting bool) (took time.Duration, keys int64) {
+		for deadline := time.Now().Add(10 * time.Second); s.snap.busy(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the file's writer did not drain")
+			}
+		}
+		if waiting {
+			d.data = append(d.data, c.id) // received, not dispatched yet
+			defer func() { d.data = d.data[:0] }()
+		}
+		start, before := now, s.snap.w.Keys()
+		s.snapStep()
+		if s.snap == nil {
+			t.Fatal("the save ended: populate more keys")
+		}
+		return now.Sub(start), s.snap.w.Keys() - before
+	}
+	slice(false)
+	for i := range 3 {
+		if took, keys := slice(true); took >= snapSlice/4 || keys != snapStepKeys {
+			t.Errorf("slice %d, input waiting: took %v, wrote %d keys; want one step of %d", i, took, keys, snapStepKeys)
+		}
+		if s.snapAt.After(now) {
+			t.Errorf("slice %d, cut short: the next waits %v; want it at the next turn", i, s.snapAt.Sub(now))
+		}
+		s.snapAt = now.Add(time.Hour) // the SET's turn steps no slice
+		// key:99999... sorts after every key the walk has reached.
+		if got := m.do(c, fmt.Sprintf("SET key:9999%d x\r\n", i)); got != "+OK\r\n" {
+			t.Fatalf("SET: %q", got)
+		}
+		if took, _ := slice(true); took < snapSlice {
+			t.Errorf("slice %d, input waiting, a write ahead of the walk since the last: took %v; want the slice's length", i, took)
+		}
+		if took, _ := slice(false); took < snapSlice {
+			t.Errorf("slice %d, no input waiting: took %v; want the slice's length", i, took)
+		}
+	}
+}
+
 // TestSnapPacing: a slice of a save waits as long as it took after a turn
 // that served commands (the save takes at most half of a busy shard's
 // thread), and not at all on a shard that served none since the last

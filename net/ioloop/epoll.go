@@ -244,10 +244,14 @@ func (d *Epoll) Wake() {
 	}
 }
 
-// Poll implements Driver.
+// Waiting implements Driver: only a pending Wake; what epoll holds is
+// not known without a system call that would take the events.
+func (d *Epoll) Waiting() bool { return d.wakeReq.Load() != 0 }
+
 // WakeOther implements Driver: other.Wake().
 func (d *Epoll) WakeOther(other Driver) { other.Wake() }
 
+// Poll implements Driver.
 func (d *Epoll) Poll(timeout time.Duration, h Handler) error {
 	if d.closed {
 		return ErrClosed

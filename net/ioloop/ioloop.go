@@ -112,6 +112,12 @@ type Driver interface {
 	// Wake makes a blocked (or the next) Poll return and call OnWake. Safe to
 	// call from any goroutine; cheap when the loop is not sleeping.
 	Wake()
+	// Waiting reports, without a system call, whether the next Poll has
+	// input or a Wake to dispatch that arrived since the last one: for a
+	// loop in a long stretch of its own work (a snapshot's slice) to cut
+	// it short. A hint: false may be wrong where the driver cannot tell
+	// (epoll knows only of a Wake). Call it on the loop goroutine.
+	Waiting() bool
 	// WakeOther is other.Wake() (other: another loop's driver) called on
 	// this driver's loop goroutine. Between two io_uring drivers it makes
 	// no system call of its own: a MSG_RING request, submitted by this

@@ -908,3 +908,68 @@ func TestFlushSends(t *testing.T) {
 		expect(t, conn, "flushed\n")
 	})
 }
+
+// TestUringWaiting: between Polls, the io_uring driver tells that input
+// arrived (the peer wrote) or a Wake came, with no system call, and that
+// nothing did once a Poll took it; its own sends' completions are not
+// input.
+func TestUringWaiting(t *testing.T) {
+	d := loopDriver(t, NewUring)
+	lfd, err := ListenTCP("127.0.0.1:0", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.NewFile(uintptr(lfd), "listener").Close() })
+	port, err := LocalPort(lfd)
+	if err == nil {
+		err = d.Listen(lfd)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	h := &flushHandler{}
+	for start := time.Now(); h.id == 0 && time.Since(start) < 5*time.Second; {
+		d.Poll(100*time.Millisecond, h)
+	}
+	if h.id == 0 {
+		t.Fatal("no connection opened")
+	}
+	// drain polls until nothing more comes.
+	drain := func() {
+		for d.Poll(0, h); d.Waiting(); d.Poll(0, h) {
+		}
+	}
+	drain()
+	if d.Waiting() {
+		t.Fatal("waiting with nothing sent")
+	}
+	out := d.Output(h.id)
+	*out = append(*out, "reply\n"...)
+	d.Flush()
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	expect(t, conn, "reply\n")
+	time.Sleep(10 * time.Millisecond)
+	if d.Waiting() {
+		t.Error("waiting after a send of its own completed")
+	}
+	drain()
+	if _, err := conn.Write([]byte("request\n")); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); !d.Waiting(); time.Sleep(time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("input arrived and Waiting did not tell")
+		}
+	}
+	drain()
+	d.Consume(h.id, len(d.Input(h.id)))
+	d.Wake()
+	if !d.Waiting() {
+		t.Error("a Wake pending and Waiting did not tell")
+	}
+}

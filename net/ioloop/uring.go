@@ -152,7 +152,7 @@ func (d *Uring) Kind() string { return "io_uring" }
 func (d *Uring) Traffic() (in, out int64) { return d.netIn, d.netOut }
 
 // SetupFlags names the setup flags the kernel accepted, e.g.
-// "SINGLE_ISSUER|DEFER_TASKRUN|SUBMIT_ALL".
+// "SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG|SUBMIT_ALL".
 func (d *Uring) SetupFlags() string { return flagNames(d.r.flags) }
 
 // MultishotAccept reports whether multishot accept is in use (it falls back
@@ -289,6 +289,28 @@ func (d *Uring) Wake() {
 	if d.sleeping.Load() != 0 {
 		d.wakeGate.write(d.wakeFd)
 	}
+}
+
+// Waiting implements Driver: a Wake is pending, the kernel holds
+// completion work for the next enter (sqTaskrun: data arrived on a
+// socket since), or the completion queue holds a completion other than a
+// send's or a MSG_RING's this ring sent (what our own output did tells
+// nothing of input).
+func (d *Uring) Waiting() bool {
+	if d.wakeReq.Load() != 0 {
+		return true
+	}
+	r := d.r
+	if r.flags&setupTaskrunFlag != 0 && atomic.LoadUint32(r.sqFlags)&sqTaskrun != 0 {
+		return true
+	}
+	tail := atomic.LoadUint32(r.cqTail)
+	for head := atomic.LoadUint32(r.cqHead); head != tail; head++ {
+		if op := r.cqes[head&r.cqMask].UserData() >> 56; op != opSend && op != opMsg {
+			return true
+		}
+	}
+	return false
 }
 
 // WakeOther implements Driver.

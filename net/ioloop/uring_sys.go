@@ -19,6 +19,11 @@ import (
 const (
 	setupSingleIssuer = 1 << 12 // 6.0
 	setupDeferTaskrun = 1 << 13 // 6.1
+	// setupTaskrunFlag (5.19, with COOP_TASKRUN or DEFER_TASKRUN) has the
+	// kernel set sqTaskrun in the SQ ring's flags while completion work
+	// waits for the next enter: Waiting reads it without a system call.
+	setupTaskrunFlag = iosys.IORING_SETUP_TASKRUN_FLAG
+	sqTaskrun        = 1 << 2 // IORING_SQ_TASKRUN
 
 	featExtArg = 1 << 8 // 5.11: io_uring_enter takes io_uring_getevents_arg
 
@@ -77,6 +82,7 @@ type ring struct {
 	sqMem, cqMem, sqeMem []byte
 
 	sqHead, sqTail *uint32
+	sqFlags        *uint32 // the kernel's flags for us (sqTaskrun)
 	sqMask, sqLen  uint32
 	sqes           []sqe
 	tail           uint32 // our next sq tail (published before enter)
@@ -89,7 +95,8 @@ type ring struct {
 
 // defaultSetupFlags are tried in order; the first the kernel accepts wins.
 var defaultSetupFlags = []uint32{
-	setupSingleIssuer | setupDeferTaskrun | iosys.IORING_SETUP_SUBMIT_ALL,
+	setupSingleIssuer | setupDeferTaskrun | setupTaskrunFlag | iosys.IORING_SETUP_SUBMIT_ALL,
+	iosys.IORING_SETUP_COOP_TASKRUN | setupTaskrunFlag | iosys.IORING_SETUP_SUBMIT_ALL,
 	iosys.IORING_SETUP_COOP_TASKRUN | iosys.IORING_SETUP_SUBMIT_ALL,
 	iosys.IORING_SETUP_COOP_TASKRUN,
 	0,
@@ -172,6 +179,7 @@ func (r *ring) mmap(p *iosys.IOURingParams) error {
 	u32 := func(mem []byte, off uint32) *uint32 { return (*uint32)(unsafe.Pointer(&mem[off])) }
 	r.sqHead = u32(r.sqMem, p.SQOffset.Head)
 	r.sqTail = u32(r.sqMem, p.SQOffset.Tail)
+	r.sqFlags = u32(r.sqMem, p.SQOffset.Flags)
 	r.sqMask = *u32(r.sqMem, p.SQOffset.RingMask)
 	r.sqLen = *u32(r.sqMem, p.SQOffset.RingEntries)
 	array := unsafe.Slice(u32(r.sqMem, p.SQOffset.Array), r.sqLen)
@@ -259,6 +267,7 @@ func flagNames(fl uint32) string {
 		{setupSingleIssuer, "SINGLE_ISSUER"},
 		{setupDeferTaskrun, "DEFER_TASKRUN"},
 		{iosys.IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN"},
+		{setupTaskrunFlag, "TASKRUN_FLAG"},
 		{iosys.IORING_SETUP_SUBMIT_ALL, "SUBMIT_ALL"},
 	} {
 		if fl&f.bit != 0 {

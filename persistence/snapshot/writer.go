@@ -105,6 +105,7 @@ type Writer struct {
 	crc     uint64 // of everything handed to out
 	written int64
 	keys    int64
+	ahead   int64 // keys Before wrote
 	err     error
 
 	begun, done bool
@@ -309,6 +310,7 @@ func (w *Writer) Before(dbi int, key []byte, now int64) {
 		return
 	}
 	m[string(key)] = struct{}{}
+	w.ahead++
 	if !w.begun {
 		if !w.opt.Body {
 			w.header(w.store.UsedMemory())
@@ -331,6 +333,10 @@ func (w *Writer) reached(dbi int, key []byte) bool {
 	}
 	return string(key) <= string(w.last)
 }
+
+// Ahead is the number of keys Before wrote so far: writes that reached
+// keys ahead of the walk.
+func (w *Writer) Ahead() int64 { return w.ahead }
 
 // Early is the number of keys Before wrote ahead of the walk that it has
 // not passed yet (the memory a point-in-time file costs).
