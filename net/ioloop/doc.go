@@ -22,7 +22,9 @@
 //     the timeout, and dispatches the events to the Handler. The io_uring
 //     driver does all of that in one io_uring_enter system call.
 //     Flush submits what is queued without waiting or dispatching, for a
-//     loop about to do long work before its next Poll.
+//     loop about to do long work before its next Poll; Waiting tells that
+//     loop, with no system call, that its next Poll has input (io_uring:
+//     the ring's TASKRUN flag and completion queue; epoll: only a Wake).
 //
 // What it never does: start goroutines, parse requests, allocate per request
 // in steady state, call the Handler outside Poll (and Shutdown).
