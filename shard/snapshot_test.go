@@ -196,29 +196,43 @@ func saveSim(tb testing.TB, populate string) (*sim, *Shard, *simConn) {
 	return m, s, c
 }
 
+// savingSim is saveSim with a BGSAVE of 200000 keys running and a clock
+// that moves on 5 µs at each reading (a slice ends on time); now is that
+// clock's time.
+func savingSim(t *testing.T) (*sim, *Shard, *simConn, *time.Time) {
+	m, s, c := saveSim(t, "DEBUG POPULATE 200000")
+	now := new(time.Time)
+	*now = m.now
+	m.g.clock = func() time.Time { *now = now.Add(5 * time.Microsecond); return *now }
+	if got := m.do(c, "BGSAVE\r\n"); got != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", got)
+	}
+	return m, s, c, now
+}
+
+// drainWriter waits until the save's file writer is no longer behind.
+func drainWriter(t *testing.T, s *Shard) {
+	for deadline := time.Now().Add(10 * time.Second); s.snap.busy(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the file's writer did not drain")
+		}
+	}
+}
+
 // TestSnapCutShort: once the driver reports input waiting, a slice ends
 // after one step and the next may run at the next turn, unless a write
 // since the last slice reached a key ahead of the save's walk; with no
 // input waiting it runs its length.
 func TestSnapCutShort(t *testing.T) {
-	m, s, c := saveSim(t, "DEBUG POPULATE 200000")
-	now := m.now
-	m.g.clock = func() time.Time { now = now.Add(5 * time.Microsecond); return now }
-	if got := m.do(c, "BGSAVE\r\n"); got != "+Background saving started\r\n" {
-		t.Fatalf("BGSAVE: %q", got)
-	}
+	m, s, c, now := savingSim(t)
 	d := m.drv[0]
 	slice := func(waiting bool) (took time.Duration, keys int64) {
-		for deadline := time.Now().Add(10 * time.Second); s.snap.busy(); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the file's writer did not drain")
-			}
-		}
+		drainWriter(t, s)
 		if waiting {
 			d.data = append(d.data, c.id) // received, not dispatched yet
 			defer func() { d.data = d.data[:0] }()
 		}
-		start, before := now, s.snap.w.Keys()
+		start, before := *now, s.snap.w.Keys()
 		s.snapStep()
 		if s.snap == nil {
 			t.Fatal("the save ended: populate more keys")
@@ -230,8 +244,8 @@ func TestSnapCutShort(t *testing.T) {
 		if took, keys := slice(true); took >= snapSlice/4 || keys != snapStepKeys {
 			t.Errorf("slice %d, input waiting: took %v, wrote %d keys; want one step of %d", i, took, keys, snapStepKeys)
 		}
-		if s.snapAt.After(now) {
-			t.Errorf("slice %d, cut short: the next waits %v; want it at the next turn", i, s.snapAt.Sub(now))
+		if s.snapAt.After(*now) {
+			t.Errorf("slice %d, cut short: the next waits %v; want it at the next turn", i, s.snapAt.Sub(*now))
 		}
 		s.snapAt = now.Add(time.Hour) // the SET's turn steps no slice
 		// key:99999... sorts after every key the walk has reached.
@@ -252,25 +266,15 @@ func TestSnapCutShort(t *testing.T) {
 // thread), and not at all on a shard that served none since the last
 // slice (an idle shard's save runs at the disk's speed).
 func TestSnapPacing(t *testing.T) {
-	m, s, c := saveSim(t, "DEBUG POPULATE 200000")
-	// Each reading of the clock moves it on 5 µs: a slice ends on time.
-	now := m.now
-	m.g.clock = func() time.Time { now = now.Add(5 * time.Microsecond); return now }
-	if got := m.do(c, "BGSAVE\r\n"); got != "+Background saving started\r\n" {
-		t.Fatalf("BGSAVE: %q", got)
-	}
+	m, s, c, now := savingSim(t)
 	step := func() (took, wait time.Duration) {
-		for deadline := time.Now().Add(10 * time.Second); s.snap.busy(); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the file's writer did not drain")
-			}
-		}
-		start := now
+		drainWriter(t, s)
+		start := *now
 		s.snapStep()
 		if s.snap == nil {
 			t.Fatal("the save ended: populate more keys")
 		}
-		return now.Sub(start), s.snapAt.Sub(now)
+		return now.Sub(start), s.snapAt.Sub(*now)
 	}
 	for i := range 3 {
 		s.snapAt = now.Add(time.Hour) // the GET's turns step no slice

@@ -872,49 +872,9 @@ func (h *flushHandler) OnData(ConnID)         {}
 func (h *flushHandler) OnClose(ConnID, error) {}
 func (h *flushHandler) OnWake()               {}
 
-// TestFlushSends: output appended after a Poll reaches the peer through
-// Flush, with no Poll after it.
-func TestFlushSends(t *testing.T) {
-	eachDriver(t, func(t *testing.T, nd func(Options) (Driver, error)) {
-		d := loopDriver(t, nd)
-		lfd, err := ListenTCP("127.0.0.1:0", true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.NewFile(uintptr(lfd), "listener").Close() })
-		port, err := LocalPort(lfd)
-		if err == nil {
-			err = d.Listen(lfd)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		conn, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		h := &flushHandler{}
-		for start := time.Now(); h.id == 0 && time.Since(start) < 5*time.Second; {
-			d.Poll(100*time.Millisecond, h)
-		}
-		if h.id == 0 {
-			t.Fatal("no connection opened")
-		}
-		out := d.Output(h.id)
-		*out = append(*out, "flushed\n"...)
-		d.Flush()
-		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-		expect(t, conn, "flushed\n")
-	})
-}
-
-// TestUringWaiting: between Polls, the io_uring driver tells that input
-// arrived (the peer wrote) or a Wake came, with no system call, and that
-// nothing did once a Poll took it; its own sends' completions are not
-// input.
-func TestUringWaiting(t *testing.T) {
-	d := loopDriver(t, NewUring)
+// openOne has d accept one connection from a client of the test's own:
+// the client's end, and the handler that saw it open.
+func openOne(t *testing.T, d Driver) (net.Conn, *flushHandler) {
 	lfd, err := ListenTCP("127.0.0.1:0", true)
 	if err != nil {
 		t.Fatal(err)
@@ -931,7 +891,7 @@ func TestUringWaiting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	h := &flushHandler{}
 	for start := time.Now(); h.id == 0 && time.Since(start) < 5*time.Second; {
 		d.Poll(100*time.Millisecond, h)
@@ -939,6 +899,30 @@ func TestUringWaiting(t *testing.T) {
 	if h.id == 0 {
 		t.Fatal("no connection opened")
 	}
+	return conn, h
+}
+
+// TestFlushSends: output appended after a Poll reaches the peer through
+// Flush, with no Poll after it.
+func TestFlushSends(t *testing.T) {
+	eachDriver(t, func(t *testing.T, nd func(Options) (Driver, error)) {
+		d := loopDriver(t, nd)
+		conn, h := openOne(t, d)
+		out := d.Output(h.id)
+		*out = append(*out, "flushed\n"...)
+		d.Flush()
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		expect(t, conn, "flushed\n")
+	})
+}
+
+// TestUringWaiting: between Polls, the io_uring driver tells that input
+// arrived (the peer wrote) or a Wake came, with no system call, and that
+// nothing did once a Poll took it; its own sends' completions are not
+// input.
+func TestUringWaiting(t *testing.T) {
+	d := loopDriver(t, NewUring)
+	conn, h := openOne(t, d)
 	// drain polls until nothing more comes.
 	drain := func() {
 		for d.Poll(0, h); d.Waiting(); d.Poll(0, h) {
