@@ -14,9 +14,13 @@
 #   2. GET latency: the load generator (benchmarks/internal/loadgen, CONNS
 #      connections, pipeline 1, random keys of the N) for T + 0.2 s without a
 #      save, then for as long again with a BGSAVE started 0.1 s into it (the
-#      fork, for redis-server, inside the window): p50, p99, max. Both
-#      windows poll INFO every 20 ms (redis-cli on CLIENT_CPUS, as every
-#      redis-cli here), so the processes it starts weigh on both alike.
+#      fork, for redis-server, inside the window): p50, p99, max. In both
+#      windows the load generator itself polls INFO every 20 ms on one more
+#      connection, and in the second sends the BGSAVE and times it (its
+#      poll_every and bgsave_at): no process starts on the client's CPUs
+#      while it measures (a redis-cli every 20 ms there took the load
+#      generator's CPU and raised its p99 from 0.13-0.15 to 0.5-1.1 ms with
+#      no save at all: README, "The fifteenth session's findings").
 #   3. Memory under writes: SETs over the same keys (each a value of the
 #      same size, so a write dirties a page the save still reads, as a fork's
 #      copy-on-write copies it) from WRITE_CONNS connections, pipeline 16;
@@ -110,20 +114,16 @@ bgsave() {
   [ "$(info "$1" rdb_last_bgsave_status)" = ok ] || { echo "BGSAVE on :$1 failed" >&2; exit 1; }
   awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}'
 }
-# poll PORT SECONDS: bgsave's polling of INFO, with no save, for SECONDS.
-poll() {
-  local end
-  end=$(awk -v a="${EPOCHREALTIME/./}" -v s="$2" 'BEGIN{printf "%d", a+s*1e6}')
-  while (( ${EPOCHREALTIME/./} < end )); do
-    info "$1" rdb_bgsave_in_progress >/dev/null
-    sleep 0.02
-  done
-}
-# load PORT SETPCT CONNS PIPELINE SECONDS: a loadgen run, its JSON result.
+# load PORT SETPCT CONNS PIPELINE SECONDS [POLL [BGSAVE_AT]]: a loadgen run,
+# its JSON result; with POLL=poll it polls INFO every 20 ms, and sends a
+# BGSAVE BGSAVE_AT seconds in and times it (save_seconds). (%.0f: mawk's
+# %d stops at 2^31.)
 load() {
-  local ns
-  ns=$(awk -v s="$5" 'BEGIN{printf "%d", s*1e9}')
-  "${cpin[@]}" ./bin/radish-bench gen "{\"addr\":\"127.0.0.1:$1\",\"conns\":$3,\"pipeline\":$4,\"keys\":$N,\"set_pct\":$2,\"duration\":$ns,\"seed\":1}"
+  local ns extra=''
+  ns=$(awk -v s="$5" 'BEGIN{printf "%.0f", s*1e9}')
+  [ "${6:-}" != poll ] || extra=',"poll_every":20000000'
+  [ -z "${7:-}" ] || extra="$extra,\"bgsave_at\":$(awk -v s="$7" 'BEGIN{printf "%.0f", s*1e9}')"
+  "${cpin[@]}" ./bin/radish-bench gen "{\"addr\":\"127.0.0.1:$1\",\"conns\":$3,\"pipeline\":$4,\"keys\":$N,\"set_pct\":$2,\"duration\":$ns,\"seed\":1$extra}"
 }
 
 results="$tmp/results"
@@ -141,19 +141,9 @@ for round in $(seq "$ROUNDS"); do
 
     # 2. GET latency without and during a save.
     win=$(awk -v t="$T" 'BEGIN{printf "%.3f", t+0.2}')
-    # The window without a save polls INFO as bgsave does during the
-    # other: the same processes start in both.
-    load "$port" 0 "$CONNS" 1 "$win" >"$tmp/quiet" &
-    lg=$!
-    poll "$port" "$win"
-    wait "$lg"
-    quiet=$(cat "$tmp/quiet")
-    load "$port" 0 "$CONNS" 1 "$win" >"$tmp/during" &
-    lg=$!
-    sleep 0.1
-    T2=$(bgsave "$port")
-    wait "$lg"
-    during=$(cat "$tmp/during")
+    quiet=$(load "$port" 0 "$CONNS" 1 "$win" poll)
+    during=$(load "$port" 0 "$CONNS" 1 "$win" poll 0.1)
+    T2=$(field "$during" save_seconds)
 
     # 3. Memory under writes, before and during a save.
     wlen=$(awk -v t="$T" 'BEGIN{printf "%.3f", 1+3*t+1}')

@@ -27,6 +27,11 @@ type Config struct {
 	SetPct   int           `json:"set_pct"` // percent of requests that are SET, the rest GET
 	Duration time.Duration `json:"duration"`
 	Seed     uint64        `json:"seed"`
+	// PollEvery, when set, has one more connection send INFO persistence
+	// that often during the run; BgsaveAt (with PollEvery) has it send
+	// BGSAVE that far into the run and poll until the save is over (poll.go).
+	PollEvery time.Duration `json:"poll_every,omitempty"`
+	BgsaveAt  time.Duration `json:"bgsave_at,omitempty"`
 }
 
 // Result is what a run did. CPUSeconds is this process's user+system time
@@ -42,6 +47,9 @@ type Result struct {
 	P50Ms float64 `json:"p50_ms"`
 	P99Ms float64 `json:"p99_ms"`
 	MaxMs float64 `json:"max_ms"`
+	// SaveSeconds is the wall time of the BGSAVE that Config.BgsaveAt
+	// started: from the command to the first INFO that showed it over.
+	SaveSeconds float64 `json:"save_seconds,omitempty"`
 }
 
 // RPS is requests per second.
@@ -57,7 +65,8 @@ func (r Result) RPS() float64 {
 // connection that fails, or ctx ending stops the run with an error; a
 // server that stops answering fails the run hangTime after Duration.
 func Run(ctx context.Context, c Config) (Result, error) {
-	if c.Conns < 1 || c.Pipeline < 1 || c.Keys < 1 || c.SetPct < 0 || c.SetPct > 100 || c.Duration <= 0 {
+	if c.Conns < 1 || c.Pipeline < 1 || c.Keys < 1 || c.SetPct < 0 || c.SetPct > 100 || c.Duration <= 0 ||
+		c.PollEvery < 0 || c.BgsaveAt < 0 || c.BgsaveAt > 0 && c.PollEvery == 0 {
 		return Result{}, fmt.Errorf("loadgen: bad config %+v", c)
 	}
 	conns := make([]net.Conn, c.Conns)
@@ -71,6 +80,16 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			return Result{}, err
 		}
 		conns[i] = conn
+	}
+	var pl *poller
+	if c.PollEvery > 0 {
+		var err error
+		if pl, err = newPoller(ctx, c); err != nil {
+			for _, o := range conns {
+				o.Close()
+			}
+			return Result{}, err
+		}
 	}
 	var (
 		wg       sync.WaitGroup
@@ -118,10 +137,23 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			mu.Unlock()
 		}()
 	}
+	polled := make(chan time.Duration, 1)
+	if pl != nil {
+		go func() {
+			took, err := pl.run(start, deadline, stop.Load)
+			if err != nil {
+				fail(err)
+			}
+			polled <- took
+		}()
+	}
 	wg.Wait()
-	close(done)
 	total.Seconds = time.Since(start).Seconds()
 	total.CPUSeconds = cpuSeconds() - cpu0
+	if pl != nil { // the save may outlast the run
+		total.SaveSeconds = (<-polled).Seconds()
+	}
+	close(done)
 	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 }
 	total.P50Ms, total.P99Ms, total.MaxMs = ms(lat.Quantile(0.5)), ms(lat.Quantile(0.99)), ms(lat.Max())
 	if firstErr != nil {

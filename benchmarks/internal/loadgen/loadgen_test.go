@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -105,7 +107,45 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// fakeServer answers GET with a bulk string and SET with setReply (+OK if "").
+// A run that polls: INFO about every PollEvery; with BgsaveAt one
+// BGSAVE, whose wall time (the fake's save lasts three INFOs) comes back
+// even when it outlasts the run.
+func TestPollSave(t *testing.T) {
+	addr, stop := fakeServer(t, "")
+	defer stop()
+	for _, c := range []struct {
+		dur, at time.Duration
+		save    bool
+	}{{300 * time.Millisecond, 0, false}, {300 * time.Millisecond, 100 * time.Millisecond, true}, {100 * time.Millisecond, 90 * time.Millisecond, true}} {
+		before := infos.Load()
+		res, err := Run(context.Background(), Config{Addr: addr, Conns: 2, Pipeline: 1, Keys: 10, Duration: c.dur,
+			PollEvery: 20 * time.Millisecond, BgsaveAt: c.at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		polls := infos.Load() - before
+		if want := int64(c.dur / (20 * time.Millisecond)); polls < want/2 || polls > want+5 {
+			t.Errorf("%v: %d INFOs, want about %d", c, polls, want)
+		}
+		if got := res.SaveSeconds; c.save != (got > 0) || c.save && (got < 0.03 || got > 5) {
+			t.Errorf("%v: save took %v s, want about 0.06", c, got)
+		}
+		if c.save && c.at+60*time.Millisecond > c.dur && res.Seconds > c.dur.Seconds()+0.05 {
+			t.Errorf("%v: the run's seconds %v count the wait for the save", c, res.Seconds)
+		}
+	}
+	if _, err := Run(context.Background(), Config{Addr: addr, Conns: 1, Pipeline: 1, Keys: 1, Duration: time.Second, BgsaveAt: time.Millisecond}); err == nil {
+		t.Error("no error for BgsaveAt without PollEvery")
+	}
+}
+
+// The fake server's INFOs answered, and the INFOs left that show a save
+// in progress.
+var infos, saving atomic.Int64
+
+// fakeServer answers GET with a bulk string and SET with setReply (+OK if
+// ""), BGSAVE and INFO (persistence) as a server whose save lasts three
+// INFOs.
 func fakeServer(t *testing.T, setReply string) (string, func()) {
 	if setReply == "" {
 		setReply = "+OK\r\n"
@@ -133,6 +173,13 @@ func fakeServer(t *testing.T, setReply string) (string, func()) {
 						w.WriteString("$7\r\nvalue:1\r\n")
 					case "SET\r\n":
 						w.WriteString(setReply)
+					case "BGSAVE\r\n":
+						saving.Store(3)
+						w.WriteString("+Background saving started\r\n")
+					case "INFO\r\n":
+						infos.Add(1)
+						body := fmt.Sprintf("rdb_bgsave_in_progress:%d\r\nrdb_last_bgsave_status:ok\r\n", min(saving.Add(-1)+1, 1))
+						fmt.Fprintf(w, "$%d\r\n%s\r\n", len(body), body)
 					}
 					if r.Buffered() == 0 {
 						w.Flush()
