@@ -7,6 +7,7 @@
 #   N=200000 ROUNDS=1 bash benchmarks/bgsave.sh # a quick check
 #   SERVER_CPUS=0-2 CLIENT_CPUS=3-5 bash benchmarks/bgsave.sh
 #   RADISH=/tmp/radish-old N=2000000 bash benchmarks/bgsave.sh
+#   SERVERS=radish RADISH=/tmp/radish-old bash benchmarks/bgsave.sh # no redis-server
 #
 # Each round, on each server, after DEBUG POPULATE N (key:<n> value:<n>):
 #   1. BGSAVE alone: its wall time T (from BGSAVE to rdb_bgsave_in_progress:0,
@@ -45,6 +46,7 @@ RADISH_PORT=${RADISH_PORT:-7380}
 REDIS_PORT=${REDIS_PORT:-7379}
 IO=${IO:-uring}
 RADISH=${RADISH:-bin/radish-server} # another build: RADISH=/path/to/radish-server
+SERVERS=${SERVERS:-both}             # or radish, or redis: that server alone
 
 command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server redis-tools >/dev/null; }
 [ "$RADISH" != bin/radish-server ] || go build -o bin/radish-server ./cmd/radish-server
@@ -130,6 +132,7 @@ results="$tmp/results"
 : >"$results"
 for round in $(seq "$ROUNDS"); do
   if (( round % 2 )); then order="radish redis"; else order="redis radish"; fi
+  [ "$SERVERS" = both ] || order=$SERVERS
   for srv in $order; do
     start "$srv"
     port=$(port_of "$srv") pid=$(pid_of "$srv")
@@ -189,7 +192,8 @@ done
 echo
 echo "| server | keys | BGSAVE s | GET p99 ms, no save | GET p99 ms, during save | p99 ratio | GET max ms, no save / during | Pss MB before | peak MB during save | growth | start-up s | keys/s | keys per CPU s |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-for srv in radish redis; do
+servers="radish redis"; [ "$SERVERS" = both ] || servers=$SERVERS
+for srv in $servers; do
   med() { awk -v s="$srv" -v c="$1" '$2==s{print $c}' "$results" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
   name=$srv; [ "$srv" = radish ] && name="radish ($SHARDS shards)"; [ "$srv" = redis ] && name=redis-server
   awk -v n="$name" -v k="$(med 3)" -v t="$(med 4)" -v pq="$(med 6)" -v ps="$(med 7)" -v mq="$(med 8)" -v ms="$(med 9)" \
