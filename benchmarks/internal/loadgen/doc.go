@@ -5,7 +5,10 @@
 // Nouns: a Config is one run's shape (address, connections, pipeline depth,
 // keyspace, share of SETs, duration); a Result is what it did (requests,
 // seconds, the client's own CPU time, and the batches' round trips: median,
-// 99th percentile, longest, from a Latency histogram).
+// 99th percentile, longest, from a Latency histogram). A poller (poll.go)
+// is one more connection of a run that polls INFO and may start and time
+// a BGSAVE, so that a latency run watches a save without a process
+// started beside it.
 //
 // Why not redis-benchmark: it runs one command per test (no GET/SET mix),
 // stops after a request count (so a run's length depends on the server's
