@@ -47,6 +47,7 @@ func (p *poller) run(start, deadline time.Time, stop func() bool) (time.Duration
 	saved := p.cfg.BgsaveAt <= 0 // nothing to wait for
 	for tick := start; !stop(); {
 		if !saved && saveStart.IsZero() && !time.Now().Before(start.Add(p.cfg.BgsaveAt)) {
+			saveStart = time.Now() // as the command leaves: redis-server answers after its fork
 			line, err := p.command("*1\r\n$6\r\nBGSAVE\r\n")
 			if err != nil {
 				return 0, err
@@ -54,7 +55,6 @@ func (p *poller) run(start, deadline time.Time, stop func() bool) (time.Duration
 			if !strings.Contains(line, "started") {
 				return 0, fmt.Errorf("loadgen: BGSAVE answered %q", line)
 			}
-			saveStart = time.Now()
 		}
 		inProgress, ok, err := p.info()
 		if err != nil {
