@@ -214,7 +214,7 @@ func (s *Shard) aclKill(c *conn) {
 // everything.
 func (s *Shard) permit(c *conn, spec *command.Spec, args [][]byte) bool {
 	why, at := c.user.Check(spec, args)
-	if why == acl.OK || c.cl.Master || spec.Name == "replconf" && s.isMasterHello(args) {
+	if why == acl.OK || c.cl.Master {
 		// The master link runs every command, as Redis's master client,
 		// which has no user.
 		return true

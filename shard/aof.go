@@ -115,7 +115,7 @@ func (s *Shard) wroteNow() {
 // held, c's held bytes.
 func (s *Shard) output(c *conn) *[]byte {
 	if !s.aof.hold || !s.aof.wrote && !c.heldNow && len(c.marks) == 0 {
-		return s.drv.Output(c.id)
+		return s.rawOut(c)
 	}
 	s.holdNow(c)
 	return &c.held
@@ -150,7 +150,7 @@ func (s *Shard) replyHeld(c *conn, fn func(w *resp.Writer)) {
 	fn(&s.w)
 	c.held, s.w.B = s.w.B, nil
 	if free && !s.aof.wrote {
-		out := s.drv.Output(c.id)
+		out := s.rawOut(c)
 		*out = append(*out, c.held...)
 		c.held = c.held[:0]
 		return
@@ -198,7 +198,7 @@ func (s *Shard) releaseHeld(d uint64) {
 		if k > 0 {
 			end := c.marks[k-1].end
 			if !c.dead && !c.closing {
-				out := s.drv.Output(c.id)
+				out := s.rawOut(c)
 				*out = append(*out, c.held[:end]...)
 			}
 			c.held = c.held[:copy(c.held, c.held[end:])]

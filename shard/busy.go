@@ -169,7 +169,7 @@ func (s *Shard) pollBusy() {
 func (s *Shard) serveBusy(c *conn) {
 	b := &s.busy
 	for !c.running && !c.barrier && !c.closing && !c.dead && !c.cl.Close {
-		in := s.drv.Input(c.id)
+		in := s.input(c)
 		if len(in) == 0 {
 			break
 		}
@@ -180,7 +180,7 @@ func (s *Shard) serveBusy(c *conn) {
 		if len(args) > 0 && !s.answerBusy(c, args) {
 			break
 		}
-		s.drv.Consume(c.id, n)
+		s.consume(c, n)
 	}
 	s.checkOutput(c)
 }

@@ -63,6 +63,8 @@ type conn struct {
 	// mig is where its keyed commands went lately, and its move to
 	// another shard (migrate.go).
 	mig migration
+	// pipe is its input and output when it has no socket (pipe.go).
+	pipe *pipe
 }
 
 // slot is a reply in a connection's queue.
@@ -79,10 +81,10 @@ type slot struct {
 func (s *Shard) serve(c *conn) {
 	warm := 0 // commands ahead whose keys prefetch has warmed
 	if len(c.queue) == 0 && len(s.group.shards) > 1 {
-		s.prefix.c, s.prefix.mark = c, len(*s.drv.Output(c.id))
+		s.prefix.c, s.prefix.mark = c, len(*s.rawOut(c))
 	}
 	for !c.barrier && !c.paused && !c.closing && !c.dead && !c.cl.Close && c.mig.state == migNone {
-		in := s.drv.Input(c.id)
+		in := s.input(c)
 		if len(in) == 0 {
 			break
 		}
@@ -136,7 +138,7 @@ func (s *Shard) serve(c *conn) {
 				break // it runs from the input in the turn (busy.go)
 			}
 		}
-		s.drv.Consume(c.id, n)
+		s.consume(c, n)
 	}
 	if len(s.parsed.cmds) > 0 {
 		s.parsed.drop()
@@ -288,7 +290,7 @@ func (s *Shard) reply(c *conn, fn func(w *resp.Writer)) {
 			s.replyHeld(c, fn)
 			return
 		}
-		out := s.drv.Output(c.id)
+		out := s.rawOut(c)
 		s.w.B, s.w.Proto = *out, c.cl.Proto
 		fn(&s.w)
 		*out = s.w.B
@@ -364,9 +366,6 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		return
 	}
 	if !c.cl.Authed && spec.Flags&command.NoAuth == 0 {
-		if spec.Name == "replconf" && s.masterHello(c, args) {
-			return
-		}
 		s.refuseCmd(c, spec, errtext.NoAuth)
 		return
 	}

@@ -152,9 +152,10 @@
 //   - replication (repl.go): as a replica the group is the Host of a
 //     persistence/repl.Replica: a full sync reloads every shard from the
 //     received RDB file in one step of its loop; the stream runs on the
-//     master link, a connection of shard 0 marked as the primary's, whose
-//     commands take the ordinary path (a cross-shard MSET or EXEC of the
-//     stream is a txn as any client's). A replica shard refuses clients'
+//     master link's lanes, pipes (pipe.go: connections with no socket,
+//     fed by messages, their replies handed back at each turn's end)
+//     marked as the primary's, whose commands take the ordinary path (a
+//     cross-shard MSET or EXEC of the stream is a txn as any client's). A replica shard refuses clients'
 //     writes (-READONLY) and, under replica-serve-stale-data no while the
 //     link is down, what is not stale-safe (-MASTERDOWN); it runs no
 //     active expiry, hides expired keys without deleting them, and runs

@@ -140,7 +140,7 @@ func (s *Shard) holdPrefix(c *conn) {
 	if s.aof.hold {
 		return
 	}
-	out := s.drv.Output(c.id)
+	out := s.rawOut(c)
 	m := s.prefix.mark
 	if len(*out) <= m {
 		return

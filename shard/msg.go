@@ -35,7 +35,8 @@ type message struct {
 // replication cut's step (aofrw.go); saveMsg, a save's part, and
 // holdMsg, a step run with every shard held (DEBUG RELOAD, a full sync's
 // load: snapshot.go); slowMsg, monitorMsg, unblockMsg,
-// migrateMsg, adoptMsg, resetStats and a replica's output (*replica);
+// migrateMsg, adoptMsg, resetStats, a replica's output (*replica), a
+// pipe's input (*pipe) and its close (pipeClose, pipeGone: pipe.go);
 // and runMsg. Its request and its answer are mostly one value, which
 // each side fills in turn. handle runs it on the destination as a message
 // of kind k.
@@ -108,5 +109,6 @@ const (
 	msgCutDone                          // the cut is done
 	msgHold                             // holdAll: run a step on the shard held with every other (DEBUG RELOAD, a full sync's load)
 	msgHeld                             // the shard ran it
+	msgPipe                             // a pipe's commands, or its close (pipe.go)
 	numMsgKinds
 )

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-	"golang.org/x/sys/unix"
 
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/errtext"
@@ -27,12 +25,11 @@ import (
 // group holds a repl.Replica, the link to its primary, and is its
 // repl.Host: a full sync loads the received RDB file into every shard
 // (each keeps the keys it owns) in one step of its loop, and the stream
-// runs on the master link, a connection of shard 0 made from a socket
-// pair (masterLink): its commands take the ordinary path (hops, txns,
-// MULTI/EXEC over every shard they touch), so a cross-shard MSET of the
-// stream is atomic here as for any client. The link marks itself with
-// a token only this process knows (REPLCONF radish-master), which makes
-// its conn the master: writes pass replica-read-only.
+// runs on the link's lanes, each a pipe (pipe.go: a connection with no
+// socket) of shard lane modulo the shard count, the master's (cl.Master:
+// writes pass replica-read-only): its commands take the ordinary path
+// (hops, txns, MULTI/EXEC over every shard they touch), so a cross-shard
+// MSET of the stream is atomic here as for any client.
 //
 // A replica shard (s.replica) follows a replica's expiry rules: no
 // active expiry, reads hide expired keys without deleting them
@@ -46,7 +43,6 @@ import (
 type replState struct {
 	change sync.Mutex
 	mu     sync.Mutex
-	token  string // the master link's REPLCONF radish-master token
 	link   atomic.Pointer[repl.Replica]
 	host   string
 	port   int
@@ -66,13 +62,12 @@ func newReplID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// initRepl sets the group's replication ID and the master link's token;
-// with replicaof set, the group starts as a replica.
+// initRepl sets the group's replication ID; with replicaof set, the group starts as a replica.
 func (g *Group) initRepl() {
 	r := &g.repl
 	// Under mu: the shards, running already, read them under it.
 	r.mu.Lock()
-	r.token, r.replid, r.offset2 = newReplID(), newReplID(), -1
+	r.replid, r.offset2 = newReplID(), -1
 	r.mu.Unlock()
 	if host, port, ok := strings.Cut(g.conf.Snapshot().ReplicaOf, " "); ok {
 		p, _ := strconv.Atoi(port)
@@ -211,72 +206,6 @@ func (g *Group) FullSync(path string) error {
 	return <-done
 }
 
-// Apply implements repl.Host: a socket pair whose one end becomes a
-// connection of shard lane (modulo the shard count), marked as the
-// master's by the token.
-func (g *Group) Apply(lane int) (net.Conn, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, os.NewSyscallError("socketpair", err)
-	}
-	if err := unix.SetNonblock(fds[0], true); err != nil {
-		unix.Close(fds[0])
-		unix.Close(fds[1])
-		return nil, os.NewSyscallError("fcntl", err)
-	}
-	f := os.NewFile(uintptr(fds[1]), "master-link")
-	c, err := net.FileConn(f)
-	f.Close()
-	if err != nil {
-		unix.Close(fds[0])
-		return nil, err
-	}
-	g.shards[lane%len(g.shards)].deliver([]message{{kind: msgAdopt, data: adoptMsg(fds[0])}})
-	hello := "*3\r\n$8\r\nREPLCONF\r\n$13\r\nradish-master\r\n$40\r\n" + g.repl.token + "\r\n"
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.Write([]byte(hello)); err != nil {
-		c.Close()
-		return nil, err
-	}
-	var b [5]byte
-	if _, err := readFull(c, b[:]); err != nil || string(b[:]) != "+OK\r\n" {
-		c.Close()
-		return nil, fmt.Errorf("the master link was not accepted (%q, %v)", b[:], err)
-	}
-	c.SetDeadline(time.Time{})
-	return c, nil
-}
-
-func readFull(c net.Conn, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := c.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-// masterHello marks c as the master link when args are REPLCONF
-// radish-master with this process's token, and answers +OK.
-func (s *Shard) masterHello(c *conn, args [][]byte) bool {
-	if !s.isMasterHello(args) {
-		return false
-	}
-	c.cl.Authed, c.cl.Master = true, true
-	s.reply(c, func(w *resp.Writer) { w.OK() })
-	return true
-}
-
-// isMasterHello reports whether REPLCONF's args are the master link's
-// hello: radish-master with this process's token.
-func (s *Shard) isMasterHello(args [][]byte) bool {
-	return len(args) == 3 && strings.EqualFold(string(args[1]), "radish-master") &&
-		string(args[2]) == s.group.repl.token
-}
-
 // replRefuses is the error a replica gives a client's command (never
 // the master link's): -READONLY for a write under replica-read-only,
 // -MASTERDOWN for a command that is not stale-safe while the link is
@@ -299,7 +228,7 @@ func (s *Shard) replRefuses(spec *command.Spec) string {
 func (s *Shard) replCmd(c *conn, spec *command.Spec, args [][]byte) {
 	switch spec.Name {
 	case "replconf":
-		if s.masterHello(c, args) || s.flowsHello(c, args) || s.flowAttach(c, args) || s.replconfReplica(c, args) {
+		if s.flowsHello(c, args) || s.flowAttach(c, args) || s.replconfReplica(c, args) {
 			return
 		}
 		s.reply(c, func(w *resp.Writer) { command.ReplConf(w, args) })

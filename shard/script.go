@@ -376,7 +376,7 @@ func (s *Shard) ownBorrowed() {
 // replyBytes answers c with b, a whole reply.
 func (s *Shard) replyBytes(c *conn, b []byte) {
 	if len(c.queue) == 0 && !s.aof.hold {
-		out := s.drv.Output(c.id)
+		out := s.rawOut(c)
 		*out = append(*out, b...)
 		return
 	}

@@ -34,6 +34,10 @@ type Shard struct {
 	drv   ioloop.Driver
 	store *engine.Store
 	conns map[ioloop.ConnID]*conn
+	// pipes are the connections with no socket (pipe.go); pipeSeq
+	// numbers them.
+	pipes   []*pipe
+	pipeSeq uint32
 	// flows are the replication flows' connections on this loop, which
 	// are no clients (flowstream.go).
 	flows map[ioloop.ConnID]*flowStream
@@ -323,6 +327,7 @@ func (s *Shard) Turn(now time.Time) {
 	s.flushEffects()
 	s.flushMonitors()
 	s.submitAOF()
+	s.flushPipes()
 	if s.snap != nil && !s.group.clock().Before(s.snapAt) {
 		// A slice of the save in progress, once the turn's replies left:
 		// they do not wait for it (the driver sends them now).
@@ -344,6 +349,9 @@ const lazyFreeBlocks = 4096
 func (s *Shard) shutdown() {
 	if s.snap != nil {
 		s.snapEnd(errShutdown)
+	}
+	for len(s.pipes) > 0 {
+		s.dropPipe(s.pipes[0])
 	}
 	for id := range s.conns {
 		s.drv.Close(id)
@@ -583,8 +591,9 @@ func (s *Shard) flushOutbox() {
 // OnWake implements ioloop.Handler; the inbox is drained after Poll returns.
 func (s *Shard) OnWake() {}
 
-// OnOpen implements ioloop.Handler.
-func (s *Shard) OnOpen(id ioloop.ConnID) {
+// newConn is a new connection's state as it opens: a client of its own,
+// RESP2, the default user.
+func (s *Shard) newConn(id ioloop.ConnID) *conn {
 	s.stats.touched = true
 	s.refreshConfig()
 	g := s.group
@@ -595,6 +604,13 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 	c.cl.CreatedMs = now
 	c.cl.LastMs = now
 	s.openACL(c)
+	return c
+}
+
+// OnOpen implements ioloop.Handler.
+func (s *Shard) OnOpen(id ioloop.ConnID) {
+	g := s.group
+	c := s.newConn(id)
 	c.cl.Addr, c.cl.LAddr = s.drv.Addrs(id)
 	if s.group.stopping.Load() {
 		// Shutting down: a connection accepted now is closed unserved (a
@@ -648,7 +664,12 @@ func (s *Shard) OnClose(id ioloop.ConnID, err error) {
 		s.flowEvent(id, true)
 		return
 	}
-	delete(s.conns, id)
+	s.gone(c)
+}
+
+// gone forgets c, closed: what it waited for, subscribed to, watched.
+func (s *Shard) gone(c *conn) {
+	delete(s.conns, c.id)
 	s.stats.touched = true
 	c.dead = true
 	if c.blocked != nil {
@@ -739,5 +760,9 @@ func (s *Shard) closeConn(c *conn) {
 		return
 	}
 	c.closing = true
+	if c.pipe != nil {
+		s.local = append(s.local, message{kind: msgPipe, data: pipeGone{c.pipe}})
+		return
+	}
 	s.drv.Close(c.id)
 }

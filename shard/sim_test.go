@@ -535,7 +535,7 @@ var msgKindNames = [numMsgKinds]string{
 	msgScript: "script", msgScriptDone: "script-done",
 	msgExport: "export", msgExported: "exported", msgPrepare: "prepare", msgSlow: "slow", msgMonitor: "monitor",
 	msgRepl: "repl", msgMigrate: "migrate", msgCut: "cut", msgCutDone: "cut-done",
-	msgHold: "hold", msgHeld: "held",
+	msgHold: "hold", msgHeld: "held", msgPipe: "pipe",
 }
 
 // String names a message kind in a simulation's trace.

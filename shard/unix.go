@@ -64,7 +64,7 @@ func (u *unixListener) accept(g *Group) {
 }
 
 // adoptMsg is a connected socket for the shard's driver to serve
-// (msgAdopt): one accepted on the Unix socket, or the master link's end.
+// (msgAdopt): one accepted on the Unix socket.
 type adoptMsg int
 
 func (fd adoptMsg) handle(s *Shard, _ msgKind) {

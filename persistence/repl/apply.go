@@ -3,14 +3,14 @@ package repl
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"strconv"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 )
 
-// The stream's commands run on lanes, connections into the Host's
-// command path (Host.Apply). Lane 0 takes every command of a stream
+// The stream's commands run on lanes, ways into the Host's command path
+// (Host.Apply). Lane 0 takes every command of a stream
 // read from one connection; a stream put together from flows runs flow
 // i's commands on lane i (a connection of the Host's shard i, modulo its
 // count), each lane in order and the lanes in parallel: a key's commands
@@ -23,16 +23,23 @@ import (
 // The offset applied is the end of the longest run of the stream whose
 // every command ran: pend holds the end offsets of the commands sent, in
 // the stream's order, fin which of them were answered; each lane knows
-// which of them its replies answer.
+// which of them its replies answer, which the Host hands back as they
+// are written (answered).
 
-// lane is one connection into the Host's command path.
+// lane is one way into the Host's command path.
 type lane struct {
-	c  net.Conn
-	db int // the database its commands run in
+	c Lane
+	// dead: the Host closed it (CLIENT KILL TYPE master); the stream opens
+	// another in its place.
+	dead atomic.Bool
+	db   int // the database its commands run in
 	// seqs are the commands its replies answer, in order: a command's
 	// place in pend counted from the first one ever (-1: a SELECT of the
-	// link's own). r.off guards it.
-	seqs []int64
+	// link's own). r.off guards it, and part, a reply not yet whole, and
+	// logged, the failed commands logged.
+	seqs   []int64
+	part   []byte
+	logged int
 }
 
 // batch is commands on their way to the lanes.
@@ -102,16 +109,26 @@ func (b *batch) reset() {
 	}
 }
 
-// lane opens the lanes up to l.
+// lane opens the lanes up to l, and lane l again if the Host closed it.
 func (r *Replica) lane(l int) error {
-	for len(r.lanes) <= l {
-		c, err := r.h.Apply(len(r.lanes))
-		if err != nil {
-			return fmt.Errorf("opening the link into the command path: %w", err)
+	if l < len(r.lanes) && !r.lanes[l].dead.Load() {
+		return nil
+	}
+	for i := 0; i <= l; i++ {
+		if i < len(r.lanes) && !r.lanes[i].dead.Load() {
+			continue
 		}
-		ln := &lane{c: c}
-		r.lanes = append(r.lanes, ln)
-		go r.replies(ln)
+		ln := &lane{}
+		c, err := r.h.Apply(i, func(b []byte, closed bool) { r.answered(ln, b, closed) })
+		if err != nil {
+			return fmt.Errorf("opening a lane into the command path: %w", err)
+		}
+		ln.c = c
+		if i < len(r.lanes) {
+			r.lanes[i] = ln
+		} else {
+			r.lanes = append(r.lanes, ln)
+		}
 	}
 	return nil
 }
@@ -173,7 +190,10 @@ func (r *Replica) send(b *batch) error {
 	r.off.Unlock()
 	for l := range b.lanes {
 		if out := b.lanes[l].out; len(out) > 0 {
-			if _, err := r.lanes[l].c.Write(out); err != nil {
+			if err := r.lanes[l].c.Send(out); err != nil {
+				r.off.Lock()
+				r.forgetLocked()
+				r.off.Unlock()
 				return err
 			}
 		}
@@ -196,73 +216,71 @@ func (r *Replica) alone(b, one *batch) error {
 	return nil
 }
 
-// replies reads lane l's replies to the stream's commands: each marks
-// its command run, which moves the applied offset to the end of the run
-// of commands all run, and answers a GETACK waiting for it.
-func (r *Replica) replies(l *lane) {
-	buf := make([]byte, 0, 64<<10)
-	logged := 0
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
+// forgetLocked forgets the commands sent and not yet answered, on every
+// lane: one closed will never answer. r.off held.
+func (r *Replica) forgetLocked() {
+	r.off.head += int64(len(r.off.pend))
+	r.off.pend, r.off.fin = r.off.pend[:0], r.off.fin[:0]
+	r.off.idle.Broadcast()
+}
+
+// answered takes lane l's replies (Host.Apply's callback, on a
+// goroutine of the Host's): each marks its command run, which moves the
+// applied offset to the end of the run of commands all run and asks for
+// the ACK a GETACK waits for. A lane closed leaves no command waiting on
+// it or on any lane: they are forgotten (a session that goes on fails
+// at its next send and starts again from the offset applied).
+func (r *Replica) answered(l *lane, b []byte, closed bool) {
+	r.off.Lock()
+	defer r.off.Unlock()
+	if closed {
+		l.dead.Store(true)
+		r.forgetLocked()
+		return
+	}
+	if len(l.part) > 0 {
+		b = append(l.part, b...)
+	}
+	p, k := 0, 0
+	for p < len(b) {
+		m := skipReply(b[p:], 0)
+		if m == 0 {
+			break
 		}
-		n, err := l.c.Read(buf[len(buf):cap(buf)])
-		if err != nil {
-			r.off.Lock()
-			r.off.head += int64(len(r.off.pend))
-			r.off.pend, r.off.fin = r.off.pend[:0], r.off.fin[:0]
-			r.off.idle.Broadcast()
-			r.off.Unlock()
-			return
+		if b[p] == '-' && l.logged < 10 {
+			l.logged++
+			r.log().Warn("a command from the primary failed here", zap.ByteString("reply", bytes.TrimSpace(b[p:p+m])))
 		}
-		buf = buf[:len(buf)+n]
-		p, k := 0, 0
-		for p < len(buf) {
-			m := skipReply(buf[p:], 0)
-			if m == 0 {
-				break
-			}
-			if buf[p] == '-' && logged < 10 {
-				logged++
-				r.log().Warn("a command from the primary failed here", zap.ByteString("reply", bytes.TrimSpace(buf[p:p+m])))
-			}
-			p += m
-			k++
+		p += m
+		k++
+	}
+	l.part = append(l.part[:0], b[p:]...)
+	for ; k > 0 && len(l.seqs) > 0; k-- {
+		seq := l.seqs[0]
+		l.seqs = l.seqs[1:]
+		if i := seq - r.off.head; seq >= 0 && i >= 0 && i < int64(len(r.off.fin)) {
+			r.off.fin[i] = true
 		}
-		buf = buf[:copy(buf, buf[p:])]
-		if k == 0 {
-			continue
+	}
+	done := 0
+	for done < len(r.off.fin) && r.off.fin[done] {
+		done++
+	}
+	if done > 0 {
+		r.off.applied = r.off.pend[done-1]
+		r.off.pend = r.off.pend[:copy(r.off.pend, r.off.pend[done:])]
+		r.off.fin = r.off.fin[:copy(r.off.fin, r.off.fin[done:])]
+		r.off.head += int64(done)
+		r.forward()
+	}
+	if r.off.ackAt >= 0 && r.off.applied >= r.off.ackAt {
+		r.off.ackAt = -1
+		select {
+		case r.ackNow <- struct{}{}:
+		default: // one is asked for already
 		}
-		r.off.Lock()
-		for ; k > 0 && len(l.seqs) > 0; k-- {
-			seq := l.seqs[0]
-			l.seqs = l.seqs[1:]
-			if i := seq - r.off.head; seq >= 0 && i >= 0 && i < int64(len(r.off.fin)) {
-				r.off.fin[i] = true
-			}
-		}
-		done := 0
-		for done < len(r.off.fin) && r.off.fin[done] {
-			done++
-		}
-		if done > 0 {
-			r.off.applied = r.off.pend[done-1]
-			r.off.pend = r.off.pend[:copy(r.off.pend, r.off.pend[done:])]
-			r.off.fin = r.off.fin[:copy(r.off.fin, r.off.fin[done:])]
-			r.off.head += int64(done)
-			r.forward()
-		}
-		applied := r.off.applied
-		ack := r.off.ackAt >= 0 && applied >= r.off.ackAt
-		if ack {
-			r.off.ackAt = -1
-		}
-		if len(r.off.pend) == 0 {
-			r.off.idle.Broadcast()
-		}
-		r.off.Unlock()
-		if ack {
-			r.sendAck(applied)
-		}
+	}
+	if len(r.off.pend) == 0 {
+		r.off.idle.Broadcast()
 	}
 }

@@ -1,12 +1,11 @@
 package repl
 
 import (
+	"errors"
 	"io"
-	"net"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // laneReplica is a Replica with nothing but its offsets, for lanes.
@@ -17,33 +16,37 @@ func laneReplica() *Replica {
 	return r
 }
 
-// pipeLane is a lane over a pipe whose Host end (returned) reads and
-// drops what the link sends.
-func pipeLane(t *testing.T) (*lane, net.Conn) {
-	a, b := net.Pipe()
-	t.Cleanup(func() { a.Close(); b.Close() })
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			if _, err := b.Read(buf); err != nil {
-				return
-			}
-		}
-	}()
-	return &lane{c: a}, b
+// sink is a Lane that keeps what is sent and answers nothing: a test
+// answers for the Host (Replica.answered).
+type sink struct {
+	sent   []byte
+	closed bool
+}
+
+func (l *sink) Send(b []byte) error {
+	if l.closed {
+		return errors.New("closed")
+	}
+	l.sent = append(l.sent, b...)
+	return nil
+}
+
+func (l *sink) Close() { l.closed = true }
+
+func (r *Replica) appliedNow() int64 {
+	r.off.Lock()
+	defer r.off.Unlock()
+	return r.off.applied
 }
 
 // TestLanesApplied: commands on two lanes answered out of order move
 // the offset applied only over a run of commands that all ran; a SELECT
-// of the link's own counts for nothing.
+// of the link's own counts for nothing; a reply cut in two counts once
+// whole.
 func TestLanesApplied(t *testing.T) {
 	r := laneReplica()
-	var hosts []net.Conn
 	for range 2 {
-		l, b := pipeLane(t)
-		r.lanes = append(r.lanes, l)
-		hosts = append(hosts, b)
-		go r.replies(l)
+		r.lanes = append(r.lanes, &lane{c: &sink{}})
 	}
 	var b batch
 	cmd := appendCommand(nil, "SET", "k", "v")
@@ -54,27 +57,62 @@ func TestLanesApplied(t *testing.T) {
 	if err := r.send(&b); err != nil {
 		t.Fatal(err)
 	}
-	applied := func() int64 {
-		r.off.Lock()
-		defer r.off.Unlock()
-		return r.off.applied
+	if got := string(r.lanes[1].c.(*sink).sent); got != string(appendCommand(nil, "SELECT", "1"))+string(cmd) {
+		t.Fatalf("lane 1 got %q", got)
 	}
-	waitApplied := func(want int64) {
-		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); applied() != want; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("applied %d, want %d", applied(), want)
-			}
+	steps := []struct {
+		lane  int
+		reply string
+		want  int64
+	}{
+		{1, "+OK\r\n+OK\r\n", 0}, // the SELECT and the command ending at 20
+		{0, "+O", 0},
+		{0, "K\r\n", 20},
+		{0, "-ERR no\r\n", 30},
+	}
+	for _, st := range steps {
+		r.answered(r.lanes[st.lane], []byte(st.reply), false)
+		if got := r.appliedNow(); got != st.want {
+			t.Fatalf("after %q on lane %d: applied %d, want %d", st.reply, st.lane, got, st.want)
 		}
 	}
-	hosts[1].Write([]byte("+OK\r\n+OK\r\n")) // the SELECT and the command ending at 20
-	time.Sleep(20 * time.Millisecond)
-	waitApplied(0)
-	hosts[0].Write([]byte("+OK\r\n"))
-	waitApplied(20)
-	hosts[0].Write([]byte("+OK\r\n"))
-	waitApplied(30)
 	r.drain()
+}
+
+// TestLaneClosed: a lane the Host closed leaves no command waiting (a
+// drain returns), the next send on it fails, and the stream opens
+// another in its place.
+func TestLaneClosed(t *testing.T) {
+	r := laneReplica()
+	h := &host{}
+	r.h = h
+	if err := r.lane(1); err != nil {
+		t.Fatal(err)
+	}
+	first := r.lanes[1]
+	var b batch
+	b.add(1, appendCommand(nil, "SET", "k", "v"), 10)
+	first.c = &sink{}
+	if err := r.send(&b); err != nil {
+		t.Fatal(err)
+	}
+	first.c.Close()
+	r.answered(first, nil, true)
+	r.drain()
+	if got := r.appliedNow(); got != 0 {
+		t.Fatalf("applied %d after the lane closed, want 0", got)
+	}
+	b.add(1, appendCommand(nil, "SET", "k", "v"), 10)
+	if err := r.send(&b); err == nil {
+		t.Fatal("a send on a closed lane did not fail")
+	}
+	r.drain()
+	if err := r.lane(1); err != nil {
+		t.Fatal(err)
+	}
+	if r.lanes[1] == first || r.lanes[0].dead.Load() || r.lanes[1].dead.Load() {
+		t.Fatal("the closed lane was not opened again")
+	}
 }
 
 // TestLaneDatabaseAtSend: a lane's database is what the batches sent to
@@ -83,8 +121,7 @@ func TestLanesApplied(t *testing.T) {
 // and a SELECT added to a batch that is never sent is added again.
 func TestLaneDatabaseAtSend(t *testing.T) {
 	r := laneReplica()
-	l, _ := pipeLane(t)
-	r.lanes = []*lane{l}
+	r.lanes = []*lane{{c: &sink{}}}
 	cut := cmd("MULTI") + cmd("SELECT", "1") + cmd("SET", "k", "v")
 	if err := r.stream(strings.NewReader(cut), nil); err != io.EOF {
 		t.Fatalf("stream: %v, want EOF", err)

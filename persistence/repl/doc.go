@@ -5,9 +5,9 @@
 //
 // It owns no data. A Replica reads its primary's stream and hands it to
 // a Host (shard.Group): the Host loads the full sync's RDB file into its
-// shards and runs the stream's commands on a connection into its
-// ordinary command path, as the primary's client (on flows, one per
-// flow: apply.go). A Merger (merge.go)
+// shards and runs the stream's commands on lanes into its ordinary
+// command path, as the primary's client (Host.Apply; on flows, one per
+// flow: apply.go), which hand back each command's reply. A Merger (merge.go)
 // takes each shard's effects, a Chunk per loop turn, and writes the one
 // command stream a Redis replica expects; shard/primary.go serves it.
 //
@@ -96,7 +96,7 @@
 // by their offsets) and reads
 // the merged stream from them: its history and forwarding are the same
 // bytes as without flows. It runs each flow's commands on a lane of its
-// own (apply.go: a connection into the command path of its shard i,
+// own (apply.go: a lane into the command path of its shard i,
 // modulo its shard count; with as many shards as the primary each
 // command runs where its keys are, with no hop), the lanes in parallel,
 // each in the database the stream's SELECTs name: a key's commands are

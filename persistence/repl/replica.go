@@ -22,14 +22,27 @@ import (
 // Host is what a replica's link needs of the server it feeds.
 type Host interface {
 	// FullSync empties every database and loads the RDB file at path,
-	// routing each key to the shard that owns it. Every command Apply's
-	// connection carried before has run by then.
+	// routing each key to the shard that owns it. Every command the lanes
+	// carried before has run by then.
 	FullSync(path string) error
-	// Apply returns a connection into the server's command path on which
-	// commands run as the primary's (replica-read-only does not refuse
-	// them, and they see no key expired), each answered with one reply:
-	// lane l's, a connection of the server's shard l (modulo its count).
-	Apply(lane int) (net.Conn, error)
+	// Apply opens lane l into the server's command path, on its shard l
+	// (modulo its count): commands sent on it run in order as the
+	// primary's (replica-read-only does not refuse them, and they see no
+	// key expired), each answered with one reply. answered gets the
+	// replies, whole and in order, as they are written, on a goroutine
+	// of the server's that it must not block; closed: the lane is gone,
+	// and answered is not called again.
+	Apply(l int, answered func(replies []byte, closed bool)) (Lane, error)
+}
+
+// Lane is one way into the Host's command path (Host.Apply).
+type Lane interface {
+	// Send hands the lane whole commands, which it copies. It waits
+	// while the lane holds many bytes not yet run, and fails once the
+	// lane is closed.
+	Send(cmds []byte) error
+	// Close closes the lane: what was sent and not yet run may not run.
+	Close()
 }
 
 // Options configure a replica's link.
@@ -112,7 +125,7 @@ type Status struct {
 
 // Replica is the link from this server to its primary: it connects,
 // shakes hands, loads the full sync's RDB through the Host, then applies
-// the command stream on the Host's Apply connection, acknowledging the
+// the command stream on the Host's lanes (Host.Apply), acknowledging the
 // offset it applied; it reconnects after any failure with PSYNC, so a
 // short cut resumes where it stopped. Its methods are safe for any
 // goroutine.
@@ -147,10 +160,14 @@ type Replica struct {
 	}
 	// hold, while held, keeps the stream from sending commands to the
 	// Host (Hold).
-	hold   sync.Mutex
-	lanes  []*lane    // the link's goroutine's (apply.go)
-	db     int        // the database the stream's last SELECT named
-	wmu    sync.Mutex // serializes writes to the primary's connection
+	hold  sync.Mutex
+	lanes []*lane    // the link's goroutine's (apply.go)
+	db    int        // the database the stream's last SELECT named
+	wmu   sync.Mutex // serializes writes to the primary's connection
+	// ackNow asks the link's ACK goroutine for an ACK now: a GETACK's
+	// commands ran (on the Host's goroutine, which must not write to the
+	// primary itself).
+	ackNow chan struct{}
 	closed atomic.Bool
 	up     atomic.Bool // State is StateConnected
 }
@@ -160,7 +177,7 @@ func (r *Replica) Up() bool { return r.up.Load() }
 
 // Start starts a link to o.Addr feeding h.
 func Start(h Host, o Options) *Replica {
-	r := &Replica{h: h, o: o, stop: make(chan struct{}), done: make(chan struct{})}
+	r := &Replica{h: h, o: o, stop: make(chan struct{}), done: make(chan struct{}), ackNow: make(chan struct{}, 1)}
 	r.off.idle = sync.NewCond(&r.off.Mutex)
 	r.off.ackAt = -1
 	r.st = Status{State: StateConnect, ReplID: o.ReplID, SecondOffset: -1, Read: o.Offset, Applied: o.Offset, SyncTotal: -1}
@@ -198,7 +215,7 @@ func (r *Replica) History() []byte {
 // every command sent to the Host has run, and returns the stream it
 // holds (the replication ID and the offset applied), for a promotion or
 // a PSYNC to another primary. It must not be called from a goroutine
-// the Host's Apply connection needs to make progress.
+// the Host's lanes need to make progress.
 func (r *Replica) Stop() Status {
 	if !r.closed.Swap(true) {
 		close(r.stop)

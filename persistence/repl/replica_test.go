@@ -15,12 +15,11 @@ import (
 )
 
 // host is a fake Host: it keeps the full sync's file and answers every
-// command of the Apply connection with +OK, recording it.
+// command sent on a lane with +OK, recording it.
 type host struct {
-	mu    sync.Mutex
-	rdb   []byte
-	cmds  []string
-	apply net.Conn
+	mu   sync.Mutex
+	rdb  []byte
+	cmds []string
 }
 
 func (h *host) FullSync(path string) error {
@@ -31,26 +30,37 @@ func (h *host) FullSync(path string) error {
 	return err
 }
 
-func (h *host) Apply(int) (net.Conn, error) {
-	a, b := net.Pipe()
-	h.apply = b
-	go func() {
-		r := bufio.NewReader(b)
-		for {
-			args, err := readCommand(r)
-			if err != nil {
-				return
-			}
-			h.mu.Lock()
-			h.cmds = append(h.cmds, strings.Join(args, " "))
-			h.mu.Unlock()
-			if _, err := b.Write([]byte("+OK\r\n")); err != nil {
-				return
-			}
-		}
-	}()
-	return a, nil
+func (h *host) Apply(_ int, answered func([]byte, bool)) (Lane, error) {
+	return &hostLane{h: h, answered: answered}, nil
 }
+
+// hostLane is a host's lane: it runs what is sent at once.
+type hostLane struct {
+	h        *host
+	answered func([]byte, bool)
+}
+
+func (l *hostLane) Send(b []byte) error {
+	r := bufio.NewReader(bytes.NewReader(b))
+	var replies []byte
+	for {
+		args, err := readCommand(r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		l.h.mu.Lock()
+		l.h.cmds = append(l.h.cmds, strings.Join(args, " "))
+		l.h.mu.Unlock()
+		replies = append(replies, "+OK\r\n"...)
+	}
+	l.answered(replies, false)
+	return nil
+}
+
+func (l *hostLane) Close() {}
 
 func (h *host) commands() string {
 	h.mu.Lock()

@@ -279,7 +279,7 @@ func (r *Replica) ackTo(c net.Conn, off int64) {
 }
 
 // ackEverySecond sends REPLCONF ACK once a second, as Redis's replica
-// cron does, until stop closes.
+// cron does, and when asked (ackNow), until stop closes.
 func (r *Replica) ackEverySecond(c net.Conn, stop <-chan struct{}) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -288,10 +288,11 @@ func (r *Replica) ackEverySecond(c net.Conn, stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			r.off.Lock()
-			off := r.off.applied
-			r.off.Unlock()
-			r.ackTo(c, off)
+		case <-r.ackNow:
 		}
+		r.off.Lock()
+		off := r.off.applied
+		r.off.Unlock()
+		r.ackTo(c, off)
 	}
 }
