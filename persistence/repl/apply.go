@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
@@ -192,7 +193,7 @@ func (r *Replica) send(b *batch) error {
 		if out := b.lanes[l].out; len(out) > 0 {
 			if err := r.lanes[l].c.Send(out); err != nil {
 				r.off.Lock()
-				r.forgetLocked()
+				r.breakLocked()
 				r.off.Unlock()
 				return err
 			}
@@ -216,9 +217,21 @@ func (r *Replica) alone(b, one *batch) error {
 	return nil
 }
 
-// forgetLocked forgets the commands sent and not yet answered, on every
-// lane: one closed will never answer. r.off held.
-func (r *Replica) forgetLocked() {
+// errLaneClosed ends a session one of whose lanes closed.
+var errLaneClosed = errors.New("a lane into the command path closed (CLIENT KILL TYPE master?)")
+
+// breakLocked ends the session's applying: a lane closed (or refused a
+// send), so the commands sent and not yet counted are forgotten on every
+// lane (one will never answer; a drain must not wait for it), and the
+// offset applied moves no more until the next session. Commands among
+// them may have run, or not: the next sync is a full one. With none
+// waiting, the data is the stream's up to the offset applied, which a
+// partial resync continues. r.off held.
+func (r *Replica) breakLocked() {
+	r.broken.Store(true)
+	if len(r.off.pend) > 0 {
+		r.off.lost = true
+	}
 	r.off.head += int64(len(r.off.pend))
 	r.off.pend, r.off.fin = r.off.pend[:0], r.off.fin[:0]
 	r.off.idle.Broadcast()
@@ -227,15 +240,14 @@ func (r *Replica) forgetLocked() {
 // answered takes lane l's replies (Host.Apply's callback, on a
 // goroutine of the Host's): each marks its command run, which moves the
 // applied offset to the end of the run of commands all run and asks for
-// the ACK a GETACK waits for. A lane closed leaves no command waiting on
-// it or on any lane: they are forgotten (a session that goes on fails
-// at its next send and starts again from the offset applied).
+// the ACK a GETACK waits for. A lane closed breaks the session
+// (breakLocked).
 func (r *Replica) answered(l *lane, b []byte, closed bool) {
 	r.off.Lock()
 	defer r.off.Unlock()
 	if closed {
 		l.dead.Store(true)
-		r.forgetLocked()
+		r.breakLocked()
 		return
 	}
 	if len(l.part) > 0 {
@@ -255,6 +267,14 @@ func (r *Replica) answered(l *lane, b []byte, closed bool) {
 		k++
 	}
 	l.part = append(l.part[:0], b[p:]...)
+	if r.broken.Load() {
+		// Commands that ran after the break: past the offset applied.
+		if k > 0 {
+			r.off.lost = true
+		}
+		l.seqs = l.seqs[min(k, len(l.seqs)):]
+		return
+	}
 	for ; k > 0 && len(l.seqs) > 0; k-- {
 		seq := l.seqs[0]
 		l.seqs = l.seqs[1:]

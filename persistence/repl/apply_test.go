@@ -79,39 +79,57 @@ func TestLanesApplied(t *testing.T) {
 	r.drain()
 }
 
-// TestLaneClosed: a lane the Host closed leaves no command waiting (a
-// drain returns), the next send on it fails, and the stream opens
-// another in its place.
+// TestLaneClosed: a lane the Host closed breaks the session: no command
+// stays waiting (a drain returns), the offset applied moves no more (not
+// even for a command that ran on another lane after it), the next send
+// on it fails, and the next sync is a full one when commands were
+// waiting, a partial one when none were; the lane opens again.
 func TestLaneClosed(t *testing.T) {
-	r := laneReplica()
-	h := &host{}
-	r.h = h
-	if err := r.lane(1); err != nil {
-		t.Fatal(err)
-	}
-	first := r.lanes[1]
-	var b batch
-	b.add(1, appendCommand(nil, "SET", "k", "v"), 10)
-	first.c = &sink{}
-	if err := r.send(&b); err != nil {
-		t.Fatal(err)
-	}
-	first.c.Close()
-	r.answered(first, nil, true)
-	r.drain()
-	if got := r.appliedNow(); got != 0 {
-		t.Fatalf("applied %d after the lane closed, want 0", got)
-	}
-	b.add(1, appendCommand(nil, "SET", "k", "v"), 10)
-	if err := r.send(&b); err == nil {
-		t.Fatal("a send on a closed lane did not fail")
-	}
-	r.drain()
-	if err := r.lane(1); err != nil {
-		t.Fatal(err)
-	}
-	if r.lanes[1] == first || r.lanes[0].dead.Load() || r.lanes[1].dead.Load() {
-		t.Fatal("the closed lane was not opened again")
+	for _, waiting := range []bool{false, true} {
+		r := laneReplica()
+		r.h = &host{}
+		if err := r.lane(1); err != nil {
+			t.Fatal(err)
+		}
+		first := r.lanes[1]
+		first.c, r.lanes[0].c = &sink{}, &sink{}
+		var b batch
+		b.add(0, appendCommand(nil, "SET", "j", "v"), 10)
+		if waiting {
+			b.add(1, appendCommand(nil, "SET", "k", "v"), 20)
+		}
+		b.add(0, appendCommand(nil, "SET", "j", "w"), 30)
+		if err := r.send(&b); err != nil {
+			t.Fatal(err)
+		}
+		r.answered(r.lanes[0], []byte("+OK\r\n"), false)
+		if !waiting {
+			r.answered(r.lanes[0], []byte("+OK\r\n"), false)
+		}
+		applied := r.appliedNow()
+		first.c.Close()
+		r.answered(first, nil, true)
+		r.drain()
+		if !r.broken.Load() || r.off.lost != waiting {
+			t.Fatalf("waiting %v: broken %v, lost %v", waiting, r.broken.Load(), r.off.lost)
+		}
+		if waiting {
+			r.answered(r.lanes[0], []byte("+OK\r\n"), false) // the SET ending at 30 ran after the break
+		}
+		if got := r.appliedNow(); got != applied {
+			t.Fatalf("waiting %v: applied %d after the lane closed, want %d", waiting, got, applied)
+		}
+		b.add(1, appendCommand(nil, "SET", "k", "v"), 40)
+		if err := r.send(&b); err == nil {
+			t.Fatalf("waiting %v: a send on a closed lane did not fail", waiting)
+		}
+		r.drain()
+		if err := r.lane(1); err != nil {
+			t.Fatal(err)
+		}
+		if r.lanes[1] == first || r.lanes[1].dead.Load() {
+			t.Fatalf("waiting %v: the closed lane was not opened again", waiting)
+		}
 	}
 }
 

@@ -158,7 +158,15 @@
 //   - REPLICAOF NO ONE: the link stops the same way; the (ID, offset)
 //     applied is what the server, now a primary, reports as replid2 and
 //     second_repl_offset - 1.
-//   - the Host's connection fails (the server stops): the link stops.
+//   - a lane closes (CLIENT KILL TYPE master, or the server stopping):
+//     the session ends at its next read, and the offset applied moves no
+//     more in it (the replies that come after are ignored). With no
+//     command in flight on any lane the data is the stream's up to that
+//     offset, and the next session continues it with PSYNC; with some in
+//     flight (the closed lane drops what it had not run, and other lanes
+//     may have run commands past it) the data is no prefix of the
+//     stream: the next session asks for a full sync (PSYNC ? -1), and a
+//     Stop reports no ID to continue. The lanes open again.
 //
 // As a primary (shard/primary.go, merge.go):
 //   - the stream is the Merger's output; its offset starts where this

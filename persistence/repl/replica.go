@@ -151,7 +151,11 @@ type Replica struct {
 		head    int64
 		applied int64
 		ackAt   int64 // a GETACK waits until applied reaches it (-1: none)
-		idle    *sync.Cond
+		// lost: a lane closed with commands sent on the lanes not yet
+		// counted as applied (not run, or run past a command not run):
+		// the data is no prefix of the stream, so the next sync is full.
+		lost bool
+		idle *sync.Cond
 		// hist is the stream's last bytes read, up to offset histEnd;
 		// fwd is the offset up to which Forward has them.
 		hist    []byte
@@ -170,6 +174,9 @@ type Replica struct {
 	ackNow chan struct{}
 	closed atomic.Bool
 	up     atomic.Bool // State is StateConnected
+	// broken: a lane closed during this session, which ends it; the
+	// applied offset stays where it was (apply.go).
+	broken atomic.Bool
 }
 
 // Up reports whether the link is up: synced and streaming.
@@ -213,8 +220,9 @@ func (r *Replica) History() []byte {
 
 // Stop ends the link: it closes the primary's connection, waits until
 // every command sent to the Host has run, and returns the stream it
-// holds (the replication ID and the offset applied), for a promotion or
-// a PSYNC to another primary. It must not be called from a goroutine
+// holds (the replication ID and the offset applied; no ID when a lane
+// closed with commands in flight, which leaves the data no prefix of the
+// stream), for a promotion or a PSYNC to another primary. It must not be called from a goroutine
 // the Host's lanes need to make progress.
 func (r *Replica) Stop() Status {
 	if !r.closed.Swap(true) {
@@ -226,7 +234,13 @@ func (r *Replica) Stop() Status {
 		r.mu.Unlock()
 	}
 	<-r.done
-	return r.Status()
+	st := r.Status()
+	r.off.Lock()
+	if r.off.lost { // the data is no prefix of the stream: no stream to continue
+		st.ReplID, st.ReplID2, st.SecondOffset = "", "", -1
+	}
+	r.off.Unlock()
+	return st
 }
 
 func (r *Replica) setState(s string) {
@@ -328,14 +342,16 @@ func (r *Replica) session() (err error) {
 	if err := r.lane(0); err != nil {
 		return err
 	}
+	r.broken.Store(false)
 	r.off.Lock()
-	applied := r.off.applied
+	applied, lost := r.off.applied, r.off.lost
+	r.off.lost = false
 	r.off.Unlock()
 	r.mu.Lock()
 	id := r.st.ReplID
 	r.mu.Unlock()
 	psync := []string{"PSYNC", "?", "-1"}
-	if id != "" {
+	if id != "" && !lost {
 		psync = []string{"PSYNC", id, strconv.FormatInt(applied+1, 10)}
 	}
 	if failover != nil {

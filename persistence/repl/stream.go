@@ -55,6 +55,9 @@ func (r *Replica) stream(src io.Reader, j *joiner) error {
 		if err != nil {
 			return err
 		}
+		if r.broken.Load() {
+			return errLaneClosed
+		}
 		buf = buf[:len(buf)+n]
 		ackAt := int64(-1)
 		p := 0
