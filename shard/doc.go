@@ -42,9 +42,9 @@
 //     client, what runs once all answers are in) the other side never
 //     reads. A closure (runMsg) remains only for what is handed to a shard
 //     with deliver by a goroutine outside the loops, or by a callback that
-//     does not know which loop calls it: the replication link, its
-//     sub-replicas and a full sync's parts (repl.go, chain.go,
-//     primary.go), FAILOVER (failover.go), WAIT's and WAITAOF's waiters
+//     does not know which loop calls it: the replication link (the
+//     opening of its pipes too), its sub-replicas and a full sync's parts
+//     (repl.go, pipe.go, chain.go, primary.go), FAILOVER (failover.go), WAIT's and WAITAOF's waiters
 //     (waitaof.go), the end of a save, SHUTDOWN or DEBUG RELOAD's save
 //     answered on the client's shard, an AOF rewrite's cut started from
 //     its goroutine, CONFIG SET appendonly no's detach (snapshot.go,

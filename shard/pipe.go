@@ -81,7 +81,8 @@ func (s *Shard) openPipe(answered func(replies []byte, closed bool)) *pipe {
 	p := &pipe{c: c, s: s, answered: answered}
 	p.room.L = &p.mu
 	c.pipe = p
-	s.stats.connections++
+	// A client (connected_clients counts the master's, as Redis), but no
+	// connection received (total_connections_received).
 	s.group.clients.Add(1)
 	s.conns[c.id] = c
 	s.opened(c)
@@ -138,8 +139,8 @@ func (p *pipe) handle(s *Shard, _ msgKind) {
 	}
 	if p.rd > 0 && !c.running {
 		// The consumed bytes go, unless a command of the connection is
-		// running (a script's busy loop serves messages): its arguments
-		// are in them.
+		// running (a loop nested in it that ran messages): its arguments
+		// are in them, and serve takes the new bytes after it.
 		p.in = p.in[:copy(p.in, p.in[p.rd:])]
 		p.rd = 0
 	}
@@ -167,6 +168,12 @@ func (m pipeGone) handle(s *Shard, _ msgKind) { s.dropPipe(m.p) }
 // dropPipe ends p: the replies it wrote, then the close, go to its
 // sender, and its connection is gone.
 func (s *Shard) dropPipe(p *pipe) {
+	for i, q := range s.pipes {
+		if q == p {
+			s.pipes = append(s.pipes[:i], s.pipes[i+1:]...)
+			break
+		}
+	}
 	c := p.c
 	if c.dead {
 		return
@@ -180,12 +187,6 @@ func (s *Shard) dropPipe(p *pipe) {
 	p.queued = nil
 	p.room.Broadcast()
 	p.mu.Unlock()
-	for i, q := range s.pipes {
-		if q == p {
-			s.pipes = append(s.pipes[:i], s.pipes[i+1:]...)
-			break
-		}
-	}
 	s.gone(c)
 	p.answered(nil, true)
 }
