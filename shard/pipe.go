@@ -53,8 +53,9 @@ type pipe struct {
 }
 
 // pipeRoom is how many bytes a pipe holds not yet run before Send waits:
-// what a socket pair's buffers held.
-const pipeRoom = 1 << 20
+// about what a socket pair's buffers held. What the link read and the
+// lanes did not run yet waits in its history for the sub-replicas.
+const pipeRoom = 256 << 10
 
 var errPipeClosed = errors.New("the lane into the command path is closed")
 

@@ -44,9 +44,10 @@ func (r *Replica) Hold(fn func()) {
 	fn()
 }
 
-// forward hands Options.Forward the bytes applied since the last call
-// (those the history holds: a full sync or a history that lost them
-// resets the sub-replicas instead). r.off held.
+// forward hands Options.Forward the bytes applied since the last call,
+// which the history holds (keep keeps every byte not yet forwarded; a
+// history without them would reset the sub-replicas instead). r.off
+// held.
 func (r *Replica) forward() {
 	if r.o.Forward == nil {
 		r.off.fwd = r.off.applied

@@ -93,3 +93,49 @@ func TestReplicaForward(t *testing.T) {
 	waitUntil(t, "a reset after a new ID", func() bool { mu.Lock(); defer mu.Unlock(); return resets == 2 })
 	p.c.Close()
 }
+
+// TestHistoryKeepsUnforwarded: with a backlog smaller than what is read
+// ahead of what ran, the history keeps the bytes not yet forwarded: the
+// sub-replicas get every byte once, with no reset, and the history
+// shrinks back at the next read once they are forwarded.
+func TestHistoryKeepsUnforwarded(t *testing.T) {
+	var fwd []byte
+	resets := 0
+	r := laneReplica()
+	r.o = Options{Backlog: 64, Forward: func(b []byte) { fwd = append(fwd, b...) }, Reset: func() { resets++ }}
+	var all []byte
+	end := int64(0)
+	for i := range 200 { // read 200 commands ahead of the first that ran
+		b := []byte(cmd("SET", "k", strconv.Itoa(i)))
+		all = append(all, b...)
+		end += int64(len(b))
+		r.keep(b, end)
+	}
+	if len(fwd) != 0 || len(r.off.hist) != len(all) {
+		t.Fatalf("forwarded %d bytes before any ran, history %d of %d", len(fwd), len(r.off.hist), len(all))
+	}
+	ahead := end
+	for applied := int64(0); applied < ahead; {
+		applied = min(applied+100, ahead)
+		r.off.Lock()
+		r.off.applied = applied
+		r.forward()
+		r.off.Unlock()
+		b := []byte(cmd("PING"))
+		all = append(all, b...)
+		end += int64(len(b))
+		r.keep(b, end)
+	}
+	r.off.Lock()
+	r.off.applied = end
+	r.forward()
+	r.off.Unlock()
+	if string(fwd) != string(all) || resets != 0 {
+		t.Fatalf("forwarded %d bytes of %d (the same: %v), %d resets", len(fwd), len(all), string(fwd) == string(all), resets)
+	}
+	b := []byte(cmd("PING"))
+	r.keep(b, end+int64(len(b)))
+	if len(r.off.hist) > 2*64 {
+		t.Fatalf("the history holds %d bytes once all was forwarded", len(r.off.hist))
+	}
+}

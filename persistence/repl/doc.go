@@ -225,10 +225,10 @@
 //     of the link continues their stream (the bytes read but not applied
 //     before the cut come again and are kept once).
 //   - Options.Reset drops them when the stream changes under them: a full
-//     sync loaded, a +CONTINUE naming a new ID, a history that lost bytes
-//     not yet forwarded (a repl-backlog-size smaller than what is in
-//     flight); the group drops them too when it follows another primary
-//     or is promoted. They come back with a PSYNC: a promoted server
+//     sync loaded, a +CONTINUE naming a new ID; the group drops them too
+//     when it follows another primary or is promoted. The history keeps
+//     every byte read and not yet forwarded, whatever repl-backlog-size
+//     says (the lanes' room bounds them). They come back with a PSYNC: a promoted server
 //     continues them from its replid2.
 //
 // What it never does: touch the data itself, run a command the primary

@@ -189,7 +189,13 @@ func (r *Replica) keep(b []byte, end int64) {
 	}
 	h = append(h, b...)
 	if len(h) > 2*r.o.Backlog {
-		h = append(h[:0], h[len(h)-r.o.Backlog:]...)
+		// The last Backlog bytes stay, and every byte not yet forwarded
+		// (read ahead of what ran: up to the lanes' room each); a cut of
+		// less than half waits for the forwarding, so each copies little.
+		first := end - int64(len(h)) // the offset before h's first byte
+		if cut := min(int64(len(h)-r.o.Backlog), r.off.fwd-first); cut >= int64(len(h)/2) {
+			h = append(h[:0], h[cut:]...)
+		}
 	}
 	r.off.hist, r.off.histEnd = h, end
 	r.forward()
