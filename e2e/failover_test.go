@@ -355,6 +355,11 @@ func TestFailoverAgainstRedis(t *testing.T) {
 		h, p := hostPort(addr)
 		rcmd, rr := startRedisPID(t, "--replicaof", h+" "+p)
 		linkUp(t, rr)
+		// Online on the primary's side too (its first ACK came), before it
+		// stops: FAILOVER TO refuses a replica that is not.
+		waitFor(t, "the replica online", func() bool {
+			return strings.Contains(infoOf(rcli(t, addr, "INFO", "replication"), "slave0"), ",state=online,")
+		})
 		rh, rp := hostPort(rr)
 		say("force alone", "FAILOVER", "FORCE")
 		say("timeout 0", "FAILOVER", "TIMEOUT", "0")
