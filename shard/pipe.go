@@ -2,6 +2,8 @@ package shard
 
 import (
 	"errors"
+	"net"
+	"strconv"
 	"sync"
 
 	"github.com/radish-kv/radish/net/ioloop"
@@ -63,8 +65,11 @@ var errPipeClosed = errors.New("the lane into the command path is closed")
 // count), its connection marked as the master's.
 func (g *Group) Apply(lane int, answered func(replies []byte, closed bool)) (repl.Lane, error) {
 	s := g.shards[lane%len(g.shards)]
+	g.repl.mu.Lock()
+	primary := net.JoinHostPort(g.repl.host, strconv.Itoa(g.repl.port))
+	g.repl.mu.Unlock()
 	made := make(chan *pipe, 1)
-	s.deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) { made <- s.openPipe(answered) })}})
+	s.deliver([]message{{kind: msgRepl, data: runMsg(func(s *Shard) { made <- s.openPipe(primary, answered) })}})
 	select {
 	case p := <-made:
 		return p, nil
@@ -73,12 +78,14 @@ func (g *Group) Apply(lane int, answered func(replies []byte, closed bool)) (rep
 	}
 }
 
-// openPipe makes a pipe and its connection, the master's.
-func (s *Shard) openPipe(answered func(replies []byte, closed bool)) *pipe {
+// openPipe makes a pipe and its connection, the master's: CLIENT LIST
+// shows the primary's address as its addr, as Redis shows its master
+// client's.
+func (s *Shard) openPipe(primary string, answered func(replies []byte, closed bool)) *pipe {
 	s.pipeSeq++
 	c := s.newConn(ioloop.ConnID(1<<31 | s.pipeSeq))
 	c.cl.Authed, c.cl.Master = true, true
-	c.cl.Addr, c.cl.LAddr = "@", "@"
+	c.cl.Addr = primary
 	p := &pipe{c: c, s: s, answered: answered}
 	p.room.L = &p.mu
 	c.pipe = p

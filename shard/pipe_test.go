@@ -37,7 +37,7 @@ func TestPipeRunsAsMaster(t *testing.T) {
 			s.replica = true
 		}
 		end := &pipeEnd{}
-		p := m.g.shards[0].openPipe(end.answered)
+		p := m.g.shards[0].openPipe("127.0.0.1:6379", end.answered)
 		keys := []string{keysOn(0, 3, 1)[0], keysOn(1, 3, 1)[0], keysOn(2, 3, 1)[0]}
 		// A command that runs at once, alone: all of it is run at the
 		// turn's end.
@@ -94,17 +94,22 @@ func TestPipeRunsAsMaster(t *testing.T) {
 	}
 }
 
-// TestPipeKilled: CLIENT KILL TYPE master closes a pipe: its sender hears
+// TestPipeKilled: CLIENT LIST shows a pipe as the master's client, at the
+// primary's address; CLIENT KILL TYPE master closes it: its sender hears
 // of it, with the replies written before.
 func TestPipeKilled(t *testing.T) {
 	m := newSim(t, 2, 1)
 	end := &pipeEnd{}
-	p := m.g.shards[1].openPipe(end.answered)
+	p := m.g.shards[1].openPipe("127.0.0.1:6379", end.answered)
 	if err := p.Send([]byte(command1("SET", "k", "v"))); err != nil {
 		t.Fatal(err)
 	}
 	m.settle()
 	c := m.dial(0)
+	if got := m.do(c, "CLIENT LIST TYPE master\r\n"); !strings.Contains(got, " addr=127.0.0.1:6379 ") ||
+		!strings.Contains(got, " flags=M ") {
+		t.Fatalf("CLIENT LIST TYPE master: %q", got)
+	}
 	if got := m.do(c, "CLIENT KILL TYPE master\r\n"); got != ":1\r\n" {
 		t.Fatalf("CLIENT KILL TYPE master: %q", got)
 	}

@@ -643,8 +643,8 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 }
 
 // isLocal reports whether a client's address (ip:port, or a Unix socket's
-// path and port 0: "@" for an abstract or unnamed one, as a replica's
-// master link) is on this host's loopback interface or a Unix socket.
+// path and port 0: "@" for an abstract or unnamed one) is on this host's
+// loopback interface or a Unix socket.
 func isLocal(addr string) bool {
 	if strings.HasPrefix(addr, "/") || strings.HasPrefix(addr, "@") {
 		return true
