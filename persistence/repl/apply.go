@@ -224,17 +224,28 @@ var errLaneClosed = errors.New("a lane into the command path closed (CLIENT KILL
 // send), so the commands sent and not yet counted are forgotten on every
 // lane (one will never answer; a drain must not wait for it), and the
 // offset applied moves no more until the next session. Commands among
-// them may have run, or not: the next sync is a full one. With none
-// waiting, the data is the stream's up to the offset applied, which a
-// partial resync continues. r.off held.
+// them may have run, or not: the data is no prefix of the stream, which
+// the link forgets (lostStream). With none waiting, the data is the
+// stream's up to the offset applied, which a partial resync continues.
+// r.off held.
 func (r *Replica) breakLocked() {
 	r.broken.Store(true)
 	if len(r.off.pend) > 0 {
-		r.off.lost = true
+		r.lostStream()
 	}
 	r.off.head += int64(len(r.off.pend))
 	r.off.pend, r.off.fin = r.off.pend[:0], r.off.fin[:0]
 	r.off.idle.Broadcast()
+}
+
+// lostStream forgets the stream's replication IDs: the data ran commands
+// past one of the stream's that did not run, so no offset of it is the
+// data's, and the next PSYNC asks for a full sync (a Stop reports no ID
+// to continue). r.off held.
+func (r *Replica) lostStream() {
+	r.mu.Lock()
+	r.st.ReplID, r.st.ReplID2, r.st.SecondOffset = "", "", -1
+	r.mu.Unlock()
 }
 
 // answered takes lane l's replies (Host.Apply's callback, on a
@@ -270,7 +281,7 @@ func (r *Replica) answered(l *lane, b []byte, closed bool) {
 	if r.broken.Load() {
 		// Commands that ran after the break: past the offset applied.
 		if k > 0 {
-			r.off.lost = true
+			r.lostStream()
 		}
 		l.seqs = l.seqs[min(k, len(l.seqs)):]
 		return

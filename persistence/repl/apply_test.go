@@ -82,12 +82,14 @@ func TestLanesApplied(t *testing.T) {
 // TestLaneClosed: a lane the Host closed breaks the session: no command
 // stays waiting (a drain returns), the offset applied moves no more (not
 // even for a command that ran on another lane after it), the next send
-// on it fails, and the next sync is a full one when commands were
-// waiting, a partial one when none were; the lane opens again.
+// on it fails, and the link forgets its stream's ID (the next sync is a
+// full one) when commands were waiting or one ran after the break, and
+// keeps it (a partial resync) when none did; the lane opens again.
 func TestLaneClosed(t *testing.T) {
 	for _, waiting := range []bool{false, true} {
 		r := laneReplica()
 		r.h = &host{}
+		r.st.ReplID = strings.Repeat("a", 40)
 		if err := r.lane(1); err != nil {
 			t.Fatal(err)
 		}
@@ -110,14 +112,20 @@ func TestLaneClosed(t *testing.T) {
 		first.c.Close()
 		r.answered(first, nil, true)
 		r.drain()
-		if !r.broken.Load() || r.off.lost != waiting {
-			t.Fatalf("waiting %v: broken %v, lost %v", waiting, r.broken.Load(), r.off.lost)
+		if lost := r.st.ReplID == ""; !r.broken.Load() || lost != waiting {
+			t.Fatalf("waiting %v: broken %v, stream forgotten %v", waiting, r.broken.Load(), lost)
 		}
 		if waiting {
 			r.answered(r.lanes[0], []byte("+OK\r\n"), false) // the SET ending at 30 ran after the break
 		}
 		if got := r.appliedNow(); got != applied {
 			t.Fatalf("waiting %v: applied %d after the lane closed, want %d", waiting, got, applied)
+		}
+		if !waiting {
+			r.answered(r.lanes[0], []byte("+OK\r\n"), false) // a command that ran after the break
+			if r.st.ReplID != "" {
+				t.Fatal("a command that ran after the break left the link its stream's ID")
+			}
 		}
 		b.add(1, appendCommand(nil, "SET", "k", "v"), 40)
 		if err := r.send(&b); err == nil {

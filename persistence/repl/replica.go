@@ -151,11 +151,7 @@ type Replica struct {
 		head    int64
 		applied int64
 		ackAt   int64 // a GETACK waits until applied reaches it (-1: none)
-		// lost: a lane closed with commands sent on the lanes not yet
-		// counted as applied (not run, or run past a command not run):
-		// the data is no prefix of the stream, so the next sync is full.
-		lost bool
-		idle *sync.Cond
+		idle    *sync.Cond
 		// hist is the stream's last bytes read, up to offset histEnd;
 		// fwd is the offset up to which Forward has them.
 		hist    []byte
@@ -222,8 +218,8 @@ func (r *Replica) History() []byte {
 // every command sent to the Host has run, and returns the stream it
 // holds (the replication ID and the offset applied; no ID when a lane
 // closed with commands in flight, which leaves the data no prefix of the
-// stream), for a promotion or a PSYNC to another primary. It must not be called from a goroutine
-// the Host's lanes need to make progress.
+// stream), for a promotion or a PSYNC to another primary. It must not
+// be called from a goroutine the Host's lanes need to make progress.
 func (r *Replica) Stop() Status {
 	if !r.closed.Swap(true) {
 		close(r.stop)
@@ -234,13 +230,7 @@ func (r *Replica) Stop() Status {
 		r.mu.Unlock()
 	}
 	<-r.done
-	st := r.Status()
-	r.off.Lock()
-	if r.off.lost { // the data is no prefix of the stream: no stream to continue
-		st.ReplID, st.ReplID2, st.SecondOffset = "", "", -1
-	}
-	r.off.Unlock()
-	return st
+	return r.Status()
 }
 
 func (r *Replica) setState(s string) {
@@ -344,14 +334,13 @@ func (r *Replica) session() (err error) {
 	}
 	r.broken.Store(false)
 	r.off.Lock()
-	applied, lost := r.off.applied, r.off.lost
-	r.off.lost = false
+	applied := r.off.applied
 	r.off.Unlock()
 	r.mu.Lock()
 	id := r.st.ReplID
 	r.mu.Unlock()
 	psync := []string{"PSYNC", "?", "-1"}
-	if id != "" && !lost {
+	if id != "" {
 		psync = []string{"PSYNC", id, strconv.FormatInt(applied+1, 10)}
 	}
 	if failover != nil {
