@@ -62,7 +62,8 @@ func newReplID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// initRepl sets the group's replication ID; with replicaof set, the group starts as a replica.
+// initRepl sets the group's replication ID; with replicaof set, the
+// group starts as a replica.
 func (g *Group) initRepl() {
 	r := &g.repl
 	// Under mu: the shards, running already, read them under it.
