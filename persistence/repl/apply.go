@@ -170,6 +170,10 @@ func (r *Replica) send(b *batch) error {
 	r.hold.Lock()
 	defer r.hold.Unlock()
 	r.off.Lock()
+	if r.broken.Load() { // nothing more runs in this session
+		r.off.Unlock()
+		return errLaneClosed
+	}
 	base := r.off.head + int64(len(r.off.pend))
 	r.off.pend = append(r.off.pend, b.ends...)
 	for range b.ends {
@@ -279,11 +283,13 @@ func (r *Replica) answered(l *lane, b []byte, closed bool) {
 	}
 	l.part = append(l.part[:0], b[p:]...)
 	if r.broken.Load() {
-		// Commands that ran after the break: past the offset applied.
+		// Commands that ran after the break (sent while it came): past
+		// the offset applied, and forgotten as the others were.
 		if k > 0 {
 			r.lostStream()
 		}
 		l.seqs = l.seqs[min(k, len(l.seqs)):]
+		r.breakLocked()
 		return
 	}
 	for ; k > 0 && len(l.seqs) > 0; k-- {

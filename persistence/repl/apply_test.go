@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // laneReplica is a Replica with nothing but its offsets, for lanes.
@@ -81,8 +82,8 @@ func TestLanesApplied(t *testing.T) {
 
 // TestLaneClosed: a lane the Host closed breaks the session: no command
 // stays waiting (a drain returns), the offset applied moves no more (not
-// even for a command that ran on another lane after it), the next send
-// on it fails, and the link forgets its stream's ID (the next sync is a
+// even for a command that ran on another lane after it), no send follows
+// it (not even to a lane still open), and the link forgets its stream's ID (the next sync is a
 // full one) when commands were waiting or one ran after the break, and
 // keeps it (a partial resync) when none did; the lane opens again.
 func TestLaneClosed(t *testing.T) {
@@ -127,9 +128,9 @@ func TestLaneClosed(t *testing.T) {
 				t.Fatal("a command that ran after the break left the link its stream's ID")
 			}
 		}
-		b.add(1, appendCommand(nil, "SET", "k", "v"), 40)
-		if err := r.send(&b); err == nil {
-			t.Fatalf("waiting %v: a send on a closed lane did not fail", waiting)
+		b.add(0, appendCommand(nil, "SET", "k", "v"), 40)
+		if err := r.send(&b); err != errLaneClosed {
+			t.Fatalf("waiting %v: a send after the break: %v, want it refused", waiting, err)
 		}
 		r.drain()
 		if err := r.lane(1); err != nil {
@@ -162,5 +163,42 @@ func TestLaneDatabaseAtSend(t *testing.T) {
 	r.syncLane(&next, nil, 0)
 	if got := string(next.on(0).out); got != cmd("SELECT", "2") {
 		t.Fatalf("a batch after one dropped selects %q, want SELECT 2", got)
+	}
+}
+
+// TestSendDuringBreak: commands sent while a lane closed (their send
+// began before the break) leave nothing for a drain to wait for once
+// their replies come.
+func TestSendDuringBreak(t *testing.T) {
+	r := laneReplica()
+	r.st.ReplID = strings.Repeat("a", 40)
+	r.lanes = []*lane{{c: &sink{}}, {c: &sink{}}}
+	var b batch
+	b.add(0, appendCommand(nil, "SET", "j", "v"), 10)
+	if err := r.send(&b); err != nil {
+		t.Fatal(err)
+	}
+	r.answered(r.lanes[0], []byte("+OK\r\n"), false)
+	// A send that passed the broken check, then the close, then its
+	// pending entries (as the link's goroutine and a shard's interleave).
+	r.off.Lock()
+	r.off.pend, r.off.fin = append(r.off.pend, 20), append(r.off.fin, false)
+	r.lanes[0].seqs = append(r.lanes[0].seqs, r.off.head)
+	r.off.Unlock()
+	r.answered(r.lanes[1], nil, true)
+	r.off.Lock()
+	r.off.pend, r.off.fin = append(r.off.pend, 30), append(r.off.fin, false)
+	r.lanes[0].seqs = append(r.lanes[0].seqs, r.off.head)
+	r.off.Unlock()
+	r.answered(r.lanes[0], []byte("+OK\r\n+OK\r\n"), false)
+	done := make(chan struct{})
+	go func() { r.drain(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a drain waits for commands sent during the break")
+	}
+	if r.appliedNow() != 10 || r.st.ReplID != "" {
+		t.Fatalf("applied %d, stream ID %q: want 10 and forgotten", r.appliedNow(), r.st.ReplID)
 	}
 }
