@@ -30,8 +30,8 @@ import (
 // lane is one way into the Host's command path.
 type lane struct {
 	c Lane
-	// dead: the Host closed it (CLIENT KILL TYPE master); the stream opens
-	// another in its place.
+	// dead: the Host closed it (CLIENT KILL TYPE master), which ended the
+	// session; the next one opens another in its place (lane).
 	dead atomic.Bool
 	db   int // the database its commands run in
 	// seqs are the commands its replies answer, in order: a command's
@@ -110,7 +110,8 @@ func (b *batch) reset() {
 	}
 }
 
-// lane opens the lanes up to l, and lane l again if the Host closed it.
+// lane opens the lanes up to l, each again if the Host closed it (a
+// session after a break opens them as their first commands come).
 func (r *Replica) lane(l int) error {
 	if l < len(r.lanes) && !r.lanes[l].dead.Load() {
 		return nil
