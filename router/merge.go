@@ -226,9 +226,14 @@ func (m *Merger) digests(w *resp.Writer, kind command.Merge, replies [][]byte) e
 // cannot be merged.
 func Merge(kind command.Merge, proto int, parts []Part, replies [][]byte) []byte {
 	var m Merger
-	w := resp.Writer{Proto: proto}
+	return m.Append(nil, kind, proto, parts, replies)
+}
+
+// Append is Merge with m's scratch, appending the reply to dst.
+func (m *Merger) Append(dst []byte, kind command.Merge, proto int, parts []Part, replies [][]byte) []byte {
+	w := resp.Writer{Proto: proto, B: dst}
 	if err := m.Merge(&w, kind, parts, replies); err != nil {
-		w.B = w.B[:0]
+		w.B = w.B[:len(dst)]
 		w.Error("ERR " + err.Error())
 	}
 	return w.B

@@ -76,15 +76,25 @@ type Splitter struct {
 // Split wrote (a part's key count) is copied. Cheaper than Clone: two
 // allocations, three with a key count.
 func (s *Splitter) Own(p Part) Part {
-	c := len(p.Pos)
-	ints := make([]int, 2*c)
-	q := Part{Shard: p.Shard, Args: append([][]byte(nil), p.Args...), Pos: ints[:c:c], KeyIdx: ints[c:]}
-	copy(q.Pos, p.Pos)
-	copy(q.KeyIdx, p.KeyIdx)
-	if i := s.numIdx; i > 0 && i < len(q.Args) {
-		q.Args[i] = append([]byte(nil), q.Args[i]...)
-	}
+	q, _, _, _ := s.OwnAppend(p, nil, make([]int, 0, 2*len(p.Pos)), nil)
 	return q
+}
+
+// OwnAppend is Own into buffers the caller reuses: p's argument list is
+// appended to args, its Pos and KeyIdx to ints, a key count Split wrote to
+// num; it returns the copy and the buffers, grown if they had to be (a
+// copy made before keeps the arrays it points into).
+func (s *Splitter) OwnAppend(p Part, args [][]byte, ints []int, num []byte) (Part, [][]byte, []int, []byte) {
+	a, i, c := len(args), len(ints), len(p.Pos)
+	args = append(args, p.Args...)
+	ints = append(append(ints, p.Pos...), p.KeyIdx...)
+	q := Part{Shard: p.Shard, Args: args[a:len(args):len(args)], Pos: ints[i : i+c : i+c], KeyIdx: ints[i+c : len(ints) : len(ints)]}
+	if k := s.numIdx; k > 0 && k < len(q.Args) {
+		n := len(num)
+		num = append(num, q.Args[k]...)
+		q.Args[k] = num[n:len(num):len(num)]
+	}
+	return q, args, ints, num
 }
 
 // Split groups the keys of args (args[0] is the command name), found at

@@ -34,6 +34,9 @@ type roundsRig struct {
 	m         *sim
 	cs        []*simConn
 	got, left []int
+	in        []byte   // the last request, as bytes
+	outs      []string // with keep, each client's replies to the last run
+	keep      bool
 }
 
 // newRounds dials conns clients, on shard 0 alone or alternately on
@@ -55,8 +58,15 @@ func newRounds(tb testing.TB, setup []string, conns int) *roundsRig {
 // run sends req on every client and returns the rounds it took until
 // each had replies replies, none of them an error.
 func (r *roundsRig) run(req string, replies int) int {
-	m, in := r.m, []byte(req)
+	m := r.m
+	if string(r.in) != req {
+		r.in = []byte(req)
+	}
+	in := r.in
 	waiting := len(r.cs)
+	if r.keep {
+		r.outs = make([]string, len(r.cs))
+	}
 	for i, c := range r.cs {
 		m.drv[c.shard].in[c.id] = in
 		m.g.shards[c.shard].OnData(c.id)
@@ -82,6 +92,9 @@ func (r *roundsRig) run(req string, replies int) int {
 				r.got[i] += used
 				if r.left[i]--; r.left[i] == 0 {
 					waiting--
+					if r.keep {
+						r.outs[i] = string((*out)[:r.got[i]])
+					}
 					*out = (*out)[:0]
 				}
 			}

@@ -105,6 +105,14 @@ func (s *Shard) readySlot() *slot {
 	return &h.slot
 }
 
+// pooledSlot queues a pooled slot, not done, for c's next reply (a pooled
+// txn's, txnpool.go).
+func (s *Shard) pooledSlot(c *conn) *slot {
+	sl := &s.newHop().slot
+	c.queue = append(c.queue, sl)
+	return sl
+}
+
 // setArgs copies args into h's own buffers (command.AppendArgs).
 func (h *hopMsg) setArgs(args [][]byte) {
 	h.argBuf, h.args = command.AppendArgs(h.argBuf, h.args, args)

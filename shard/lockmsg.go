@@ -39,7 +39,14 @@ func (s *Shard) sendLock(dst int, k msgKind, l *lockMsg) {
 // lockStep sends the request of step st of t's lock taking.
 func (s *Shard) lockStep(t *txn, st coord.Step) {
 	i, p := st.Part, t.co.Parts[st.Part]
-	l := &lockMsg{t: t, home: s.id, id: t.id, part: i, p: p, spec: t.spec}
+	var l *lockMsg
+	if t.pooled && (st.Kind == coord.TryLock || st.Kind == coord.LockFirst) {
+		// Begin's request, one per part, answered before any part runs.
+		l = &t.bufs.lms[i]
+		*l = lockMsg{t: t, home: s.id, id: t.id, part: i, p: p, spec: t.spec}
+	} else {
+		l = &lockMsg{t: t, home: s.id, id: t.id, part: i, p: p, spec: t.spec}
+	}
 	if t.watch != nil {
 		l.watch = t.watch[i]
 	}

@@ -482,7 +482,7 @@ func (s *Shard) newExec(c *conn) *txn {
 			for _, p := range s.split.Split(q.spec, tc.args, s.plan.Keys(), n) {
 				p = p.Clone()
 				tc.parts = append(tc.parts, p)
-				ps = append(ps, b.keys(p.Shard, s.partKeys(q.spec, p))...)
+				ps = append(ps, b.keys(p.Shard, s.partKeys(nil, q.spec, p))...)
 			}
 		case router.All, router.Held:
 			for sh := range n {
@@ -893,7 +893,7 @@ func (s *Shard) spanning(t *txn, i int, then func()) {
 	sub.co.Parts = make([]coord.Part, len(sub.parts))
 	sub.inPart = make([]int, len(sub.parts))
 	for k, p := range sub.parts {
-		sub.co.Parts[k] = coord.Part{Shard: p.Shard, Keys: s.partKeys(tc.spec, p)}
+		sub.co.Parts[k] = coord.Part{Shard: p.Shard, Keys: s.partKeys(nil, tc.spec, p)}
 		sub.inPart[k] = slices.IndexFunc(t.co.Parts, func(q coord.Part) bool { return q.Shard == p.Shard })
 	}
 	sub.reply = make([][]byte, len(sub.parts))

@@ -41,7 +41,10 @@ type partMsg struct {
 	whole   [][]byte
 	all     bool
 	locked  bool // all, holding the shard whole (p): it runs at once and releases it
-	reply   []byte
+	// reply is written by w, into the buffer a pooled txn's message
+	// keeps (txnpool.go), or a new one.
+	reply []byte
+	w     resp.Writer
 
 	// msgGather: the keys to export, each from its database (the gather
 	// plan's coord.Read), after spec.BeforeGather on args in database db.
@@ -154,21 +157,22 @@ func (s *Shard) handlePart(k msgKind, pm *partMsg) {
 // runPart runs pm's command on this shard, releases the part's keys
 // unless an EXEC holds them or it ran on every shard, and answers home.
 func (s *Shard) runPart(pm *partMsg) {
-	w := resp.Writer{Proto: pm.proto}
+	w := &pm.w
+	w.Proto, w.B = pm.proto, pm.reply[:0]
 	s.mut.fx.Tag = pm.tag
 	s.who = pm.who
 	s.laterPart, s.wholeArgs = pm.part > 0, pm.whole
 	mark := s.fxMark()
 	switch {
 	case pm.all:
-		s.exec(&w, nil, pm.noTouch, pm.db, pm.spec, pm.args)
+		s.exec(w, nil, pm.noTouch, pm.db, pm.spec, pm.args)
 	case s.id == pm.home:
 		// The connection's own shard: the txn is this shard's to touch.
 		s.ps.self = selfPush{c: pm.t.c, buf: &pm.t.pushed}
-		s.run1(&w, nil, pm.noTouch, pm.db, pm.spec, pm.args)
+		s.run1(w, nil, pm.noTouch, pm.db, pm.spec, pm.args)
 		s.ps.self = selfPush{}
 	default:
-		s.run1(&w, nil, pm.noTouch, pm.db, pm.spec, pm.args)
+		s.run1(w, nil, pm.noTouch, pm.db, pm.spec, pm.args)
 	}
 	s.partRan(mark, pm.tag)
 	s.laterPart, s.wholeArgs = false, nil
@@ -180,6 +184,6 @@ func (s *Shard) runPart(pm *partMsg) {
 	case !pm.held && !pm.all:
 		s.unlock(pm.id, pm.p.Keys)
 	}
-	pm.reply, pm.step = w.B, msgPartRun
+	pm.reply, pm.step, w.B = w.B, msgPartRun, nil
 	s.sendPart(pm.home, msgPartDone, pm)
 }

@@ -43,9 +43,11 @@ type Shard struct {
 	flows map[ioloop.ConnID]*flowStream
 
 	reader resp.Reader
-	w      resp.Writer // scratch writer for replies that do not go straight to a connection
-	hopW   resp.Writer // the writer of hop replies, into their hopMsg (execHop)
-	hops   []*hopMsg   // free hop payloads and ready slots (hop.go)
+	w      resp.Writer   // scratch writer for replies that do not go straight to a connection
+	hopW   resp.Writer   // the writer of hop replies, into their hopMsg (execHop)
+	hops   []*hopMsg     // free hop payloads and ready slots (hop.go)
+	txns   []*txn        // free pooled txns (txnpool.go)
+	merger router.Merger // merges a pooled txn's replies (partDone)
 	// prefix is the connection serve is serving and its output's length
 	// when serve began, for holdPrefix (hop.go); nil outside serve.
 	prefix struct {

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +164,70 @@ func TestHopPathAllocs(t *testing.T) {
 	}
 	if hops := home.stats.hops; hops != int64(2*runs) {
 		t.Fatalf("%d hops in %d pipelines, want 2 each", hops, runs)
+	}
+}
+
+// TestCrossPathAllocs: once the pools are warm, an MSET and an MGET of
+// keys on two shards allocate nothing (pooled txns, txnpool.go); and
+// pooled txns run one after another, 20 clients at once, answer each
+// its own: in each round every client sets the keys to the round's value
+// and reads them back, which its MGET must see whole (a reply buffer a
+// later txn reused would show another round's or a torn one).
+func TestCrossPathAllocs(t *testing.T) {
+	keys := crossKeys(3)
+	mget := cmd(append([]string{"MGET"}, keys...)...)
+	mset := func(v string) string {
+		args := []string{"MSET"}
+		for _, k := range keys {
+			args = append(args, k, v)
+		}
+		return cmd(args...)
+	}
+	m := newSim(t, 2, 1)
+	c, d := m.dial(0), m.drv[0]
+	req := []byte(mset("v") + mget)
+	var w resp.Writer
+	w.Array(len(keys))
+	for range keys {
+		w.BulkString("v")
+	}
+	want := "+OK\r\n" + string(w.B)
+	run := func() {
+		d.in[c.id] = req
+		m.g.shards[0].OnData(c.id)
+		out := d.Output(c.id)
+		for i := 0; string(*out) != want; i++ {
+			if i == 100 {
+				t.Fatalf("replies %q, want %q", *out, want)
+			}
+			for _, s := range m.g.shards {
+				s.flushOutbox()
+				s.Turn(m.now)
+			}
+		}
+		*out = (*out)[:0]
+	}
+	run()
+	if n := testing.AllocsPerRun(200, run); n != 0 {
+		t.Fatalf("%.1f allocations per cross-shard MSET and MGET", n)
+	}
+
+	r := newRounds(t, nil, 20)
+	r.keep = true
+	for round := range 30 {
+		v := strings.Repeat(strconv.Itoa(round), 1+round%7) // replies of several sizes
+		r.run(mset(v)+mget, 2)
+		var w resp.Writer
+		w.Array(len(keys))
+		for range keys {
+			w.BulkString(v)
+		}
+		want := "+OK\r\n" + string(w.B)
+		for i, got := range r.outs {
+			if got != want {
+				t.Fatalf("round %d, client %d: %q, want %q", round, i, got, want)
+			}
+		}
 	}
 }
 

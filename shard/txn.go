@@ -149,6 +149,11 @@ type txn struct {
 	gReply    []byte
 	gBlocked  bool
 	gFeedOnly bool // a held script's release with no reply to give
+
+	// pooled: a plain command's txn, back to the shard's free list once
+	// answered, with the buffers it keeps (txnpool.go).
+	pooled bool
+	bufs   txnBufs
 }
 
 // tag marks the effects of part i.
@@ -166,50 +171,60 @@ func (t *txn) tag(i int) command.Tag {
 // while holding lower shards), then run all parts, each unlocking as it
 // finishes, then merge the replies.
 func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
-	t := s.newTxn(c, spec, args, idx)
-	t.sl = s.pend(c)
+	var t *txn
+	if spec.Merge != command.MergeNone {
+		t = s.takeTxn()
+		s.initTxn(t, c, spec)
+		s.pooledTxn(t, spec, args, idx)
+		t.sl = s.pooledSlot(c)
+	} else {
+		t = s.newTxn(c, spec, args, idx)
+		t.sl = s.pend(c)
+	}
 	c.barrier, c.span = true, t
 	s.acquire(t)
 }
 
 // newTxn prepares a txn for a command whose keys span shards.
 func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *txn {
-	s.stats.txns++
-	s.txnSeq++
-	t := &txn{
-		id:      uint64(s.id+1)<<48 | s.txnSeq,
-		c:       c,
-		spec:    spec,
-		merge:   spec.Merge,
-		proto:   c.cl.Proto,
-		db:      c.cl.DB,
-		noTouch: c.cl.NoTouch,
-		who:     c.reader(s.id, false),
-	}
+	t := &txn{}
+	s.initTxn(t, c, spec)
 	t.args = command.CopyArgs(args)
 	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
 		t.parts = append(t.parts, s.split.Own(p))
 	}
 	t.co = coord.Txn{ID: t.id, Parts: make([]coord.Part, len(t.parts))}
 	for i, p := range t.parts {
-		t.co.Parts[i] = coord.Part{Shard: p.Shard, Keys: s.partKeys(spec, p)}
+		t.co.Parts[i] = coord.Part{Shard: p.Shard, Keys: s.partKeys(nil, spec, p)}
 	}
 	t.reply = make([][]byte, len(t.parts))
 	return t
 }
 
-// partKeys are the keys part p locks: exclusive those the command may
-// write, shared those it only reads (MGET's, SUNIONSTORE's sources).
-func (s *Shard) partKeys(spec *command.Spec, p router.Part) []coord.Key {
-	keys := pick(p.Args, p.KeyIdx, coord.Shared)
+// initTxn gives t, new or pooled, its id and c's settings.
+func (s *Shard) initTxn(t *txn, c *conn, spec *command.Spec) {
+	s.stats.txns++
+	s.txnSeq++
+	t.id, t.c, t.spec, t.merge = uint64(s.id+1)<<48|s.txnSeq, c, spec, spec.Merge
+	t.proto, t.db, t.noTouch, t.who = c.cl.Proto, c.cl.DB, c.cl.NoTouch, c.reader(s.id, false)
+}
+
+// partKeys appends to dst the keys part p locks: exclusive those the
+// command may write, shared those it only reads (MGET's, SUNIONSTORE's
+// sources).
+func (s *Shard) partKeys(dst []coord.Key, spec *command.Spec, p router.Part) []coord.Key {
+	from := len(dst)
+	for _, j := range p.KeyIdx {
+		dst = append(dst, coord.Key{Name: p.Args[j], Intent: coord.Shared})
+	}
 	w, _ := spec.WriteKeys(p.Args, s.writeIdx[:0])
 	s.writeIdx = w
 	for i, j := range p.KeyIdx {
 		if slices.Contains(w, j) {
-			keys[i].Intent = coord.Exclusive
+			dst[from+i].Intent = coord.Exclusive
 		}
 	}
-	return keys
+	return dst
 }
 
 // acquire takes t's locks with coord's protocol, then runs the parts, or
@@ -284,10 +299,11 @@ func (s *Shard) runParts(t *txn) {
 		s.gather(t)
 		return
 	}
-	t.pms = make([]partMsg, len(t.parts))
+	t.pms = t.partMsgs(len(t.parts))
 	for i := range t.parts {
 		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, p: t.co.Parts[i], held: t.in != nil, tag: t.tag(i),
-			spec: t.spec, args: t.parts[i].Args, db: t.db, proto: t.proto, noTouch: t.noTouch, who: t.who, whole: t.args}
+			spec: t.spec, args: t.parts[i].Args, db: t.db, proto: t.proto, noTouch: t.noTouch, who: t.who, whole: t.args,
+			reply: t.pms[i].reply}
 		s.sendPart(t.parts[i].Shard, msgPartRun, &t.pms[i])
 	}
 }
@@ -296,6 +312,11 @@ func (s *Shard) partDone(t *txn, i int, b []byte) {
 	t.reply[i] = b
 	t.got++
 	if t.got < len(t.parts) {
+		return
+	}
+	if t.pooled {
+		// Into the pooled slot's buffer: nothing of t's is in the reply.
+		s.finish(t, s.merger.Append(append(t.sl.buf[:0], t.pushed...), t.merge, t.proto, t.parts, t.reply))
 		return
 	}
 	out := router.Merge(t.merge, t.proto, t.parts, t.reply)
@@ -318,6 +339,9 @@ func (s *Shard) finish(t *txn, out []byte) {
 	c := t.c
 	c.barrier = false
 	s.fill(c, t.sl, out)
+	if t.pooled {
+		s.freeTxn(t)
+	}
 	if !c.dead && !c.closing {
 		s.serve(c)
 	}

@@ -1,0 +1,105 @@
+package shard
+
+import (
+	"slices"
+
+	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/coord"
+	"github.com/radish-kv/radish/router"
+)
+
+// A plain cross-shard command (an MSET, MGET, DEL or EXISTS whose keys
+// span shards: multi, with replies merged) runs as a pooled txn: the
+// shard takes it from a free list of its own, with the buffers of the
+// txns it ran before, and puts it back once its reply is written. Its
+// copy of the arguments, its parts, their keys, its lock requests
+// (coord.Txn.Begin's, one per part), its part messages and their replies
+// live in those buffers, and its reply goes into a pooled slot (hop.go),
+// so that once the pool is warm such a command allocates nothing of its
+// own, as a hop does not.
+//
+// What must stay true: a pooled txn goes back only at finish, when every
+// message that carried a pointer into it came home (each part answered;
+// Begin's requests answered before any part ran) and its keys are
+// unlocked on every shard; nothing it ran keeps a reference into its
+// buffers (the lock table, the slow log, MONITOR and the effects copy
+// what they keep). Txns of other kinds (EXEC's, scripts', gathered
+// commands', blocking ones') are made and dropped as before.
+
+// txnBufs are the buffers a pooled txn keeps for the next.
+type txnBufs struct {
+	argBuf   []byte
+	partArgs [][]byte
+	ints     []int
+	num      []byte
+	keys     []coord.Key
+	coParts  []coord.Part
+	lms      []lockMsg
+}
+
+// Limits of the free list: how many txns it keeps, and the largest
+// buffer worth keeping.
+const (
+	maxFreeTxns = 256
+	maxTxnBuf   = 64 << 10
+)
+
+// takeTxn returns a pooled txn from the free list, or a new one.
+func (s *Shard) takeTxn() *txn {
+	if n := len(s.txns); n > 0 {
+		t := s.txns[n-1]
+		s.txns[n-1] = nil
+		s.txns = s.txns[:n-1]
+		return t
+	}
+	return &txn{pooled: true}
+}
+
+// freeTxn puts the answered t back, its buffers emptied.
+func (s *Shard) freeTxn(t *txn) {
+	if len(s.txns) >= maxFreeTxns || cap(t.bufs.argBuf) > maxTxnBuf || cap(t.bufs.num) > maxTxnBuf {
+		return
+	}
+	b := t.bufs
+	args, parts, reply, pms := t.args[:0], t.parts[:0], t.reply[:0], t.pms[:0]
+	*t = txn{pooled: true, bufs: b, args: args, parts: parts, reply: reply, pms: pms}
+	s.txns = append(s.txns, t)
+}
+
+// pooledTxn prepares t, taken from the free list, for a plain command
+// whose keys span shards, as newTxn does, in t's own buffers.
+func (s *Shard) pooledTxn(t *txn, spec *command.Spec, args [][]byte, idx []int) {
+	b := &t.bufs
+	b.argBuf, t.args = command.AppendArgs(b.argBuf, t.args, args)
+	b.partArgs, b.ints, b.num, b.keys = b.partArgs[:0], b.ints[:0], b.num[:0], b.keys[:0]
+	t.parts = t.parts[:0]
+	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
+		var q router.Part
+		q, b.partArgs, b.ints, b.num = s.split.OwnAppend(p, b.partArgs, b.ints, b.num)
+		t.parts = append(t.parts, q)
+	}
+	n := len(t.parts)
+	b.coParts = slices.Grow(b.coParts[:0], n)[:n]
+	for i, p := range t.parts {
+		from := len(b.keys)
+		b.keys = s.partKeys(b.keys, spec, p)
+		b.coParts[i] = coord.Part{Shard: p.Shard, Keys: b.keys[from:len(b.keys):len(b.keys)]}
+	}
+	t.co = coord.Txn{ID: t.id, Parts: b.coParts}
+	t.reply = slices.Grow(t.reply[:0], n)[:n]
+	clear(t.reply)
+	b.lms = slices.Grow(b.lms[:0], n)[:n]
+}
+
+// partMsgs returns t's part messages, n of them, each empty but for the
+// reply buffer a pooled txn keeps.
+func (t *txn) partMsgs(n int) []partMsg {
+	if !t.pooled {
+		return make([]partMsg, n)
+	}
+	pms := slices.Grow(t.pms[:0], n)[:n]
+	for i := range pms {
+		pms[i] = partMsg{reply: pms[i].reply[:0]}
+	}
+	return pms
+}
