@@ -41,7 +41,7 @@ func (s *Shard) gather(t *txn) {
 		}
 	}
 	t.gp = coord.NewGather(&t.co, t.db, other)
-	t.pms = make([]partMsg, len(t.parts))
+	t.pms = t.partMsgs(len(t.parts))
 	for i := range t.parts {
 		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, p: t.co.Parts[i], held: t.in != nil,
 			reads: t.gp.Reads[i], spec: t.spec, args: t.args, db: t.db}

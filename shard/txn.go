@@ -171,16 +171,10 @@ func (t *txn) tag(i int) command.Tag {
 // while holding lower shards), then run all parts, each unlocking as it
 // finishes, then merge the replies.
 func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
-	var t *txn
-	if spec.Merge != command.MergeNone {
-		t = s.takeTxn()
-		s.initTxn(t, c, spec)
-		s.pooledTxn(t, spec, args, idx)
-		t.sl = s.pooledSlot(c)
-	} else {
-		t = s.newTxn(c, spec, args, idx)
-		t.sl = s.pend(c)
-	}
+	t := s.takeTxn()
+	s.initTxn(t, c, spec)
+	s.pooledTxn(t, spec, args, idx)
+	t.sl = s.pooledSlot(c)
 	c.barrier, c.span = true, t
 	s.acquire(t)
 }

@@ -8,23 +8,26 @@ import (
 	"github.com/radish-kv/radish/router"
 )
 
-// A plain cross-shard command (an MSET, MGET, DEL or EXISTS whose keys
-// span shards: multi, with replies merged) runs as a pooled txn: the
+// A plain cross-shard command (an MSET, MGET, RENAME or LMOVE whose keys
+// span shards: multi, its replies merged or its keys gathered) runs as a
+// pooled txn: the
 // shard takes it from a free list of its own, with the buffers of the
 // txns it ran before, and puts it back once its reply is written. Its
 // copy of the arguments, its parts, their keys, its lock requests
 // (coord.Txn.Begin's, one per part), its part messages and their replies
 // live in those buffers, and its reply goes into a pooled slot (hop.go),
-// so that once the pool is warm such a command allocates nothing of its
-// own, as a hop does not.
+// so that once the pool is warm a merged command allocates nothing of its
+// own, as a hop does not (a gathered one still copies its keys' values
+// there and back).
 //
 // What must stay true: a pooled txn goes back only at finish, when every
 // message that carried a pointer into it came home (each part answered;
 // Begin's requests answered before any part ran) and its keys are
 // unlocked on every shard; nothing it ran keeps a reference into its
 // buffers (the lock table, the slow log, MONITOR and the effects copy
-// what they keep). Txns of other kinds (EXEC's, scripts', gathered
-// commands', blocking ones') are made and dropped as before.
+// what they keep; a gathered reply is a buffer of its own). Txns of other
+// kinds (EXEC's, scripts', blocking commands') are made and dropped as
+// before.
 
 // txnBufs are the buffers a pooled txn keeps for the next.
 type txnBufs struct {
