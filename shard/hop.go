@@ -71,16 +71,26 @@ const (
 
 // newHop takes a hopMsg from the free list, or makes one.
 func (s *Shard) newHop() *hopMsg {
-	if n := len(s.hops); n > 0 {
-		h := s.hops[n-1]
-		s.hops[n-1] = nil
-		s.hops = s.hops[:n-1]
+	if h := popFree(&s.hops); h != nil {
 		return h
 	}
 	h := &hopMsg{}
 	h.slot.hop = h
 	h.inline()
 	return h
+}
+
+// popFree takes the last item off a free list, or returns nil when it
+// is empty.
+func popFree[T any](list *[]*T) *T {
+	n := len(*list)
+	if n == 0 {
+		return nil
+	}
+	x := (*list)[n-1]
+	(*list)[n-1] = nil
+	*list = (*list)[:n-1]
+	return x
 }
 
 // freeHop puts h back once its slot has left the connection's queue.

@@ -49,10 +49,7 @@ const (
 
 // takeTxn returns a pooled txn from the free list, or a new one.
 func (s *Shard) takeTxn() *txn {
-	if n := len(s.txns); n > 0 {
-		t := s.txns[n-1]
-		s.txns[n-1] = nil
-		s.txns = s.txns[:n-1]
+	if t := popFree(&s.txns); t != nil {
 		return t
 	}
 	return &txn{pooled: true}
