@@ -96,7 +96,9 @@
 //     whose bytes are the txn's copy of its arguments, which nothing
 //     writes while the txn runs; only the home shard reads the txn itself
 //     (a direct script run elsewhere gets its call's copy, scriptCall, in
-//     its scriptMsg). A single-reply one runs with the gather plan, which
+//     its scriptMsg). A plain command's txn (not an EXEC's, a script's or
+//     a blocking command's) is pooled: it and its buffers go back to the
+//     home shard's free list once its reply is written (txnpool.go). A single-reply one runs with the gather plan, which
 //     coord.Gather decides and cross.go carries out: each part's shard
 //     exports its keys, each from the one database the command uses it
 //     in, home runs the handler on the copies and writes back the keys
