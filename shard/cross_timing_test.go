@@ -186,3 +186,11 @@ func BenchmarkCrossRename(b *testing.B) {
 	req := cmd("RENAME", k[0], k[1]) + cmd("RENAME", k[1], k[0])
 	crossBench(b, []string{cmd("SET", k[0], "v")}, req, 2, 1)
 }
+
+// BenchmarkExecAlone is a MULTI/EXEC of an INCR and an EXPIRE of one key
+// on the other of 2 shards: the EXEC runs there alone, as one message.
+func BenchmarkExecAlone(b *testing.B) {
+	k := keysOn(1, 2, 1)[0]
+	req := cmd("MULTI") + cmd("INCR", k) + cmd("EXPIRE", k, "100") + cmd("EXEC")
+	crossBench(b, nil, req, 4, 1)
+}

@@ -1,5 +1,7 @@
 package shard
 
+import "github.com/radish-kv/radish/net/resp"
+
 // execPart is what a partMsg carries of an EXEC's work on one part
 // (multi.go): a round's commands on the part (msgPartRun, answered
 // msgPartDone with their replies), or the whole EXEC when its keys all
@@ -17,6 +19,7 @@ type execPart struct {
 	// changed or the shard is out of memory, and nothing ran.
 	replies    [][]byte
 	dirty, oom bool
+	w          resp.Writer // runCmds'
 }
 
 // runExecPart runs pm's share of an EXEC on this shard and answers home:
@@ -25,7 +28,7 @@ type execPart struct {
 func (s *Shard) runExecPart(k msgKind, pm *partMsg) {
 	ep := pm.ex
 	if k == msgPartRun {
-		ep.replies = s.runCmds(ep.run)
+		ep.replies = s.runCmds(ep.run, ep.replies, &ep.w)
 		if !pm.held {
 			s.unlockPart(pm.id, pm.p)
 		}
@@ -33,18 +36,27 @@ func (s *Shard) runExecPart(k msgKind, pm *partMsg) {
 		s.sendPart(pm.home, msgPartDone, pm)
 		return
 	}
-	s.whenFree(pm.p, func() {
-		switch {
-		case !s.unchanged(ep.watch):
-			ep.dirty = true
-		case s.oom(pm.spec):
-			ep.oom = true
-		default:
-			ep.replies = s.runCmds(ep.run)
-		}
-		pm.step = msgExec
-		s.sendPart(pm.home, msgPartDone, pm)
-	})
+	if !txnLocks || s.freeFor(pm.p) {
+		s.execAlone(pm) // no closure to wait with
+		return
+	}
+	s.whenFree(pm.p, func() { s.execAlone(pm) })
+}
+
+// execAlone runs an EXEC whose keys all live on this shard, now free,
+// and answers home.
+func (s *Shard) execAlone(pm *partMsg) {
+	ep := pm.ex
+	switch {
+	case !s.unchanged(ep.watch):
+		ep.dirty = true
+	case s.oom(pm.spec):
+		ep.oom = true
+	default:
+		ep.replies = s.runCmds(ep.run, ep.replies, &ep.w)
+	}
+	pm.step = msgExec
+	s.sendPart(pm.home, msgPartDone, pm)
 }
 
 // execPartDone takes a part's answer at home: a round's replies, the

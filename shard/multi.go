@@ -224,7 +224,7 @@ func (s *Shard) pendTx(c *conn) (sl *slot, quiet bool) {
 	if c.cl.Reply == command.ReplySkip {
 		c.cl.Reply = command.ReplyOn
 	}
-	return s.pend(c), quiet
+	return s.pooledSlot(c), quiet
 }
 
 // queue appends a command to the MULTI, copied.
@@ -430,8 +430,11 @@ func (s *Shard) newExec(c *conn) *txn {
 	}
 	s.execSpare = nil
 	cmds, coCmds, res, byShard := t.cmds[:0], t.co.Cmds[:0], t.res[:0], t.byShard[:0]
+	parts, watch, coParts, pms, eps, xb := t.parts[:0], t.watch[:0], t.co.Parts[:0], t.pms, t.eps, t.xb
 	*t = txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: execSpec, proto: c.cl.Proto,
-		db: c.cl.DB, noTouch: c.cl.NoTouch, who: c.reader(s.id, false)}
+		db: c.cl.DB, noTouch: c.cl.NoTouch, who: c.reader(s.id, false), pms: pms, eps: eps}
+	xb.ints, xb.order = xb.ints[:0], xb.order[:0]
+	t.xb = xb
 	// The arguments, each capped so that a handler appending to one cannot
 	// write over the next.
 	start := 0
@@ -439,7 +442,7 @@ func (s *Shard) newExec(c *conn) *txn {
 		m.args = append(m.args, m.buf[start:e:e])
 		start = e
 	}
-	b := &partsBuilder{byShard: slices.Grow(byShard, n)[:n]}
+	b := &partsBuilder{byShard: slices.Grow(byShard, n)[:n], parts: t.xb.parts[:0]}
 	for i := range b.byShard {
 		b.byShard[i] = -1
 	}
@@ -470,28 +473,29 @@ func (s *Shard) newExec(c *conn) *txn {
 			pl.Kind = router.Local // its handler answers at once (WAIT, BGSAVE ... in MULTI)
 		}
 		tc.kind, tc.dst = pl.Kind, pl.Dst
-		var ps []int
+		// The command's parts go after the others' in one buffer.
+		from := len(t.xb.ints)
 		switch pl.Kind {
 		case router.Owned:
 			tc.dst = s.id
-			ps = b.keys(s.id, pick(tc.args, s.plan.Keys(), intentOf(q.spec)))
+			t.xb.ints = append(t.xb.ints, b.keys(s.id, s.pickKeys(tc.args, s.plan.Keys(), intentOf(q.spec))))
 		case router.Hop:
-			idx, _ := q.spec.Keys(tc.args, nil)
-			ps = b.keys(pl.Dst, pick(tc.args, idx, intentOf(q.spec)))
+			s.keyIdx, _ = q.spec.Keys(tc.args, s.keyIdx[:0])
+			t.xb.ints = append(t.xb.ints, b.keys(pl.Dst, s.pickKeys(tc.args, s.keyIdx, intentOf(q.spec))))
 		case router.Parts:
 			for _, p := range s.split.Split(q.spec, tc.args, s.plan.Keys(), n) {
 				p = p.Clone()
 				tc.parts = append(tc.parts, p)
-				ps = append(ps, b.keys(p.Shard, s.partKeys(nil, q.spec, p))...)
+				t.xb.ints = append(t.xb.ints, b.keys(p.Shard, s.partKeys(nil, q.spec, p)))
 			}
 		case router.All, router.Held:
 			for sh := range n {
-				ps = append(ps, b.all(sh)...)
+				t.xb.ints = append(t.xb.ints, b.all(sh))
 			}
 		case router.Scan:
-			ps = b.all(pl.Dst)
+			t.xb.ints = append(t.xb.ints, b.all(pl.Dst))
 		}
-		t.co.Cmds[i].Parts = ps
+		t.co.Cmds[i].Parts = t.xb.ints[from:len(t.xb.ints):len(t.xb.ints)]
 	}
 	for _, w := range m.watched {
 		b.keys(w.shard, []coord.Key{{Name: w.key, Intent: coord.Shared}})
@@ -500,27 +504,36 @@ func (s *Shard) newExec(c *conn) *txn {
 	// Parts in ascending shard order, as coord's protocol takes them,
 	// with their own copy of the key names: the last unlock reaches a
 	// shard after the connection queues its next MULTI in its buffers.
-	order := make([]int, len(b.parts)) // old index -> new
-	var sorted []coord.Part
-	size := 0
+	order := slices.Grow(t.xb.order, len(b.parts))[:len(b.parts)] // old index -> new
+	t.xb.order = order
+	sorted := coParts
+	size, nkeys := 0, 0
 	for _, p := range b.parts {
+		nkeys += len(p.Keys)
 		for _, k := range p.Keys {
 			size += len(k.Name)
 		}
 	}
+	// The parts' keys and names are new arrays: the builder's are the
+	// next EXEC's scratch, and an unlock of this one may still be on its
+	// way when the next is built.
 	names := make([]byte, 0, size)
+	keys := make([]coord.Key, 0, nkeys)
 	for sh := range n {
 		if j := b.byShard[sh]; j >= 0 {
 			order[j] = len(sorted)
 			p := b.parts[j]
-			for i, k := range p.Keys {
+			from := len(keys)
+			for _, k := range p.Keys {
 				names = append(names, k.Name...)
-				p.Keys[i].Name = names[len(names)-len(k.Name) : len(names) : len(names)]
+				keys = append(keys, coord.Key{Name: names[len(names)-len(k.Name) : len(names) : len(names)], Intent: k.Intent})
 			}
+			p.Keys = keys[from:len(keys):len(keys)]
 			sorted = append(sorted, p)
 		}
 	}
 	t.co.ID, t.co.Parts = t.id, sorted
+	t.xb.parts = b.parts
 	for i := range t.co.Cmds {
 		ps := t.co.Cmds[i].Parts
 		for k, j := range ps {
@@ -529,10 +542,11 @@ func (s *Shard) newExec(c *conn) *txn {
 		slices.Sort(ps)
 		t.co.Cmds[i].Parts = slices.Compact(ps)
 	}
-	t.parts = make([]router.Part, len(sorted))
-	t.watch = make([][]watched, len(sorted))
+	t.parts = slices.Grow(parts, len(sorted))[:len(sorted)]
+	t.watch = slices.Grow(watch, len(sorted))[:len(sorted)]
 	for i, p := range sorted {
 		t.parts[i] = router.Part{Shard: p.Shard}
+		t.watch[i] = t.watch[i][:0]
 		for _, w := range t.watched {
 			if w.shard == p.Shard {
 				t.watch[i] = append(t.watch[i], w)
@@ -548,25 +562,43 @@ func (s *Shard) newExec(c *conn) *txn {
 // memory.
 var execSpec = command.Lookup([]byte("exec"))
 
+// execBufs are an EXEC's buffers that the next one reuses: the parts of
+// every command, one after another (coord.Cmd.Parts), newExec's map of
+// parts to their order, and a lone part's command indexes (alone).
+type execBufs struct {
+	ints  []int
+	order []int
+	idx   []int
+	parts []coord.Part // partsBuilder's
+	w     resp.Writer  // assemble's
+}
+
 // partsBuilder gathers an EXEC's keys per shard.
 type partsBuilder struct {
 	parts   []coord.Part
 	byShard []int // shard -> index in parts, -1: none
 }
 
-// part returns the index of shard's part, made if needed.
+// part returns the index of shard's part, made if needed (with the keys
+// array an earlier EXEC's part left there).
 func (b *partsBuilder) part(shard int) int {
 	if j := b.byShard[shard]; j >= 0 {
 		return j
 	}
-	b.byShard[shard] = len(b.parts)
-	b.parts = append(b.parts, coord.Part{Shard: shard})
-	return len(b.parts) - 1
+	j := len(b.parts)
+	b.byShard[shard] = j
+	if j < cap(b.parts) {
+		b.parts = b.parts[:j+1]
+		b.parts[j] = coord.Part{Shard: shard, Keys: b.parts[j].Keys[:0]}
+	} else {
+		b.parts = append(b.parts, coord.Part{Shard: shard})
+	}
+	return j
 }
 
 // keys adds keys to shard's part, once each, exclusive if any use is,
 // and returns the part's index.
-func (b *partsBuilder) keys(shard int, keys []coord.Key) []int {
+func (b *partsBuilder) keys(shard int, keys []coord.Key) int {
 	j := b.part(shard)
 	p := &b.parts[j]
 	for _, k := range keys {
@@ -578,14 +610,14 @@ func (b *partsBuilder) keys(shard int, keys []coord.Key) []int {
 			p.Keys[i].Intent = coord.Exclusive
 		}
 	}
-	return []int{j}
+	return j
 }
 
 // all makes shard's part hold every key there.
-func (b *partsBuilder) all(shard int) []int {
+func (b *partsBuilder) all(shard int) int {
 	j := b.part(shard)
 	b.parts[j].All = true
-	return []int{j}
+	return j
 }
 
 // freeFor reports whether p's keys may be used at once.
@@ -698,14 +730,25 @@ func (s *Shard) fxWrap(mark int, tag command.Tag) {
 // message, no lock protocol.
 func (s *Shard) alone(t *txn) {
 	p, watch := t.co.Parts[0], t.watch[0]
-	idx := make([]int, 0, len(t.cmds))
+	idx := t.xb.idx[:0]
 	for i := range t.cmds {
 		if len(t.co.Cmds[i].Parts) > 0 {
 			idx = append(idx, i)
 		}
 	}
-	ep := &execPart{run: t.runOf(idx, command.Tag{}), watch: watch, idx: idx}
-	s.sendPart(p.Shard, msgExec, &partMsg{t: t, home: s.id, id: t.id, p: p, spec: t.spec, ex: ep})
+	t.xb.idx = idx
+	// The message and its contents are the txn's, as a round's are, with
+	// the buffers an earlier EXEC left in them.
+	if len(t.pms) == 0 {
+		t.pms = make([]partMsg, 1)
+	}
+	if len(t.eps) == 0 {
+		t.eps = make([]execPart, 1)
+	}
+	ep := &t.eps[0]
+	*ep = execPart{run: t.runOf(ep.run.cmds, idx, command.Tag{}), watch: watch, idx: idx, replies: ep.replies}
+	t.pms[0] = partMsg{t: t, home: s.id, id: t.id, p: p, spec: t.spec, ex: ep}
+	s.sendPart(p.Shard, msgExec, &t.pms[0])
 }
 
 // aloneDone takes the answer of a txn run alone on another shard.
@@ -736,9 +779,10 @@ type cmdRun struct {
 	who     reader
 }
 
-// runOf is the cmdRun of t's commands idx, tagged tag.
-func (t *txn) runOf(idx []int, tag command.Tag) cmdRun {
-	r := cmdRun{cmds: make([]txCmd, len(idx)), idx: idx, proto: t.proto, noTouch: t.noTouch, tag: tag, who: t.who}
+// runOf is the cmdRun of t's commands idx, tagged tag, its copies of
+// them in cmds' array.
+func (t *txn) runOf(cmds []txCmd, idx []int, tag command.Tag) cmdRun {
+	r := cmdRun{cmds: slices.Grow(cmds[:0], len(idx))[:len(idx)], idx: idx, proto: t.proto, noTouch: t.noTouch, tag: tag, who: t.who}
 	for k, i := range idx {
 		r.cmds[k] = t.cmds[i]
 	}
@@ -746,9 +790,10 @@ func (t *txn) runOf(idx []int, tag command.Tag) cmdRun {
 }
 
 // runCmds runs r's commands on this shard, whose keys their txn holds (or
-// which are free), and returns their replies.
-func (s *Shard) runCmds(r cmdRun) [][]byte {
-	out := make([][]byte, len(r.cmds))
+// which are free), and returns their replies, written by w in out's array
+// and its buffers (those of an earlier run of the message).
+func (s *Shard) runCmds(r cmdRun, out [][]byte, w *resp.Writer) [][]byte {
+	out = slices.Grow(out[:0], len(r.cmds))[:len(r.cmds)]
 	mark := s.fxMark()
 	s.mut.fx.Tag = r.tag
 	s.who = r.who
@@ -756,9 +801,9 @@ func (s *Shard) runCmds(r cmdRun) [][]byte {
 		if r.tag.Txn != 0 { // the stream replays the parts in queue order (command.Tag)
 			s.mut.fx.Tag.Cmd = r.idx[k]
 		}
-		w := resp.Writer{Proto: r.proto}
-		s.runKeyed(&w, &r.cmds[k], r.noTouch)
-		out[k] = w.B
+		w.Proto, w.B = r.proto, out[k][:0]
+		s.runKeyed(w, &r.cmds[k], r.noTouch)
+		out[k], w.B = w.B, nil
 	}
 	s.who = reader{}
 	s.mut.fx.Tag = command.Tag{}
@@ -770,17 +815,20 @@ func (s *Shard) runCmds(r cmdRun) [][]byte {
 // assemble writes EXEC's reply: every command's, those with no keys run
 // here now unless ranHome (the rounds ran them in their place).
 func (s *Shard) assemble(t *txn, ranHome bool) []byte {
-	w := resp.Writer{Proto: t.proto}
+	w := &t.xb.w
+	w.Proto, w.B = t.proto, t.sl.buf[:0] // a pooled slot's (pendTx)
 	w.Array(len(t.cmds))
 	for i := range t.cmds {
 		tc := &t.cmds[i]
 		if !ranHome && (tc.kind == router.Local || tc.kind == router.ScanEnd) {
-			s.runHome(&w, t.c, tc)
+			s.runHome(w, t.c, tc)
 			continue
 		}
 		w.B = append(w.B, t.res[i]...)
 	}
-	return w.B
+	out := w.B
+	w.B = nil
+	return out
 }
 
 // doneExec answers an EXEC that waited and lets the connection read on.
@@ -795,9 +843,13 @@ func (s *Shard) doneExec(t *txn, out []byte) {
 	s.finishExec(t)
 	c.barrier = false
 	if t.quiet {
-		out = nil
+		out = out[:0]
 	}
 	s.fill(c, t.sl, out)
+	// Every message of t came home (an unlock on its way carries copies
+	// of its parts, whose key names the next EXEC does not reuse): the
+	// next EXEC may take it.
+	s.execSpare = t
 	if !c.dead && !c.closing {
 		s.serve(c)
 	}
@@ -865,7 +917,10 @@ func (s *Shard) round(t *txn, r int) {
 			continue
 		}
 		t.roundLeft++
-		t.eps[pi] = execPart{run: t.runOf(idx, t.tag(pi)), idx: idx, round: r}
+		// The replies start in buffers of their own: t.res holds the
+		// last round's (alone reuses them, as its one message's).
+		ep := &t.eps[pi]
+		*ep = execPart{run: t.runOf(ep.run.cmds, idx, t.tag(pi)), idx: idx, round: r}
 		t.pms[pi] = partMsg{t: t, home: s.id, part: pi, id: t.id, p: t.co.Parts[pi], held: !txnLocks || t.last[pi] != r,
 			ex: &t.eps[pi]}
 		s.sendPart(t.co.Parts[pi].Shard, msgPartRun, &t.pms[pi])

@@ -90,6 +90,7 @@ type Shard struct {
 	waiters map[wkey][]*waiter // blocked clients per key, FIFO (see block.go)
 	ready   []wkey             // keys written since their waiters were served, in order
 	keyIdx  []int              // scratch for a hop's key positions (runHop)
+	picked  []coord.Key        // scratch of pickKeys
 
 	locks *coord.Table // key locks and the work waiting for them (txn.go)
 

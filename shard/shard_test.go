@@ -231,6 +231,77 @@ func TestCrossPathAllocs(t *testing.T) {
 	}
 }
 
+// TestExecBuffersReused: an EXEC reuses the buffers of the shard's last
+// one (newExec, alone, runCmds, assemble). Once warm, an EXEC whose keys
+// all live on the other shard allocates at most its parts' keys and
+// their names; and EXECs of 20 clients at once, on one other shard or
+// over both, round after round, answer each its own: every client sets
+// the keys to the round's value and reads them back inside its EXEC.
+func TestExecBuffersReused(t *testing.T) {
+	exec := func(keys []string, v string) string {
+		req := cmd("MULTI")
+		for _, k := range keys {
+			req += cmd("SET", k, v)
+		}
+		for _, k := range keys {
+			req += cmd("GET", k)
+		}
+		return req + cmd("EXEC")
+	}
+	want := func(keys []string, v string) string {
+		w := resp.Writer{}
+		w.Simple("OK")
+		for range 2 * len(keys) {
+			w.Simple("QUEUED")
+		}
+		w.Array(2 * len(keys))
+		for range keys {
+			w.Simple("OK")
+		}
+		for range keys {
+			w.BulkString(v)
+		}
+		return string(w.B)
+	}
+	far := keysOn(1, 2, 2)
+	m := newSim(t, 2, 1)
+	c, d := m.dial(0), m.drv[0]
+	req, reply := []byte(exec(far, "v")), want(far, "v")
+	run := func() {
+		d.in[c.id] = req
+		m.g.shards[0].OnData(c.id)
+		out := d.Output(c.id)
+		for i := 0; string(*out) != reply; i++ {
+			if i == 100 {
+				t.Fatalf("replies %q, want %q", *out, reply)
+			}
+			for _, s := range m.g.shards {
+				s.flushOutbox()
+				s.Turn(m.now)
+			}
+		}
+		*out = (*out)[:0]
+	}
+	run()
+	if n := testing.AllocsPerRun(200, run); n > 2 {
+		t.Fatalf("%.1f allocations per EXEC on the other shard, want at most 2", n)
+	}
+
+	for _, keys := range [][]string{far, crossKeys(1)} {
+		r := newRounds(t, nil, 20)
+		r.keep = true
+		for round := range 30 {
+			v := strings.Repeat(strconv.Itoa(round), 1+round%7)
+			r.run(exec(keys, v), 2+2*len(keys))
+			for i, got := range r.outs {
+				if w := want(keys, v); got != w {
+					t.Fatalf("keys %q, round %d, client %d: %q, want %q", keys, round, i, got, w)
+				}
+			}
+		}
+	}
+}
+
 // keysOn returns n keys that live on shard i of n shards.
 func keysOn(i, shards, n int) []string {
 	var out []string

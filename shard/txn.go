@@ -59,6 +59,15 @@ func (s *Shard) runOrDefer(args [][]byte, spec *command.Spec, fn func()) {
 	s.locks.Enqueue(&coord.Item{Keys: pick(args, idx, intentOf(spec)), Run: fn})
 }
 
+// pickKeys is pick into the shard's scratch, valid until its next call.
+func (s *Shard) pickKeys(args [][]byte, idx []int, in coord.Intent) []coord.Key {
+	s.picked = s.picked[:0]
+	for _, j := range idx {
+		s.picked = append(s.picked, coord.Key{Name: args[j], Intent: in})
+	}
+	return s.picked
+}
+
 // pick returns the keys at positions idx of args, all with intent in.
 func pick(args [][]byte, idx []int, in coord.Intent) []coord.Key {
 	keys := make([]coord.Key, len(idx))
@@ -151,9 +160,11 @@ type txn struct {
 	gFeedOnly bool // a held script's release with no reply to give
 
 	// pooled: a plain command's txn, back to the shard's free list once
-	// answered, with the buffers it keeps (txnpool.go).
+	// answered, with the buffers it keeps (txnpool.go). xb: an EXEC's
+	// buffers, which the shard's next EXEC reuses (newExec).
 	pooled bool
 	bufs   txnBufs
+	xb     execBufs
 }
 
 // tag marks the effects of part i.
