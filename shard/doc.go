@@ -98,7 +98,8 @@
 //     (a direct script run elsewhere gets its call's copy, scriptCall, in
 //     its scriptMsg). A plain command's txn (not an EXEC's, a script's or
 //     a blocking command's) is pooled: it and its buffers go back to the
-//     home shard's free list once its reply is written (txnpool.go). A single-reply one runs with the gather plan, which
+//     home shard's free list once its reply is written (txnpool.go); an
+//     EXEC's is kept, with its buffers, for the shard's next EXEC. A single-reply one runs with the gather plan, which
 //     coord.Gather decides and cross.go carries out: each part's shard
 //     exports its keys, each from the one database the command uses it
 //     in, home runs the handler on the copies and writes back the keys

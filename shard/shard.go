@@ -95,10 +95,11 @@ type Shard struct {
 	locks *coord.Table // key locks and the work waiting for them (txn.go)
 
 	txnSeq uint64
-	// execSpare is the txn of the last EXEC that ran at once, reused by
-	// the next (newExec) with its slices; execOut is where an EXEC run
-	// here writes its reply (execHere). A one-shard EXEC allocates
-	// nothing once they have grown.
+	// execSpare is the txn of the last EXEC answered, reused by the next
+	// (newExec) with its buffers; execOut is where an EXEC run here
+	// writes its reply (execHere). An EXEC on the connection's shard
+	// allocates nothing once they have grown, one on another shard its
+	// parts' keys and names (newExec).
 	execSpare *txn
 	execOut   resp.Writer
 	idleCheck int64     // when closeIdle last looked, Unix ms
