@@ -59,10 +59,12 @@ type Table struct {
 	allBy   uint64         // the transaction that holds every key (LockAll), 0: none
 	queue   []*Item
 
-	waking, again bool                // wake is running; an Unlock asked for another round
-	batch         []*Item             // scratch for pick
-	seen          map[string]struct{} // scratch for pick: keys of items still waiting
-	spare         []*lock             // released locks, for newLock
+	waking, again bool    // wake is running; an Unlock asked for another round
+	batch         []*Item // scratch for pick
+	// seen is pick's scratch: the keys of items still waiting, as strings
+	// over the items' own bytes (viewOf), empty between picks.
+	seen  map[string]struct{}
+	spare []*lock // released locks, for newLock
 }
 
 // maxFreeLocks bounds the free list: what a burst of transactions held
@@ -305,7 +307,6 @@ func (t *Table) wake() {
 // returns them; their keys stay counted in waiting.
 func (t *Table) pick() []*Item {
 	batch := t.batch[:0]
-	clear(t.seen)
 	kept := t.queue[:0]
 	for j, it := range t.queue {
 		if it.All {
@@ -331,7 +332,7 @@ func (t *Table) pick() []*Item {
 		}
 		if !ok {
 			for _, k := range it.Keys {
-				t.seen[string(k.Name)] = struct{}{}
+				t.seen[viewOf(k.Name)] = struct{}{}
 			}
 			kept = append(kept, it)
 			continue
@@ -341,9 +342,20 @@ func (t *Table) pick() []*Item {
 		}
 		batch = append(batch, it)
 	}
+	clear(t.seen) // no view outlives the pick
 	clear(t.queue[len(kept):])
 	t.queue = kept
 	return batch
+}
+
+// viewOf is b as a string without a copy, for a map entry that lives no
+// longer than b's bytes stay unchanged (pick's seen: emptied before pick
+// returns, while the items whose keys they are still wait).
+func viewOf(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // holdersAllow reports whether k's holders let it be used with its intent.

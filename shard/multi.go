@@ -400,7 +400,14 @@ func (s *Shard) execNow(t *txn) {
 	out := s.execHere(t)
 	s.finishExec(t)
 	s.txReply(t.c, func(w *resp.Writer) { w.B = append(w.B, out...) })
-	s.execSpare = t
+	s.spareExec(t)
+}
+
+// spareExec keeps t, answered, for a later EXEC of the shard's.
+func (s *Shard) spareExec(t *txn) {
+	if len(s.execs) < maxFreeTxns {
+		s.execs = append(s.execs, t)
+	}
 }
 
 // execRefuses is the error that refuses a whole EXEC before it runs, as
@@ -424,11 +431,10 @@ func (s *Shard) newExec(c *conn) *txn {
 	m := c.tx
 	n := len(s.group.shards)
 	s.txnSeq++
-	t := s.execSpare
+	t := popFree(&s.execs)
 	if t == nil {
 		t = new(txn)
 	}
-	s.execSpare = nil
 	cmds, coCmds, res, byShard := t.cmds[:0], t.co.Cmds[:0], t.res[:0], t.byShard[:0]
 	parts, watch, coParts, pms, eps, xb := t.parts[:0], t.watch[:0], t.co.Parts[:0], t.pms, t.eps, t.xb
 	*t = txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: execSpec, proto: c.cl.Proto,
@@ -849,7 +855,7 @@ func (s *Shard) doneExec(t *txn, out []byte) {
 	// Every message of t came home (an unlock on its way carries copies
 	// of its parts, whose key names the next EXEC does not reuse): the
 	// next EXEC may take it.
-	s.execSpare = t
+	s.spareExec(t)
 	if !c.dead && !c.closing {
 		s.serve(c)
 	}

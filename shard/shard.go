@@ -95,12 +95,12 @@ type Shard struct {
 	locks *coord.Table // key locks and the work waiting for them (txn.go)
 
 	txnSeq uint64
-	// execSpare is the txn of the last EXEC answered, reused by the next
-	// (newExec) with its buffers; execOut is where an EXEC run here
+	// execs are the txns of EXECs answered, reused by the next ones
+	// (newExec) with their buffers; execOut is where an EXEC run here
 	// writes its reply (execHere). An EXEC on the connection's shard
 	// allocates nothing once they have grown, one on another shard its
 	// parts' keys and names (newExec).
-	execSpare *txn
+	execs     []*txn
 	execOut   resp.Writer
 	idleCheck int64     // when closeIdle last looked, Unix ms
 	nextTick  time.Time // when the cron runs next
