@@ -184,7 +184,7 @@ func TestCrossPathAllocs(t *testing.T) {
 		return cmd(args...)
 	}
 	m := newSim(t, 2, 1)
-	c, d := m.dial(0), m.drv[0]
+	c := m.dial(0)
 	req := []byte(mset("v") + mget)
 	var w resp.Writer
 	w.Array(len(keys))
@@ -192,21 +192,7 @@ func TestCrossPathAllocs(t *testing.T) {
 		w.BulkString("v")
 	}
 	want := "+OK\r\n" + string(w.B)
-	run := func() {
-		d.in[c.id] = req
-		m.g.shards[0].OnData(c.id)
-		out := d.Output(c.id)
-		for i := 0; string(*out) != want; i++ {
-			if i == 100 {
-				t.Fatalf("replies %q, want %q", *out, want)
-			}
-			for _, s := range m.g.shards {
-				s.flushOutbox()
-				s.Turn(m.now)
-			}
-		}
-		*out = (*out)[:0]
-	}
+	run := func() { untilReplies(t, m, c, req, want) }
 	run()
 	if n := testing.AllocsPerRun(200, run); n != 0 {
 		t.Fatalf("%.1f allocations per cross-shard MSET and MGET", n)
@@ -265,23 +251,9 @@ func TestExecBuffersReused(t *testing.T) {
 	}
 	far := keysOn(1, 2, 2)
 	m := newSim(t, 2, 1)
-	c, d := m.dial(0), m.drv[0]
+	c := m.dial(0)
 	req, reply := []byte(exec(far, "v")), want(far, "v")
-	run := func() {
-		d.in[c.id] = req
-		m.g.shards[0].OnData(c.id)
-		out := d.Output(c.id)
-		for i := 0; string(*out) != reply; i++ {
-			if i == 100 {
-				t.Fatalf("replies %q, want %q", *out, reply)
-			}
-			for _, s := range m.g.shards {
-				s.flushOutbox()
-				s.Turn(m.now)
-			}
-		}
-		*out = (*out)[:0]
-	}
+	run := func() { untilReplies(t, m, c, req, reply) }
 	run()
 	if n := testing.AllocsPerRun(200, run); n > 2 {
 		t.Fatalf("%.1f allocations per EXEC on the other shard, want at most 2", n)
@@ -300,6 +272,26 @@ func TestExecBuffersReused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// untilReplies sends req on c and turns every shard, each after handing
+// its outbox over, until c's output is want (which it then empties);
+// allocating nothing of its own.
+func untilReplies(t testing.TB, m *sim, c *simConn, req []byte, want string) {
+	d := m.drv[c.shard]
+	d.in[c.id] = req
+	m.g.shards[c.shard].OnData(c.id)
+	out := d.Output(c.id)
+	for i := 0; string(*out) != want; i++ {
+		if i == 100 {
+			t.Fatalf("replies %q, want %q", *out, want)
+		}
+		for _, s := range m.g.shards {
+			s.flushOutbox()
+			s.Turn(m.now)
+		}
+	}
+	*out = (*out)[:0]
 }
 
 // keysOn returns n keys that live on shard i of n shards.
