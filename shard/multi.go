@@ -403,11 +403,22 @@ func (s *Shard) execNow(t *txn) {
 	s.spareExec(t)
 }
 
-// spareExec keeps t, answered, for a later EXEC of the shard's.
+// spareExec keeps t, answered, for a later EXEC of the shard's, without
+// its replies (a reply buffer past maxTxnBuf is dropped, the others
+// emptied by the next run) unless it grew past what a free list keeps.
 func (s *Shard) spareExec(t *txn) {
-	if len(s.execs) < maxFreeTxns {
-		s.execs = append(s.execs, t)
+	if len(s.execs) >= maxFreeTxns || cap(t.cmds) > maxTxnList || cap(t.xb.ints) > maxTxnList {
+		return
 	}
+	clear(t.res)
+	for i := range t.eps {
+		for k, r := range t.eps[i].replies {
+			if bigReply(r) {
+				t.eps[i].replies[k] = nil
+			}
+		}
+	}
+	s.execs = append(s.execs, t)
 }
 
 // execRefuses is the error that refuses a whole EXEC before it runs, as

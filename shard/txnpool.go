@@ -40,12 +40,19 @@ type txnBufs struct {
 	lms      []lockMsg
 }
 
-// Limits of the free list: how many txns it keeps, and the largest
-// buffer worth keeping.
+// Limits of the free lists (pooled txns, and EXECs' in multi.go): how
+// many txns each keeps (about one per connection with a txn in flight),
+// and the largest buffer worth keeping, in bytes, or in elements for a
+// list (a command of that many keys or arguments): a txn that grew one
+// past it is dropped, and a reply buffer past it is.
 const (
-	maxFreeTxns = 256
-	maxTxnBuf   = 64 << 10
+	maxFreeTxns = 128
+	maxTxnBuf   = 16 << 10
+	maxTxnList  = 1024
 )
+
+// bigReply reports whether a reply buffer is past what a free list keeps.
+func bigReply(b []byte) bool { return cap(b) > maxTxnBuf }
 
 // takeTxn returns a pooled txn from the free list, or a new one.
 func (s *Shard) takeTxn() *txn {
@@ -57,12 +64,19 @@ func (s *Shard) takeTxn() *txn {
 
 // freeTxn puts the answered t back, its buffers emptied.
 func (s *Shard) freeTxn(t *txn) {
-	if len(s.txns) >= maxFreeTxns || cap(t.bufs.argBuf) > maxTxnBuf || cap(t.bufs.num) > maxTxnBuf {
+	b := &t.bufs
+	if len(s.txns) >= maxFreeTxns || cap(b.argBuf) > maxTxnBuf || cap(b.num) > maxTxnBuf ||
+		cap(t.args) > maxTxnList || cap(b.partArgs) > maxTxnList || cap(b.keys) > maxTxnList {
 		return
 	}
-	b := t.bufs
+	for i := range t.pms {
+		if bigReply(t.pms[i].reply) {
+			t.pms[i].reply = nil
+		}
+	}
+	clear(t.reply) // the parts' replies, which pms keeps
 	args, parts, reply, pms := t.args[:0], t.parts[:0], t.reply[:0], t.pms[:0]
-	*t = txn{pooled: true, bufs: b, args: args, parts: parts, reply: reply, pms: pms}
+	*t = txn{pooled: true, bufs: *b, args: args, parts: parts, reply: reply, pms: pms}
 	s.txns = append(s.txns, t)
 }
 
