@@ -274,6 +274,47 @@ func TestExecBuffersReused(t *testing.T) {
 	}
 }
 
+// TestTxnPoolsKeepNoBigReply: the txns the free lists keep hold no reply
+// buffer past maxTxnBuf, after a cross-shard MGET and an EXEC on the other
+// shard whose replies were bigger.
+func TestTxnPoolsKeepNoBigReply(t *testing.T) {
+	m := newSim(t, 2, 1)
+	c := m.dial(0)
+	big := strings.Repeat("x", 2*maxTxnBuf)
+	keys := crossKeys(1)
+	for _, k := range keys {
+		m.do(c, cmd("SET", k, big))
+	}
+	if got := m.do(c, cmd("MGET", keys[0], keys[1])); !strings.Contains(got, big) {
+		t.Fatalf("MGET: %.40q", got)
+	}
+	m.do(c, cmd("MULTI"))
+	m.do(c, cmd("GET", keys[1]))
+	if got := m.do(c, cmd("EXEC")); !strings.Contains(got, big) {
+		t.Fatalf("EXEC: %.40q", got)
+	}
+	home := m.g.shards[0]
+	if len(home.txns) == 0 || len(home.execs) == 0 {
+		t.Fatalf("%d pooled txns, %d EXECs kept", len(home.txns), len(home.execs))
+	}
+	for _, tx := range home.txns {
+		for _, pm := range tx.pms[:cap(tx.pms)] { // emptied, its array kept
+			if bigReply(pm.reply) {
+				t.Errorf("a pooled txn keeps a reply of %d bytes", cap(pm.reply))
+			}
+		}
+	}
+	for _, tx := range home.execs {
+		for _, ep := range tx.eps {
+			for _, r := range ep.replies {
+				if bigReply(r) {
+					t.Errorf("a kept EXEC keeps a reply of %d bytes", cap(r))
+				}
+			}
+		}
+	}
+}
+
 // untilReplies sends req on c and turns every shard, each after handing
 // its outbox over, until c's output is want (which it then empties);
 // allocating nothing of its own.
