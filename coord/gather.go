@@ -1,5 +1,7 @@
 package coord
 
+import "slices"
+
 // Gather is the gather plan of one transaction whose command's reply is
 // not a merge of per-part replies (RENAME, SMOVE, ZUNIONSTORE ...): while
 // the transaction holds every key, each part's shard exports its keys
@@ -13,6 +15,7 @@ type Gather struct {
 	Reads [][]Read // per part, the keys its shard exports, in the part's order
 	left  int      // exports or write-backs still to come
 	stage GatherStage
+	all   []Read // every part's reads, one array (Plan)
 }
 
 // Read is one key a part's shard exports: from database DB; Write, the
@@ -38,13 +41,23 @@ const (
 // ... DB n writes its destination there). Exclusive intent is what "may
 // write" is, as the parts lock their keys.
 func NewGather(t *Txn, db, other int) Gather {
-	g := Gather{Reads: make([][]Read, len(t.Parts)), left: len(t.Parts)}
+	var g Gather
+	g.Plan(t, db, other)
+	return g
+}
+
+// Plan is NewGather into g, in the arrays of g's last plan (whose reads
+// nobody reads any more).
+func (g *Gather) Plan(t *Txn, db, other int) {
 	n := 0
 	for _, p := range t.Parts {
 		n += len(p.Keys)
 	}
-	all := make([]Read, 0, n) // one allocation for every part's reads
-	for i, p := range t.Parts {
+	reads, all := slices.Grow(g.Reads[:0], len(t.Parts)), g.all[:0]
+	if cap(all) < n {
+		all = make([]Read, 0, n) // one allocation for every part's reads
+	}
+	for _, p := range t.Parts {
 		from := len(all)
 		for _, k := range p.Keys {
 			r := Read{DB: db, Key: k.Name, Write: k.Intent == Exclusive}
@@ -53,12 +66,12 @@ func NewGather(t *Txn, db, other int) Gather {
 			}
 			all = append(all, r)
 		}
-		g.Reads[i] = all[from:len(all):len(all)]
+		reads = append(reads, all[from:len(all):len(all)])
 	}
+	*g = Gather{Reads: reads, left: len(t.Parts), all: all}
 	if g.left == 0 {
 		g.stage = Computing
 	}
-	return g
 }
 
 // GatherOf is the plan of a command whose keys the home shard gathered

@@ -1,11 +1,11 @@
 package shard
 
 import (
+	"slices"
+
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/config"
-	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/engine"
-	"github.com/radish-kv/radish/net/resp"
 )
 
 // The gather plan runs a command whose keys span shards and whose reply
@@ -40,11 +40,11 @@ func (s *Shard) gather(t *txn) {
 			other = -1
 		}
 	}
-	t.gp = coord.NewGather(&t.co, t.db, other)
+	t.gp.Plan(&t.co, t.db, other)
 	t.pms = t.partMsgs(len(t.parts))
 	for i := range t.parts {
 		t.pms[i] = partMsg{t: t, home: s.id, part: i, id: t.id, p: t.co.Parts[i], held: t.in != nil,
-			reads: t.gp.Reads[i], spec: t.spec, args: t.args, db: t.db}
+			reads: t.gp.Reads[i], spec: t.spec, args: t.args, db: t.db, entries: t.pms[i].entries}
 		s.sendPart(t.parts[i].Shard, msgGather, &t.pms[i])
 	}
 }
@@ -55,7 +55,9 @@ func (s *Shard) runGathered(t *txn) {
 	sc := s.scratchStore()
 	sc.Clear()
 	sc.Limits = s.store.Limits // the encodings a write there picks are the shard's
-	got := make([][]entry, len(t.pms))
+	got := slices.Grow(s.got[:0], len(t.pms))[:len(t.pms)]
+	s.got = got
+	defer clear(got) // no exported record stays in the scratch
 	for i := range t.pms {
 		got[i] = t.pms[i].entries
 		for _, e := range got[i] {
@@ -64,9 +66,13 @@ func (s *Shard) runGathered(t *txn) {
 			}
 		}
 	}
-	w := resp.Writer{Proto: t.proto}
+	w := &s.gatherW
+	w.Proto, w.B = t.proto, nil
+	if t.pooled {
+		w.B = t.sl.buf[:0] // the reply goes into the pooled slot's buffer
+	}
 	ctx := &s.gatherCtx
-	ctx.Reset(command.Ctx{Store: sc, DB: sc.DB(t.db), DBIndex: t.db, W: &w, Now: s.now, MaxBulkLen: s.conf.ProtoMaxBulkLen,
+	ctx.Reset(command.Ctx{Store: sc, DB: sc.DB(t.db), DBIndex: t.db, W: w, Now: s.now, MaxBulkLen: s.conf.ProtoMaxBulkLen,
 		Server: s.group, Owns: func([]byte) bool { return true }, Scripts: s, Access: t.who.access()})
 	s.stats.commands++
 	s.stats.count(t.spec)
@@ -96,7 +102,7 @@ func (s *Shard) runGathered(t *txn) {
 	if sc.Dirty() != dirty && s.kev.flags != 0 {
 		events = s.gatheredEvents(t, sc, got, sc.Dirty()-dirty)
 	}
-	t.gReply = w.B
+	t.gReply, w.B = w.B, nil
 	// What goes back to each part is the plan's (coord.Gather.Writes):
 	// the keys the command may write that the handler changed, each once;
 	// an export's entries are rewritten in place with the new values.

@@ -1,6 +1,8 @@
 package shard
 
 import (
+	"slices"
+
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/coord"
 	"github.com/radish-kv/radish/net/resp"
@@ -116,7 +118,7 @@ func (s *Shard) handlePart(k msgKind, pm *partMsg) {
 			pm.spec.BeforeGather(s.store.DB(pm.db), pm.args, s.now)
 		}
 		s.countSources(pm.db, pm.spec, pm.args)
-		pm.entries = make([]entry, len(pm.reads))
+		pm.entries = slices.Grow(pm.entries[:0], len(pm.reads))[:len(pm.reads)] // a pooled txn's array
 		for j, r := range pm.reads {
 			rec, ok := s.store.DB(r.DB).Export(r.Key, s.now)
 			pm.entries[j] = entry{db: r.DB, key: r.Key, rec: rec, ok: ok}
@@ -143,7 +145,8 @@ func (s *Shard) handlePart(k msgKind, pm *partMsg) {
 		if !pm.held {
 			s.unlockPart(pm.id, pm.p)
 		}
-		pm.entries, pm.events = nil, nil
+		clear(pm.entries[:cap(pm.entries)]) // no exported record stays
+		pm.entries, pm.events = pm.entries[:0], nil
 		s.sendPart(pm.home, msgWrittenBack, pm)
 	case msgGathered:
 		if pm.t.gp.Exported(pm.part) {

@@ -91,6 +91,8 @@ type Shard struct {
 	ready   []wkey             // keys written since their waiters were served, in order
 	keyIdx  []int              // scratch for a hop's key positions (runHop)
 	picked  []coord.Key        // scratch of pickKeys
+	got     [][]entry          // scratch of runGathered
+	gatherW resp.Writer        // runGathered's
 
 	locks *coord.Table // key locks and the work waiting for them (txn.go)
 

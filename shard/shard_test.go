@@ -276,7 +276,8 @@ func TestExecBuffersReused(t *testing.T) {
 
 // TestTxnPoolsKeepNoBigReply: the txns the free lists keep hold no reply
 // buffer past maxTxnBuf, after a cross-shard MGET and an EXEC on the other
-// shard whose replies were bigger.
+// shard whose replies were bigger, and no exported value, after a RENAME
+// to the other shard (the gather plan).
 func TestTxnPoolsKeepNoBigReply(t *testing.T) {
 	m := newSim(t, 2, 1)
 	c := m.dial(0)
@@ -293,6 +294,9 @@ func TestTxnPoolsKeepNoBigReply(t *testing.T) {
 	if got := m.do(c, cmd("EXEC")); !strings.Contains(got, big) {
 		t.Fatalf("EXEC: %.40q", got)
 	}
+	if got := m.do(c, cmd("RENAME", keys[0], keysOn(1, 2, 2)[1])); got != "+OK\r\n" { // to the other shard
+		t.Fatalf("RENAME: %q", got)
+	}
 	home := m.g.shards[0]
 	if len(home.txns) == 0 || len(home.execs) == 0 {
 		t.Fatalf("%d pooled txns, %d EXECs kept", len(home.txns), len(home.execs))
@@ -301,6 +305,11 @@ func TestTxnPoolsKeepNoBigReply(t *testing.T) {
 		for _, pm := range tx.pms[:cap(tx.pms)] { // emptied, its array kept
 			if bigReply(pm.reply) {
 				t.Errorf("a pooled txn keeps a reply of %d bytes", cap(pm.reply))
+			}
+			for _, e := range pm.entries[:cap(pm.entries)] {
+				if e.key != nil || e.ok {
+					t.Errorf("a pooled txn keeps the export of %q", e.key)
+				}
 			}
 		}
 	}

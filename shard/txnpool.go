@@ -73,10 +73,13 @@ func (s *Shard) freeTxn(t *txn) {
 		if bigReply(t.pms[i].reply) {
 			t.pms[i].reply = nil
 		}
+		if cap(t.pms[i].entries) > maxTxnList {
+			t.pms[i].entries = nil
+		}
 	}
 	clear(t.reply) // the parts' replies, which pms keeps
-	args, parts, reply, pms := t.args[:0], t.parts[:0], t.reply[:0], t.pms[:0]
-	*t = txn{pooled: true, bufs: *b, args: args, parts: parts, reply: reply, pms: pms}
+	args, parts, reply, pms, gp := t.args[:0], t.parts[:0], t.reply[:0], t.pms[:0], t.gp
+	*t = txn{pooled: true, bufs: *b, args: args, parts: parts, reply: reply, pms: pms, gp: gp}
 	s.txns = append(s.txns, t)
 }
 
@@ -106,14 +109,14 @@ func (s *Shard) pooledTxn(t *txn, spec *command.Spec, args [][]byte, idx []int) 
 }
 
 // partMsgs returns t's part messages, n of them, each empty but for the
-// reply buffer a pooled txn keeps.
+// reply buffer and the entries' array a pooled txn keeps.
 func (t *txn) partMsgs(n int) []partMsg {
 	if !t.pooled {
 		return make([]partMsg, n)
 	}
 	pms := slices.Grow(t.pms[:0], n)[:n]
 	for i := range pms {
-		pms[i] = partMsg{reply: pms[i].reply[:0]}
+		pms[i] = partMsg{reply: pms[i].reply[:0], entries: pms[i].entries[:0]}
 	}
 	return pms
 }
