@@ -70,20 +70,14 @@ type Splitter struct {
 	numIdx int // where the last Split's parts hold a key count it wrote (0: none)
 }
 
-// Own returns a copy of p, a part of the last Split, that shares nothing
-// with the Splitter, for a caller whose args (those given to Split)
-// outlive it: the arguments p has of args stay args' own, and only what
-// Split wrote (a part's key count) is copied. Cheaper than Clone: two
-// allocations, three with a key count.
-func (s *Splitter) Own(p Part) Part {
-	q, _, _, _ := s.OwnAppend(p, nil, make([]int, 0, 2*len(p.Pos)), nil)
-	return q
-}
-
-// OwnAppend is Own into buffers the caller reuses: p's argument list is
-// appended to args, its Pos and KeyIdx to ints, a key count Split wrote to
-// num; it returns the copy and the buffers, grown if they had to be (a
-// copy made before keeps the arrays it points into).
+// OwnAppend returns a copy of p, a part of the last Split, that shares
+// nothing with the Splitter, for a caller whose args (those given to
+// Split) outlive it: the arguments p has of args stay args' own, and only
+// what Split wrote (a part's key count) is copied; cheaper than Clone. The
+// copy lives in buffers the caller reuses: p's argument list is appended
+// to args, its Pos and KeyIdx to ints, the key count to num; it returns
+// the copy and the buffers, grown if they had to be (a copy made before
+// keeps the arrays it points into).
 func (s *Splitter) OwnAppend(p Part, args [][]byte, ints []int, num []byte) (Part, [][]byte, []int, []byte) {
 	a, i, c := len(args), len(ints), len(p.Pos)
 	args = append(args, p.Args...)

@@ -484,9 +484,10 @@ func TestClone(t *testing.T) {
 	}
 }
 
-// TestSplitterOwn: a part Own made survives the next Split, keeps the
-// arguments it had of args (no copy) and its own copy of a key count
-// Split wrote; it equals what Clone makes.
+// TestSplitterOwn: a part OwnAppend made, each into buffers shared with
+// the parts before it, survives the next Split, keeps the arguments it had
+// of args (no copy) and its own copy of a key count Split wrote; it equals
+// what Clone makes.
 func TestSplitterOwn(t *testing.T) {
 	var s Splitter
 	for _, tc := range []struct {
@@ -499,26 +500,33 @@ func TestSplitterOwn(t *testing.T) {
 		args := bs(tc.line)
 		idx, _ := tc.spec.Keys(args, nil)
 		var owned, cloned []Part
+		var (
+			bufArgs [][]byte
+			ints    []int
+			num     []byte
+		)
 		for _, p := range s.Split(tc.spec, args, idx, 3) {
-			owned, cloned = append(owned, s.Own(p)), append(cloned, p.Clone())
+			var q Part
+			q, bufArgs, ints, num = s.OwnAppend(p, bufArgs, ints, num)
+			owned, cloned = append(owned, q), append(cloned, p.Clone())
 		}
-		num := s.numIdx
+		at := s.numIdx
 		if len(owned) < 2 {
 			t.Fatalf("%s: %d parts, want keys on several shards", tc.line, len(owned))
 		}
-		if (num > 0) != (tc.spec == sintercard) {
-			t.Errorf("%s: the key count Split wrote is at %d", tc.line, num)
+		if (at > 0) != (tc.spec == sintercard) {
+			t.Errorf("%s: the key count Split wrote is at %d", tc.line, at)
 		}
 		other := bs("sintercard 10 q r s t u v w x y z")
 		oidx, _ := sintercard.Keys(other, nil)
 		s.Split(sintercard, other, oidx, 3)
 		for i, p := range owned {
 			if !reflect.DeepEqual(p, cloned[i]) {
-				t.Errorf("%s part %d: Own %q, Clone %q", tc.line, i, p.Args, cloned[i].Args)
+				t.Errorf("%s part %d: OwnAppend %q, Clone %q", tc.line, i, p.Args, cloned[i].Args)
 			}
 			for j, a := range p.Args {
 				aliased := slices.ContainsFunc(args, func(b []byte) bool { return unsafe.SliceData(a) == unsafe.SliceData(b) })
-				if aliased == (num > 0 && j == num) {
+				if aliased == (at > 0 && j == at) {
 					t.Errorf("%s part %d: argument %d %q aliased %v", tc.line, i, j, a, aliased)
 				}
 			}

@@ -184,25 +184,17 @@ func (t *txn) tag(i int) command.Tag {
 func (s *Shard) multi(c *conn, spec *command.Spec, args [][]byte, idx []int) {
 	t := s.takeTxn()
 	s.initTxn(t, c, spec)
-	s.pooledTxn(t, spec, args, idx)
+	s.planTxn(t, spec, args, idx)
 	t.sl = s.pooledSlot(c)
 	c.barrier, c.span = true, t
 	s.acquire(t)
 }
 
-// newTxn prepares a txn for a command whose keys span shards.
+// newTxn prepares a txn, not pooled, for a command whose keys span shards.
 func (s *Shard) newTxn(c *conn, spec *command.Spec, args [][]byte, idx []int) *txn {
 	t := &txn{}
 	s.initTxn(t, c, spec)
-	t.args = command.CopyArgs(args)
-	for _, p := range s.split.Split(spec, t.args, idx, len(s.group.shards)) {
-		t.parts = append(t.parts, s.split.Own(p))
-	}
-	t.co = coord.Txn{ID: t.id, Parts: make([]coord.Part, len(t.parts))}
-	for i, p := range t.parts {
-		t.co.Parts[i] = coord.Part{Shard: p.Shard, Keys: s.partKeys(nil, spec, p)}
-	}
-	t.reply = make([][]byte, len(t.parts))
+	s.planTxn(t, spec, args, idx)
 	return t
 }
 

@@ -10,24 +10,23 @@ import (
 
 // A plain cross-shard command (an MSET, MGET, RENAME or LMOVE whose keys
 // span shards: multi, its replies merged or its keys gathered) runs as a
-// pooled txn: the
-// shard takes it from a free list of its own, with the buffers of the
-// txns it ran before, and puts it back once its reply is written. Its
-// copy of the arguments, its parts, their keys, its lock requests
-// (coord.Txn.Begin's, one per part), its part messages and their replies
-// live in those buffers, and its reply goes into a pooled slot (hop.go),
-// so that once the pool is warm a merged command allocates nothing of its
-// own, as a hop does not (a gathered one still copies its keys' values
-// there and back).
+// pooled txn: the shard takes it from a free list of its own, with the
+// buffers of the txns it ran before, and puts it back once its reply is
+// written. Its copy of the arguments, its parts, their keys, its lock
+// requests (coord.Txn.Begin's, one per part), its part messages, their
+// replies and exports live in those buffers, and its reply goes into a
+// pooled slot (hop.go), so that once the pool is warm a merged command
+// allocates nothing of its own, as a hop does not (a gathered one still
+// copies its keys' values there and back).
 //
 // What must stay true: a pooled txn goes back only at finish, when every
 // message that carried a pointer into it came home (each part answered;
 // Begin's requests answered before any part ran) and its keys are
 // unlocked on every shard; nothing it ran keeps a reference into its
 // buffers (the lock table, the slow log, MONITOR and the effects copy
-// what they keep; a gathered reply is a buffer of its own). Txns of other
-// kinds (EXEC's, scripts', blocking commands') are made and dropped as
-// before.
+// what they keep; the reply is the pooled slot's). An EXEC's txn is kept
+// for a later EXEC (multi.go); a script's or a blocking command's is made
+// and dropped.
 
 // txnBufs are the buffers a pooled txn keeps for the next.
 type txnBufs struct {
@@ -83,9 +82,9 @@ func (s *Shard) freeTxn(t *txn) {
 	s.txns = append(s.txns, t)
 }
 
-// pooledTxn prepares t, taken from the free list, for a plain command
-// whose keys span shards, as newTxn does, in t's own buffers.
-func (s *Shard) pooledTxn(t *txn, spec *command.Spec, args [][]byte, idx []int) {
+// planTxn fills t (initTxn's) for a command whose keys span shards: its
+// copy of args, its parts and their keys, in t's buffers.
+func (s *Shard) planTxn(t *txn, spec *command.Spec, args [][]byte, idx []int) {
 	b := &t.bufs
 	b.argBuf, t.args = command.AppendArgs(b.argBuf, t.args, args)
 	b.partArgs, b.ints, b.num, b.keys = b.partArgs[:0], b.ints[:0], b.num[:0], b.keys[:0]
@@ -105,7 +104,9 @@ func (s *Shard) pooledTxn(t *txn, spec *command.Spec, args [][]byte, idx []int) 
 	t.co = coord.Txn{ID: t.id, Parts: b.coParts}
 	t.reply = slices.Grow(t.reply[:0], n)[:n]
 	clear(t.reply)
-	b.lms = slices.Grow(b.lms[:0], n)[:n]
+	if t.pooled {
+		b.lms = slices.Grow(b.lms[:0], n)[:n]
+	}
 }
 
 // partMsgs returns t's part messages, n of them, each empty but for the
