@@ -36,18 +36,11 @@ const (
 	Gathered                       // every write-back is done: the command is over
 )
 
-// NewGather plans the gather of t's parts: each key from database db but,
-// when other >= 0, each the command may write from database other (COPY
-// ... DB n writes its destination there). Exclusive intent is what "may
-// write" is, as the parts lock their keys.
-func NewGather(t *Txn, db, other int) Gather {
-	var g Gather
-	g.Plan(t, db, other)
-	return g
-}
-
-// Plan is NewGather into g, in the arrays of g's last plan (whose reads
-// nobody reads any more).
+// Plan makes g the gather plan of t's parts: each key from database db
+// but, when other >= 0, each the command may write from database other
+// (COPY ... DB n writes its destination there). Exclusive intent is what
+// "may write" is, as the parts lock their keys. It reuses the arrays of
+// g's last plan, whose reads nobody reads any more.
 func (g *Gather) Plan(t *Txn, db, other int) {
 	n := 0
 	for _, p := range t.Parts {

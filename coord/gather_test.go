@@ -70,7 +70,8 @@ func TestGatherPlan(t *testing.T) {
 			reads: []string{"0:a 0:w:a"}, wrote: []string{"0:a"}, writes: []string{"0:a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := NewGather(gatherTxn(tc.parts...), 0, tc.other)
+			var g Gather
+			g.Plan(gatherTxn(tc.parts...), 0, tc.other)
 			for i, want := range tc.reads {
 				if got := reads(g.Reads[i]); got != want {
 					t.Fatalf("part %d reads %q, want %q", i, got, want)
@@ -121,7 +122,8 @@ func TestGatherOrder(t *testing.T) {
 		for i := range parts {
 			parts[i] = fmt.Sprintf("w:k%d r%d", i, i)
 		}
-		g := NewGather(gatherTxn(parts...), 0, -1)
+		var g Gather
+		g.Plan(gatherTxn(parts...), 0, -1)
 		mustPanic(t, seed, "a write-back before the exports", func() { g.WroteBack(0) })
 		for k, i := range r.Perm(n) {
 			if g.Stage() != Exporting {
@@ -163,7 +165,8 @@ func mustPanic(t *testing.T, seed uint64, what string, fn func()) {
 // TestGatherReadsShareOneArray: the plan allocates its reads once, and
 // one part's reads cannot grow into the next's.
 func TestGatherReadsShareOneArray(t *testing.T) {
-	g := NewGather(gatherTxn("w:a b", "w:c"), 0, -1)
+	var g Gather
+	g.Plan(gatherTxn("w:a b", "w:c"), 0, -1)
 	if cap(g.Reads[0]) != len(g.Reads[0]) {
 		t.Fatalf("part 0's reads have room to grow into part 1's")
 	}

@@ -83,10 +83,7 @@ func (t *Table) newLock(key []byte) (*lock, string) {
 		l = &lock{}
 	}
 	l.name = append(l.name[:0], key...)
-	if len(l.name) == 0 {
-		return l, ""
-	}
-	return l, unsafe.String(&l.name[0], len(l.name))
+	return l, viewOf(l.name)
 }
 
 // freeLock keeps l, just deleted from the held map, for newLock.
