@@ -59,6 +59,7 @@ type journal interface {
 	Durable() uint64
 	SetFsync(policy int32)
 	SetTimestamps(on bool)
+	UseLoop(fsync func(fd int, done func(error)) bool)
 }
 
 // aofState is a shard's AOF state, owned by its goroutine.
@@ -86,6 +87,7 @@ type aofState struct {
 // attachAOF makes the shard log its effects to l (after the load).
 func (s *Shard) attachAOF(l journal) {
 	s.aof.log = l
+	s.useLoop()
 	next := s.mut.sink
 	s.aof.next = next
 	s.mut.sink = func(shard int, fx *command.Effects) {
@@ -93,6 +95,15 @@ func (s *Shard) attachAOF(l journal) {
 		if next != nil {
 			next(shard, fx)
 		}
+	}
+}
+
+// useLoop lets the Log run its fdatasyncs through the shard's driver,
+// once there is one (an AOF loaded at start is attached before the loop
+// runs).
+func (s *Shard) useLoop() {
+	if s.drv != nil && s.aof.log != nil {
+		s.aof.log.UseLoop(s.drv.Fsync)
 	}
 }
 

@@ -18,10 +18,11 @@ func (f *fakeJournal) Submit() uint64 {
 	f.turn = 0
 	return f.appended
 }
-func (f *fakeJournal) Appended() uint64   { return f.appended }
-func (f *fakeJournal) Durable() uint64    { return f.durable }
-func (f *fakeJournal) SetFsync(int32)     {}
-func (f *fakeJournal) SetTimestamps(bool) {}
+func (f *fakeJournal) Appended() uint64                    { return f.appended }
+func (f *fakeJournal) Durable() uint64                     { return f.durable }
+func (f *fakeJournal) SetFsync(int32)                      {}
+func (f *fakeJournal) SetTimestamps(bool)                  {}
+func (f *fakeJournal) UseLoop(func(int, func(error)) bool) {}
 
 // sync puts everything appended on disk and has every shard take a turn.
 func (m *sim) sync(f *fakeJournal) {

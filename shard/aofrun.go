@@ -112,6 +112,7 @@ func (s *Shard) detachAOF(set *aof.Set) {
 		s.snapEnd(errAOFOff)
 	}
 	s.flushEffects()
+	s.aof.log.UseLoop(nil) // Close runs on another goroutine
 	s.mut.sink, s.aof.next = s.aof.next, nil
 	s.aof.set, s.aof.hold, s.aof.draining = nil, false, true
 }

@@ -229,6 +229,7 @@ func (s *Shard) run(ready chan<- error, start <-chan struct{}) {
 		return
 	}
 	s.drv = drv
+	s.useLoop()
 	for _, fd := range s.group.listenFDs[s.id] {
 		if err := drv.Listen(fd); err != nil {
 			ready <- err

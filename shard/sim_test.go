@@ -500,6 +500,7 @@ func (d *simDriver) Abort(c ioloop.ConnID) {
 }
 func (d *simDriver) Poll(time.Duration, ioloop.Handler) error { return nil }
 func (d *simDriver) Flush()                                   {}
+func (d *simDriver) Fsync(int, func(error)) bool              { return false }
 func (d *simDriver) Wake()                                    {}
 func (d *simDriver) Waiting() bool                            { return len(d.opened)+len(d.data) > 0 }
 func (d *simDriver) WakeOther(other ioloop.Driver)            { other.Wake() }

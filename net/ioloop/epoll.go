@@ -248,6 +248,9 @@ func (d *Epoll) Wake() {
 // not known without a system call that would take the events.
 func (d *Epoll) Waiting() bool { return d.wakeReq.Load() != 0 }
 
+// Fsync implements Driver: epoll has no way to run one off the loop.
+func (d *Epoll) Fsync(int, func(error)) bool { return false }
+
 // WakeOther implements Driver: other.Wake().
 func (d *Epoll) WakeOther(other Driver) { other.Wake() }
 

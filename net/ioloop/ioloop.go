@@ -27,7 +27,7 @@ func (c ConnID) gen() uint32  { return uint32(c >> 32) }
 
 // Handler receives a driver's events. Its methods run on the loop goroutine,
 // inside Poll (OnClose also inside Shutdown). Inside a callback the handler
-// may call Input, Consume, Output, Close, Pending, Listen and Wake on the
+// may call Input, Consume, Output, Close, Pending, Listen, Fsync and Wake on the
 // same driver, for any connection; it must not call Poll or Shutdown.
 type Handler interface {
 	OnOpen(c ConnID)             // a new accepted connection (TCP_NODELAY and Options.KeepAlive already set)
@@ -109,6 +109,15 @@ type Driver interface {
 	// that the replies of its turn need not wait for it. Call it on the
 	// loop goroutine, between Polls.
 	Flush()
+	// Fsync asks for an fdatasync(2) of fd, a regular file the caller
+	// keeps open until done runs, run by the kernel off the loop's thread:
+	// submitted by the next Poll, its done runs on the loop goroutine in
+	// a later Poll, with nil once the file's data is on disk or the
+	// error. If the driver shuts down first, done never runs. It returns
+	// false, doing nothing, where the driver cannot (epoll): the caller
+	// syncs some other way. done is kept until it runs: pass a func made
+	// once, not a closure made per call.
+	Fsync(fd int, done func(err error)) bool
 	// Wake makes a blocked (or the next) Poll return and call OnWake. Safe to
 	// call from any goroutine; cheap when the loop is not sleeping.
 	Wake()

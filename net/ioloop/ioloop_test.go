@@ -10,10 +10,12 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -956,4 +958,71 @@ func TestUringWaiting(t *testing.T) {
 	if !d.Waiting() {
 		t.Error("a Wake pending and Waiting did not tell")
 	}
+}
+
+// TestFsync: an fdatasync asked of the ring runs off the loop and
+// its done runs in a later Poll, once, with nil; one of a descriptor
+// that is no file fails with the kernel's error; two in flight each get
+// their own done. Epoll says it cannot.
+func TestFsync(t *testing.T) {
+	eachDriver(t, func(t *testing.T, nd func(Options) (Driver, error)) {
+		d := loopDriver(t, nd)
+		f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.Write([]byte("bytes")); err != nil {
+			t.Fatal(err)
+		}
+		var got []error
+		var calls [3]int
+		dones := make([]func(error), 3)
+		for i := range dones {
+			dones[i] = func(err error) { calls[i]++; got = append(got, err) }
+		}
+		if !d.Fsync(int(f.Fd()), dones[0]) {
+			if d.Kind() == "epoll" {
+				return
+			}
+			t.Fatal("io_uring refused an fsync")
+		}
+		if d.Kind() == "epoll" {
+			t.Fatal("epoll took an fsync")
+		}
+		d.Fsync(int(f.Fd()), dones[1])
+		d.Fsync(-1, dones[2])
+		var h lineHandler
+		for start := time.Now(); len(got) < 3; {
+			if err := d.Poll(100*time.Millisecond, &h); err != nil {
+				t.Fatal(err)
+			}
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("after 5s, %d of 3 fsyncs done", len(got))
+			}
+		}
+		if calls != [3]int{1, 1, 1} {
+			t.Errorf("done calls %v, want one each", calls)
+		}
+		var failed int
+		for _, err := range got {
+			if err != nil {
+				failed++
+				if !errors.Is(err, syscall.EBADF) {
+					t.Errorf("fsync of -1: %v, want EBADF", err)
+				}
+			}
+		}
+		if failed != 1 {
+			t.Errorf("%d fsyncs failed, want the one of -1: %v", failed, got)
+		}
+		// The done funcs' places are reused.
+		d.Fsync(int(f.Fd()), dones[0])
+		for start := time.Now(); len(got) < 4 && time.Since(start) < 5*time.Second; {
+			d.Poll(100*time.Millisecond, &h)
+		}
+		if u := d.(*Uring); len(u.syncs) != 3 || len(u.syncFree) != 3 || calls[0] != 2 {
+			t.Errorf("syncs %d free %d, done calls %v", len(u.syncs), len(u.syncFree), calls)
+		}
+	})
 }

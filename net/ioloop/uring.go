@@ -24,6 +24,7 @@ const (
 	opCancel
 	opMsg    // a MSG_RING this ring sent (WakeOther); the slot is the target's index in peers
 	opWakeUp // the completion another ring's MSG_RING posted here
+	opFsync  // an fdatasync (Fsync); the slot is its index in syncs
 )
 
 func tag(op uint64, slot, gen uint32) uint64 {
@@ -98,6 +99,10 @@ type Uring struct {
 	// falls back to Wake.
 	peers     []*Uring
 	noMsgRing bool
+	// syncs are the done funcs of the fdatasyncs in flight (Fsync), by
+	// the index in their user_data; syncFree the indexes free.
+	syncs    []func(error)
+	syncFree []uint32
 	// ringFd is the ring's descriptor, written once by NewUring: other
 	// loops' WakeOther reads it (r.fd is cleared by Shutdown). A MSG_RING
 	// racing the close fails, and its sender falls back to the eventfd,
@@ -343,6 +348,44 @@ func (d *Uring) WakeOther(other Driver) {
 	s.PrepOperation(iosys.IORING_OP_MSG_RING, o.ringFd, 0, 0, tag(opWakeUp, 0, 0))
 	s.SetFlags(sqeCQESkipSuccess)
 	s.SetUserData(tag(opMsg, uint32(i), 0))
+}
+
+// Fsync implements Driver: an IORING_OP_FSYNC with the DATASYNC flag,
+// which the kernel runs in a worker of the ring. It references no memory
+// of ours, so Shutdown does not wait for it.
+func (d *Uring) Fsync(fd int, done func(error)) bool {
+	if d.closed {
+		return false
+	}
+	var i uint32
+	if n := len(d.syncFree); n > 0 {
+		i = d.syncFree[n-1]
+		d.syncFree = d.syncFree[:n-1]
+	} else {
+		i = uint32(len(d.syncs))
+		d.syncs = append(d.syncs, nil)
+	}
+	d.syncs[i] = done
+	s := d.sqe()
+	s.PrepOperation(iosys.IORING_OP_FSYNC, int32(fd), 0, 0, 0)
+	s.SetOpFlags(iosys.IORING_FSYNC_DATASYNC)
+	s.SetUserData(tag(opFsync, i, 0))
+	return true
+}
+
+// fsyncDone is an fdatasync's completion: its done runs with its error.
+func (d *Uring) fsyncDone(i uint32, res int32) {
+	if int(i) >= len(d.syncs) || d.syncs[i] == nil {
+		return
+	}
+	done := d.syncs[i]
+	d.syncs[i] = nil
+	d.syncFree = append(d.syncFree, i)
+	var err error
+	if res < 0 {
+		err = syscall.Errno(-res)
+	}
+	done(err)
 }
 
 // msgDone is a failed MSG_RING's completion: the target is woken through
@@ -672,6 +715,9 @@ func (d *Uring) complete(ud uint64, res int32, fl uint32) {
 		return
 	case opMsg:
 		d.msgDone(slot, res)
+		return
+	case opFsync:
+		d.fsyncDone(slot, res)
 		return
 	case opRecv, opSend:
 	default:

@@ -89,8 +89,10 @@ type Log struct {
 	// changed: the shard's loop then releases what waited for it.
 	wake func()
 
-	// Owned by the shard's goroutine.
+	// Owned by the shard's goroutine. held is, while the Log is direct,
+	// how many bytes at the head of buf are submitted and not written.
 	buf      []byte
+	held     int
 	db       int   // the database the log last SELECTed; -1 before the first
 	stamped  int64 // the unix second of the last #TS annotation
 	started  bool
@@ -101,7 +103,15 @@ type Log struct {
 	// aof_logged_commands).
 	logged atomic.Uint64
 
+	// The loop's path under always (direct.go): its driver's fdatasync,
+	// and its fdatasyncs in flight; ringGen counts their failures.
+	loopSync func(fd int, done func(error)) bool
+	rings    [syncers]ringSync
+	ringGen  uint64
+
 	mu      sync.Mutex
+	direct  bool       // the loop writes the file (direct.go); set by it, under mu
+	resync  bool       // the loop left direct: the writer fdatasyncs what it wrote
 	pending [][]byte   // turns handed over, not yet taken by the writer
 	free    [][]byte   // emptied buffers for the next turns (at most freeMax)
 	idle    bool       // the writer waits for a kick, which the next Submit sends
@@ -113,6 +123,9 @@ type Log struct {
 	// Owned by the writer.
 	iov    []unix.Iovec
 	writes atomic.Uint64 // write system calls (INFO's aof_writes)
+	// written is the position written up to, by the writer or, direct,
+	// the loop.
+	written atomic.Uint64
 
 	// The syncers (always, syncers.go). fileMu is held shared by their
 	// fdatasyncs and exclusively by a rotation's switch of f.
@@ -279,24 +292,23 @@ func appendCmd(b []byte, name string, ints ...int64) []byte {
 // Submit hands the turn's bytes to the writer and returns the position
 // after them. Called on the shard's goroutine, once per turn that wrote:
 // the turn's buffer joins the pending chunks and an emptied one becomes
-// the next turn's; the writer is woken only when it waits for work.
+// the next turn's; the writer is woken only when it waits for work. Under
+// always, with a loop that runs fdatasyncs (UseLoop), the loop may write
+// them itself instead (direct.go).
 func (l *Log) Submit() uint64 {
-	if len(l.buf) == 0 {
+	if len(l.buf) == l.held {
 		return l.appended
 	}
-	l.appended += uint64(len(l.buf))
+	l.appended += uint64(len(l.buf) - l.held)
 	l.submitted.Store(l.appended)
+	l.held = len(l.buf)
+	if l.loopSync != nil && l.submitDirect() || len(l.buf) == 0 {
+		return l.appended // direct, or leaving it handed them over
+	}
+	l.held = 0
 	l.mu.Lock()
 	l.pending = append(l.pending, l.buf)
-	if n := len(l.free); n > 0 {
-		l.buf = l.free[n-1]
-		l.free[n-1] = nil
-		l.free = l.free[:n-1]
-	} else {
-		// Every buffer is pending (a slow disk, or a longer run of turns
-		// than before): one of this turn's size, grown at once.
-		l.buf = make([]byte, 0, max(len(l.buf), minBuf))
-	}
+	l.buf = l.takeFree(len(l.buf))
 	wake := l.idle
 	l.idle = false
 	l.mu.Unlock()
@@ -304,6 +316,19 @@ func (l *Log) Submit() uint64 {
 		l.poke()
 	}
 	return l.appended
+}
+
+// takeFree returns an emptied buffer for the next turn's bytes (l.mu
+// held): one the writer gave back or, every one pending (a slow disk, or
+// a longer run of turns than before), a new one of at least size bytes.
+func (l *Log) takeFree(size int) []byte {
+	if n := len(l.free); n > 0 {
+		b := l.free[n-1]
+		l.free[n-1] = nil
+		l.free = l.free[:n-1]
+		return b
+	}
+	return make([]byte, 0, max(size, minBuf))
 }
 
 // rotation is a switch to a new incremental file at position at: the
@@ -327,6 +352,11 @@ type rotation struct {
 // Log's. Positions run on across the files (the markers open wrote are
 // not in them). Called on the shard's goroutine.
 func (l *Log) Rotate(cut int64, open func(oldSize int64) (*os.File, int64, error), done func()) {
+	if l.direct {
+		l.mu.Lock()
+		l.leave() // the writer switches files
+		l.mu.Unlock()
+	}
 	l.buf = appendCmd(l.buf, "RADISH.CUT", cut)
 	at := l.appended + uint64(len(l.buf))
 	l.mu.Lock()
@@ -402,10 +432,14 @@ func (l *Log) poke() {
 }
 
 // Close writes and fsyncs what was submitted (waiting for a failing disk
-// at most a few retries), stops the writer and closes the file.
+// at most a few retries), stops the writer and closes the file. Called
+// once the shard's loop ended or stopped using the Log (UseLoop(nil)).
 func (l *Log) Close() error {
 	l.mu.Lock()
 	l.stop = true
+	if l.direct {
+		l.leave()
+	}
 	l.mu.Unlock()
 	l.poke()
 	<-l.done
@@ -448,7 +482,7 @@ func (l *Log) run() {
 			l.napAfter(lastWrite)
 		}
 		l.mu.Lock()
-		if len(l.pending) == 0 && !again && (!l.stop || retries > 0) {
+		if len(l.pending) == 0 && !again && !l.resync && (!l.stop || retries > 0) {
 			busy = false
 			l.idle = true
 			l.mu.Unlock()
@@ -477,6 +511,14 @@ func (l *Log) run() {
 		chunks = append(chunks, l.pending...)
 		clear(l.pending)
 		l.pending = l.pending[:0]
+		if !l.direct {
+			// What the loop wrote while it was direct is not fdatasynced
+			// by this writer yet.
+			if w := l.written.Load(); w != written {
+				written, synced = w, false
+			}
+			l.resync = false
+		}
 		stop := l.stop
 		var rot *rotation
 		if len(l.rots) > 0 {
@@ -493,6 +535,7 @@ func (l *Log) run() {
 			n, err = l.write(chunks, off, limit)
 			lastWrite = time.Now()
 			written += uint64(n)
+			l.written.Store(written)
 			chunks, off = l.consume(chunks, off, n)
 			if n > 0 {
 				synced = false
@@ -632,7 +675,7 @@ func (l *Log) write(chunks [][]byte, off, limit int) (n int, err error) {
 			}
 		}
 		l.iov = iov
-		l.writes.Store(l.writes.Load() + 1)
+		l.writes.Add(1)
 		r, _, errno := unix.Syscall(unix.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
 		clear(iov) // no pointer into the loop's buffers stays
 		if errno == unix.EINTR {
