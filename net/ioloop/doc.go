@@ -25,6 +25,10 @@
 //     loop about to do long work before its next Poll; Waiting tells that
 //     loop, with no system call, that its next Poll has input (io_uring:
 //     the ring's TASKRUN flag and completion queue; epoll: only a Wake).
+//   - Fsync: an fdatasync of a file the loop asks for (the AOF under
+//     appendfsync always): the io_uring driver submits it with the turn's
+//     requests, a kernel worker runs it, and its done func runs in a later
+//     Poll; epoll cannot, and says so.
 //
 // What it never does: start goroutines, parse requests, allocate per request
 // in steady state, call the Handler outside Poll (and Shutdown).

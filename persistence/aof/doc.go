@@ -29,7 +29,13 @@
 //     every write, by one of two syncer goroutines, so that the next write
 //     and its fsync start while one runs, and once both run, what comes
 //     meanwhile goes in one write and one fsync (syncers.go); everysec:
-//     about once a second; no: never). Under
+//     about once a second; no: never). Under always, where the shard's
+//     driver runs fdatasyncs off its thread (io_uring), the loop writes
+//     each turn itself and asks its ring for the fdatasync, two in flight
+//     at most, the writer parked (direct.go): no thread of ours between
+//     a write and its reply. The writer takes the file back at a rewrite's
+//     rotation, a failed write or fdatasync, another policy or the loop's
+//     end, and fdatasyncs what the loop wrote before it writes. Under
 //     everysec and no it writes at most once in 10 ms (writeEvery):
 //     while turns come faster it sleeps that long after each write and
 //     takes what came, so a busy loop never wakes it; slower turns wake
