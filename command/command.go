@@ -167,9 +167,11 @@ type Spec struct {
 	// gives the flags its key has with these arguments (Redis's getkeys
 	// procedure: SET without GET only overwrites). See Spec.KeyFlagsOf.
 	KeyFlags func(args [][]byte) KeyFlag
-	// Protected: enable-debug-command decides who may run it (DEBUG), as
-	// Redis's PROTECTED flag, which COMMAND does not print.
-	Protected bool
+	// Protected names the command whose enable-<name>-command setting
+	// decides who may run the row ("debug": DEBUG; "module": MODULE LOAD
+	// ...), as Redis's PROTECTED flag, which COMMAND does not print; ""
+	// for the others.
+	Protected string
 	// Merge says how the replies of the shards the command ran on combine.
 	// register derives it from the tips (fanOut in table.go); a row states
 	// it only where the tips cannot say it, with the reason.

@@ -15,7 +15,14 @@ import (
 // changes the store only through engine calls, so the shard sees it as a
 // write; its propagated form states an absolute TTL.
 
-func init() { register(dumpSpecs...) }
+func init() {
+	// RESTORE-ASKING is RESTORE for a cluster's slot migration; outside a
+	// cluster, as in Redis, it is RESTORE.
+	ra := *dumpSpecs[1]
+	ra.Name, ra.Flags = "restore-asking", ra.Flags|Asking
+	ra.Summary, ra.Since, ra.Group, ra.DocFlags = "An internal command for migrating keys in a cluster", "3.0.0", "server", DocSysCmd
+	register(append(dumpSpecs, &ra)...)
+}
 
 var dumpSpecs = []*Spec{
 	{

@@ -566,7 +566,7 @@ var keyspaceSpecs = []*Spec{
 	{
 		Name: "debug", Arity: -2,
 		Flags:     Admin | NoScript | Loading | Stale,
-		Protected: true,
+		Protected: "debug",
 		Handler:   CmdDebug,
 		Route:     routeDebug,
 		// DEBUG POPULATE runs on every shard (routeDebug); Redis, one

@@ -54,7 +54,7 @@ var foreign = func() map[string]foreignDirective {
 		commandlog-large-request-max-len commandlog-reply-larger-than
 		commandlog-request-larger-than commandlog-slow-execution-max-len crash-log-enabled crash-memcheck-enabled debug-assert-enabled disable-thp
 		dual-channel-replication-enabled dynamic-hz enable-debug-assert
-		enable-module-command enable-protected-configs events-per-io-thread
+		enable-protected-configs events-per-io-thread
 		extended-redis-compatibility hide-user-data-from-log ignore-warnings
 		import-mode io-threads io-threads-do-reads jemalloc-bg-thread key-load-delay
 		lazyfree-lazy-eviction lazyfree-lazy-expire lazyfree-lazy-server-del

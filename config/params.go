@@ -27,6 +27,9 @@ type Snapshot struct {
 	// EnableDebugCommand says who may run DEBUG: "no" (nobody, Redis's
 	// default), "yes", or "local" (loopback and Unix-socket clients).
 	EnableDebugCommand string
+	// EnableModuleCommand says, as EnableDebugCommand, who may run MODULE
+	// LOAD, LOADEX and UNLOAD (which find no module to load here).
+	EnableModuleCommand string
 	RequirePass        string
 	// ACLFile is aclfile: the users' file ACL LOAD and ACL SAVE use
 	// ("": none). Users are the config file's user lines, each the
@@ -336,6 +339,7 @@ var params = []*param{
 	{name: "io", kind: KindEnum, def: "auto", mode: Immutable, enum: []string{"auto", "uring", "epoll"}, s: func(s *Snapshot) *string { return &s.IO }},
 	{name: "maxclients", kind: KindInt, def: "10000", min: 1, max: math.MaxUint32, i: func(s *Snapshot) *int { return &s.MaxClients }},
 	{name: "enable-debug-command", kind: KindEnum, def: "no", mode: Immutable, enum: []string{"no", "yes", "local"}, s: func(s *Snapshot) *string { return &s.EnableDebugCommand }},
+	{name: "enable-module-command", kind: KindEnum, def: "no", mode: Immutable, enum: []string{"no", "yes", "local"}, s: func(s *Snapshot) *string { return &s.EnableModuleCommand }},
 	{name: "protected-mode", kind: KindBool, def: "yes", b: func(s *Snapshot) *bool { return &s.ProtectedMode }},
 	{name: "requirepass", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.RequirePass }},
 	{name: "aclfile", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.ACLFile }},

@@ -1,5 +1,7 @@
 package errtext
 
+import "strings"
+
 // Texts about a value or an argument.
 const (
 	WrongType   = "WRONGTYPE Operation against a key holding the wrong kind of value"
@@ -37,11 +39,6 @@ const (
 // Texts about the connection or the server's state.
 const (
 	NoAuth = "NOAUTH Authentication required."
-	// DebugNotAllowed is the refusal of DEBUG under enable-debug-command
-	// no (or local, to a remote client).
-	DebugNotAllowed = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", " +
-		"you can run it from a local connection, otherwise you need to set this option in the configuration " +
-		"file, and then restart the server."
 	// Denied is what protected mode tells a client from another host
 	// (Redis 7.0's text, one line).
 	Denied = "DENIED Redis is running in protected mode because protected mode is enabled and no password is set " +
@@ -87,3 +84,12 @@ const (
 // UnknownSubOrArgs starts the error of a container command's unknown
 // subcommand or wrong arity; the subcommand and "'. Try X HELP." follow.
 const UnknownSubOrArgs = "ERR unknown subcommand or wrong number of arguments for '"
+
+// NotAllowed is the refusal of a protected command (DEBUG, MODULE) under
+// its enable-<cmd>-command no (or local, to a remote client); cmd in lower
+// case.
+func NotAllowed(cmd string) string {
+	return "ERR " + strings.ToUpper(cmd) + " command not allowed. If the enable-" + cmd + "-command option is set to \"local\", " +
+		"you can run it from a local connection, otherwise you need to set this option in the configuration " +
+		"file, and then restart the server."
+}

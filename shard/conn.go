@@ -369,9 +369,8 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		s.refuseCmd(c, spec, errtext.NoAuth)
 		return
 	}
-	if spec.Protected && s.conf.EnableDebugCommand != "yes" &&
-		(s.conf.EnableDebugCommand != "local" || !isLocal(c.cl.Addr)) {
-		s.refuseCmd(c, spec, errtext.DebugNotAllowed)
+	if spec.Protected != "" && !s.mayRun(c, spec.Protected) {
+		s.refuseCmd(c, spec, errtext.NotAllowed(spec.Protected))
 		return
 	}
 	if snap := s.group.acl.reg.Current(); c.aclAt != snap && !s.rebind(c, snap) {

@@ -649,6 +649,17 @@ func (s *Shard) OnOpen(id ioloop.ConnID) {
 	s.opened(c)
 }
 
+// mayRun reports whether c may run a protected command (command.Spec's
+// Protected: "debug" or "module"), as its enable-<cmd>-command says:
+// "yes", or "local" to a loopback or Unix-socket client.
+func (s *Shard) mayRun(c *conn, cmd string) bool {
+	allow := s.conf.EnableDebugCommand
+	if cmd == "module" {
+		allow = s.conf.EnableModuleCommand
+	}
+	return allow == "yes" || allow == "local" && isLocal(c.cl.Addr)
+}
+
 // isLocal reports whether a client's address (ip:port, or a Unix socket's
 // path and port 0: "@" for an abstract or unnamed one) is on this host's
 // loopback interface or a Unix socket.

@@ -389,6 +389,10 @@ func (g *Group) Info(sections []string) string {
 		fmt.Fprintf(&b, "# CPU\r\nused_cpu_sys:%.6f\r\nused_cpu_user:%.6f\r\n",
 			tvSec(ru.Stime), tvSec(ru.Utime))
 	}
+	if show("modules", true) {
+		sep()
+		b.WriteString("# Modules\r\n") // none loaded
+	}
 	if show("commandstats", false) {
 		sep()
 		b.WriteString("# Commandstats\r\n")
@@ -412,6 +416,13 @@ func (g *Group) Info(sections []string) string {
 				k, calls[k], usec, perCall, refused[k], failed[k])
 		}
 	}
+	if show("errorstats", true) {
+		sep()
+		b.WriteString("# Errorstats\r\n")
+		for _, k := range slices.Sorted(maps.Keys(errs)) {
+			fmt.Fprintf(&b, "errorstat_%s:count=%d\r\n", k, errs[k])
+		}
+	}
 	if show("latencystats", false) {
 		sep()
 		b.WriteString("# Latencystats\r\n")
@@ -429,12 +440,9 @@ func (g *Group) Info(sections []string) string {
 			}
 		}
 	}
-	if show("errorstats", false) {
+	if show("cluster", true) {
 		sep()
-		b.WriteString("# Errorstats\r\n")
-		for _, k := range slices.Sorted(maps.Keys(errs)) {
-			fmt.Fprintf(&b, "errorstat_%s:count=%d\r\n", k, errs[k])
-		}
+		b.WriteString("# Cluster\r\ncluster_enabled:0\r\n")
 	}
 	if show("keyspace", true) {
 		sep()
