@@ -30,7 +30,7 @@ type Snapshot struct {
 	// EnableModuleCommand says, as EnableDebugCommand, who may run MODULE
 	// LOAD, LOADEX and UNLOAD (which find no module to load here).
 	EnableModuleCommand string
-	RequirePass        string
+	RequirePass         string
 	// ACLFile is aclfile: the users' file ACL LOAD and ACL SAVE use
 	// ("": none). Users are the config file's user lines, each the
 	// user's name then its rules (package acl applies them).
