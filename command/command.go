@@ -391,6 +391,11 @@ type Client struct {
 	Reply     ReplyMode
 	NoEvict   bool
 	NoTouch   bool
+	// Redirect: the client said CLIENT CAPA redirect (Valkey 8): on a
+	// replica its commands on keys get -REDIRECT to the primary, those
+	// that only read not once it said READONLY (ReadOnly).
+	Redirect bool
+	ReadOnly bool
 	// Close asks the shard to close the connection after this reply (QUIT,
 	// CLIENT KILL of oneself).
 	Close bool

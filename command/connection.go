@@ -56,6 +56,11 @@ var clientSpec = &Spec{Name: "client", Arity: -2,
 		clientSub("no-evict", 3, Admin, cmdClientNoEvict, "Set client eviction mode for the current connection"),
 		clientSub("no-touch", 3, 0, cmdClientNoTouch,
 			"Controls whether commands sent by the client will alter the LRU/LFU of the keys they access."),
+		func() *Spec {
+			s := clientSub("capa", -3, 0, cmdClientCapa, "A client claims its capability.")
+			s.Since, s.Args = "8.0.0", []Arg{{Name: "capability", Type: "string", Flags: ArgMultiple}}
+			return s
+		}(),
 		trackingSubs[0], trackingSubs[1], trackingSubs[2], trackingSubs[3],
 		clientSub("help", 2, 0, cmdClientHelp, "Show helpful text about the different subcommands"),
 		clientSub("pause", -3, Admin, cmdClientPause, "Stop processing commands from clients for some time"),
@@ -243,6 +248,7 @@ func cmdReset(c *Ctx, args [][]byte) {
 	cl.Reply = ReplyOn
 	cl.NoEvict = false
 	cl.NoTouch = false
+	cl.ReadOnly = false
 	if c.Local != nil {
 		c.Local.Authenticate(cl, nil, nil, nil)
 		c.Local.Unsubscribe(cl)
@@ -318,7 +324,7 @@ func clientLine(b []byte, cl *Client, now int64) []byte {
 		{cl.Monitor, "O"}, {cl.Replica, "S"}, {cl.Master, "M"}, {cl.Subscribed(), "P"}, {cl.Multi >= 0, "x"}, {cl.Blocked, "b"},
 		{cl.Track.On, "t"}, {cl.Track.BrokenRedir, "R"}, {cl.Track.BCast, "B"}, {cl.Close, "c"},
 		{strings.HasPrefix(cl.LAddr, "/"), "U"}, // a Unix-domain socket's path
-		{cl.NoEvict, "e"}, {cl.NoTouch, "T"},
+		{cl.ReadOnly, "r"}, {cl.NoEvict, "e"}, {cl.NoTouch, "T"},
 	} {
 		if f.on {
 			flags += f.ch
@@ -571,6 +577,17 @@ func onOff(c *Ctx, arg []byte, set func(bool)) {
 
 func cmdClientNoEvict(c *Ctx, args [][]byte) {
 	onOff(c, args[2], func(v bool) { c.Client.NoEvict = v })
+}
+
+// cmdClientCapa is Valkey 8's CLIENT CAPA: "redirect" is the one
+// capability it knows; the others are ignored, as there.
+func cmdClientCapa(c *Ctx, args [][]byte) {
+	for _, a := range args[2:] {
+		if strings.EqualFold(string(a), "redirect") {
+			c.Client.Redirect = true
+		}
+	}
+	c.W.OK()
 }
 
 func cmdClientNoTouch(c *Ctx, args [][]byte) {

@@ -3,9 +3,12 @@ package command
 // What Redis 7.0 answers where it has no module and no cluster: MODULE
 // LIST is empty and MODULE LOAD, LOADEX and UNLOAD find no module (after
 // enable-module-command, which, as Redis's default, allows them to nobody);
-// the cluster's connection commands say cluster support is disabled, as
-// INFO's cluster_enabled:0 does. Clients ask these to learn what the
-// server is (redis-om's MODULE LIST, a cluster-aware client's READONLY).
+// ASKING says cluster support is disabled, as INFO's cluster_enabled:0
+// does. Clients ask these to learn what the server is (redis-om's MODULE
+// LIST). READONLY and READWRITE answer as Valkey 8, which gave them a
+// meaning outside a cluster: with CLIENT CAPA redirect, a replica sends a
+// client's reads to the primary until it says READONLY (Redis 7.0 refuses
+// them as ASKING).
 
 // errClusterDisabled is Redis's reply to a cluster command outside a
 // cluster.
@@ -40,19 +43,30 @@ func init() {
 				Summary: "Unload a module", Since: "4.0.0", Group: "server", Complexity: "O(1)",
 				Args: []Arg{{Name: "name", Type: "string"}}},
 		}})
-	disabled := func(c *Ctx, args [][]byte) { c.W.Error(errClusterDisabled) }
-	for _, r := range []struct{ name, summary string }{
-		{"readonly", "Enables read queries for a connection to a cluster replica node"},
-		{"readwrite", "Disables read queries for a connection to a cluster replica node"},
-		{"asking", "Sent by cluster clients after an -ASK redirect"},
+	for _, r := range []struct {
+		name, summary string
+		flags         Flag
+		h             Handler
+	}{
+		{"readonly", "Enables read queries for a connection to a cluster replica node", Loading | Stale | Fast,
+			func(c *Ctx, args [][]byte) { setReadOnly(c, true) }},
+		{"readwrite", "Disables read queries for a connection to a cluster replica node", Loading | Stale | Fast,
+			func(c *Ctx, args [][]byte) { setReadOnly(c, false) }},
+		{"asking", "Sent by cluster clients after an -ASK redirect", Fast,
+			func(c *Ctx, args [][]byte) { c.W.Error(errClusterDisabled) }},
 	} {
-		flags := Loading | Stale | Fast
-		if r.name == "asking" {
-			flags = Fast
-		}
-		register(&Spec{Name: r.name, Arity: 1, Flags: flags, ACL: []string{"connection"}, Handler: disabled,
+		register(&Spec{Name: r.name, Arity: 1, Flags: r.flags, ACL: []string{"connection"}, Handler: r.h,
 			Summary: r.summary, Since: "3.0.0", Group: "cluster", Complexity: "O(1)"})
 	}
+}
+
+// setReadOnly is READONLY (on) and READWRITE: the client's reads on a
+// replica stop (or start again) being redirected (CLIENT CAPA redirect).
+func setReadOnly(c *Ctx, on bool) {
+	if c.Client != nil {
+		c.Client.ReadOnly = on
+	}
+	c.W.OK()
 }
 
 // cmdModuleLoad is MODULE LOAD and LOADEX, once enable-module-command

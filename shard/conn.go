@@ -385,6 +385,9 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		return
 	}
 	if s.replica && !c.cl.Master {
+		if c.cl.Redirect && s.redirect(c, spec) {
+			return
+		}
 		if e := s.replRefuses(spec); e != "" {
 			s.refuseCmd(c, spec, e)
 			return

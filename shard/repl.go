@@ -223,6 +223,34 @@ func (s *Shard) replRefuses(spec *command.Spec) string {
 	return ""
 }
 
+// redirect is Valkey 8's answer, on a replica, to a client that said
+// CLIENT CAPA redirect: a command that writes, or that reads keys and the
+// client did not say READONLY, gets -REDIRECT <primary host>:<port>
+// (queued in MULTI, it makes EXEC abort; an EXEC whose queue does is
+// answered so, its MULTI discarded). It reports whether it answered.
+func (s *Shard) redirect(c *conn, spec *command.Spec) bool {
+	writes, reads := spec.Flags&command.Write != 0, spec.Flags&command.ReadOnly != 0
+	exec := spec.Tx == command.TxExec && c.inMulti()
+	if exec {
+		for _, q := range c.tx.cmds {
+			writes = writes || q.spec.Flags&command.Write != 0
+			reads = reads || q.spec.Flags&command.ReadOnly != 0
+		}
+	}
+	if !writes && (!reads || c.cl.ReadOnly) {
+		return false
+	}
+	r := &s.group.repl
+	r.mu.Lock()
+	e := "REDIRECT " + r.host + ":" + strconv.Itoa(r.port) // as Valkey prints it, IPv6 too
+	r.mu.Unlock()
+	if exec {
+		s.discard(c)
+	}
+	s.refuseCmd(c, spec, e)
+	return true
+}
+
 // replCmd runs the replication commands the router places with the
 // shard's persistence: REPLICAOF and SLAVEOF (answered once every shard
 // has its role, which a promotion waits for), and REPLCONF.
