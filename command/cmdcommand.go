@@ -270,7 +270,9 @@ func writeArgs(w *resp.Writer, args []Arg) {
 		block := a.Type == "oneof" || a.Type == "block"
 		n := 2
 		keyIdx := a.Type == "key" || a.Type == "pattern" && a.KeySpecIndex > 0
-		for _, present := range []bool{keyIdx, a.Token != "", a.Summary != "",
+		// A pure token always has one, MIGRATE's "" too.
+		token := a.Token != "" || a.Type == "pure-token"
+		for _, present := range []bool{keyIdx, token, a.Summary != "",
 			a.Since != "", a.DeprecatedSince != "", a.Flags != 0, block} {
 			if present {
 				n++
@@ -285,7 +287,7 @@ func writeArgs(w *resp.Writer, args []Arg) {
 			w.BulkString("key_spec_index")
 			w.Int(int64(a.KeySpecIndex))
 		}
-		if a.Token != "" {
+		if token {
 			w.BulkString("token")
 			w.BulkString(a.Token)
 		}

@@ -1,6 +1,8 @@
 package command
 
 import (
+	"time"
+
 	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/net/resp"
 )
@@ -516,6 +518,13 @@ type Server interface {
 	// Failover starts (or, FAILOVER ABORT, stops) a coordinated
 	// failover to a replica; it returns Redis's error, "" for +OK.
 	Failover(args [][]byte) string
+	// Migrate sends cmds, n commands in RESP, to host:port (MIGRATE's
+	// AUTH, SELECT and RESTOREs) over a connection kept from an earlier
+	// MIGRATE or a new one, waiting at most timeout for each step, and
+	// returns each reply's error text ("" for a reply that is none) in
+	// order; ioErr is Redis's IOERR error when the connection failed,
+	// errs then holding the replies read before.
+	Migrate(host, port string, timeout time.Duration, cmds []byte, n int) (errs []string, ioErr string)
 	// AOFAcked is WAITAOF's answer now: whether this server's AOF fsynced
 	// every write made so far, and how many replicas' AOFs did; errText
 	// is Redis's error (a replica, or local with appendonly no).

@@ -136,7 +136,10 @@ func TestKeys(t *testing.T) {
 		{"eval s 2 a b c", "a b"},
 		{"eval s 3 a b", "!"},
 		{"migrate h p k 0 5", "k"},
-		{"migrate h p \"\" 0 5 KEYS a b c", "\"\" a b c"}, // Redis's own MIGRATE key finder refuses this
+		// A key argument that is not empty (two quotes here) makes KEYS an
+		// error: the key argument is the key (Redis's finder finds none).
+		{"migrate h p \"\" 0 5 KEYS a b c", "\"\""},
+		{"migrate h p k 0 5 AUTH keys KEYS", "k"},
 		{"georadius src 1 2 3 km STORE dst", "src dst"},
 		{"georadius src 1 2 3 km STOREDIST d2 STORE d1", "src d1 d2"},
 		{"sort k BY x GET y", "k"},
@@ -391,6 +394,33 @@ func TestZAddWarmZ(t *testing.T) {
 		sc, m, ok := spec.WarmZ(split(tc.args))
 		if sc != tc.score || ok != tc.ok || ok && string(m) != "m" {
 			t.Errorf("WarmZ(%s) = %v, %q, %v; want %v, \"m\", %v", tc.args, sc, m, ok, tc.score, tc.ok)
+		}
+	}
+}
+
+// TestMigrateKeys: MIGRATE's keys are those after KEYS when the key
+// argument is empty, skipping AUTH's and AUTH2's values.
+func TestMigrateKeys(t *testing.T) {
+	s := Lookup([]byte("migrate"))
+	for _, tc := range []struct {
+		args []string
+		keys string
+	}{
+		{[]string{"migrate", "h", "p", "", "0", "5", "KEYS", "a", "b"}, "a b"},
+		{[]string{"migrate", "h", "p", "", "0", "5", "COPY", "AUTH2", "keys", "pw", "keys", "a"}, "a"},
+		{[]string{"migrate", "h", "p", "k", "0", "5", "REPLACE"}, "k"},
+	} {
+		args := make([][]byte, len(tc.args))
+		for i, a := range tc.args {
+			args[i] = []byte(a)
+		}
+		pos, ok := s.Keys(args, nil)
+		var got []string
+		for _, p := range pos {
+			got = append(got, string(args[p]))
+		}
+		if !ok || strings.Join(got, " ") != tc.keys {
+			t.Errorf("Keys(%q) = %q, %v; want %q", tc.args, got, ok, tc.keys)
 		}
 	}
 }

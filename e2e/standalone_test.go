@@ -5,8 +5,11 @@ import (
 	"os/exec"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/radish-kv/radish/internal/workload"
 )
 
 // TestStandaloneAgainstRedis: what a client asks to learn what kind of
@@ -159,5 +162,106 @@ func TestClientCapaRedirect(t *testing.T) {
 	linkUp(t, other.addr)
 	if got := q.do(t, []string{"EXEC"}, []string{"EXEC"}); string(got[0]) != redirect || string(got[1]) != "-ERR EXEC without MULTI\r\n" {
 		t.Errorf("EXEC once a replica: %q", got)
+	}
+}
+
+// TestMigrateAgainstRedis: MIGRATE from radish-server (3 shards) and from
+// redis-server, each to a redis-server target of its own (and radish's
+// also to a radish-server target): the same commands get the same
+// replies, RESP2 and RESP3, and leave the same keys on both sides: one
+// key and KEYS (keys on every shard, some missing), COPY, REPLACE, a key
+// the target has (BUSYKEY, the key stays), TTLs, every type, AUTH refused
+// by the target, a database the target lacks, an unreachable target,
+// syntax errors, NOKEY.
+func TestMigrateAgainstRedis(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed (apt-get install redis-server):", err)
+	}
+	ref := startRedis(t, redisBin)
+	s := start(t, "--shards", "3")
+	sh, sp := hostPort(s.addr)
+	replica := start(t, "--shards", "2", "--replicaof", sh+" "+sp)
+	targets := []struct{ name, src, dst string }{
+		{"redis->redis", ref, startRedis(t, redisBin)},
+		{"radish->redis", s.addr, startRedis(t, redisBin)},
+		{"radish->radish", s.addr, start(t, "--shards", "2").addr},
+	}
+	dead := freePort(t)
+	fill := [][]string{
+		{"FLUSHALL"}, {"SET", "s1", "v1"}, {"SET", "s2", "v2", "PX", "500000"}, {"RPUSH", "l", "a", "b", "c"},
+		{"HSET", "h", "f", "1", "g", "2"}, {"SADD", "set", "x", "y"}, {"ZADD", "z", "1", "a", "2.5", "b"},
+		{"XADD", "st", "1-1", "f", "v"}, {"SET", "busy", "here"}, {"SET", "c1", "copy"},
+	}
+	script := func(host, port string) [][]string {
+		return [][]string{
+			{"MIGRATE", host, port, "s1", "0", "5000"},
+			{"EXISTS", "s1"},
+			{"MIGRATE", host, port, "s1", "0", "5000"},
+			{"MIGRATE", host, port, "", "0", "5000", "KEYS", "s2", "l", "nosuch", "h", "set", "z", "st"},
+			{"EXISTS", "s2", "l", "h", "set", "z", "st"},
+			{"MIGRATE", host, port, "busy", "0", "5000"},
+			{"EXISTS", "busy"},
+			{"MIGRATE", host, port, "busy", "0", "5000", "REPLACE"},
+			{"EXISTS", "busy"},
+			{"MIGRATE", host, port, "c1", "0", "5000", "COPY"},
+			{"EXISTS", "c1"},
+			{"MIGRATE", host, port, "c1", "0", "5000", "COPY", "REPLACE", "AUTH", "wrong"},
+			{"MIGRATE", host, port, "c1", "0", "5000", "COPY", "AUTH2", "someone", "wrong"},
+			{"MIGRATE", host, port, "c1", "99", "5000", "COPY"},
+			{"MIGRATE", host, port, "c1", "0", "5000", "BOGUS"},
+			{"MIGRATE", host, port, "c1", "0", "5000", "KEYS", "c1"},
+			{"MIGRATE", host, port, "c1", "x", "5000"},
+			{"MIGRATE", host, port, "c1", "0", "x"},
+			{"MIGRATE", host, port, "c1", "0", "5000", "AUTH"},
+			{"MIGRATE", host, port, "c1"},
+			{"MIGRATE", "127.0.0.1", strconv.Itoa(dead), "c1", "0", "200"},
+			{"MIGRATE", "127.0.0.1", strconv.Itoa(dead), "nosuch", "0", "200"},
+		}
+	}
+	check := [][]string{{"GET", "s1"}, {"PTTL", "s2"}, {"LRANGE", "l", "0", "-1"}, {"HGETALL", "h"}, {"SMEMBERS", "set"},
+		{"ZRANGE", "z", "0", "-1", "WITHSCORES"}, {"XRANGE", "st", "-", "+"}, {"GET", "busy"}, {"GET", "c1"}, {"DBSIZE"}}
+	for _, proto := range []int{2, 3} {
+		var want [][]byte // redis->redis's replies, then its target's keys
+		for i, tg := range targets {
+			t.Run(fmt.Sprintf("%s/RESP%d", tg.name, proto), func(t *testing.T) {
+				src, dst := dialDiff(t, tg.src, proto), dialDiff(t, tg.dst, proto)
+				src.do(t, fill...)
+				dst.do(t, []string{"FLUSHALL"}, []string{"SET", "busy", "there"})
+				host, port := hostPort(tg.dst)
+				cmds := script(host, port)
+				var got [][]byte
+				for _, c := range cmds {
+					got = append(got, src.do(t, c)[0])
+				}
+				for _, c := range check {
+					r := dst.do(t, c)[0]
+					if c[0] == "PTTL" {
+						if v := string(r); len(v) < 3 || v[0] != ':' || v[1] == '-' {
+							t.Errorf("PTTL of a migrated key with a TTL: %q", r)
+						}
+						r = []byte(":ttl\r\n")
+					}
+					got = append(got, workload.Canonical(c, r))
+				}
+				if i == 0 {
+					want = got
+					return
+				}
+				for j := range got {
+					what := "reply to " + strings.Join(append([]string{}, cmds[min(j, len(cmds)-1)]...), " ")
+					if j >= len(cmds) {
+						what = "target's " + strings.Join(check[j-len(cmds)], " ")
+					}
+					if string(got[j]) != string(want[j]) {
+						t.Errorf("%s: %s %q, redis %q", what, tg.name, got[j], want[j])
+					}
+				}
+				if tg.src == s.addr {
+					// What moved left the replica too (a DEL in the stream).
+					waitSame(t, s.addr, replica.addr)
+				}
+			})
+		}
 	}
 }

@@ -69,6 +69,8 @@ type Group struct {
 	conf   Config
 	log    *zap.Logger
 	shards []*Shard
+	// migrates are MIGRATE's connections kept (migratekeys.go).
+	migrates migrateConns
 	// listenFDs[i] are the listening sockets of shard i (one per address,
 	// SO_REUSEPORT: the kernel spreads connections over the shards).
 	listenFDs [][]int
@@ -344,6 +346,7 @@ func (g *Group) Stop() {
 		}
 	}
 	g.closeListeners()
+	g.migrates.closeAll()
 	close(g.stopped)
 }
 
