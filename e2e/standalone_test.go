@@ -16,7 +16,7 @@ import (
 // server it talks to gets redis-server's replies, RESP2 and RESP3: MODULE
 // (none loaded; LOAD, LOADEX and UNLOAD refused under
 // enable-module-command no, Redis's default, and finding no module under
-// yes), ASKING outside a cluster (READONLY and READWRITE answer as Valkey
+// yes), ASKING and CLUSTER outside a cluster (READONLY and READWRITE answer as Valkey
 // 8: TestClientCapaRedirect), RESTORE-ASKING
 // as RESTORE, and INFO's sections, in Redis's order, with its Cluster
 // section.
@@ -30,8 +30,26 @@ func TestStandaloneAgainstRedis(t *testing.T) {
 		{"MODULE", "LOADEX", "/nonexistent/m.so", "CONFIG", "a", "b", "ARGS", "c"}, {"MODULE", "UNLOAD", "m"},
 		{"MODULE", "NOSUCH"}, {"MODULE"}, {"MODULE", "LIST", "extra"}, {"MODULE", "LOAD"},
 		{"ASKING"}, {"READONLY", "extra"},
+		{"CLUSTER", "INFO"}, {"CLUSTER", "HELP"}, {"CLUSTER", "SLOTS"}, {"CLUSTER", "KEYSLOT", "k"}, {"CLUSTER", "KEYSLOT"},
+		{"CLUSTER", "NOSUCH"}, {"CLUSTER"},
 		{"SET", "src", "value"}, {"RESTORE-ASKING", "dst", "0", "not a payload"},
 		{"INFO", "cluster"}, {"INFO", "modules"},
+	}
+	// Every command redis-server lists is here, but LOLWUT and SCRIPT
+	// DEBUG.
+	lists := [2]map[string]bool{}
+	ref0 := startRedis(t, redisBin)
+	s0 := start(t)
+	for i, addr := range []string{s0.addr, ref0} {
+		lists[i] = map[string]bool{}
+		for _, n := range strings.Fields(rcli(t, addr, "COMMAND", "LIST")) {
+			lists[i][n] = true
+		}
+	}
+	for n := range lists[1] {
+		if !lists[0][n] && n != "lolwut" && n != "script|debug" {
+			t.Errorf("COMMAND LIST lacks redis-server's %s", n)
+		}
 	}
 	for _, modules := range []string{"no", "yes"} {
 		ref := startRedis(t, redisBin, "--enable-module-command", modules)
