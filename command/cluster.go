@@ -3,319 +3,148 @@ package command
 // CLUSTER outside a cluster, as Redis 7.0 without cluster-enabled: every
 // subcommand, once its arity is right, answers that cluster support is
 // disabled (Radish shards its keyspace itself and is no cluster node;
-// INFO says cluster_enabled:0). The rows are Redis's, for COMMAND.
+// INFO says cluster_enabled:0). The rows are Redis's (its recorded COMMAND
+// INFO and DOCS), for COMMAND.
 
 func init() {
+	adm := Admin | Stale | NoAsyncLoading
+	nd := []string{"nondeterministic_output"}
 	register(&Spec{Name: "cluster", Arity: -2, Summary: "A container for cluster commands", Since: "3.0.0",
 		Group: "cluster", Complexity: "Depends on subcommand.",
 		Sub: []*Spec{
-			{Name: "cluster|addslots",
-				Arity:      -3,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Assign new hash slots to receiving node",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(N) where N is the total number of hash slot arguments",
-				Args: []Arg{
-					{Name: "slot", Type: "integer", Flags: ArgMultiple},
-				}},
-			{Name: "cluster|addslotsrange",
-				Arity:      -4,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Assign new hash slots to receiving node",
-				Since:      "7.0.0",
-				Group:      "cluster",
-				Complexity: "O(N) where N is the total number of the slots between the start slot and end slot arguments.",
-				Args: []Arg{
-					{Name: "start-slot_end-slot", Type: "block", Flags: ArgMultiple, Args: []Arg{
-						{Name: "start-slot", Type: "integer"},
-						{Name: "end-slot", Type: "integer"},
-					}},
-				}},
-			{Name: "cluster|bumpepoch",
-				Arity:      2,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Tips:       []string{"nondeterministic_output"},
-				Summary:    "Advance the cluster config epoch",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)"},
-			{Name: "cluster|count-failure-reports",
-				Arity:      3,
-				Flags:      Admin | Stale,
-				Handler:    clusterDisabled,
-				Tips:       []string{"nondeterministic_output"},
-				Summary:    "Return the number of failure reports active for a given node",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(N) where N is the number of failure reports",
-				Args: []Arg{
-					{Name: "node-id", Type: "string"},
-				}},
-			{Name: "cluster|countkeysinslot",
-				Arity:      3,
-				Flags:      Stale,
-				Handler:    clusterDisabled,
-				Summary:    "Return the number of local keys in the specified hash slot",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)",
-				Args: []Arg{
-					{Name: "slot", Type: "integer"},
-				}},
-			{Name: "cluster|delslots",
-				Arity:      -3,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Set hash slots as unbound in receiving node",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(N) where N is the total number of hash slot arguments",
-				Args: []Arg{
-					{Name: "slot", Type: "integer", Flags: ArgMultiple},
-				}},
-			{Name: "cluster|delslotsrange",
-				Arity:      -4,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Set hash slots as unbound in receiving node",
-				Since:      "7.0.0",
-				Group:      "cluster",
-				Complexity: "O(N) where N is the total number of the slots between the start slot and end slot arguments.",
-				Args: []Arg{
-					{Name: "start-slot_end-slot", Type: "block", Flags: ArgMultiple, Args: []Arg{
-						{Name: "start-slot", Type: "integer"},
-						{Name: "end-slot", Type: "integer"},
-					}},
-				}},
-			{Name: "cluster|failover",
-				Arity:      -2,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Forces a replica to perform a manual failover of its master.",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)",
-				Args: []Arg{
-					{Name: "options", Type: "oneof", Flags: ArgOptional, Args: []Arg{
-						{Name: "force", Type: "pure-token", Token: "FORCE"},
-						{Name: "takeover", Type: "pure-token", Token: "TAKEOVER"},
-					}},
-				}},
-			{Name: "cluster|flushslots",
-				Arity:      2,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Delete a node's own slots information",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)"},
-			{Name: "cluster|forget",
-				Arity:      3,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Remove a node from the nodes table",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)",
-				Args: []Arg{
-					{Name: "node-id", Type: "string"},
-				}},
-			{Name: "cluster|getkeysinslot",
-				Arity:      4,
-				Flags:      Stale,
-				Handler:    clusterDisabled,
-				Tips:       []string{"nondeterministic_output"},
-				Summary:    "Return local key names in the specified hash slot",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(log(N)) where N is the number of requested keys",
-				Args: []Arg{
-					{Name: "slot", Type: "integer"},
-					{Name: "count", Type: "integer"},
-				}},
-			{Name: "cluster|help",
-				Arity:      2,
-				Flags:      Loading | Stale,
-				Handler:    clusterDisabled,
-				Summary:    "Show helpful text about the different subcommands",
-				Since:      "5.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)"},
-			{Name: "cluster|info",
-				Arity:      2,
-				Flags:      Stale,
-				Handler:    clusterDisabled,
-				Tips:       []string{"nondeterministic_output"},
-				Summary:    "Provides info about Redis Cluster node state",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)"},
-			{Name: "cluster|keyslot",
-				Arity:      3,
-				Flags:      Stale,
-				Handler:    clusterDisabled,
-				Summary:    "Returns the hash slot of the specified key",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(N) where N is the number of bytes in the key",
-				Args: []Arg{
-					{Name: "key", Type: "string"},
-				}},
-			{Name: "cluster|links",
-				Arity:      2,
-				Flags:      Stale,
-				Handler:    clusterDisabled,
-				Tips:       []string{"nondeterministic_output"},
-				Summary:    "Returns a list of all TCP links to and from peer nodes in cluster",
-				Since:      "7.0.0",
-				Group:      "cluster",
-				Complexity: "O(N) where N is the total number of Cluster nodes"},
-			{Name: "cluster|meet",
-				Arity:      -4,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Force a node cluster to handshake with another node",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)",
-				History:    [][2]string{{"4.0.0", "Added the optional `cluster_bus_port` argument."}},
-				Args: []Arg{
-					{Name: "ip", Type: "string"},
-					{Name: "port", Type: "integer"},
-					{Name: "cluster_bus_port", Type: "integer", Since: "4.0.0", Flags: ArgOptional},
-				}},
-			{Name: "cluster|myid",
-				Arity:      2,
-				Flags:      Stale,
-				Handler:    clusterDisabled,
-				Summary:    "Return the node id",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)"},
-			{Name: "cluster|nodes",
-				Arity:      2,
-				Flags:      Stale,
-				Handler:    clusterDisabled,
-				Tips:       []string{"nondeterministic_output"},
-				Summary:    "Get Cluster config for the node",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(N) where N is the total number of Cluster nodes"},
-			{Name: "cluster|replicas",
-				Arity:      3,
-				Flags:      Admin | Stale,
-				Handler:    clusterDisabled,
-				Tips:       []string{"nondeterministic_output"},
-				Summary:    "List replica nodes of the specified master node",
-				Since:      "5.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)",
-				Args: []Arg{
-					{Name: "node-id", Type: "string"},
-				}},
-			{Name: "cluster|replicate",
-				Arity:      3,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Reconfigure a node as a replica of the specified master node",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)",
-				Args: []Arg{
-					{Name: "node-id", Type: "string"},
-				}},
-			{Name: "cluster|reset",
-				Arity:      -2,
-				Flags:      Admin | NoScript | Stale,
-				Handler:    clusterDisabled,
-				Summary:    "Reset a Redis Cluster node",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(N) where N is the number of known nodes. The command may execute a FLUSHALL as a side effect.",
-				Args: []Arg{
-					{Name: "hard_soft", Type: "oneof", Flags: ArgOptional, Args: []Arg{
-						{Name: "hard", Type: "pure-token", Token: "HARD"},
-						{Name: "soft", Type: "pure-token", Token: "SOFT"},
-					}},
-				}},
-			{Name: "cluster|saveconfig",
-				Arity:      2,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Forces the node to save cluster state on disk",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)"},
-			{Name: "cluster|set-config-epoch",
-				Arity:      3,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Set the configuration epoch in a new node",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)",
-				Args: []Arg{
-					{Name: "config-epoch", Type: "integer"},
-				}},
-			{Name: "cluster|setslot",
-				Arity:      -4,
-				Flags:      Admin | Stale | NoAsyncLoading,
-				Handler:    clusterDisabled,
-				Summary:    "Bind a hash slot to a specific node",
-				Since:      "3.0.0",
-				Group:      "cluster",
-				Complexity: "O(1)",
-				Args: []Arg{
-					{Name: "slot", Type: "integer"},
-					{Name: "subcommand", Type: "oneof", Args: []Arg{
-						{Name: "node-id", Type: "string", Token: "IMPORTING"},
-						{Name: "node-id", Type: "string", Token: "MIGRATING"},
-						{Name: "node-id", Type: "string", Token: "NODE"},
-						{Name: "stable", Type: "pure-token", Token: "STABLE"},
-					}},
-				}},
-			{Name: "cluster|shards",
-				Arity:      2,
-				Flags:      Stale,
-				Handler:    clusterDisabled,
-				Tips:       []string{"nondeterministic_output"},
-				Summary:    "Get array of cluster slots to node mappings",
-				Since:      "7.0.0",
-				Group:      "cluster",
-				Complexity: "O(N) where N is the total number of cluster nodes"},
-			{Name: "cluster|slaves",
-				Arity:           3,
-				Flags:           Admin | Stale,
-				Handler:         clusterDisabled,
-				Tips:            []string{"nondeterministic_output"},
-				Summary:         "List replica nodes of the specified master node",
-				Since:           "3.0.0",
-				Group:           "cluster",
-				Complexity:      "O(1)",
-				DocFlags:        DocDeprecated,
-				DeprecatedSince: "5.0.0",
-				ReplacedBy:      "`CLUSTER REPLICAS`",
-				Args: []Arg{
-					{Name: "node-id", Type: "string"},
-				}},
-			{Name: "cluster|slots",
-				Arity:           2,
-				Flags:           Stale,
-				Handler:         clusterDisabled,
-				Tips:            []string{"nondeterministic_output"},
-				Summary:         "Get array of Cluster slot to node mappings",
-				Since:           "3.0.0",
-				Group:           "cluster",
-				Complexity:      "O(N) where N is the total number of Cluster nodes",
-				DocFlags:        DocDeprecated,
-				DeprecatedSince: "7.0.0",
-				ReplacedBy:      "`CLUSTER SHARDS`",
-				History:         [][2]string{{"4.0.0", "Added node IDs."}, {"7.0.0", "Added additional networking metadata field."}}},
+			clusterSub("addslots", -3, adm, "Assign new hash slots to receiving node", "3.0.0",
+				"O(N) where N is the total number of hash slot arguments",
+				Arg{Name: "slot", Type: "integer", Flags: ArgMultiple}),
+			clusterSub("addslotsrange", -4, adm, "Assign new hash slots to receiving node", "7.0.0",
+				"O(N) where N is the total number of the slots between the start slot and end slot arguments.",
+				Arg{Name: "start-slot_end-slot", Type: "block", Flags: ArgMultiple, Args: []Arg{{Name: "start-slot", Type: "integer"}, {Name: "end-slot", Type: "integer"}}}),
+			func() *Spec {
+				s := clusterSub("bumpepoch", 2, adm, "Advance the cluster config epoch", "3.0.0",
+					"O(1)")
+				s.Tips = nd
+				return s
+			}(),
+			func() *Spec {
+				s := clusterSub("count-failure-reports", 3, Admin|Stale, "Return the number of failure reports active for a given node", "3.0.0",
+					"O(N) where N is the number of failure reports",
+					Arg{Name: "node-id", Type: "string"})
+				s.Tips = nd
+				return s
+			}(),
+			clusterSub("countkeysinslot", 3, Stale, "Return the number of local keys in the specified hash slot", "3.0.0",
+				"O(1)",
+				Arg{Name: "slot", Type: "integer"}),
+			clusterSub("delslots", -3, adm, "Set hash slots as unbound in receiving node", "3.0.0",
+				"O(N) where N is the total number of hash slot arguments",
+				Arg{Name: "slot", Type: "integer", Flags: ArgMultiple}),
+			clusterSub("delslotsrange", -4, adm, "Set hash slots as unbound in receiving node", "7.0.0",
+				"O(N) where N is the total number of the slots between the start slot and end slot arguments.",
+				Arg{Name: "start-slot_end-slot", Type: "block", Flags: ArgMultiple, Args: []Arg{{Name: "start-slot", Type: "integer"}, {Name: "end-slot", Type: "integer"}}}),
+			clusterSub("failover", -2, adm, "Forces a replica to perform a manual failover of its master.", "3.0.0",
+				"O(1)",
+				Arg{Name: "options", Type: "oneof", Flags: ArgOptional, Args: []Arg{{Name: "force", Type: "pure-token", Token: "FORCE"}, {Name: "takeover", Type: "pure-token", Token: "TAKEOVER"}}}),
+			clusterSub("flushslots", 2, adm, "Delete a node's own slots information", "3.0.0",
+				"O(1)"),
+			clusterSub("forget", 3, adm, "Remove a node from the nodes table", "3.0.0",
+				"O(1)",
+				Arg{Name: "node-id", Type: "string"}),
+			func() *Spec {
+				s := clusterSub("getkeysinslot", 4, Stale, "Return local key names in the specified hash slot", "3.0.0",
+					"O(log(N)) where N is the number of requested keys",
+					Arg{Name: "slot", Type: "integer"},
+					Arg{Name: "count", Type: "integer"})
+				s.Tips = nd
+				return s
+			}(),
+			clusterSub("help", 2, Loading|Stale, "Show helpful text about the different subcommands", "5.0.0",
+				"O(1)"),
+			func() *Spec {
+				s := clusterSub("info", 2, Stale, "Provides info about Redis Cluster node state", "3.0.0",
+					"O(1)")
+				s.Tips = nd
+				return s
+			}(),
+			clusterSub("keyslot", 3, Stale, "Returns the hash slot of the specified key", "3.0.0",
+				"O(N) where N is the number of bytes in the key",
+				Arg{Name: "key", Type: "string"}),
+			func() *Spec {
+				s := clusterSub("links", 2, Stale, "Returns a list of all TCP links to and from peer nodes in cluster", "7.0.0",
+					"O(N) where N is the total number of Cluster nodes")
+				s.Tips = nd
+				return s
+			}(),
+			func() *Spec {
+				s := clusterSub("meet", -4, adm, "Force a node cluster to handshake with another node", "3.0.0",
+					"O(1)",
+					Arg{Name: "ip", Type: "string"},
+					Arg{Name: "port", Type: "integer"},
+					Arg{Name: "cluster_bus_port", Type: "integer", Since: "4.0.0", Flags: ArgOptional})
+				s.History = [][2]string{{"4.0.0", "Added the optional `cluster_bus_port` argument."}}
+				return s
+			}(),
+			clusterSub("myid", 2, Stale, "Return the node id", "3.0.0",
+				"O(1)"),
+			func() *Spec {
+				s := clusterSub("nodes", 2, Stale, "Get Cluster config for the node", "3.0.0",
+					"O(N) where N is the total number of Cluster nodes")
+				s.Tips = nd
+				return s
+			}(),
+			func() *Spec {
+				s := clusterSub("replicas", 3, Admin|Stale, "List replica nodes of the specified master node", "5.0.0",
+					"O(1)",
+					Arg{Name: "node-id", Type: "string"})
+				s.Tips = nd
+				return s
+			}(),
+			clusterSub("replicate", 3, adm, "Reconfigure a node as a replica of the specified master node", "3.0.0",
+				"O(1)",
+				Arg{Name: "node-id", Type: "string"}),
+			clusterSub("reset", -2, Admin|NoScript|Stale, "Reset a Redis Cluster node", "3.0.0",
+				"O(N) where N is the number of known nodes. The command may execute a FLUSHALL as a side effect.",
+				Arg{Name: "hard_soft", Type: "oneof", Flags: ArgOptional, Args: []Arg{{Name: "hard", Type: "pure-token", Token: "HARD"}, {Name: "soft", Type: "pure-token", Token: "SOFT"}}}),
+			clusterSub("saveconfig", 2, adm, "Forces the node to save cluster state on disk", "3.0.0",
+				"O(1)"),
+			clusterSub("set-config-epoch", 3, adm, "Set the configuration epoch in a new node", "3.0.0",
+				"O(1)",
+				Arg{Name: "config-epoch", Type: "integer"}),
+			clusterSub("setslot", -4, adm, "Bind a hash slot to a specific node", "3.0.0",
+				"O(1)",
+				Arg{Name: "slot", Type: "integer"},
+				Arg{Name: "subcommand", Type: "oneof", Args: []Arg{{Name: "node-id", Type: "string", Token: "IMPORTING"}, {Name: "node-id", Type: "string", Token: "MIGRATING"}, {Name: "node-id", Type: "string", Token: "NODE"}, {Name: "stable", Type: "pure-token", Token: "STABLE"}}}),
+			func() *Spec {
+				s := clusterSub("shards", 2, Stale, "Get array of cluster slots to node mappings", "7.0.0",
+					"O(N) where N is the total number of cluster nodes")
+				s.Tips = nd
+				return s
+			}(),
+			func() *Spec {
+				s := clusterSub("slaves", 3, Admin|Stale, "List replica nodes of the specified master node", "3.0.0",
+					"O(1)",
+					Arg{Name: "node-id", Type: "string"})
+				s.Tips = nd
+				s.DocFlags = DocDeprecated
+				s.DeprecatedSince = "5.0.0"
+				s.ReplacedBy = "`CLUSTER REPLICAS`"
+				return s
+			}(),
+			func() *Spec {
+				s := clusterSub("slots", 2, Stale, "Get array of Cluster slot to node mappings", "3.0.0",
+					"O(N) where N is the total number of Cluster nodes")
+				s.Tips = nd
+				s.DocFlags = DocDeprecated
+				s.DeprecatedSince = "7.0.0"
+				s.ReplacedBy = "`CLUSTER SHARDS`"
+				s.History = [][2]string{{"4.0.0", "Added node IDs."}, {"7.0.0", "Added additional networking metadata field."}}
+				return s
+			}(),
 		}})
+}
+
+// clusterSub is a CLUSTER subcommand's row.
+func clusterSub(name string, arity int, flags Flag, summary, since, complexity string, args ...Arg) *Spec {
+	return &Spec{Name: "cluster|" + name, Arity: arity, Flags: flags, Handler: clusterDisabled,
+		Summary: summary, Since: since, Group: "cluster", Complexity: complexity, Args: args}
 }
 
 // clusterDisabled is every CLUSTER subcommand's reply.
