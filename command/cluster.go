@@ -8,7 +8,6 @@ package command
 
 func init() {
 	adm := Admin | Stale | NoAsyncLoading
-	nd := []string{"nondeterministic_output"}
 	register(&Spec{Name: "cluster", Arity: -2, Summary: "A container for cluster commands", Since: "3.0.0",
 		Group: "cluster", Complexity: "Depends on subcommand.",
 		Sub: []*Spec{
@@ -18,19 +17,11 @@ func init() {
 			clusterSub("addslotsrange", -4, adm, "Assign new hash slots to receiving node", "7.0.0",
 				"O(N) where N is the total number of the slots between the start slot and end slot arguments.",
 				Arg{Name: "start-slot_end-slot", Type: "block", Flags: ArgMultiple, Args: []Arg{{Name: "start-slot", Type: "integer"}, {Name: "end-slot", Type: "integer"}}}),
-			func() *Spec {
-				s := clusterSub("bumpepoch", 2, adm, "Advance the cluster config epoch", "3.0.0",
-					"O(1)")
-				s.Tips = nd
-				return s
-			}(),
-			func() *Spec {
-				s := clusterSub("count-failure-reports", 3, Admin|Stale, "Return the number of failure reports active for a given node", "3.0.0",
-					"O(N) where N is the number of failure reports",
-					Arg{Name: "node-id", Type: "string"})
-				s.Tips = nd
-				return s
-			}(),
+			nondet(clusterSub("bumpepoch", 2, adm, "Advance the cluster config epoch", "3.0.0",
+				"O(1)")),
+			nondet(clusterSub("count-failure-reports", 3, Admin|Stale, "Return the number of failure reports active for a given node", "3.0.0",
+				"O(N) where N is the number of failure reports",
+				Arg{Name: "node-id", Type: "string"})),
 			clusterSub("countkeysinslot", 3, Stale, "Return the number of local keys in the specified hash slot", "3.0.0",
 				"O(1)",
 				Arg{Name: "slot", Type: "integer"}),
@@ -48,31 +39,19 @@ func init() {
 			clusterSub("forget", 3, adm, "Remove a node from the nodes table", "3.0.0",
 				"O(1)",
 				Arg{Name: "node-id", Type: "string"}),
-			func() *Spec {
-				s := clusterSub("getkeysinslot", 4, Stale, "Return local key names in the specified hash slot", "3.0.0",
-					"O(log(N)) where N is the number of requested keys",
-					Arg{Name: "slot", Type: "integer"},
-					Arg{Name: "count", Type: "integer"})
-				s.Tips = nd
-				return s
-			}(),
+			nondet(clusterSub("getkeysinslot", 4, Stale, "Return local key names in the specified hash slot", "3.0.0",
+				"O(log(N)) where N is the number of requested keys",
+				Arg{Name: "slot", Type: "integer"},
+				Arg{Name: "count", Type: "integer"})),
 			clusterSub("help", 2, Loading|Stale, "Show helpful text about the different subcommands", "5.0.0",
 				"O(1)"),
-			func() *Spec {
-				s := clusterSub("info", 2, Stale, "Provides info about Redis Cluster node state", "3.0.0",
-					"O(1)")
-				s.Tips = nd
-				return s
-			}(),
+			nondet(clusterSub("info", 2, Stale, "Provides info about Redis Cluster node state", "3.0.0",
+				"O(1)")),
 			clusterSub("keyslot", 3, Stale, "Returns the hash slot of the specified key", "3.0.0",
 				"O(N) where N is the number of bytes in the key",
 				Arg{Name: "key", Type: "string"}),
-			func() *Spec {
-				s := clusterSub("links", 2, Stale, "Returns a list of all TCP links to and from peer nodes in cluster", "7.0.0",
-					"O(N) where N is the total number of Cluster nodes")
-				s.Tips = nd
-				return s
-			}(),
+			nondet(clusterSub("links", 2, Stale, "Returns a list of all TCP links to and from peer nodes in cluster", "7.0.0",
+				"O(N) where N is the total number of Cluster nodes")),
 			func() *Spec {
 				s := clusterSub("meet", -4, adm, "Force a node cluster to handshake with another node", "3.0.0",
 					"O(1)",
@@ -84,19 +63,11 @@ func init() {
 			}(),
 			clusterSub("myid", 2, Stale, "Return the node id", "3.0.0",
 				"O(1)"),
-			func() *Spec {
-				s := clusterSub("nodes", 2, Stale, "Get Cluster config for the node", "3.0.0",
-					"O(N) where N is the total number of Cluster nodes")
-				s.Tips = nd
-				return s
-			}(),
-			func() *Spec {
-				s := clusterSub("replicas", 3, Admin|Stale, "List replica nodes of the specified master node", "5.0.0",
-					"O(1)",
-					Arg{Name: "node-id", Type: "string"})
-				s.Tips = nd
-				return s
-			}(),
+			nondet(clusterSub("nodes", 2, Stale, "Get Cluster config for the node", "3.0.0",
+				"O(N) where N is the total number of Cluster nodes")),
+			nondet(clusterSub("replicas", 3, Admin|Stale, "List replica nodes of the specified master node", "5.0.0",
+				"O(1)",
+				Arg{Name: "node-id", Type: "string"})),
 			clusterSub("replicate", 3, adm, "Reconfigure a node as a replica of the specified master node", "3.0.0",
 				"O(1)",
 				Arg{Name: "node-id", Type: "string"}),
@@ -112,17 +83,13 @@ func init() {
 				"O(1)",
 				Arg{Name: "slot", Type: "integer"},
 				Arg{Name: "subcommand", Type: "oneof", Args: []Arg{{Name: "node-id", Type: "string", Token: "IMPORTING"}, {Name: "node-id", Type: "string", Token: "MIGRATING"}, {Name: "node-id", Type: "string", Token: "NODE"}, {Name: "stable", Type: "pure-token", Token: "STABLE"}}}),
-			func() *Spec {
-				s := clusterSub("shards", 2, Stale, "Get array of cluster slots to node mappings", "7.0.0",
-					"O(N) where N is the total number of cluster nodes")
-				s.Tips = nd
-				return s
-			}(),
+			nondet(clusterSub("shards", 2, Stale, "Get array of cluster slots to node mappings", "7.0.0",
+				"O(N) where N is the total number of cluster nodes")),
 			func() *Spec {
 				s := clusterSub("slaves", 3, Admin|Stale, "List replica nodes of the specified master node", "3.0.0",
 					"O(1)",
 					Arg{Name: "node-id", Type: "string"})
-				s.Tips = nd
+				s.Tips = []string{"nondeterministic_output"}
 				s.DocFlags = DocDeprecated
 				s.DeprecatedSince = "5.0.0"
 				s.ReplacedBy = "`CLUSTER REPLICAS`"
@@ -131,7 +98,7 @@ func init() {
 			func() *Spec {
 				s := clusterSub("slots", 2, Stale, "Get array of Cluster slot to node mappings", "3.0.0",
 					"O(N) where N is the total number of Cluster nodes")
-				s.Tips = nd
+				s.Tips = []string{"nondeterministic_output"}
 				s.DocFlags = DocDeprecated
 				s.DeprecatedSince = "7.0.0"
 				s.ReplacedBy = "`CLUSTER SHARDS`"
@@ -139,6 +106,12 @@ func init() {
 				return s
 			}(),
 		}})
+}
+
+// nondet gives s the tip nondeterministic_output.
+func nondet(s *Spec) *Spec {
+	s.Tips = []string{"nondeterministic_output"}
+	return s
 }
 
 // clusterSub is a CLUSTER subcommand's row.
