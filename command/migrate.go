@@ -128,7 +128,8 @@ func parseMigrate(args [][]byte) (o migrateOpts, e string) {
 }
 
 // migrateGetKeys is Redis's migrateGetKeys: the key argument, or the keys
-// after KEYS.
+// after KEYS, none when the key argument is not empty then (the command
+// refuses that; COMMAND GETKEYS too).
 func migrateGetKeys(args [][]byte, dst []KeyRange) []KeyRange {
 	for j := 6; j < len(args); j++ {
 		switch {
@@ -136,8 +137,8 @@ func migrateGetKeys(args [][]byte, dst []KeyRange) []KeyRange {
 			j++
 		case kvIs(args[j], "auth2"):
 			j += 2
-		case kvIs(args[j], "keys") && len(args[3]) == 0:
-			if n := len(args) - j - 1; n > 0 {
+		case kvIs(args[j], "keys"):
+			if n := len(args) - j - 1; n > 0 && len(args[3]) == 0 {
 				dst = append(dst, KeyRange{Spec: 1, First: j + 1, Last: len(args) - 1, Step: 1, Count: n, Blocks: 1})
 			}
 			return dst

@@ -32,6 +32,9 @@ func TestStandaloneAgainstRedis(t *testing.T) {
 		{"ASKING"}, {"READONLY", "extra"},
 		{"CLUSTER", "INFO"}, {"CLUSTER", "HELP"}, {"CLUSTER", "SLOTS"}, {"CLUSTER", "KEYSLOT", "k"}, {"CLUSTER", "KEYSLOT"},
 		{"CLUSTER", "NOSUCH"}, {"CLUSTER"},
+		{"COMMAND", "GETKEYS", "MIGRATE", "h", "p", "", "0", "5", "AUTH2", "u", "keys", "KEYS", "a", "b"},
+		{"COMMAND", "GETKEYS", "MIGRATE", "h", "p", "k", "0", "5", "KEYS", "a"},
+		{"COMMAND", "GETKEYS", "MIGRATE", "h", "p", "k", "0", "5", "COPY"},
 		{"SET", "src", "value"}, {"RESTORE-ASKING", "dst", "0", "not a payload"},
 		{"INFO", "cluster"}, {"INFO", "modules"},
 	}
