@@ -172,7 +172,7 @@ func cmdHello(c *Ctx, args [][]byte) {
 	w.BulkString("server")
 	w.BulkString("redis")
 	w.BulkString("version")
-	w.BulkString("7.0.15")
+	w.BulkString(Version)
 	w.BulkString("proto")
 	w.Int(int64(proto))
 	w.BulkString("id")

@@ -38,8 +38,7 @@ func TestStandaloneAgainstRedis(t *testing.T) {
 		{"SET", "src", "value"}, {"RESTORE-ASKING", "dst", "0", "not a payload"},
 		{"INFO", "cluster"}, {"INFO", "modules"},
 	}
-	// Every command redis-server lists is here, but LOLWUT and SCRIPT
-	// DEBUG.
+	// Every command redis-server lists is here, but SCRIPT DEBUG.
 	lists := [2]map[string]bool{}
 	ref0 := startRedis(t, redisBin)
 	s0 := start(t)
@@ -50,7 +49,7 @@ func TestStandaloneAgainstRedis(t *testing.T) {
 		}
 	}
 	for n := range lists[1] {
-		if !lists[0][n] && n != "lolwut" && n != "script|debug" {
+		if !lists[0][n] && n != "script|debug" {
 			t.Errorf("COMMAND LIST lacks redis-server's %s", n)
 		}
 	}
@@ -283,6 +282,47 @@ func TestMigrateAgainstRedis(t *testing.T) {
 					waitSame(t, s.addr, replica.addr)
 				}
 			})
+		}
+	}
+}
+
+// TestLolwutAgainstRedis: LOLWUT's art, RESP2 and RESP3. Where Redis
+// draws no random dot (the version line; Schotter with at most two rows
+// of squares, which only turn from the third on; the limits on sizes) the
+// bytes are redis-server's; with random ones, the shape is (lines, the
+// dots of the first rows, the cells of each line, the credits).
+func TestLolwutAgainstRedis(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed (apt-get install redis-server):", err)
+	}
+	ref := startRedis(t, redisBin)
+	s := start(t)
+	for _, proto := range []int{2, 3} {
+		a, b := dialDiff(t, s.addr, proto), dialDiff(t, ref, proto)
+		for _, c := range [][]string{{"LOLWUT"}, {"LOLWUT", "VERSION"}, {"LOLWUT", "VERSION", "7"}, {"LOLWUT", "VERSION", "x"},
+			{"LOLWUT", "VERSION", "-1"}, {"LOLWUT", "VERSION", "5", "40", "5", "2"}, {"LOLWUT", "VERSION", "5", "1", "1", "1"},
+			{"LOLWUT", "VERSION", "5", "2000", "500", "-3"}, {"LOLWUT", "VERSION", "4.9"}, {"LOLWUT", "VERSION", "5", "x"},
+			{"LOLWUT", "VERSION", "6", "1", "x"}, {"LOLWUT", "10"}} {
+			if got, want := a.do(t, c)[0], b.do(t, c)[0]; string(got) != string(want) {
+				t.Errorf("RESP%d %q: radish %q, redis %q", proto, c, got, want)
+			}
+		}
+		for _, c := range [][]string{{"LOLWUT", "VERSION", "5"}, {"LOLWUT", "VERSION", "6"}, {"LOLWUT", "VERSION", "6", "30", "7"}} {
+			got := strings.Split(string(a.do(t, c)[0]), "\n")
+			want := strings.Split(string(b.do(t, c)[0]), "\n")
+			if len(got) != len(want) || got[len(got)-2] != want[len(want)-2] {
+				t.Errorf("RESP%d %q: %d lines ending %q, redis %d ending %q", proto, c, len(got), got[len(got)-2], len(want), want[len(want)-2])
+				continue
+			}
+			for i := range got[:len(got)-3] {
+				if c[2] == "5" && i < 7 && got[i] != want[i] {
+					t.Errorf("RESP%d %q: line %d %q, redis %q", proto, c, i, got[i], want[i])
+				}
+				if c[2] == "6" && i > 0 && strings.Count(got[i], " \x1b[0m") != strings.Count(want[i], " \x1b[0m") {
+					t.Errorf("RESP%d %q: line %d has %d cells, redis's %d", proto, c, i, strings.Count(got[i], " \x1b[0m"), strings.Count(want[i], " \x1b[0m"))
+				}
+			}
 		}
 	}
 }

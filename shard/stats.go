@@ -341,7 +341,7 @@ func (g *Group) Info(sections []string) string {
 			port = a[0][strings.LastIndexByte(a[0], ':')+1:]
 		}
 		exe, _ := os.Executable()
-		fmt.Fprintf(&b, "# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n"+
+		fmt.Fprintf(&b, "# Server\r\nredis_version:"+command.Version+"\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n"+
 			"redis_mode:standalone\r\nos:%s %s\r\narch_bits:64\r\nmultiplexing_api:%s\r\n"+
 			"go_version:%s\r\nprocess_id:%d\r\ntcp_port:%s\r\nserver_time_usec:%d\r\n"+
 			"uptime_in_seconds:%d\r\nuptime_in_days:%d\r\nhz:%d\r\nshards:%d\r\nexecutable:%s\r\n",
