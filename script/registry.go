@@ -59,3 +59,12 @@ func (g *Registry) Flush() {
 
 // Gen is the number of flushes so far.
 func (g *Registry) Gen() uint64 { return g.gen.Load() }
+
+// Counts returns how many scripts, FUNCTION libraries and functions the
+// Registry holds (INFO's number_of_cached_scripts, number_of_libraries,
+// number_of_functions).
+func (g *Registry) Counts() (scripts, libraries, functions int) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return len(g.bodies), len(g.libs), len(g.funcs)
+}

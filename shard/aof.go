@@ -388,7 +388,7 @@ func (g *Group) aofInfo(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "aof_enabled:%d\r\n", enabled)
 	g.rewriteInfo(b)
-	fmt.Fprintf(b, "aof_last_write_status:%s\r\naof_last_cow_size:0\r\n", status)
+	fmt.Fprintf(b, "aof_last_write_status:%s\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n", status)
 	if set == nil {
 		return
 	}

@@ -2,11 +2,17 @@ package shard
 
 import (
 	"bufio"
+	crand "crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // What INFO reports beyond the shards' counters: the instantaneous rates
@@ -112,23 +118,31 @@ func (g *Group) memoryInfo(b *strings.Builder) {
 	conf := g.conf.Snapshot()
 	maxmem, policy := conf.MemoryBudget(), conf.MaxMemoryPolicy
 	sys := systemMemory()
+	scripts, libraries, functions := g.scripts.Counts()
+	aofBuf := uint64(0)
+	if set := g.aofSet(); set != nil {
+		aofBuf = set.Pending()
+	}
 	fmt.Fprintf(b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_rss:%d\r\n"+
 		"used_memory_rss_human:%s\r\nused_memory_peak:%d\r\nused_memory_peak_human:%s\r\n"+
 		"used_memory_peak_perc:%.2f%%\r\nused_memory_overhead:%d\r\nused_memory_startup:%d\r\n"+
 		"used_memory_dataset:%d\r\nused_memory_dataset_perc:%.2f%%\r\n"+
 		"allocator_allocated:%d\r\nallocator_active:%d\r\nallocator_resident:%d\r\n"+
 		"total_system_memory:%d\r\ntotal_system_memory_human:%s\r\n"+
+		"number_of_cached_scripts:%d\r\nnumber_of_functions:%d\r\nnumber_of_libraries:%d\r\n"+
 		"maxmemory:%d\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"+
 		"allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%d\r\nallocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%d\r\n"+
-		"mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%d\r\nmem_allocator:slab\r\n"+
-		"lazyfree_pending_objects:%d\r\nlazyfreed_objects:%d\r\n",
+		"rss_overhead_ratio:1.00\r\nrss_overhead_bytes:0\r\n"+ // allocator_resident is the RSS here
+		"mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%d\r\nmem_cluster_links:0\r\nmem_aof_buffer:%d\r\n"+
+		"mem_allocator:slab\r\nactive_defrag_running:0\r\nlazyfree_pending_objects:%d\r\nlazyfreed_objects:%d\r\n",
 		mem, human(mem), rss, human(rss), peak, human(peak),
 		float64(mem)*100/float64(max(peak, 1)), overhead, startup,
 		dataset, float64(dataset)*100/float64(net),
 		mem, t.mapped, rss, sys, human(sys),
+		scripts, functions, libraries,
 		maxmem, human(maxmem), policy,
 		ratio(t.mapped, mem), t.mapped-mem, ratio(rss, t.mapped), rss-t.mapped,
-		ratio(rss, mem), rss-mem, t.lazyPending, t.lazyFreed)
+		ratio(rss, mem), rss-mem, aofBuf, t.lazyPending, t.lazyFreed)
 }
 
 // ratio is a/b, 0 when b is 0.
@@ -154,4 +168,35 @@ func systemMemory() int64 {
 		}
 	}
 	return 0
+}
+
+// newRunID is a new INFO run_id: 40 random hex digits, as Redis's.
+func newRunID() string {
+	var b [20]byte
+	crand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// buildID is INFO's redis_build_id: the first 16 hex digits of the commit
+// the binary was built from, "0" when the build does not say.
+func buildID() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 16 {
+				return s.Value[:16]
+			}
+		}
+	}
+	return "0"
+}
+
+// osName is INFO's os as Redis prints it: the kernel's name, release and
+// machine ("Linux 6.1.0 x86_64").
+func osName() string {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return runtime.GOOS + " " + runtime.GOARCH
+	}
+	return unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:]) + " " +
+		unix.ByteSliceToString(u.Machine[:])
 }

@@ -187,3 +187,10 @@ func (m *migrateConns) closeAll() {
 		m.timer = nil
 	}
 }
+
+// count is the number of connections kept (INFO's migrate_cached_sockets).
+func (m *migrateConns) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.conns)
+}

@@ -341,17 +341,22 @@ func (g *Group) Info(sections []string) string {
 			port = a[0][strings.LastIndexByte(a[0], ':')+1:]
 		}
 		exe, _ := os.Executable()
+		// Redis's fields in its order, then Radish's own (go_version,
+		// shards). gcc_version is what Redis says when no GCC built it.
 		fmt.Fprintf(&b, "# Server\r\nredis_version:"+command.Version+"\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n"+
-			"redis_mode:standalone\r\nos:%s %s\r\narch_bits:64\r\nmultiplexing_api:%s\r\n"+
-			"go_version:%s\r\nprocess_id:%d\r\ntcp_port:%s\r\nserver_time_usec:%d\r\n"+
-			"uptime_in_seconds:%d\r\nuptime_in_days:%d\r\nhz:%d\r\nshards:%d\r\nexecutable:%s\r\n",
-			runtime.GOOS, runtime.GOARCH, g.IOKind(), runtime.Version(), os.Getpid(), port,
-			now.UnixMicro(), uptime, uptime/86400, g.cfgHz(), len(g.shards), exe)
+			"redis_build_id:%s\r\nredis_mode:standalone\r\nos:%s\r\narch_bits:64\r\nmonotonic_clock:POSIX clock_gettime\r\n"+
+			"multiplexing_api:%s\r\natomicvar_api:go-sync-atomic\r\ngcc_version:0.0.0\r\nprocess_id:%d\r\n"+
+			"process_supervised:no\r\nrun_id:%s\r\ntcp_port:%s\r\nserver_time_usec:%d\r\n"+
+			"uptime_in_seconds:%d\r\nuptime_in_days:%d\r\nhz:%d\r\nconfigured_hz:%d\r\nlru_clock:%d\r\n"+
+			"executable:%s\r\nconfig_file:%s\r\nio_threads_active:0\r\ngo_version:%s\r\nshards:%d\r\n",
+			buildID(), osName(), g.IOKind(), os.Getpid(), g.runID, port,
+			now.UnixMicro(), uptime, uptime/86400, g.cfgHz(), g.cfgHz(), now.Unix()&(1<<24-1),
+			exe, g.conf.File(), runtime.Version(), len(g.shards))
 		g.shutdownInfo(&b)
 	}
 	if show("clients", true) {
 		sep()
-		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:%d\r\nblocked_clients:%d\r\ntracking_clients:%d\r\n",
+		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\ncluster_connections:0\r\nmaxclients:%d\r\nblocked_clients:%d\r\ntracking_clients:%d\r\n",
 			g.clients.Load(), g.conf.Snapshot().MaxClients, blocked, trkClients)
 	}
 	if show("memory", true) {
@@ -360,7 +365,9 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("persistence", true) {
 		sep()
-		fmt.Fprintf(&b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\n%s", g.persistenceInfo())
+		// No fork: nothing is copied on write, no child saves.
+		fmt.Fprintf(&b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"+
+			"current_cow_size_age:0\r\n%s", g.persistenceInfo())
 		g.aofInfo(&b)
 	}
 	if show("stats", true) {
@@ -370,13 +377,17 @@ func (g *Group) Info(sections []string) string {
 			"instantaneous_ops_per_sec:%d\r\ntotal_net_input_bytes:%d\r\ntotal_net_output_bytes:%d\r\n"+
 			"instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\n"+
 			"rejected_connections:%d\r\nsync_full:%d\r\nsync_partial_ok:%d\r\nsync_partial_err:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nevicted_keys:%d\r\n"+
-			"keyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
-			"pubsubshard_channels:%d\r\n"+
+			"evicted_clients:0\r\nkeyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
+			"pubsubshard_channels:%d\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:%d\r\nslave_expires_tracked_keys:0\r\n"+
+			"active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\n"+
+			"total_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\n"+
 			"tracking_total_keys:%d\r\ntracking_total_items:%d\r\ntracking_total_prefixes:%d\r\n"+
-			"unexpected_error_replies:0\r\ntotal_error_replies:%d\r\ncross_shard_hops:%d\r\ncross_shard_txns:%d\r\nmigrated_connections:%d\r\n",
+			"unexpected_error_replies:0\r\ntotal_error_replies:%d\r\ndump_payload_sanitizations:0\r\n"+
+			"io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"+
+			"cross_shard_hops:%d\r\ncross_shard_txns:%d\r\nmigrated_connections:%d\r\n",
 			conns, cmds, int64(r.instantaneous(0)), netIn, netOut, r.instantaneous(1)/1024, r.instantaneous(2)/1024,
 			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, evicted, hits, misses, channels, patterns, shardChannels,
-			trkKeys, trkItems, trkPrefixes, errReplies, hops, txns, migrated)
+			g.migrates.count(), trkKeys, trkItems, trkPrefixes, errReplies, hops, txns, migrated)
 	}
 	if show("replication", true) {
 		sep()
@@ -384,10 +395,11 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("cpu", true) {
 		sep()
-		var ru syscall.Rusage
+		var ru, ch syscall.Rusage
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		fmt.Fprintf(&b, "# CPU\r\nused_cpu_sys:%.6f\r\nused_cpu_user:%.6f\r\n",
-			tvSec(ru.Stime), tvSec(ru.Utime))
+		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ch)
+		fmt.Fprintf(&b, "# CPU\r\nused_cpu_sys:%.6f\r\nused_cpu_user:%.6f\r\nused_cpu_sys_children:%.6f\r\nused_cpu_user_children:%.6f\r\n",
+			tvSec(ru.Stime), tvSec(ru.Utime), tvSec(ch.Stime), tvSec(ch.Utime))
 	}
 	if show("modules", true) {
 		sep()
