@@ -15,6 +15,7 @@ func init() {
 		"O(N). Where N is the number of rules provided.", []Arg{
 			{Name: "username", Type: "string"},
 			{Name: "rule", Type: "string", Flags: ArgOptional | ArgMultiple}})
+	setuser.Redact = redactFrom(2)
 	setuser.History = [][2]string{{"6.2.0", "Added Pub/Sub channel patterns."},
 		{"7.0.0", "Added selectors and key based permissions."}}
 	getuser := sub("getuser", 3, admin, "6.0.0", "Get the rules for a specific ACL user",

@@ -169,6 +169,9 @@ type Spec struct {
 	// gives the flags its key has with these arguments (Redis's getkeys
 	// procedure: SET without GET only overwrites). See Spec.KeyFlagsOf.
 	KeyFlags func(args [][]byte) KeyFlag
+	// Redact, when set, appends to dst the arguments MONITOR and SLOWLOG
+	// show as "(redacted)" (redact.go).
+	Redact func(args [][]byte, dst []int) []int
 	// Protected names the command whose enable-<name>-command setting
 	// decides who may run the row ("debug": DEBUG; "module": MODULE LOAD
 	// ...), as Redis's PROTECTED flag, which COMMAND does not print; ""

@@ -30,6 +30,7 @@ func init() {
 			{Flags: KeyRW | KeyAccess | KeyDelete | KeyIncomplete, Keyword: "KEYS", KeywordFrom: -2, LastKey: -1, Step: 1},
 		},
 		GetKeys:   migrateGetKeys,
+		Redact:    redactMigrate,
 		Handler:   cmdMigrate,
 		Propagate: propMigrate,
 		Summary:   "Atomically transfer a key from a Redis instance to another one.",

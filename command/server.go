@@ -31,8 +31,12 @@ func init() {
 			Since: "2.0.0", Group: "server", Complexity: "Depends on subcommand.",
 			Sub: []*Spec{
 				configSub("get", -3, cmdConfigGet, "Get the values of configuration parameters", nil),
-				configSub("set", -4, cmdConfigSet, "Set configuration parameters to the given values",
-					[]string{"request_policy:all_nodes", "response_policy:all_succeeded"}),
+				func() *Spec {
+					s := configSub("set", -4, cmdConfigSet, "Set configuration parameters to the given values",
+						[]string{"request_policy:all_nodes", "response_policy:all_succeeded"})
+					s.Redact = redactConfigSet
+					return s
+				}(),
 				configSub("resetstat", 2, cmdConfigResetStat, "Reset the stats returned by INFO", nil),
 				configSub("rewrite", 2, cmdConfigRewrite, "Overwrite the configuration file", nil),
 				{Name: "config|help", Arity: 2, Flags: Loading | Stale, Handler: cmdConfigHelp,

@@ -77,7 +77,8 @@ func (s *Shard) feedMonitors(db int, cl *command.Client, spec *command.Spec, arg
 	if s.mon.lua {
 		addr = "lua"
 	}
-	s.monitorLine(db, addr, args)
+	s.monitorLine(db, addr, command.Redacted(spec, args, &s.redactBuf))
+	clear(s.redactBuf) // no reference to the command's bytes stays
 }
 
 // monitorLine appends one line as Redis's replicationFeedMonitors writes

@@ -38,6 +38,9 @@ type Shard struct {
 	// numbers them.
 	pipes   []*pipe
 	pipeSeq uint32
+	// redactBuf is where MONITOR's and SLOWLOG's copy of a command with
+	// passwords hidden is made (command.Redacted).
+	redactBuf [][]byte
 	// flows are the replication flows' connections on this loop, which
 	// are no clients (flowstream.go).
 	flows map[ioloop.ConnID]*flowStream

@@ -92,7 +92,9 @@ func (s *Shard) logSlow(cl *command.Client, spec *command.Spec, args [][]byte, d
 	if spec.Flags&command.SkipSlowlog != 0 {
 		return
 	}
-	e := command.SlowEntry{Time: s.group.clock().Unix(), Micros: d.Microseconds(), Args: slowArgs(args)}
+	e := command.SlowEntry{Time: s.group.clock().Unix(), Micros: d.Microseconds(),
+		Args: slowArgs(command.Redacted(spec, args, &s.redactBuf))}
+	clear(s.redactBuf)
 	if cl != nil {
 		s.addSlow(e, cl)
 		return
