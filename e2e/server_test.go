@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,6 +78,20 @@ func TestInfoAndConfig(t *testing.T) {
 		"# CPU\r\n", "used_cpu_user:", "# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl="} {
 		if !strings.Contains(info, want) {
 			t.Errorf("INFO lacks %q", want)
+		}
+	}
+	// avg_ttl: the active expiry's estimate of the hour b has left.
+	re := regexp.MustCompile(`db0:keys=2,expires=1,avg_ttl=(\d+)`)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		m := re.FindStringSubmatch(c.Info(ctx, "keyspace").Val())
+		if m != nil && m[1] != "0" {
+			if v, _ := strconv.Atoi(m[1]); v > 3600_000 || v < 3500_000 {
+				t.Errorf("avg_ttl %d, want about an hour", v)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("avg_ttl still 0 after 5s: %q", m)
 		}
 	}
 	if strings.Contains(info, "# Commandstats") {

@@ -397,6 +397,10 @@ type contents struct {
 	keys    int
 	expires int
 	cursors *cursorTable // allocated by the first Scan that returns a cursor
+	// avgTTL is INFO's avg_ttl (ms), Redis's estimate from the active
+	// expiry's samples (ActiveExpireCycle); ttlSum and ttlN are the
+	// current cycle's live samples that carry a TTL.
+	avgTTL, ttlSum, ttlN int64
 }
 
 func (db *DB) heapBytes() int64 {
@@ -416,3 +420,8 @@ func (db *DB) Len() int { return db.keys }
 
 // ExpiresLen returns the number of keys that carry a TTL.
 func (db *DB) ExpiresLen() int { return db.expires }
+
+// AvgTTL is the estimate of the TTL left to this database's keys that
+// carry one, in milliseconds, as Redis's avg_ttl: a running average of the
+// active expiry's samples (0 before any, and when no key carries a TTL).
+func (db *DB) AvgTTL() int64 { return db.avgTTL }

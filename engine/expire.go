@@ -170,6 +170,20 @@ func (s *Store) ActiveExpireCycle(now int64, effort, work int) (sampled, expired
 		}
 	}
 	x.expiredByCycles += int64(expired)
+	for _, db := range s.dbs {
+		// Redis's running average: each cycle's samples weigh 1/50.
+		switch {
+		case db.expires == 0:
+			db.avgTTL = 0
+		case db.ttlN > 0:
+			avg := db.ttlSum / db.ttlN
+			if db.avgTTL == 0 {
+				db.avgTTL = avg
+			}
+			db.avgTTL = db.avgTTL/50*49 + avg/50
+		}
+		db.ttlSum, db.ttlN = 0, 0
+	}
 	if tSampled > 0 {
 		cur := float64(tExpired) * 100 / float64(tSampled)
 		x.stalePerc = cur*0.05 + x.stalePerc*0.95

@@ -325,3 +325,31 @@ func TestCountReads(t *testing.T) {
 		t.Fatalf("after ResetStats: %+v", st)
 	}
 }
+
+// TestAvgTTL: the active expiry's samples give each database Redis's
+// avg_ttl, the TTL its keys have left; 0 in a database whose keys carry
+// none, and after a flush.
+func TestAvgTTL(t *testing.T) {
+	s := NewStore(3)
+	for i := range 200 {
+		k := []byte(strconv.Itoa(i))
+		s.DB(0).SetString(k, k, 100_000, false)
+		s.DB(1).SetString(k, k, 0, false)
+	}
+	if s.DB(0).AvgTTL() != 0 {
+		t.Fatalf("avg_ttl %d before any cycle", s.DB(0).AvgTTL())
+	}
+	for now := int64(40_000); now < 40_010; now++ {
+		s.ActiveExpireCycle(now, 1, 1000)
+	}
+	if got := s.DB(0).AvgTTL(); got < 59_900 || got > 60_000 {
+		t.Errorf("avg_ttl %d, want about 60000", got)
+	}
+	if got := s.DB(1).AvgTTL(); got != 0 {
+		t.Errorf("avg_ttl of keys with no TTL: %d", got)
+	}
+	s.DB(0).Flush()
+	if got := s.DB(0).AvgTTL(); got != 0 {
+		t.Errorf("avg_ttl after FLUSHDB: %d", got)
+	}
+}

@@ -142,7 +142,7 @@ func (db *DB) RandomKey(now int64) ([]byte, bool) {
 		if !ok {
 			break
 		}
-		k, live, mine := db.checkSample(h, now)
+		k, _, live, mine := db.checkSample(h, now)
 		if mine && live {
 			return k, true
 		}
@@ -164,18 +164,18 @@ func (db *DB) RandomKey(now int64) ([]byte, bool) {
 	return out, out != nil
 }
 
-// checkSample reports whether leaf h belongs to db, and whether it is live;
-// an expired leaf of db is deleted.
-func (db *DB) checkSample(h slab.Handle, now int64) (key []byte, live, mine bool) {
+// checkSample reports whether leaf h belongs to db, and whether it is
+// live, with its expiry time (0: none); an expired leaf of db is deleted.
+func (db *DB) checkSample(h slab.Handle, now int64) (key []byte, exp int64, live, mine bool) {
 	l := db.readLeaf(h)
 	if _, lh := db.lookup(l.key); lh != h {
-		return nil, false, false
+		return nil, 0, false, false
 	}
 	if l.expired(now) {
 		db.expireKey(l.key)
-		return nil, false, true
+		return nil, 0, false, true
 	}
-	return l.key, true, true
+	return l.key, l.expireAt(), true, true
 }
 
 // pickLeaf returns a random leaf (of any database), or with ttl a random
@@ -263,9 +263,12 @@ func (s *Store) ActiveExpire(now int64, samples int) (sampled, expired int) {
 			if db.expires == 0 {
 				continue
 			}
-			if _, live, mine := db.checkSample(h, now); mine {
+			if _, exp, live, mine := db.checkSample(h, now); mine {
 				if !live {
 					expired++
+				} else if exp > now {
+					db.ttlSum += exp - now
+					db.ttlN++
 				}
 				break
 			}

@@ -140,5 +140,6 @@ func (resetStats) handle(s *Shard, _ msgKind) {
 		st.lat[i].reset()
 	}
 	s.store.ResetStats()
+	st.pub.expireNs.Store(0)
 	st.netInBase, st.netOutBase = s.drv.Traffic()
 }

@@ -197,6 +197,7 @@ func newShard(g *Group, id int) *Shard {
 	s.stats.pub.refused = make([]atomic.Int64, len(command.Rows()))
 	s.stats.pub.keys = make([]atomic.Int64, g.opts.Databases)
 	s.stats.pub.expires = make([]atomic.Int64, g.opts.Databases)
+	s.stats.pub.avgTTL = make([]atomic.Int64, g.opts.Databases)
 	s.warmKeys = make([][]byte, 0, engine.PrefetchMax)
 	s.warmZ = make([]warmZ, 0, engine.PrefetchMax)
 	s.warmScores = make([]float64, 0, engine.PrefetchMax)
@@ -449,15 +450,27 @@ func (s *Shard) fastCycles() {
 		}
 		end := clock()
 		s.expireAt = end.Add(end.Sub(start))
-		s.expireLatency(end.Sub(start))
+		s.expired(end.Sub(start))
 	case s.store.ExpireCapped():
 		s.stats.touched = true
 		s.store.ActiveExpireCycle(s.now, e, slice)
 		end := clock()
 		s.expireAt = end.Add(2 * end.Sub(start))
-		s.expireLatency(end.Sub(start))
+		s.expired(end.Sub(start))
 	}
 	s.evict()
+}
+
+// expired files an active expiry slice that took d: as a latency event,
+// in INFO's expire_cycle_cpu_milliseconds, and the databases' avg_ttl
+// its samples moved.
+func (s *Shard) expired(d time.Duration) {
+	s.expireLatency(d)
+	p := &s.stats.pub
+	p.expireNs.Add(int64(d))
+	for i := range p.avgTTL {
+		setInt(&p.avgTTL[i], s.store.DB(i).AvgTTL())
+	}
 }
 
 // evict frees memory toward the budget in one bounded step; a replica

@@ -83,6 +83,7 @@ type published struct {
 	// owned here that have subscribers.
 	channels, patterns, shardChannels atomic.Int64
 	stalePerc                         atomic.Uint64 // float64 bits
+	timeCap                           atomic.Int64  // active expiry cycles that hit their time limit
 	usedMemory                        atomic.Int64
 	lazyPending                       atomic.Int64 // values and trees the engine frees in slices
 	lazyFreed                         atomic.Int64
@@ -90,6 +91,8 @@ type published struct {
 	dirty                             atomic.Uint64  // changes since start (the mutation path's count)
 	keys                              []atomic.Int64 // per database
 	expires                           []atomic.Int64
+	avgTTL                            []atomic.Int64 // ms, the store's estimate (engine.DB.AvgTTL)
+	expireNs                          atomic.Int64   // time in active expiry slices
 	calls                             []atomic.Int64 // per command row (Spec.ID)
 	failed                            []atomic.Int64
 	refused                           []atomic.Int64
@@ -207,6 +210,7 @@ func (s *Shard) publishStats() {
 	setInt(&p.patterns, int64(s.ps.reg.Len(pubsub.Pattern)))
 	setInt(&p.shardChannels, int64(s.ps.owned.Len()))
 	setUint(&p.stalePerc, math.Float64bits(es.ExpiredStalePerc))
+	setInt(&p.timeCap, es.ExpiredTimeCapReached)
 	setInt(&p.slabMapped, s.store.SlabMapped())
 	setInt(&p.lazyPending, int64(s.store.LazyPending()))
 	setInt(&p.lazyFreed, s.store.LazyFreed())
@@ -274,9 +278,11 @@ func (g *Group) Info(sections []string) string {
 	var cmds, conns, rejected, blocked, expired, evicted, hops, txns, migrated int64
 	var hits, misses, netIn, netOut, channels, patterns, shardChannels int64
 	var stale float64
+	var timeCap, expireNs int64
 	dbs := g.opts.Databases
 	keys := make([]int64, dbs)
 	expires := make([]int64, dbs)
+	ttlSum := make([]float64, dbs) // avg_ttl times expires, over the shards
 	calls := map[string]int64{}
 	failed := map[string]int64{}
 	refused := map[string]int64{}
@@ -307,9 +313,13 @@ func (g *Group) Info(sections []string) string {
 		expired += p.expired.Load()
 		evicted += p.evicted.Load()
 		stale += math.Float64frombits(p.stalePerc.Load()) / float64(len(g.shards))
+		timeCap += p.timeCap.Load()
+		expireNs += p.expireNs.Load()
 		for i := range dbs {
 			keys[i] += p.keys[i].Load()
-			expires[i] += p.expires[i].Load()
+			e := p.expires[i].Load()
+			expires[i] += e
+			ttlSum[i] += float64(p.avgTTL[i].Load()) * float64(e)
 		}
 		rows := command.Rows()
 		for id := range p.calls {
@@ -376,7 +386,7 @@ func (g *Group) Info(sections []string) string {
 		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\n"+
 			"instantaneous_ops_per_sec:%d\r\ntotal_net_input_bytes:%d\r\ntotal_net_output_bytes:%d\r\n"+
 			"instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\n"+
-			"rejected_connections:%d\r\nsync_full:%d\r\nsync_partial_ok:%d\r\nsync_partial_err:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nevicted_keys:%d\r\n"+
+			"rejected_connections:%d\r\nsync_full:%d\r\nsync_partial_ok:%d\r\nsync_partial_err:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nexpired_time_cap_reached_count:%d\r\nexpire_cycle_cpu_milliseconds:%d\r\nevicted_keys:%d\r\n"+
 			"evicted_clients:0\r\nkeyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
 			"pubsubshard_channels:%d\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:%d\r\nslave_expires_tracked_keys:0\r\n"+
 			"active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\n"+
@@ -386,7 +396,7 @@ func (g *Group) Info(sections []string) string {
 			"io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"+
 			"cross_shard_hops:%d\r\ncross_shard_txns:%d\r\nmigrated_connections:%d\r\n",
 			conns, cmds, int64(r.instantaneous(0)), netIn, netOut, r.instantaneous(1)/1024, r.instantaneous(2)/1024,
-			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, evicted, hits, misses, channels, patterns, shardChannels,
+			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, timeCap, expireNs/1e6, evicted, hits, misses, channels, patterns, shardChannels,
 			g.migrates.count(), trkKeys, trkItems, trkPrefixes, errReplies, hops, txns, migrated)
 	}
 	if show("replication", true) {
@@ -461,7 +471,11 @@ func (g *Group) Info(sections []string) string {
 		b.WriteString("# Keyspace\r\n")
 		for i := range dbs {
 			if keys[i] > 0 {
-				fmt.Fprintf(&b, "db%d:keys=%d,expires=%d,avg_ttl=0\r\n", i, keys[i], expires[i])
+				avg := int64(0)
+				if expires[i] > 0 {
+					avg = int64(ttlSum[i] / float64(expires[i]))
+				}
+				fmt.Fprintf(&b, "db%d:keys=%d,expires=%d,avg_ttl=%d\r\n", i, keys[i], expires[i], avg)
 			}
 		}
 	}
