@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/radish-kv/radish/internal/workload"
+	"github.com/radish-kv/radish/net/resp"
 )
 
 // TestStandaloneAgainstRedis: what a client asks to learn what kind of
@@ -56,13 +58,12 @@ func TestStandaloneAgainstRedis(t *testing.T) {
 	// INFO everything has every field of redis-server's but those Radish
 	// does not measure (yet), named here.
 	absent := map[string]bool{}
-	for _, f := range strings.Fields(`client_recent_max_input_buffer client_recent_max_output_buffer clients_in_timeout_table
+	for _, f := range strings.Fields(`client_recent_max_input_buffer client_recent_max_output_buffer
 		current_eviction_exceeded_time current_fork_perc current_save_keys_processed current_save_keys_total
 		instantaneous_input_repl_kbps
 		instantaneous_output_repl_kbps mem_clients_normal mem_clients_slaves mem_not_counted_for_evict
 		mem_replication_backlog mem_total_replication_buffers reply_buffer_expands reply_buffer_shrinks
-		total_eviction_exceeded_time total_net_repl_input_bytes total_net_repl_output_bytes total_reads_processed
-		total_writes_processed used_cpu_sys_main_thread used_cpu_user_main_thread used_memory_functions
+		total_eviction_exceeded_time total_net_repl_input_bytes total_net_repl_output_bytes used_cpu_sys_main_thread used_cpu_user_main_thread used_memory_functions
 		used_memory_lua used_memory_lua_human used_memory_scripts used_memory_scripts_eval used_memory_scripts_human
 		used_memory_vm_eval used_memory_vm_functions used_memory_vm_total used_memory_vm_total_human`) {
 		absent[f] = true
@@ -80,6 +81,29 @@ func TestStandaloneAgainstRedis(t *testing.T) {
 	for f := range fields[1] {
 		if !fields[0][f] && !absent[f] {
 			t.Errorf("INFO lacks redis-server's %s", f)
+		}
+	}
+	// Blocked clients: with a timeout, in the timeout table; without, not.
+	for _, addr := range []string{s0.addr, ref0} {
+		for _, timeout := range []string{"100", "0"} {
+			b := dialDiff(t, addr, 2)
+			w := resp.Writer{}
+			w.Array(3)
+			w.BulkString("BLPOP")
+			w.BulkString("nosuch" + timeout)
+			w.BulkString(timeout)
+			b.c.Write(w.B)
+		}
+	}
+	clientsLine := regexp.MustCompile(`(blocked_clients|clients_in_timeout_table):\d+`)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got := clientsLine.FindAllString(rcli(t, s0.addr, "INFO", "clients"), -1)
+		want := clientsLine.FindAllString(rcli(t, ref0, "INFO", "clients"), -1)
+		if reflect.DeepEqual(got, want) && reflect.DeepEqual(want, []string{"blocked_clients:2", "clients_in_timeout_table:1"}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("INFO clients: radish %q, redis %q", got, want)
 		}
 	}
 	for _, modules := range []string{"no", "yes"} {

@@ -518,13 +518,17 @@ func (s *Shard) expireBlocked() {
 
 // nextDeadline is the earliest deadline of a blocked client, or 0.
 func (s *Shard) nextDeadline() int64 {
+	s.stats.timeouts = 0
 	if s.stats.blocked == 0 {
 		return 0
 	}
 	var d int64
 	for _, c := range s.conns {
-		if b := c.blocked; b != nil && b.w.Deadline > 0 && (d == 0 || b.w.Deadline < d) {
-			d = b.w.Deadline
+		if b := c.blocked; b != nil && b.w.Deadline > 0 {
+			s.stats.timeouts++
+			if d == 0 || b.w.Deadline < d {
+				d = b.w.Deadline
+			}
 		}
 	}
 	return d

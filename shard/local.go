@@ -141,5 +141,5 @@ func (resetStats) handle(s *Shard, _ msgKind) {
 	}
 	s.store.ResetStats()
 	st.pub.expireNs.Store(0)
-	st.netInBase, st.netOutBase = s.drv.Traffic()
+	st.trafficBase = s.drv.Traffic()
 }

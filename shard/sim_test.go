@@ -506,7 +506,7 @@ func (d *simDriver) Waiting() bool                            { return len(d.ope
 func (d *simDriver) WakeOther(other ioloop.Driver)            { other.Wake() }
 func (d *simDriver) Shutdown() error                          { return nil }
 func (d *simDriver) Kind() string                             { return "sim" }
-func (d *simDriver) Traffic() (in, out int64)                 { return 0, 0 }
+func (d *simDriver) Traffic() ioloop.Traffic                  { return ioloop.Traffic{} }
 func (d *simDriver) Addrs(ioloop.ConnID) (string, string)     { return "127.0.0.1:1", "127.0.0.1:6379" }
 func (d *simDriver) From(ioloop.ConnID) int                   { return -1 }
 func (d *simDriver) Buffers(ioloop.ConnID) ioloop.Buffers     { return ioloop.Buffers{Fd: -1} }

@@ -14,6 +14,7 @@ import (
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/metrics"
+	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/pubsub"
 )
 
@@ -39,9 +40,11 @@ type shardStats struct {
 	// the timed calls' durations per row (latency.go).
 	untimed int
 	lat     []latency
-	// netInBase and netOutBase are the driver's traffic at the last
-	// CONFIG RESETSTAT.
-	netInBase, netOutBase int64
+	// timeouts counts the blocked clients with a deadline (INFO's
+	// clients_in_timeout_table), as nextDeadline last saw them.
+	timeouts int64
+	// trafficBase is the driver's traffic at the last CONFIG RESETSTAT.
+	trafficBase ioloop.Traffic
 	// storeAt is what the store looked like when its memory and key counts
 	// were last published (publishStats).
 	storeAt storeMark
@@ -79,6 +82,9 @@ type published struct {
 	misses      atomic.Int64
 	netIn       atomic.Int64 // bytes received from and sent to clients (the driver's Traffic)
 	netOut      atomic.Int64
+	timeouts    atomic.Int64
+	reads       atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
+	writes      atomic.Int64
 	// channels and patterns with subscribers here, sharded channels
 	// owned here that have subscribers.
 	channels, patterns, shardChannels atomic.Int64
@@ -180,11 +186,14 @@ func (s *Shard) publishStats() {
 	st := &s.stats
 	p := &st.pub
 	if s.drv != nil {
-		in, out := s.drv.Traffic()
-		setInt(&p.netIn, in-st.netInBase)
-		setInt(&p.netOut, out-st.netOutBase)
+		tr := s.drv.Traffic()
+		setInt(&p.netIn, tr.In-st.trafficBase.In)
+		setInt(&p.netOut, tr.Out-st.trafficBase.Out)
+		setInt(&p.reads, tr.Reads-st.trafficBase.Reads)
+		setInt(&p.writes, tr.Writes-st.trafficBase.Writes)
 	}
 	setInt(&p.hops, st.hops)
+	setInt(&p.timeouts, st.timeouts)
 	at := statMark{st.commands, st.connections, st.rejected, st.txns, st.migrated,
 		st.blocked, s.mut.dirty, s.now}
 	if !st.touched && at == st.at && len(st.dirty) == 0 && !st.errsMoved {
@@ -276,7 +285,7 @@ func (g *Group) Info(sections []string) string {
 		}
 	}
 	var cmds, conns, rejected, blocked, expired, evicted, hops, txns, migrated int64
-	var hits, misses, netIn, netOut, channels, patterns, shardChannels int64
+	var hits, misses, netIn, netOut, reads, writes, channels, patterns, shardChannels int64
 	var stale float64
 	var timeCap, expireNs int64
 	dbs := g.opts.Databases
@@ -288,7 +297,7 @@ func (g *Group) Info(sections []string) string {
 	refused := map[string]int64{}
 	errs := map[string]int64{}
 	lat := map[string]metrics.Histogram{}
-	var errReplies, trkClients, trkKeys, trkItems, trkPrefixes int64
+	var errReplies, trkClients, trkKeys, trkItems, trkPrefixes, timeouts int64
 	for _, s := range g.shards {
 		p := &s.stats.pub
 		trkClients += p.trkClients.Load()
@@ -305,6 +314,9 @@ func (g *Group) Info(sections []string) string {
 		hits += p.hits.Load()
 		misses += p.misses.Load()
 		netIn += p.netIn.Load()
+		reads += p.reads.Load()
+		timeouts += p.timeouts.Load()
+		writes += p.writes.Load()
 		netOut += p.netOut.Load()
 		channels += p.channels.Load()
 		patterns += p.patterns.Load()
@@ -366,8 +378,9 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("clients", true) {
 		sep()
-		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\ncluster_connections:0\r\nmaxclients:%d\r\nblocked_clients:%d\r\ntracking_clients:%d\r\n",
-			g.clients.Load(), g.conf.Snapshot().MaxClients, blocked, trkClients)
+		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\ncluster_connections:0\r\nmaxclients:%d\r\nblocked_clients:%d\r\n"+
+			"tracking_clients:%d\r\nclients_in_timeout_table:%d\r\n",
+			g.clients.Load(), g.conf.Snapshot().MaxClients, blocked, trkClients, timeouts)
 	}
 	if show("memory", true) {
 		sep()
@@ -393,11 +406,12 @@ func (g *Group) Info(sections []string) string {
 			"total_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\n"+
 			"tracking_total_keys:%d\r\ntracking_total_items:%d\r\ntracking_total_prefixes:%d\r\n"+
 			"unexpected_error_replies:0\r\ntotal_error_replies:%d\r\ndump_payload_sanitizations:0\r\n"+
+			"total_reads_processed:%d\r\ntotal_writes_processed:%d\r\n"+
 			"io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"+
 			"cross_shard_hops:%d\r\ncross_shard_txns:%d\r\nmigrated_connections:%d\r\n",
 			conns, cmds, int64(r.instantaneous(0)), netIn, netOut, r.instantaneous(1)/1024, r.instantaneous(2)/1024,
 			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, timeCap, expireNs/1e6, evicted, hits, misses, channels, patterns, shardChannels,
-			g.migrates.count(), trkKeys, trkItems, trkPrefixes, errReplies, hops, txns, migrated)
+			g.migrates.count(), trkKeys, trkItems, trkPrefixes, errReplies, reads, writes, hops, txns, migrated)
 	}
 	if show("replication", true) {
 		sep()

@@ -54,8 +54,7 @@ type Epoll struct {
 	inPoll     bool
 	closed     bool
 	dispatched int
-	netIn      int64 // bytes received, for Traffic
-	netOut     int64 // bytes sent
+	traffic    Traffic // what moved (Traffic)
 	discard    []byte
 	pool       bufPool
 
@@ -99,7 +98,7 @@ func NewEpoll(opts Options) (Driver, error) {
 func (d *Epoll) Kind() string { return "epoll" }
 
 // Traffic implements Driver.
-func (d *Epoll) Traffic() (in, out int64) { return d.netIn, d.netOut }
+func (d *Epoll) Traffic() Traffic { return d.traffic }
 
 func (d *Epoll) conn(c ConnID) *econn {
 	s := c.slot()
@@ -367,7 +366,8 @@ func (d *Epoll) service(slot uint32, c *econn) {
 		n, err := unix.Write(c.fd, c.out[c.sendOff:])
 		if n > 0 {
 			c.sendOff += n
-			d.netOut += int64(n)
+			d.traffic.Out += int64(n)
+			d.traffic.Writes++
 			continue
 		}
 		switch err {
@@ -416,7 +416,8 @@ func (d *Epoll) readConn(slot uint32, c *econn, hup bool) {
 		n, err := unix.Read(c.fd, b)
 		if n > 0 {
 			c.in.wr += n
-			d.netIn += int64(n)
+			d.traffic.In += int64(n)
+			d.traffic.Reads++
 			got = true
 			if n < len(b) && !hup {
 				break

@@ -141,10 +141,9 @@ type Driver interface {
 	Shutdown() error
 	// Kind returns "io_uring" or "epoll".
 	Kind() string
-	// Traffic returns the bytes received from and sent to every
-	// connection since the driver started (INFO's total_net_*_bytes).
-	// Call it on the loop goroutine.
-	Traffic() (in, out int64)
+	// Traffic returns what moved through every connection since the
+	// driver started. Call it on the loop goroutine.
+	Traffic() Traffic
 	// From returns the listening socket (the fd given to Listen) that
 	// accepted c; -1 for an adopted connection or a stale c.
 	From(c ConnID) int
@@ -154,6 +153,13 @@ type Driver interface {
 	// Buffers reports c's socket and buffers as CLIENT LIST shows them;
 	// Fd -1 and zeros for a stale c. Call it on the loop goroutine.
 	Buffers(c ConnID) Buffers
+}
+
+// Traffic is what a driver moved: the bytes received and sent (INFO's
+// total_net_input_bytes and total_net_output_bytes), and the receives and
+// sends that moved them (total_reads_processed, total_writes_processed).
+type Traffic struct {
+	In, Out, Reads, Writes int64
 }
 
 // Buffers is what a driver holds for one connection: its socket's

@@ -89,9 +89,8 @@ type Uring struct {
 	inPoll     bool
 	closed     bool
 	dispatched int
-	netIn      int64 // bytes received, for Traffic
-	netOut     int64 // bytes sent
-	adopted    []int // sockets handed over by Adopt, opened at the next Poll
+	traffic    Traffic // what moved (Traffic)
+	adopted    []int   // sockets handed over by Adopt, opened at the next Poll
 	multishot  bool
 	inflight   int // requests in flight that reference memory (recv, send, wake read)
 	// peers are the rings WakeOther sent MSG_RINGs to, indexed by the
@@ -154,7 +153,7 @@ func NewUring(opts Options) (Driver, error) {
 func (d *Uring) Kind() string { return "io_uring" }
 
 // Traffic implements Driver.
-func (d *Uring) Traffic() (in, out int64) { return d.netIn, d.netOut }
+func (d *Uring) Traffic() Traffic { return d.traffic }
 
 // SetupFlags names the setup flags the kernel accepted, e.g.
 // "SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG|SUBMIT_ALL".
@@ -750,7 +749,8 @@ func (d *Uring) recvDone(slot uint32, c *uconn, res int32) {
 	switch {
 	case res > 0:
 		c.in.wr += int(res)
-		d.netIn += int64(res)
+		d.traffic.In += int64(res)
+		d.traffic.Reads++
 		d.markDirty(slot, c) // re-arm in the next turn
 		if !c.closeReq && c.release == nil {
 			d.dispatched++
@@ -787,7 +787,8 @@ func (d *Uring) sendDone(slot uint32, c *uconn, res int32) {
 	}
 	i := c.cur ^ 1
 	c.sendOff += int(res)
-	d.netOut += int64(res)
+	d.traffic.Out += int64(res)
+	d.traffic.Writes++
 	if c.sendOff >= len(c.out[i]) {
 		c.sending, c.sendOff = false, 0
 		c.out[i] = c.out[i][:0]
