@@ -856,6 +856,18 @@ func writeReplicas(b *strings.Builder, rs []*replica) {
 	}
 }
 
+// backlogBytes is the memory the replication backlog holds (0 before
+// the first replica or once freed).
+func (g *Group) backlogBytes() int64 {
+	p := &g.prim
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.started || p.freed {
+		return 0
+	}
+	return int64(len(p.backlog))
+}
+
 // primaryOffset is master_repl_offset and the backlog's fields.
 func (g *Group) primaryOffset() (off, first, histlen int64, active bool) {
 	p := &g.prim
