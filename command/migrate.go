@@ -70,7 +70,6 @@ type migrateOpts struct {
 	copy, repl    bool
 	user, pass    []byte // AUTH (user nil) or AUTH2
 	keys          [][]byte
-	keysFrom      int // the first key's argument
 	authed, auth2 bool
 }
 
@@ -78,7 +77,6 @@ type migrateOpts struct {
 // KEYS with a key argument, then the timeout and the database.
 func parseMigrate(args [][]byte) (o migrateOpts, e string) {
 	o.host, o.port = string(args[1]), string(args[2])
-	o.keysFrom = 3
 	first := 6
 	for j := 6; j < len(args); j++ {
 		more := len(args) - j - 1
@@ -121,7 +119,7 @@ func parseMigrate(args [][]byte) (o migrateOpts, e string) {
 	}
 	o.timeout = time.Duration(timeout) * time.Millisecond
 	if first > 6 {
-		o.keys, o.keysFrom = args[first:], first
+		o.keys = args[first:]
 	} else {
 		o.keys = args[3:4]
 	}
