@@ -164,8 +164,9 @@ func headers(reply []byte) []string {
 // read until it says READONLY (a command on no key, PING, is served);
 // inside MULTI such a command makes EXEC abort; an EXEC whose queue was
 // queued while the server was a primary, and writes, is redirected once
-// it is a replica, and its MULTI ends; READWRITE and RESET take READONLY
-// back.
+// it is a replica, and its MULTI ends, as is a command blocked then (a
+// client without the capability gets Redis's UNBLOCKED); READWRITE and
+// RESET take READONLY back.
 // A client that did not say it gets -READONLY as before, and on the
 // primary the capability changes nothing. CLIENT LIST shows READONLY as
 // Redis's flag r.
@@ -230,10 +231,34 @@ func TestClientCapaRedirect(t *testing.T) {
 	if got := q.do(t, []string{"CLIENT", "CAPA", "redirect"}, []string{"MULTI"}, []string{"SET", "k", "z"}); string(got[2]) != "+QUEUED\r\n" {
 		t.Fatalf("queued on a primary: %q", got)
 	}
+	// Blocked when it becomes a replica: redirected, or UNBLOCKED as
+	// Redis unblocks them.
+	capable, plain := dialDiff(t, other.addr, 2), dialDiff(t, other.addr, 2)
+	capable.do(t, []string{"CLIENT", "CAPA", "redirect"})
+	for _, b := range []*diffConn{capable, plain} {
+		var w resp.Writer
+		w.Array(3)
+		w.BulkString("BLPOP")
+		w.BulkString("queue")
+		w.BulkString("0")
+		b.c.Write(w.B)
+	}
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(other.cli("INFO", "clients"), "blocked_clients:2"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the BLPOPs never blocked")
+		}
+	}
 	other.cli("REPLICAOF", ph, pp)
 	linkUp(t, other.addr)
 	if got := q.do(t, []string{"EXEC"}, []string{"EXEC"}); string(got[0]) != redirect || string(got[1]) != "-ERR EXEC without MULTI\r\n" {
 		t.Errorf("EXEC once a replica: %q", got)
+	}
+	for i, b := range []*diffConn{capable, plain} {
+		want := []string{redirect, "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)\r\n"}[i]
+		b.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if l, err := b.r.ReadString('\n'); l != want {
+			t.Errorf("a BLPOP blocked when its server became a replica: %q, %v; want %q", l, err, want)
+		}
 	}
 }
 

@@ -54,6 +54,9 @@ const (
 		"from the outside."
 	OOM       = "OOM command not allowed when used memory > 'maxmemory'."
 	Unblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+	// UnblockedRole ends a blocked command when its server becomes a
+	// replica.
+	UnblockedRole = "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
 	// ReadOnly and MasterDown are a replica's refusals (replica-read-only,
 	// replica-serve-stale-data no while the link to its primary is down).
 	ReadOnly   = "READONLY You can't write against a read only replica."

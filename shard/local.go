@@ -121,6 +121,27 @@ func (g *Group) ResetStats() {
 	}
 }
 
+// unblockAll ends the blocked commands of this shard's clients, as Redis
+// does when it becomes a replica (their keys now change only by its
+// primary's stream): -UNBLOCKED, or for a client that said CLIENT CAPA
+// redirect, Valkey 8's -REDIRECT to the primary. Each answer goes in the
+// shard's next turn, as CLIENT UNBLOCK's.
+func (s *Shard) unblockAll(primary string) {
+	for _, c := range s.conns {
+		b := c.blocked
+		if b == nil || b.w.Claimed() {
+			continue
+		}
+		w := resp.Writer{Proto: c.cl.Proto}
+		if c.cl.Redirect {
+			w.Error("REDIRECT " + primary)
+		} else {
+			w.Error(errtext.UnblockedRole)
+		}
+		s.post(s.id, msgUnblock, &unblockMsg{c: c, b: b, out: w.B})
+	}
+}
+
 // resetStats is CONFIG RESETSTAT's message to every shard (msgStats),
 // which carries nothing.
 type resetStats struct{}

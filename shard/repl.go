@@ -115,7 +115,7 @@ func (g *Group) replicaOf(host string, port int) string {
 		// The stream goes on from the offset applied: the shards feed it
 		// from a cut taken before any client may write.
 		g.startFeeds()
-		g.setReplica(false)
+		g.setReplica(false, "")
 		g.log.Info("promoted to primary (REPLICAOF NO ONE)", zap.String("replid", replid),
 			zap.String("replid2", replid2), zap.Int64("offset", offset))
 		return "OK"
@@ -145,7 +145,7 @@ func (g *Group) follow(host string, port int) {
 	}
 	g.dropReplicas()
 	g.dropChained()
-	g.setReplica(true)
+	g.setReplica(true, host+":"+strconv.Itoa(port))
 	c := g.conf.Snapshot()
 	// As Redis: the port a replica announces is its TLS port when its
 	// links speak TLS (a FAILOVER's old primary connects there).
@@ -169,8 +169,10 @@ func (g *Group) follow(host string, port int) {
 	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
 }
 
-// setReplica gives every shard its role and waits until each has it.
-func (g *Group) setReplica(on bool) {
+// setReplica gives every shard its role and waits until each has it;
+// becoming a replica of primary ("host:port"), each ends its clients'
+// blocked commands (unblockAll).
+func (g *Group) setReplica(on bool, primary string) {
 	var wg sync.WaitGroup
 	wg.Add(len(g.shards))
 	for _, s := range g.shards {
@@ -179,6 +181,7 @@ func (g *Group) setReplica(on bool) {
 			s.store.SetReplica(on)
 			if on { // a replica feeds no stream; a promotion's cut restarts it
 				s.feed.on, s.feed.marks = false, s.feed.marks[:0]
+				s.unblockAll(primary)
 			}
 			wg.Done()
 		})}})
