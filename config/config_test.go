@@ -25,7 +25,7 @@ func TestGet(t *testing.T) {
 		{[]string{"hash-max-z*"}, [][2]string{{"hash-max-ziplist-entries", "512"}, {"hash-max-ziplist-value", "64"}}},
 		{[]string{"hash-max-*"}, [][2]string{{"hash-max-listpack-entries", "512"}, {"hash-max-ziplist-entries", "512"}, {"hash-max-listpack-value", "64"}, {"hash-max-ziplist-value", "64"}}},
 		{[]string{"hash-max-ziplist-entries"}, [][2]string{{"hash-max-ziplist-entries", "512"}}},
-		{[]string{"MAXMEMORY*"}, [][2]string{{"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}, {"maxmemory-samples", "5"}, {"maxmemory-auto-fraction", "0.8"}}},
+		{[]string{"MAXMEMORY*"}, [][2]string{{"maxmemory", "0"}, {"maxmemory-clients", "0"}, {"maxmemory-policy", "noeviction"}, {"maxmemory-samples", "5"}, {"maxmemory-auto-fraction", "0.8"}}},
 		{[]string{"bind", "save", "appendonly", "proto-max-bulk-len", "client-query-buffer-limit"}, [][2]string{
 			{"bind", "127.0.0.1 -::1"}, {"save", "3600 1 300 100 60 10000"}, {"appendonly", "no"}, {"proto-max-bulk-len", "536870912"}, {"client-query-buffer-limit", "1073741824"}}},
 		{[]string{"[pd]*o?t"}, [][2]string{{"port", "6379"}}},
@@ -318,5 +318,29 @@ func TestVerify(t *testing.T) {
 	}
 	if !reflect.DeepEqual(seen, []string{"bad/k", "c/"}) {
 		t.Errorf("verifier saw %q", seen)
+	}
+}
+
+// TestMaxMemoryClients: maxmemory-clients takes bytes or a percentage of
+// maxmemory, with Redis's errors, and the budget follows maxmemory.
+func TestMaxMemoryClients(t *testing.T) {
+	c := newConfig(defaults())
+	for _, tc := range []struct{ set, get, err string }{
+		{"1mb", "1048576", ""},
+		{"10%", "10%", ""},
+		{"-1", "10%", "argument must be a memory or percent value"},
+		{"abc", "10%", "argument must be a memory or percent value"},
+		{"200%", "10%", "percentage argument must be less or equal to 100"},
+		{"0", "0", ""},
+	} {
+		err := c.Set([][2]string{{"maxmemory-clients", tc.set}})
+		if got := c.Get([]string{"maxmemory-clients"})[0][1]; got != tc.get || tc.err == "" && err != nil ||
+			tc.err != "" && (err == nil || !strings.HasSuffix(err.Error(), tc.err)) {
+			t.Errorf("set %s: get %s, %v; want %s, %q", tc.set, got, err, tc.get, tc.err)
+		}
+	}
+	c.Set([][2]string{{"maxmemory", "100mb"}, {"maxmemory-clients", "5%"}})
+	if b := c.Snapshot().ClientsBudget(); b != 5<<20 {
+		t.Errorf("5%% of 100mb: %d", b)
 	}
 }

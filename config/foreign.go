@@ -62,7 +62,7 @@ var foreign = func() map[string]foreignDirective {
 		list-max-ziplist-entries list-max-ziplist-value
 		loading-process-events-interval-bytes locale-collate log-timestamp-format
 		lua-replicate-commands
-		max-new-connections-per-cycle max-new-tls-connections-per-cycle maxmemory-clients
+		max-new-connections-per-cycle max-new-tls-connections-per-cycle 
 		maxmemory-eviction-tenacity  
 		  no-appendfsync-on-rewrite oom-score-adj
 		oom-score-adj-values prefetch-batch-max-size  

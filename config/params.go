@@ -63,6 +63,11 @@ type Snapshot struct {
 	MaxMemory             int64
 	MaxMemoryAuto         bool    // maxmemory auto: the budget is a fraction of the cgroup memory limit
 	MaxMemoryAutoFraction float64 // maxmemory-auto-fraction, in (0, 1]
+	// MaxMemoryClients is maxmemory-clients in bytes, or, when
+	// MaxMemoryClientsPerc is set, that percentage of the memory budget
+	// (ClientsBudget); 0: no limit.
+	MaxMemoryClients     int64
+	MaxMemoryClientsPerc int
 	MaxMemoryPolicy       string
 	MaxMemorySamples      int
 	// TrackingTableMaxKeys bounds the keys client tracking remembers
@@ -201,6 +206,15 @@ func (s *Snapshot) MemoryBudget() int64 {
 		return 0
 	}
 	return max(int64(float64(s.cgroupMem)*s.MaxMemoryAutoFraction), 1)
+}
+
+// ClientsBudget is the memory every client together may hold before the
+// largest are evicted (maxmemory-clients); 0: no limit.
+func (s *Snapshot) ClientsBudget() int64 {
+	if s.MaxMemoryClientsPerc > 0 {
+		return s.MemoryBudget() * int64(s.MaxMemoryClientsPerc) / 100
+	}
+	return s.MaxMemoryClients
 }
 
 // OutputLimit is one class's client-output-buffer-limit: a client whose
@@ -374,6 +388,7 @@ var params = []*param{
 	{name: "notify-keyspace-events", kind: KindSpecial, def: "", parse: parseNotify, format: formatNotify},
 	{name: "hz", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.Hz }, fix: func(s *Snapshot) { s.Hz = min(max(s.Hz, 1), 500) }},
 	{name: "maxmemory", kind: KindSpecial, def: "0", parse: parseMaxMemory, format: formatMaxMemory},
+	{name: "maxmemory-clients", kind: KindSpecial, def: "0", parse: parseMaxMemoryClients, format: formatMaxMemoryClients},
 	{name: "maxmemory-policy", kind: KindEnum, def: "noeviction", enum: []string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}, s: func(s *Snapshot) *string { return &s.MaxMemoryPolicy }},
 	{name: "maxmemory-samples", kind: KindInt, def: "5", min: 1, max: maxInt, i: func(s *Snapshot) *int { return &s.MaxMemorySamples }},
 	{name: "maxmemory-auto-fraction", kind: KindFloat, def: "0.8", f: func(s *Snapshot) *float64 { return &s.MaxMemoryAutoFraction }, check: func(s *Snapshot) string {
@@ -636,6 +651,38 @@ func parseMaxMemory(s *Snapshot, args []string, _ *loadState) string {
 	}
 	s.MaxMemory, s.MaxMemoryAuto = n, false
 	return ""
+}
+
+// parseMaxMemoryClients takes a memory value or a percentage of the
+// memory budget ("10%"), as Redis does.
+func parseMaxMemoryClients(s *Snapshot, args []string, _ *loadState) string {
+	if len(args) != 1 {
+		return errArgs
+	}
+	if v, ok := strings.CutSuffix(args[0], "%"); ok {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil || n < 0:
+			return "argument must be a memory or percent value"
+		case n > 100:
+			return "percentage argument must be less or equal to 100"
+		}
+		s.MaxMemoryClients, s.MaxMemoryClientsPerc = 0, n
+		return ""
+	}
+	n, msg := memoryArg(args[0], 0, math.MaxInt64)
+	if msg != "" {
+		return "argument must be a memory or percent value"
+	}
+	s.MaxMemoryClients, s.MaxMemoryClientsPerc = n, 0
+	return ""
+}
+
+func formatMaxMemoryClients(s *Snapshot) string {
+	if s.MaxMemoryClientsPerc > 0 {
+		return strconv.Itoa(s.MaxMemoryClientsPerc) + "%"
+	}
+	return strconv.FormatInt(s.MaxMemoryClients, 10)
 }
 
 func formatMaxMemory(s *Snapshot) string {

@@ -123,6 +123,11 @@ func (g *Group) memoryInfo(b *strings.Builder) {
 	// stream from it); neither it nor the AOF's pending bytes count
 	// toward maxmemory.
 	backlog := g.backlogBytes()
+	var clientMem, replicaMem int64
+	for _, s := range g.shards {
+		clientMem += s.stats.pub.memClients.Load()
+		replicaMem += s.stats.pub.memReplicas.Load()
+	}
 	aofBuf := uint64(0)
 	if set := g.aofSet(); set != nil {
 		aofBuf = set.Pending()
@@ -138,7 +143,8 @@ func (g *Group) memoryInfo(b *strings.Builder) {
 		"allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%d\r\nallocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%d\r\n"+
 		"rss_overhead_ratio:1.00\r\nrss_overhead_bytes:0\r\n"+ // allocator_resident is the RSS here
 		"mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%d\r\nmem_not_counted_for_evict:%d\r\n"+
-		"mem_replication_backlog:%d\r\nmem_total_replication_buffers:%d\r\nmem_cluster_links:0\r\nmem_aof_buffer:%d\r\n"+
+		"mem_replication_backlog:%d\r\nmem_total_replication_buffers:%d\r\nmem_clients_slaves:%d\r\nmem_clients_normal:%d\r\n"+
+		"mem_cluster_links:0\r\nmem_aof_buffer:%d\r\n"+
 		"mem_allocator:slab\r\nactive_defrag_running:0\r\nlazyfree_pending_objects:%d\r\nlazyfreed_objects:%d\r\n",
 		mem, human(mem), rss, human(rss), peak, human(peak),
 		float64(mem)*100/float64(max(peak, 1)), overhead, startup,
@@ -147,7 +153,7 @@ func (g *Group) memoryInfo(b *strings.Builder) {
 		scripts, functions, libraries,
 		maxmem, human(maxmem), policy,
 		ratio(t.mapped, mem), t.mapped-mem, ratio(rss, t.mapped), rss-t.mapped,
-		ratio(rss, mem), rss-mem, int64(aofBuf)+backlog, backlog, backlog, aofBuf, t.lazyPending, t.lazyFreed)
+		ratio(rss, mem), rss-mem, int64(aofBuf)+backlog, backlog, backlog, replicaMem, clientMem, aofBuf, t.lazyPending, t.lazyFreed)
 }
 
 // ratio is a/b, 0 when b is 0.

@@ -162,5 +162,6 @@ func (resetStats) handle(s *Shard, _ msgKind) {
 	}
 	s.store.ResetStats()
 	st.pub.expireNs.Store(0)
+	st.pub.evictedClients.Store(0)
 	st.trafficBase = s.drv.Traffic()
 }

@@ -38,6 +38,10 @@ type Shard struct {
 	// numbers them.
 	pipes   []*pipe
 	pipeSeq uint32
+	// clientsAt is when the clients were last summed, evictable the
+	// scratch list of those that may be evicted (clientevict.go).
+	clientsAt int64
+	evictable []memConn
 	// redactBuf is where MONITOR's and SLOWLOG's copy of a command with
 	// passwords hidden is made (command.Redacted).
 	redactBuf [][]byte
@@ -392,6 +396,7 @@ func (s *Shard) cron() {
 	s.fastCycles()
 	s.purge()
 	s.closeIdle()
+	s.clientsCron()
 	if s.id == 0 {
 		s.group.savePoints(s.conf, s.now)
 		s.group.autoRewrite(s.conf, s.now)

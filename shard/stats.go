@@ -83,8 +83,12 @@ type published struct {
 	netIn       atomic.Int64 // bytes received from and sent to clients (the driver's Traffic)
 	netOut      atomic.Int64
 	timeouts    atomic.Int64
-	reads       atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
-	writes      atomic.Int64
+	// memClients and memReplicas are what the normal clients and the
+	// replicas' links held at the last sum; evictedClients counts the
+	// clients maxmemory-clients evicted (clientevict.go).
+	memClients, memReplicas, evictedClients atomic.Int64
+	reads                                   atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
+	writes                                  atomic.Int64
 	// channels and patterns with subscribers here, sharded channels
 	// owned here that have subscribers.
 	channels, patterns, shardChannels atomic.Int64
@@ -297,7 +301,7 @@ func (g *Group) Info(sections []string) string {
 	refused := map[string]int64{}
 	errs := map[string]int64{}
 	lat := map[string]metrics.Histogram{}
-	var errReplies, trkClients, trkKeys, trkItems, trkPrefixes, timeouts int64
+	var errReplies, trkClients, trkKeys, trkItems, trkPrefixes, timeouts, evictedClients int64
 	for _, s := range g.shards {
 		p := &s.stats.pub
 		trkClients += p.trkClients.Load()
@@ -316,6 +320,7 @@ func (g *Group) Info(sections []string) string {
 		netIn += p.netIn.Load()
 		reads += p.reads.Load()
 		timeouts += p.timeouts.Load()
+		evictedClients += p.evictedClients.Load()
 		writes += p.writes.Load()
 		netOut += p.netOut.Load()
 		channels += p.channels.Load()
@@ -400,7 +405,7 @@ func (g *Group) Info(sections []string) string {
 			"instantaneous_ops_per_sec:%d\r\ntotal_net_input_bytes:%d\r\ntotal_net_output_bytes:%d\r\n"+
 			"instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\n"+
 			"rejected_connections:%d\r\nsync_full:%d\r\nsync_partial_ok:%d\r\nsync_partial_err:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nexpired_time_cap_reached_count:%d\r\nexpire_cycle_cpu_milliseconds:%d\r\nevicted_keys:%d\r\n"+
-			"evicted_clients:0\r\nkeyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
+			"evicted_clients:%d\r\nkeyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
 			"pubsubshard_channels:%d\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:%d\r\nslave_expires_tracked_keys:0\r\n"+
 			"active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\n"+
 			"total_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\n"+
@@ -410,7 +415,7 @@ func (g *Group) Info(sections []string) string {
 			"io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"+
 			"cross_shard_hops:%d\r\ncross_shard_txns:%d\r\nmigrated_connections:%d\r\n",
 			conns, cmds, int64(r.instantaneous(0)), netIn, netOut, r.instantaneous(1)/1024, r.instantaneous(2)/1024,
-			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, timeCap, expireNs/1e6, evicted, hits, misses, channels, patterns, shardChannels,
+			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, timeCap, expireNs/1e6, evicted, evictedClients, hits, misses, channels, patterns, shardChannels,
 			g.migrates.count(), trkKeys, trkItems, trkPrefixes, errReplies, reads, writes, hops, txns, migrated)
 	}
 	if show("replication", true) {

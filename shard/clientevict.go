@@ -1,0 +1,96 @@
+package shard
+
+import (
+	"cmp"
+	"slices"
+
+	"go.uber.org/zap"
+)
+
+// Client eviction (maxmemory-clients), as Redis 7: once a second each
+// shard sums what its clients hold (their unread input, their output not
+// yet sent, held or queued: what CLIENT LIST's tot-mem shows) and
+// publishes it (INFO's mem_clients_normal and mem_clients_slaves). While
+// the normal clients of every shard together hold more than the budget,
+// each shard evicts its own largest clients, those that did not say
+// CLIENT NO-EVICT (never a replica's or the master's link), until it
+// freed its share of the excess: the part its clients hold of the total,
+// so that the shards, each evicting on its own, free about the excess
+// between them. An evicted client is aborted, its output dropped, and
+// counted (INFO's evicted_clients).
+
+// clientsEvery is how often, in milliseconds, a shard sums its clients.
+const clientsEvery = 1000
+
+// memConn is a client and what it holds.
+type memConn struct {
+	c   *conn
+	mem int64
+}
+
+// clientMem is what c holds, as CLIENT LIST's tot-mem counts it.
+func (s *Shard) clientMem(c *conn) int64 {
+	n := len(s.input(c)) + s.drv.Pending(c.id) + len(c.held)
+	for _, sl := range c.queue {
+		n += len(sl.buf)
+	}
+	return int64(n)
+}
+
+// clientsCron sums this shard's clients, once per clientsEvery, and
+// evicts its share of what the normal clients hold over the budget.
+func (s *Shard) clientsCron() {
+	if s.now-s.clientsAt < clientsEvery {
+		return
+	}
+	s.clientsAt = s.now
+	var normal, replicas int64
+	s.evictable = s.evictable[:0]
+	for _, c := range s.conns {
+		if c.cl.Master {
+			continue // the master's link counts as neither
+		}
+		m := s.clientMem(c)
+		if c.cl.Replica {
+			replicas += m
+			continue
+		}
+		normal += m
+		if !c.cl.NoEvict && !c.closing && !c.dead {
+			s.evictable = append(s.evictable, memConn{c, m})
+		}
+	}
+	p := &s.stats.pub
+	p.memClients.Store(normal)
+	p.memReplicas.Store(replicas)
+	budget := s.conf.ClientsBudget()
+	total := s.group.clientsMemory()
+	if budget <= 0 || total <= budget || normal == 0 {
+		clear(s.evictable)
+		return
+	}
+	share := (total - budget) * normal / total
+	slices.SortFunc(s.evictable, func(a, b memConn) int { return cmp.Compare(b.mem, a.mem) })
+	for _, e := range s.evictable {
+		if share <= 0 {
+			break
+		}
+		c := e.c
+		s.group.log.Info("evicting client", shardField(s.id), zap.Int64("id", c.cl.ID), zap.String("addr", c.cl.Addr),
+			zap.Int64("memory", e.mem), zap.Int64("clients", total), zap.Int64("maxmemory-clients", budget))
+		c.closing = true
+		s.drv.Abort(c.id)
+		share -= e.mem
+		p.evictedClients.Add(1)
+	}
+	clear(s.evictable)
+}
+
+// clientsMemory is what every shard's normal clients held at its last
+// sum.
+func (g *Group) clientsMemory() (n int64) {
+	for _, s := range g.shards {
+		n += s.stats.pub.memClients.Load()
+	}
+	return n
+}
