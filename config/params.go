@@ -68,8 +68,8 @@ type Snapshot struct {
 	// (ClientsBudget); 0: no limit.
 	MaxMemoryClients     int64
 	MaxMemoryClientsPerc int
-	MaxMemoryPolicy       string
-	MaxMemorySamples      int
+	MaxMemoryPolicy      string
+	MaxMemorySamples     int
 	// TrackingTableMaxKeys bounds the keys client tracking remembers
 	// (0: no bound); each shard keeps its share.
 	TrackingTableMaxKeys int
