@@ -2,10 +2,7 @@ package aof
 
 import (
 	"os"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // The loop's own path under appendfsync always. Handing each turn's bytes
@@ -52,9 +49,7 @@ type ringSync struct {
 // using the loop at once. Called on the shard's goroutine.
 func (l *Log) UseLoop(fsync func(fd int, done func(error)) bool) {
 	if fsync == nil && l.direct {
-		l.mu.Lock()
-		l.leave()
-		l.mu.Unlock()
+		l.handBack()
 	}
 	l.loopSync = fsync
 	for i := range l.rings {
@@ -70,9 +65,7 @@ func (l *Log) UseLoop(fsync func(fd int, done func(error)) bool) {
 func (l *Log) submitDirect() bool {
 	if l.fsync.Load() != FsyncAlways {
 		if l.direct {
-			l.mu.Lock()
-			l.leave()
-			l.mu.Unlock()
+			l.handBack()
 		}
 		return false
 	}
@@ -102,31 +95,25 @@ func (l *Log) writeDirect() {
 	if slot < 0 || l.held == 0 {
 		return
 	}
-	size := l.size.Load()
-	n, err := writeAll(l.f, l.buf[:l.held])
-	l.writes.Add(1)
-	if err != nil && n > 0 && l.f.Truncate(size) == nil {
-		n = 0 // as the writer: the file never ends in half a turn
-	}
-	l.size.Store(size + int64(n))
+	// The writer's own write (its scratch is the loop's while it is
+	// parked): the file never ends in half a turn.
+	l.one[0] = l.buf[:l.held]
+	n, err := l.write(l.one[:], 0, l.held)
+	l.one[0] = nil
 	at := l.written.Add(uint64(n))
 	// What a busy loop's poll found mid-turn stays: appended since.
 	l.buf = l.buf[:copy(l.buf, l.buf[n:])]
 	l.held -= n
 	if err != nil {
 		l.fail(err)
-		l.mu.Lock()
-		l.leave() // the writer tries again
-		l.mu.Unlock()
+		l.handBack() // the writer tries again
 		return
 	}
 	r := &l.rings[slot]
 	r.busy, r.at, r.gen, r.start, r.name = true, at, l.ringGen, time.Now(), l.f.Name()
 	if !l.loopSync(int(l.f.Fd()), r.done) {
 		r.busy = false
-		l.mu.Lock()
-		l.leave() // the writer fdatasyncs it
-		l.mu.Unlock()
+		l.handBack() // the writer fdatasyncs it
 	}
 }
 
@@ -156,14 +143,15 @@ func (l *Log) ringDone(i int, err error) {
 		advance(&l.durable, r.at)
 	}
 	if l.direct && l.held > 0 {
-		if l.fsync.Load() != FsyncAlways {
-			l.mu.Lock()
-			l.leave()
-			l.mu.Unlock()
-			return
-		}
-		l.writeDirect()
+		l.submitDirect() // what waited, unless the policy changed meanwhile
 	}
+}
+
+// handBack is leave with l.mu taken.
+func (l *Log) handBack() {
+	l.mu.Lock()
+	l.leave()
+	l.mu.Unlock()
 }
 
 // leave hands the file back to the writer (l.mu held, on the shard's
@@ -179,23 +167,4 @@ func (l *Log) leave() {
 		l.held = 0
 	}
 	l.poke()
-}
-
-// writeAll writes b at the end of f, on through short writes and EINTR.
-func writeAll(f *os.File, b []byte) (n int, err error) {
-	fd := int(f.Fd())
-	for n < len(b) {
-		k, err := unix.Write(fd, b[n:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return n, &os.PathError{Op: "write", Path: f.Name(), Err: err}
-		}
-		if k == 0 {
-			return n, &os.PathError{Op: "write", Path: f.Name(), Err: syscall.EIO}
-		}
-		n += k
-	}
-	return n, nil
 }

@@ -120,8 +120,10 @@ type Log struct {
 	kick    chan struct{}
 	done    chan struct{}
 
-	// Owned by the writer.
+	// Owned by the writer (and by the loop while it is direct). one is
+	// the loop's turn as write's one chunk.
 	iov    []unix.Iovec
+	one    [1][]byte
 	writes atomic.Uint64 // write system calls (INFO's aof_writes)
 	// written is the position written up to, by the writer or, direct,
 	// the loop.
