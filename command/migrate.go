@@ -1,6 +1,7 @@
 package command
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -152,23 +153,17 @@ func cmdMigrate(c *Ctx, args [][]byte) {
 		c.W.Error(e)
 		return
 	}
-	var w resp.Writer
-	cmds := 1 // SELECT
-	if o.authed {
+	var b []byte // the pipeline
+	cmds := 1    // SELECT
+	switch {
+	case o.auth2:
+		b = resp.AppendCommand(b, []byte("AUTH"), o.user, o.pass)
 		cmds++
-		if o.auth2 {
-			w.Array(3)
-			w.BulkString("AUTH")
-			w.Bulk(o.user)
-		} else {
-			w.Array(2)
-			w.BulkString("AUTH")
-		}
-		w.Bulk(o.pass)
+	case o.authed:
+		b = resp.AppendCommand(b, []byte("AUTH"), o.pass)
+		cmds++
 	}
-	w.Array(2)
-	w.BulkString("SELECT")
-	w.BulkString(strconv.FormatInt(o.db, 10))
+	b = resp.AppendCommand(b, []byte("SELECT"), strconv.AppendInt(nil, o.db, 10))
 	enc := encoders.Get().(*rdb.Encoder)
 	enc.Limits = c.Store.Limits
 	var sent [][]byte
@@ -186,18 +181,11 @@ func cmdMigrate(c *Ctx, args [][]byte) {
 			ttl = max(ttl, 1)
 		}
 		payload = enc.AppendDump(payload[:0], rec)
-		n := 4
-		if o.repl {
-			n++
+		restore := [][]byte{[]byte("RESTORE"), k, strconv.AppendInt(nil, ttl, 10), payload, []byte("REPLACE")}
+		if !o.repl {
+			restore = restore[:4]
 		}
-		w.Array(n)
-		w.BulkString("RESTORE")
-		w.Bulk(k)
-		w.BulkString(strconv.FormatInt(ttl, 10))
-		w.Bulk(payload)
-		if o.repl {
-			w.BulkString("REPLACE")
-		}
+		b = resp.AppendCommand(b, restore...)
 		sent = append(sent, k)
 	}
 	encoders.Put(enc)
@@ -208,7 +196,7 @@ func cmdMigrate(c *Ctx, args [][]byte) {
 	// As Redis reads them: the AUTH and SELECT replies, then each
 	// RESTORE's; a key goes only when its RESTORE and those before it
 	// worked, and the target's first error is the reply.
-	errs, ioErr := c.Server.Migrate(o.host, o.port, o.timeout, w.B, cmds+len(sent))
+	errs, ioErr := c.Server.Migrate(o.host, o.port, o.timeout, b, cmds+len(sent))
 	if len(errs) < cmds {
 		c.W.Error(ioErr)
 		return
@@ -224,13 +212,8 @@ func cmdMigrate(c *Ctx, args [][]byte) {
 		if cmds+i >= len(errs) {
 			break // the connection failed
 		}
-		if e := errs[cmds+i]; pre != "" || e != "" {
-			if first == "" {
-				first = pre
-			}
-			if first == "" {
-				first = e
-			}
+		if e := cmp.Or(pre, errs[cmds+i]); e != "" {
+			first = cmp.Or(first, e)
 			continue
 		}
 		if !o.copy {
