@@ -28,13 +28,16 @@ type memConn struct {
 	mem int64
 }
 
-// clientMem is what c holds, as CLIENT LIST's tot-mem counts it.
-func (s *Shard) clientMem(c *conn) int64 {
-	n := len(s.input(c)) + s.drv.Pending(c.id) + len(c.held)
+// clientBufs is what c holds: its input not yet run, and its output not
+// yet sent (the driver's, held for the AOF, queued behind a reply being
+// computed). CLIENT LIST's qbuf and omem; their sum, tot-mem, is what
+// client eviction weighs.
+func (s *Shard) clientBufs(c *conn) (in, out int) {
+	out = s.drv.Pending(c.id) + len(c.held)
 	for _, sl := range c.queue {
-		n += len(sl.buf)
+		out += len(sl.buf)
 	}
-	return int64(n)
+	return len(s.input(c)), out
 }
 
 // clientsCron sums this shard's clients, once per clientsEvery, and
@@ -50,7 +53,8 @@ func (s *Shard) clientsCron() {
 		if c.cl.Master {
 			continue // the master's link counts as neither
 		}
-		m := s.clientMem(c)
+		in, out := s.clientBufs(c)
+		m := int64(in + out)
 		if c.cl.Replica {
 			replicas += m
 			continue

@@ -24,11 +24,7 @@ func (s *Shard) fillClient(c *conn) {
 	if c.inMulti() {
 		cl.Multi = len(c.tx.cmds)
 	}
-	cl.QBuf = len(s.input(c))
-	cl.OMem = s.drv.Pending(c.id) + len(c.held)
-	for _, sl := range c.queue {
-		cl.OMem += len(sl.buf)
-	}
+	cl.QBuf, cl.OMem = s.clientBufs(c)
 	cl.Blocked, cl.Monitor = c.blocked != nil, c.monitor
 	b := s.drv.Buffers(c.id)
 	m := &cl.Bufs
