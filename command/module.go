@@ -52,8 +52,7 @@ func init() {
 			func(c *Ctx, args [][]byte) { setReadOnly(c, true) }},
 		{"readwrite", "Disables read queries for a connection to a cluster replica node", Loading | Stale | Fast,
 			func(c *Ctx, args [][]byte) { setReadOnly(c, false) }},
-		{"asking", "Sent by cluster clients after an -ASK redirect", Fast,
-			func(c *Ctx, args [][]byte) { c.W.Error(errClusterDisabled) }},
+		{"asking", "Sent by cluster clients after an -ASK redirect", Fast, clusterDisabled},
 	} {
 		register(&Spec{Name: r.name, Arity: 1, Flags: r.flags, ACL: []string{"connection"}, Handler: r.h,
 			Summary: r.summary, Since: "3.0.0", Group: "cluster", Complexity: "O(1)"})
