@@ -93,7 +93,7 @@ type Group struct {
 	clients     atomic.Int64
 	stopping    atomic.Bool
 	started     time.Time
-	runID       string // INFO's run_id: 40 hex digits, new at each start
+	runID       string // INFO's run_id: 40 random hex digits (as a replication ID), new at each start
 	stopped     chan struct{}
 	// clock is the time a shard's OnOpen, OnData and expiry slices see
 	// (time.Now; a simulator's clock in tests). The loop passes Turn its
@@ -129,7 +129,7 @@ func Start(opts Options, conf Config, log *zap.Logger) (*Group, error) {
 	if opts.Shards < 1 {
 		return nil, errors.New("shards must be at least 1")
 	}
-	g := &Group{opts: opts, conf: conf, log: log, started: time.Now(), runID: newRunID(), stopped: make(chan struct{}),
+	g := &Group{opts: opts, conf: conf, log: log, started: time.Now(), runID: newReplID(), stopped: make(chan struct{}),
 		clock: time.Now}
 	g.listenFDs = make([][]int, opts.Shards)
 	g.tlsFDs = make([][]int, opts.Shards)

@@ -2,8 +2,6 @@ package shard
 
 import (
 	"bufio"
-	crand "crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"runtime"
@@ -123,9 +121,8 @@ func (g *Group) memoryInfo(b *strings.Builder) {
 	// stream from it); neither it nor the AOF's pending bytes count
 	// toward maxmemory.
 	backlog := g.backlogBytes()
-	var clientMem, replicaMem int64
+	clientMem, replicaMem := g.clientsMemory(), int64(0)
 	for _, s := range g.shards {
-		clientMem += s.stats.pub.memClients.Load()
 		replicaMem += s.stats.pub.memReplicas.Load()
 	}
 	aofBuf := uint64(0)
@@ -179,13 +176,6 @@ func systemMemory() int64 {
 		}
 	}
 	return 0
-}
-
-// newRunID is a new INFO run_id: 40 random hex digits, as Redis's.
-func newRunID() string {
-	var b [20]byte
-	crand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // buildID is INFO's redis_build_id: the first 16 hex digits of the commit
