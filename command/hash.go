@@ -504,22 +504,16 @@ func CmdHRandField(c *Ctx, args [][]byte) {
 		}
 		return
 	}
-	withValues := false
-	if len(args) == 4 {
-		if !kvIs(args[3], "withvalues") {
-			c.W.Error(errtext.Syntax)
-			return
-		}
-		withValues = true
-	} else if len(args) > 4 {
-		c.W.Error(errtext.Syntax)
-		return
-	}
 	count, ok := hsRangeLong(c, args[2])
 	if !ok {
 		return
 	}
-	if withValues && count < -math.MaxInt64/2 {
+	if len(args) > 4 || len(args) == 4 && !kvIs(args[3], "withvalues") {
+		c.W.Error(errtext.Syntax)
+		return
+	}
+	withValues := len(args) == 4
+	if withValues && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
 		c.W.Error(errtext.OutOfRange)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/radish-kv/radish/engine"
 	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/num"
 )
@@ -582,6 +583,29 @@ func lsIndex(c *Ctx, b []byte) (int, bool) {
 	return int(max(min(v, 1<<62), -(1 << 62))), ok
 }
 
+// keyedIndex is LINDEX's and LSET's index. Redis looks the key up before
+// it parses the index: a bad index of a missing key is LINDEX's nil or
+// LSET's "no such key", and of another type's key WRONGTYPE. false:
+// replied.
+func keyedIndex(c *Ctx, key, b []byte, set bool) (int, bool) {
+	if v, ok := num.ParseInt(b); ok {
+		return int(max(min(v, 1<<62), -(1 << 62))), true
+	}
+	switch c.DB.TypeOf(key, c.Now) {
+	case engine.TypeNone:
+		if set {
+			c.W.Error(errtext.NoSuchKey)
+		} else {
+			c.W.Null()
+		}
+	case engine.TypeList:
+		c.W.Error(errtext.NotInt)
+	default:
+		c.W.Error(errtext.WrongType)
+	}
+	return 0, false
+}
+
 // CmdLRange is LRANGE key start stop.
 func CmdLRange(c *Ctx, args [][]byte) {
 	start, ok := lsIndex(c, args[2])
@@ -608,7 +632,7 @@ func CmdLRange(c *Ctx, args [][]byte) {
 
 // CmdLIndex is LINDEX key index.
 func CmdLIndex(c *Ctx, args [][]byte) {
-	idx, ok := lsIndex(c, args[2])
+	idx, ok := keyedIndex(c, args[1], args[2], false)
 	if !ok {
 		return
 	}
@@ -625,7 +649,7 @@ func CmdLIndex(c *Ctx, args [][]byte) {
 
 // CmdLSet is LSET key index element.
 func CmdLSet(c *Ctx, args [][]byte) {
-	idx, ok := lsIndex(c, args[2])
+	idx, ok := keyedIndex(c, args[1], args[2], true)
 	if !ok {
 		return
 	}

@@ -50,8 +50,7 @@ func entriesReadArg(c *Ctx, b []byte) (int64, bool) {
 // Redis does before every subcommand; found reports whether the key is
 // there. ok false: replied.
 func xgroupKey(c *Ctx, args [][]byte, needGroup, mkStream bool) (found, ok bool) {
-	info, found, err := c.DB.XInfo(args[2], c.Now)
-	_ = info
+	_, found, err := c.DB.XInfo(args[2], c.Now)
 	switch {
 	case err != nil:
 		c.W.Error(err.Error())
@@ -123,23 +122,26 @@ func CmdXGroupCreate(c *Ctx, args [][]byte) {
 // CmdXGroupSetID is XGROUP SETID key group id|$ [ENTRIESREAD
 // entries-read].
 func CmdXGroupSetID(c *Ctx, args [][]byte) {
+	// As Redis: the options first, then the key and group, then the
+	// count of arguments.
 	entriesRead := int64(-1)
-	if len(args) != 5 && len(args) != 7 {
-		subSyntax(c, args)
-		return
-	}
-	if len(args) == 7 {
-		if !strings.EqualFold(string(args[5]), "entriesread") {
+	for i := 5; i < len(args); i++ {
+		if !strings.EqualFold(string(args[i]), "entriesread") || i+1 == len(args) {
 			subSyntax(c, args)
 			return
 		}
-		n, ok := entriesReadArg(c, args[6])
+		n, ok := entriesReadArg(c, args[i+1])
 		if !ok {
 			return
 		}
 		entriesRead = n
+		i++
 	}
 	if _, ok := xgroupKey(c, args, true, false); !ok {
+		return
+	}
+	if len(args) != 5 && len(args) != 7 {
+		subSyntax(c, args)
 		return
 	}
 	id, dollar, ok := groupID(c, args[4], false)

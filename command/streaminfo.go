@@ -99,6 +99,16 @@ func CmdXInfoHelp(c *Ctx, args [][]byte) { kvHelp(c, args[0], xinfoHelp) }
 
 // CmdXInfoStream is XINFO STREAM key [FULL [COUNT count]].
 func CmdXInfoStream(c *Ctx, args [][]byte) {
+	// As Redis: the key first, then the options.
+	info, found, err := c.DB.XInfo(args[2], c.Now)
+	switch {
+	case err != nil:
+		c.W.Error(err.Error())
+		return
+	case !found:
+		c.W.Error(errtext.NoSuchKey)
+		return
+	}
 	full := false
 	count := int64(10)
 	if len(args) > 3 {
@@ -116,15 +126,6 @@ func CmdXInfoStream(c *Ctx, args [][]byte) {
 			}
 			count = max(n, 0)
 		}
-	}
-	info, found, err := c.DB.XInfo(args[2], c.Now)
-	switch {
-	case err != nil:
-		c.W.Error(err.Error())
-		return
-	case !found:
-		c.W.Error(errtext.NoSuchKey)
-		return
 	}
 	var buf [41]byte
 	if full {

@@ -1401,6 +1401,12 @@ func CmdZScan(c *Ctx, args [][]byte) {
 		c.W.Error(errText)
 		return
 	}
+	if n, err := c.DB.ZCard(args[1], c.Now); hsErr(c, err) {
+		return
+	} else if n == 0 {
+		hsEmptyScan(c)
+		return
+	}
 	pattern, count, noscores, ok := scanArgs(c, args[3:], "noscores")
 	if !ok {
 		return

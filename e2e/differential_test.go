@@ -147,20 +147,21 @@ func (d *diffConn) do(t *testing.T, cmds ...[]string) [][]byte {
 		t.Fatal(err)
 	}
 	replies := make([][]byte, len(cmds))
+	var chunk [64 << 10]byte
 	for i := range replies {
-		d.buf = d.buf[:0]
 		for {
 			if _, n, err := resp.ReadReply(d.buf); err != nil {
 				t.Fatalf("%q: %v", d.buf, err)
 			} else if n > 0 {
 				replies[i] = slices.Clone(d.buf[:n])
+				d.buf = append(d.buf[:0], d.buf[n:]...)
 				break
 			}
-			b, err := d.r.ReadByte()
+			n, err := d.r.Read(chunk[:])
 			if err != nil {
 				t.Fatalf("%v: reading the reply: %v", cmds[i], err)
 			}
-			d.buf = append(d.buf, b)
+			d.buf = append(d.buf, chunk[:n]...)
 		}
 	}
 	return replies

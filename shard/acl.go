@@ -7,7 +7,6 @@ import (
 	"github.com/radish-kv/radish/acl"
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/config"
-	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/pubsub"
 )
 
@@ -225,10 +224,7 @@ func (s *Shard) permit(c *conn, spec *command.Spec, args [][]byte) bool {
 	}
 	c.cl.LastCmd = spec.Name
 	s.aclLog(&c.cl, c.user, why, ctx, spec, args, at)
-	text := noPerm(why, spec)
-	s.stats.refusedCall(spec, text)
-	c.txRefused()
-	s.reply(c, func(w *resp.Writer) { w.Error(text) })
+	s.refuseCmd(c, spec, noPerm(why, spec))
 	return false
 }
 

@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/radish-kv/radish/command"
-	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/script"
 )
@@ -191,6 +190,8 @@ func (s *Shard) answerBusy(c *conn, args [][]byte) bool {
 	spec, errText := s.cmds.Resolve(args)
 	switch {
 	case errText != "":
+		s.refuseCmd(c, spec, errText)
+		return true
 	case !c.cl.Authed && spec.Flags&command.NoAuth == 0:
 		return false
 	case spec.Flags&command.AllowBusy == 0:
@@ -224,21 +225,9 @@ func (s *Shard) answerBusy(c *conn, args [][]byte) bool {
 	return true
 }
 
-// refuseBusy answers -BUSY to spec, as Redis's rejectCommand: an EXEC
-// is aborted (EXECABORT with the reason), a command queued in MULTI
-// makes its EXEC fail.
+// refuseBusy answers -BUSY to spec, as Redis's rejectCommand (refuseCmd).
 func (s *Shard) refuseBusy(c *conn, spec *command.Spec) {
-	text := s.group.busyText()
-	s.stats.refusedCall(spec, text)
-	if spec.Tx == command.TxExec {
-		if c.inMulti() {
-			s.discard(c)
-		}
-		s.replyError(c, errtext.ExecAbortWhy+text)
-		return
-	}
-	c.txRefused()
-	s.reply(c, func(w *resp.Writer) { w.Error(text) })
+	s.refuseCmd(c, spec, s.group.busyText())
 }
 
 // shutdownNoSave reports whether a SHUTDOWN says NOSAVE.

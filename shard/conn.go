@@ -8,6 +8,7 @@ import (
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -471,8 +472,7 @@ func (s *Shard) refuseAOF(c *conn, spec *command.Spec) bool {
 	if e == "" {
 		return false
 	}
-	c.txRefused()
-	s.reply(c, func(w *resp.Writer) { w.Error(e) })
+	s.refuseCmd(c, spec, e)
 	return true
 }
 
@@ -504,9 +504,23 @@ func (s *Shard) scanEnd(c *conn) {
 
 // refuseCmd answers a command dispatch refuses with the error e, counted
 // as the command's refusal (a nil spec: an unknown command, counted as an
-// error reply), and aborts the client's MULTI as Redis does. Apart from
-// dispatch, so that its code does not lie between dispatch's checks.
+// error reply), and aborts the client's MULTI as Redis does. A refused
+// EXEC is Redis's rejectCommand of it: the transaction is discarded (its
+// watches too, in MULTI or not) and the reply is EXECABORT with the
+// reason. Apart from dispatch, so that its code does not lie between
+// dispatch's checks.
 func (s *Shard) refuseCmd(c *conn, spec *command.Spec, e string) {
+	if spec != nil && spec.Tx == command.TxExec {
+		if c.tx != nil {
+			s.discard(c)
+		}
+		e = errtext.ExecAbortWhy + strings.TrimPrefix(e, "ERR ")
+	}
+	s.refusal(c, spec, e)
+}
+
+// refusal is refuseCmd's answer, for EXEC too.
+func (s *Shard) refusal(c *conn, spec *command.Spec, e string) {
 	if spec != nil {
 		s.stats.refusedCall(spec, e)
 	} else {

@@ -248,9 +248,11 @@ func (s *Shard) redirect(c *conn, spec *command.Spec) bool {
 	e := "REDIRECT " + r.host + ":" + strconv.Itoa(r.port) // as Valkey prints it, IPv6 too
 	r.mu.Unlock()
 	if exec {
+		// Valkey discards the transaction and answers the redirect
+		// itself, not an EXECABORT.
 		s.discard(c)
 	}
-	s.refuseCmd(c, spec, e)
+	s.refusal(c, spec, e)
 	return true
 }
 

@@ -284,9 +284,7 @@ func (s *Shard) refuseWrite(c *conn, spec *command.Spec) bool {
 	if spec.Flags&command.Write == 0 && spec.Name != "ping" {
 		return false
 	}
-	s.stats.refusedCall(spec, errMisconf)
-	c.txRefused()
-	s.reply(c, func(w *resp.Writer) { w.Error(errMisconf) })
+	s.refuseCmd(c, spec, errMisconf)
 	return true
 }
 

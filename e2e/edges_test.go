@@ -1,0 +1,267 @@
+package e2e
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/radish-kv/radish/internal/workload"
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// edgeFixture is the keyspace every round of edge cases starts from: a key
+// of each type and encoding.
+var edgeFixture = [][]string{
+	{"DISCARD"}, {"SELECT", "0"}, {"FLUSHALL"},
+	{"SET", "s", "hello"}, {"SET", "n", "42"}, {"SET", "f", "1.5"},
+	{"RPUSH", "l", "a", "b", "c", "1"}, {"HSET", "h", "f1", "v1", "f2", "2"},
+	{"SADD", "st", "a", "b", "c"}, {"SADD", "is", "1", "2", "3"},
+	{"ZADD", "z", "1", "a", "2", "b", "3", "c"}, {"XADD", "x", "1-1", "f", "v"},
+	{"PFADD", "hl", "a", "b"}, {"GEOADD", "g", "13.361389", "38.115556", "a", "15.087269", "37.502669", "b"},
+	{"SET", "bits", "\xff\x0f"},
+}
+
+var edgeKeys = []string{"s", "n", "f", "l", "h", "st", "is", "z", "x", "hl", "g", "bits", "missing"}
+
+var edgeValues = []string{"a", "b", "c", "f1", "v", "0", "1", "-1", "2", "3", "10", "-5", "1.5", "abc", "",
+	"9223372036854775807", "-9223372036854775808", "9223372036854775808", "inf", "-inf", "+inf", "nan",
+	"(1", "[a", "(a", "-", "+", "*", "0-0", "$", ">", "1-1", "1-2", "0.0001", "1e400", "100000000000"}
+
+// edgeErrorsOnly names the commands whose replies cannot be compared
+// (random, timing, memory or cursor dependent) unless they are errors.
+var edgeErrorsOnly = map[string]bool{
+	"SRANDMEMBER": true, "HRANDFIELD": true, "ZRANDMEMBER": true, "RANDOMKEY": true,
+	"SCAN": true, "SSCAN": true, "HSCAN": true, "ZSCAN": true, "OBJECT": true, "MEMORY": true,
+	"XADD": true, "RESTORE": true, "XAUTOCLAIM": true, "XCLAIM": true, "XINFO": true, "XSETID": true,
+	"EXPIRETIME": true, "PEXPIRETIME": true, "PTTL": true, "TTL": true, "LCS": true,
+}
+
+// edgeUnfit names the commands left out: SPOP changes the two servers'
+// sets differently, a TTL in milliseconds may run out on one server and
+// not the other while a batch runs, and the subscribing commands answer
+// with a message per channel, which this test (a reply per command)
+// cannot follow.
+var edgeUnfit = map[string]bool{"spop": true, "psetex": true, "pexpire": true, "pexpireat": true,
+	"subscribe": true, "unsubscribe": true, "psubscribe": true, "punsubscribe": true, "ssubscribe": true, "sunsubscribe": true}
+
+// edgeCommand is one command of the table with the words its arguments
+// may use.
+type edgeCommand struct {
+	name   []string // the command, and its subcommand
+	arity  int
+	tokens []string
+}
+
+// TestEdgesAgainstRedis sends random commands of every data family (and
+// of transactions and Pub/Sub's PUBLISH and PUBSUB), with arguments drawn
+// from keys of every type, awkward numbers and each command's own option
+// words, to radish and redis-server, and compares the replies: the order
+// in which a command checks its arity, options, key type and numbers
+// shows in which error it answers. EDGE_SEED=n runs another sequence.
+func TestEdgesAgainstRedis(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed (apt-get install redis-server):", err)
+	}
+	ref := startRedis(t, redisBin)
+	s := start(t, "--shards", "3")
+	cmds := edgeCommands(t, ref)
+	for _, proto := range []int{2, 3} {
+		a, b := dialDiff(t, s.addr, proto), dialDiff(t, ref, proto)
+		r := rand.New(rand.NewPCG(uint64(proto), edgeSeed))
+		seen := map[string]int{}
+		for round := range 400 {
+			a.do(t, edgeFixture...)
+			b.do(t, edgeFixture...)
+			var batch [][]string
+			for range 30 {
+				batch = append(batch, edgeArgs(r, cmds[r.IntN(len(cmds))]))
+			}
+			gots, wants := a.do(t, batch...), b.do(t, batch...)
+			var queued [][]string // the commands an EXEC's reply answers
+			for i, args := range batch {
+				got, want := edgeComparable(args, gots[i], queued), edgeComparable(args, wants[i], queued)
+				switch name := strings.ToUpper(args[0]); {
+				case name == "MULTI" && string(gots[i]) == "+OK\r\n":
+					queued = [][]string{}
+				case name == "EXEC" || name == "DISCARD":
+					queued = nil
+				case queued != nil && string(gots[i]) == "+QUEUED\r\n":
+					queued = append(queued, args)
+				}
+				if bytes.Equal(got, want) || edgeNewer(args) {
+					continue
+				}
+				key := strings.ToUpper(args[0])
+				if seen[key]++; seen[key] > 3 {
+					continue
+				}
+				t.Errorf("RESP%d round %d: %q\n  radish: %q\n  redis:  %q\nafter %q", proto, round, args, got, want, batch[:i])
+			}
+		}
+	}
+}
+
+// edgeComparable is what of the reply raw to args is compared: an error
+// whole; else the reply in workload.Canonical's form, or, for a command
+// of edgeErrorsOnly, only that it is not an error. An EXEC's array is
+// compared reply by reply, each as its command's (queued) is.
+func edgeComparable(args []string, raw []byte, queued [][]string) []byte {
+	switch {
+	case raw[0] == '-' || raw[0] == '!':
+		return raw
+	case edgeErrorsOnly[strings.ToUpper(args[0])]:
+		return []byte("not an error")
+	case strings.EqualFold(args[0], "exec"):
+		v, _, err := resp.ReadReply(raw)
+		if err != nil || len(v.Elems) != len(queued) {
+			return raw
+		}
+		var out []byte
+		for i, e := range v.Elems {
+			w := resp.Writer{Proto: 3}
+			resp.AppendValue(&w, e)
+			out = append(out, edgeComparable(queued[i], w.B, nil)...)
+		}
+		return out
+	}
+	return workload.Canonical(args, raw)
+}
+
+// edgeCommands reads redis-server's command table: the data commands and
+// subcommands (no blocking, admin or dangerous ones), with their docs'
+// option words.
+func edgeCommands(t *testing.T, addr string) []edgeCommand {
+	c := dialDiff(t, addr, 3)
+	table, _, err := resp.ReadReply(c.do(t, []string{"COMMAND"})[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _, err := resp.ReadReply(c.do(t, []string{"COMMAND", "DOCS"})[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string][]string{}
+	var walk func(name string, args resp.Value)
+	walk = func(name string, args resp.Value) {
+		for _, a := range args.Elems {
+			for i := 0; i+1 < len(a.Elems); i += 2 {
+				switch string(a.Elems[i].Str) {
+				case "token":
+					tokens[name] = append(tokens[name], string(a.Elems[i+1].Str))
+				case "arguments":
+					walk(name, a.Elems[i+1])
+				}
+			}
+		}
+	}
+	var doc func(m resp.Value)
+	doc = func(m resp.Value) {
+		for i := 0; i+1 < len(m.Elems); i += 2 {
+			name := strings.ToLower(string(m.Elems[i].Str))
+			d := m.Elems[i+1]
+			for j := 0; j+1 < len(d.Elems); j += 2 {
+				switch string(d.Elems[j].Str) {
+				case "arguments":
+					walk(name, d.Elems[j+1])
+				case "subcommands":
+					doc(d.Elems[j+1])
+				}
+			}
+		}
+	}
+	doc(docs)
+	families := []string{"@string", "@list", "@hash", "@set", "@sortedset", "@bitmap", "@hyperloglog", "@geo", "@stream",
+		"@keyspace", "@transaction", "@pubsub"}
+	var out []edgeCommand
+	var add func(v resp.Value)
+	add = func(v resp.Value) {
+		name := strings.ToLower(string(v.Elems[0].Str))
+		var flags, cats []string
+		for _, f := range v.Elems[2].Elems {
+			flags = append(flags, string(f.Str))
+		}
+		for _, c := range v.Elems[6].Elems {
+			cats = append(cats, string(c.Str))
+		}
+		if subs := v.Elems[9].Elems; len(subs) > 0 {
+			for _, sub := range subs {
+				add(sub)
+			}
+			return
+		}
+		if edgeUnfit[name] {
+			return
+		}
+		if name == "echo" || name == "ping" || name == "select" {
+			cats = append(cats, "@keyspace")
+		}
+		if slices.ContainsFunc(cats, func(c string) bool { return c == "@blocking" || c == "@dangerous" || c == "@admin" }) ||
+			!slices.ContainsFunc(cats, func(c string) bool { return slices.Contains(families, c) }) ||
+			strings.HasSuffix(name, "|help") {
+			return
+		}
+		out = append(out, edgeCommand{name: strings.Split(strings.ToUpper(name), "|"), arity: int(v.Elems[1].Int), tokens: tokens[name]})
+	}
+	for _, v := range table.Elems {
+		add(v)
+	}
+	if len(out) < 100 {
+		t.Fatalf("only %d data commands in redis-server's table", len(out))
+	}
+	return out
+}
+
+// edgeArgs makes one call of c: its arity's count of arguments (now and
+// then one more or one fewer), the first a key.
+func edgeArgs(r *rand.Rand, c edgeCommand) []string {
+	n := c.arity
+	if n < 0 {
+		n = -n + r.IntN(5)
+	}
+	switch r.IntN(12) {
+	case 0:
+		n--
+	case 1:
+		n++
+	}
+	args := slices.Clone(c.name)
+	for len(args) < n {
+		switch k := r.IntN(10); {
+		case len(args) == len(c.name) || k < 3:
+			args = append(args, edgeKeys[r.IntN(len(edgeKeys))])
+		case k < 6 && len(c.tokens) > 0:
+			// TTLs in seconds only (see edgeUnfit).
+			tok := c.tokens[r.IntN(len(c.tokens))]
+			switch tok {
+			case "PX":
+				tok = "EX"
+			case "PXAT":
+				tok = "EXAT"
+			}
+			args = append(args, tok)
+		default:
+			args = append(args, edgeValues[r.IntN(len(edgeValues))])
+		}
+	}
+	if len(args) == 0 {
+		return []string{"PING"}
+	}
+	return args
+}
+
+// edgeNewer reports whether args are answered as Valkey 8 answers, where
+// Redis 7.0 differs: ZRANK's WITHSCORE (Redis 7.2) makes a fourth argument
+// other than it a syntax error, not a wrong count.
+func edgeNewer(args []string) bool {
+	name := strings.ToUpper(args[0])
+	return (name == "ZRANK" || name == "ZREVRANK") && len(args) == 4
+}
+
+// edgeSeed picks the sequence of commands (EDGE_SEED, else 0).
+var edgeSeed = func() uint64 { n, _ := strconv.ParseUint(os.Getenv("EDGE_SEED"), 10, 64); return n }()
