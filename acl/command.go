@@ -141,7 +141,7 @@ func (r *Registry) Run(e *Exec, args [][]byte) {
 			w.Simple(l)
 		}
 	default:
-		w.Error(fmt.Sprintf(errtext.UnknownSubOrArgs+"%.128s'. Try ACL HELP.", args[1]))
+		w.Error(errtext.SubSyntax(args[0], args[1]))
 	}
 }
 

@@ -674,8 +674,7 @@ func cmdClientUnblock(c *Ctx, args [][]byte) {
 			return
 		}
 	} else if len(args) > 4 {
-		c.W.Error(errtext.UnknownSubOrArgs + string(args[1]) +
-			"'. Try CLIENT HELP.")
+		c.W.Error(errtext.SubSyntax(args[0], args[1]))
 		return
 	}
 	if c.Local.Unblock(id, withError) {

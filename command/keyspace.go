@@ -1208,8 +1208,7 @@ func CmdDebug(c *Ctx, args [][]byte) {
 
 // kvDebugSyntax is Redis's addReplySubcommandSyntaxError.
 func kvDebugSyntax(c *Ctx, args [][]byte) {
-	c.W.Error(errtext.UnknownSubOrArgs + string(cstr(args[1], 128)) +
-		"'. Try " + strings.ToUpper(string(args[0])) + " HELP.")
+	c.W.Error(errtext.SubSyntax(args[0], args[1]))
 }
 
 func cmdDebugHelp(c *Ctx, args [][]byte) {

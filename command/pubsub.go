@@ -181,8 +181,7 @@ func cmdSSubscribeInExec(c *Ctx, args [][]byte) {
 func pubsubPart(op PubSubOp) Handler {
 	return func(c *Ctx, args [][]byte) {
 		if (op == PSChannels || op == PSShardChannels) && len(args) > 3 {
-			c.W.Error(errtext.UnknownSubOrArgs + string(args[1]) +
-				"'. Try PUBSUB HELP.")
+			c.W.Error(errtext.SubSyntax(args[0], args[1]))
 			return
 		}
 		names, counts := c.Local.PubSubQuery(op, args[2:])

@@ -33,7 +33,7 @@ func init() {
 func cmdSlowlogGet(c *Ctx, args [][]byte) {
 	count := int64(10)
 	if len(args) > 3 {
-		c.W.Error(errtext.UnknownSubOrArgs + string(args[1]) + "'. Try SLOWLOG HELP.")
+		c.W.Error(errtext.SubSyntax(args[0], args[1]))
 		return
 	}
 	if len(args) == 3 {

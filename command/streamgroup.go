@@ -28,8 +28,7 @@ func noKeyOrGroup(key, group []byte) string {
 
 // subSyntax is Redis's addReplySubcommandSyntaxError.
 func subSyntax(c *Ctx, args [][]byte) {
-	c.W.Error(errtext.UnknownSubOrArgs + string(args[1]) + "'. Try " +
-		strings.ToUpper(string(args[0])) + " HELP.")
+	c.W.Error(errtext.SubSyntax(args[0], args[1]))
 }
 
 // entriesReadArg parses ENTRIESREAD's value; false: replied.

@@ -114,7 +114,7 @@ func CmdXInfoStream(c *Ctx, args [][]byte) {
 	if len(args) > 3 {
 		if !strings.EqualFold(string(args[3]), "full") || len(args) != 4 && len(args) != 6 ||
 			len(args) == 6 && !strings.EqualFold(string(args[4]), "count") {
-			c.W.Error(errtext.UnknownSubOrArgs + "STREAM'. Try XINFO HELP.")
+			c.W.Error(errtext.SubSyntax(args[0], args[1]))
 			return
 		}
 		full = true

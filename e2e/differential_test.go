@@ -147,22 +147,34 @@ func (d *diffConn) do(t *testing.T, cmds ...[]string) [][]byte {
 		t.Fatal(err)
 	}
 	replies := make([][]byte, len(cmds))
-	var chunk [64 << 10]byte
 	for i := range replies {
-		for {
-			if _, n, err := resp.ReadReply(d.buf); err != nil {
-				t.Fatalf("%q: %v", d.buf, err)
-			} else if n > 0 {
-				replies[i] = slices.Clone(d.buf[:n])
-				d.buf = append(d.buf[:0], d.buf[n:]...)
-				break
-			}
-			n, err := d.r.Read(chunk[:])
-			if err != nil {
-				t.Fatalf("%v: reading the reply: %v", cmds[i], err)
-			}
-			d.buf = append(d.buf, chunk[:n]...)
+		if replies[i] = d.read(t); replies[i] == nil {
+			t.Fatalf("%v: no reply", cmds[i])
 		}
 	}
 	return replies
+}
+
+// read reads one raw reply (nil after an error, reported); it may run on
+// a goroutine of the test. What the connection sent after it waits in
+// d.buf for the next read.
+func (d *diffConn) read(t *testing.T) []byte {
+	d.c.SetDeadline(time.Now().Add(10 * time.Second))
+	var chunk [64 << 10]byte
+	for {
+		if _, n, err := resp.ReadReply(d.buf); err != nil {
+			t.Errorf("%q: %v", d.buf, err)
+			return nil
+		} else if n > 0 {
+			reply := slices.Clone(d.buf[:n])
+			d.buf = append(d.buf[:0], d.buf[n:]...)
+			return reply
+		}
+		n, err := d.r.Read(chunk[:])
+		if err != nil {
+			t.Errorf("reading a reply: %v", err)
+			return nil
+		}
+		d.buf = append(d.buf, chunk[:n]...)
+	}
 }

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -24,9 +26,38 @@ var edgeFixture = [][]string{
 	{"ZADD", "z", "1", "a", "2", "b", "3", "c"}, {"XADD", "x", "1-1", "f", "v"},
 	{"PFADD", "hl", "a", "b"}, {"GEOADD", "g", "13.361389", "38.115556", "a", "15.087269", "37.502669", "b"},
 	{"SET", "bits", "\xff\x0f"},
+	edgeBig("RPUSH", "bl", 1), edgeBig("HSET", "bh", 2), edgeBig("SADD", "bst", 1), edgeBig("ZADD", "bz", 2),
 }
 
-var edgeKeys = []string{"s", "n", "f", "l", "h", "st", "is", "z", "x", "hl", "g", "bits", "missing"}
+// edgeBig is a command that makes key big enough for the plain encodings
+// (quicklist, hashtable, skiplist): 200 members, of width words each (a
+// ZADD's score and member).
+func edgeBig(cmd, key string, width int) []string {
+	args := []string{cmd, key}
+	for i := range 200 {
+		args = append(args, strconv.Itoa(i))
+		if width == 2 {
+			args = append(args, "m"+strconv.Itoa(i*7%200))
+		}
+	}
+	return args
+}
+
+// edgeScripts are the scripts EVAL and its kin run: replies of every
+// type, errors raised and caught, writes and reads of their keys.
+var edgeScripts = []string{
+	"return 1", "return {1, 'two', {3.7, false}, true}", "return nil", "return false", "return 3.99",
+	"return redis.call('incr', KEYS[1])", "return redis.pcall('incr', KEYS[1])",
+	"return redis.call('set', KEYS[1], ARGV[1])", "return redis.call('hgetall', KEYS[1])",
+	"return redis.call('lrange', KEYS[1], 0, -1)", "return redis.error_reply('my error')",
+	"return redis.status_reply('fine')", "return {err = 'table error'}", "return {ok = 'table ok'}",
+	"return redis.call('nosuchcommand')", "return redis.call('get')", "return #KEYS + #ARGV",
+	"return redis.call('zrange', KEYS[1], 0, -1, 'WITHSCORES')", "error('raised')",
+	"return tonumber(ARGV[1])", "return redis.sha1hex(ARGV[1])", "return cjson.encode({1, 2})",
+	"return redis.call('del', KEYS[1], KEYS[2])", "return redis.call('type', KEYS[1])",
+}
+
+var edgeKeys = []string{"s", "n", "f", "l", "h", "st", "is", "z", "x", "hl", "g", "bits", "missing", "bl", "bh", "bst", "bz"}
 
 var edgeValues = []string{"a", "b", "c", "f1", "v", "0", "1", "-1", "2", "3", "10", "-5", "1.5", "abc", "",
 	"9223372036854775807", "-9223372036854775808", "9223372036854775808", "inf", "-inf", "+inf", "nan",
@@ -47,6 +78,7 @@ var edgeErrorsOnly = map[string]bool{
 // with a message per channel, which this test (a reply per command)
 // cannot follow.
 var edgeUnfit = map[string]bool{"spop": true, "psetex": true, "pexpire": true, "pexpireat": true,
+	"script|debug": true, "script|kill": true, "function|kill": true, "function|restore": true,
 	"subscribe": true, "unsubscribe": true, "psubscribe": true, "punsubscribe": true, "ssubscribe": true, "sunsubscribe": true}
 
 // edgeCommand is one command of the table with the words its arguments
@@ -177,7 +209,7 @@ func edgeCommands(t *testing.T, addr string) []edgeCommand {
 	}
 	doc(docs)
 	families := []string{"@string", "@list", "@hash", "@set", "@sortedset", "@bitmap", "@hyperloglog", "@geo", "@stream",
-		"@keyspace", "@transaction", "@pubsub"}
+		"@keyspace", "@transaction", "@pubsub", "@scripting"}
 	var out []edgeCommand
 	var add func(v resp.Value)
 	add = func(v resp.Value) {
@@ -231,6 +263,15 @@ func edgeArgs(r *rand.Rand, c edgeCommand) []string {
 		n++
 	}
 	args := slices.Clone(c.name)
+	switch c.name[0] {
+	case "EVAL", "EVAL_RO", "SCRIPT":
+		args = append(args, edgeScripts[r.IntN(len(edgeScripts))])
+	case "EVALSHA", "EVALSHA_RO":
+		args = append(args, edgeSHA(edgeScripts[r.IntN(len(edgeScripts))]))
+	}
+	if len(args) > len(c.name) && c.name[0] != "SCRIPT" {
+		args = append(args, strconv.Itoa(r.IntN(3)))
+	}
 	for len(args) < n {
 		switch k := r.IntN(10); {
 		case len(args) == len(c.name) || k < 3:
@@ -261,6 +302,11 @@ func edgeArgs(r *rand.Rand, c edgeCommand) []string {
 func edgeNewer(args []string) bool {
 	name := strings.ToUpper(args[0])
 	return (name == "ZRANK" || name == "ZREVRANK") && len(args) == 4
+}
+
+// edgeSHA is the SHA1 digest of script, as EVALSHA names it.
+func edgeSHA(script string) string {
+	return fmt.Sprintf("%x", sha1.Sum([]byte(script)))
 }
 
 // edgeSeed picks the sequence of commands (EDGE_SEED, else 0).

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/radish-kv/radish/net/resp"
 )
 
 // Scripts as real libraries use them, on 4 shards, through go-redis's
@@ -418,23 +416,3 @@ func TestScriptKill(t *testing.T) {
 	}
 }
 
-// read reads one raw reply (nil after an error, reported); it may run on
-// a goroutine of the test.
-func (d *diffConn) read(t *testing.T) []byte {
-	d.c.SetDeadline(time.Now().Add(10 * time.Second))
-	d.buf = d.buf[:0]
-	for {
-		if _, n, err := resp.ReadReply(d.buf); err != nil || n > 0 {
-			if err != nil {
-				t.Errorf("%q: %v", d.buf, err)
-			}
-			return slices.Clone(d.buf[:n])
-		}
-		b, err := d.r.ReadByte()
-		if err != nil {
-			t.Errorf("reading a reply: %v", err)
-			return nil
-		}
-		d.buf = append(d.buf, b)
-	}
-}

@@ -84,9 +84,16 @@ const (
 	WrongArgsEnd = "' command"
 )
 
-// UnknownSubOrArgs starts the error of a container command's unknown
-// subcommand or wrong arity; the subcommand and "'. Try X HELP." follow.
-const UnknownSubOrArgs = "ERR unknown subcommand or wrong number of arguments for '"
+// SubSyntax is Redis's addReplySubcommandSyntaxError: the error of a
+// container command's (cmd's) subcommand sub with wrong arguments, sub as
+// sent, as C's "%.128s" prints it.
+func SubSyntax(cmd, sub []byte) string {
+	if i := strings.IndexByte(string(sub), 0); i >= 0 {
+		sub = sub[:i]
+	}
+	return "ERR unknown subcommand or wrong number of arguments for '" + string(sub[:min(len(sub), 128)]) +
+		"'. Try " + strings.ToUpper(string(cmd)) + " HELP."
+}
 
 // NotAllowed is the refusal of a protected command (DEBUG, MODULE) under
 // its enable-<cmd>-command no (or local, to a remote client); cmd in lower

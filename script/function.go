@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/radish-kv/radish/errtext"
 	"slices"
 	"strings"
 
@@ -360,10 +361,13 @@ func (r *Runtime) registerFunction(L *lua.LState) int {
 func (r *Runtime) FunctionCommand(w *resp.Writer, args [][]byte) {
 	switch strings.ToLower(string(args[1])) {
 	case "load":
-		replace := len(args) == 4 && strings.EqualFold(string(args[2]), "replace")
-		if len(args) == 4 && !replace {
-			w.Error("ERR Unknown option given: " + string(args[2]))
-			return
+		replace := false
+		for _, o := range args[2 : len(args)-1] {
+			if !strings.EqualFold(string(o), "replace") {
+				w.Error("ERR Unknown option given: " + string(o))
+				return
+			}
+			replace = true
 		}
 		name, errText := r.LoadLibrary(string(args[len(args)-1]), replace)
 		if errText != "" {
@@ -378,8 +382,11 @@ func (r *Runtime) FunctionCommand(w *resp.Writer, args [][]byte) {
 		}
 		w.OK()
 	case "flush":
-		if len(args) > 3 || len(args) == 3 && !strings.EqualFold(string(args[2]), "sync") &&
-			!strings.EqualFold(string(args[2]), "async") {
+		if len(args) > 3 {
+			w.Error(errtext.SubSyntax(args[0], args[1]))
+			return
+		}
+		if len(args) == 3 && !strings.EqualFold(string(args[2]), "sync") && !strings.EqualFold(string(args[2]), "async") {
 			w.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
 			return
 		}

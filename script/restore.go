@@ -110,7 +110,7 @@ func (r *Runtime) functionDump(w *resp.Writer) {
 // functionRestore is FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE].
 func (r *Runtime) functionRestore(w *resp.Writer, args [][]byte) {
 	if len(args) > 4 {
-		w.Error(errtext.UnknownSubOrArgs + string(args[1]) + "'. Try FUNCTION HELP.")
+		w.Error(errtext.SubSyntax(args[0], args[1]))
 		return
 	}
 	policy := RestoreAppend

@@ -143,6 +143,8 @@ func New(reg *Registry, k *Killer) *Runtime {
 		g.RawSetString(name, lua.LNil)
 	}
 	g.RawSetString("error", L.NewFunction(r.luaError))
+	g.RawSetString("tonumber", L.NewFunction(r.luaToNumber))
+	g.RawSetString("tostring", L.NewFunction(r.luaToString))
 	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
 		return 1

@@ -159,6 +159,17 @@ func TestRun(t *testing.T) {
 		{2, "return getmetatable('').__index == string", ":1\r\n"},
 		{2, "return loadstring('return 1')()", ":1\r\n"},
 		{2, "return tostring(1.5)", "$3\r\n1.5\r\n"},
+		// Numbers read by strtod and written by "%.14g", as redis-server's
+		// Lua does (its replies).
+		{2, "return tostring(10/3)", "$15\r\n3.3333333333333\r\n"},
+		{2, "return tostring(2^53)", "$18\r\n9.007199254741e+15\r\n"},
+		{2, "return {tostring(1/0), tostring(-1/0), tostring(0/0), tostring(-0.0)}", "*4\r\n$3\r\ninf\r\n$4\r\n-inf\r\n$4\r\n-nan\r\n$2\r\n-0\r\n"},
+		{2, "return tonumber('9223372036854775808')", ":-9223372036854775808\r\n"},
+		{2, "return {tostring(tonumber(' 0x1p4 ')), tostring(tonumber('0x1.8')), tostring(tonumber('1e400')), tostring(tonumber('nan'))}", "*4\r\n$2\r\n16\r\n$3\r\n1.5\r\n$3\r\ninf\r\n$3\r\nnan\r\n"},
+		{2, "return {tonumber('1e'), tonumber('0x'), tonumber('1_0'), tonumber('12', 2), tonumber({})}", "*0\r\n"},
+		{2, "return {tonumber('-ff', 16) == 2^64 - 255, tonumber(' 11 ', 2), tonumber('zz', 36)}", "*3\r\n:1\r\n:3\r\n:1295\r\n"},
+		{2, "return tonumber('1', 99)", "-ERR user_script:1: bad argument #2 to 'tonumber' (base out of range) script: 5c995896944992e56c7d8a78db88e8fc3fe9579d, on @user_script:1.\r\n"},
+		{2, "return tostring()", "-ERR user_script:1: bad argument #1 to 'tostring' (value expected) script: b3870418043f3698962b400fd4ccc5dd4e449625, on @user_script:1.\r\n"},
 		{2, "return string.format('%.2f', 1.234)", "$4\r\n1.23\r\n"},
 		{2, "return table.concat({1,2}, ',')", "$3\r\n1,2\r\n"},
 		{2, "return 1 +", "-ERR Error compiling script (new function): user_script:1: unexpected symbol near '<eof>'\r\n"},

@@ -3,7 +3,6 @@ package script
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -360,9 +359,7 @@ func toNumber(v lua.LValue) (float64, bool) {
 	case lua.LNumber:
 		return float64(v), true
 	case lua.LString:
-		if n, err := parseLuaNumber(strings.TrimSpace(string(v))); err == nil {
-			return n, true
-		}
+		return str2number(string(v))
 	}
 	return 0, false
 }
@@ -393,16 +390,8 @@ func (r *Runtime) checkString(L *lua.LState, n int) string {
 	case lua.LString:
 		return string(v)
 	case lua.LNumber:
-		return fmt.Sprintf("%.14g", float64(v))
+		return luaNumber(float64(v))
 	}
 	r.typeError(L, n, "string")
 	return ""
-}
-
-// parseLuaNumber reads a number as lua_str2number: decimal, float or hex.
-func parseLuaNumber(s string) (float64, error) {
-	if v, err := strconv.ParseInt(s, 0, 64); err == nil {
-		return float64(v), nil
-	}
-	return strconv.ParseFloat(s, 64)
 }

@@ -756,7 +756,7 @@ type pubAnswer struct {
 func (s *Shard) pubsubQuery(c *conn, op command.PubSubOp, args [][]byte) {
 	if (op == command.PSChannels || op == command.PSShardChannels) && len(args) > 3 {
 		s.reply(c, func(w *resp.Writer) {
-			w.Error(errtext.UnknownSubOrArgs + string(args[1]) + "'. Try PUBSUB HELP.")
+			w.Error(errtext.SubSyntax(args[0], args[1]))
 		})
 		return
 	}
