@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
 )
 
 // Scripts as real libraries use them, on 4 shards, through go-redis's
@@ -415,4 +414,3 @@ func TestScriptKill(t *testing.T) {
 		t.Fatalf("after the kill: %q", got)
 	}
 }
-
