@@ -813,11 +813,11 @@ func lsMPopArgs(c *Ctx, args [][]byte, at int) (keys [][]byte, left bool, count 
 	if !ok {
 		return nil, false, 0, false
 	}
-	where := int64(at) + numkeys + 1
-	if where >= int64(len(args)) {
+	if numkeys > int64(len(args)-at-2) { // no room for the keys and the end (no overflow)
 		c.W.Error(errtext.Syntax)
 		return nil, false, 0, false
 	}
+	where := at + int(numkeys) + 1
 	if left, ok = lsPosition(c, args[where]); !ok {
 		return nil, false, 0, false
 	}

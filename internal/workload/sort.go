@@ -50,17 +50,19 @@ func (g *Gen) sort(l, e, z string) []string {
 	return args
 }
 
-// sortTies reports whether a SORT is ALPHA BY a pattern, whose ties are
-// in Redis's dict order, and how many members each element has in its
-// reply.
+// sortTies reports whether a SORT's order is, at least in part, Redis's
+// dict order: ALPHA BY a pattern (its ties), or BY a pattern without '*'
+// (no sort: a set's members in its order); and how many members each
+// element has in its reply.
 func sortTies(args []string) (ties bool, step int) {
-	alpha, by, gets := false, false, 0
+	alpha, by, nosort, gets := false, false, false, 0
 	for i := 2; i < len(args); i++ {
 		switch strings.ToUpper(args[i]) {
 		case "ALPHA":
 			alpha = true
 		case "BY":
 			by = i+1 < len(args) && strings.Contains(args[i+1], "*")
+			nosort = i+1 < len(args) && !by
 			i++
 		case "GET":
 			gets++
@@ -69,7 +71,7 @@ func sortTies(args []string) (ties bool, step int) {
 			i += 2
 		}
 	}
-	return alpha && by, max(gets, 1)
+	return alpha && by || nosort, max(gets, 1)
 }
 
 // canonicalSort is the reply of a SORT with ties (sortTies) with its
