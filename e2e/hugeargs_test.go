@@ -15,7 +15,8 @@ import (
 // a count, an index, a numkeys or a timeout: sums and products of them
 // overflow.
 var hugeNumbers = []string{"9223372036854775807", "-9223372036854775808", "9223372036854775806",
-	"4611686018427387904", "-4611686018427387905", "2147483648", "-2147483649", "4294967296", "-1", "1e308", "inf"}
+	"4611686018427387904", "-4611686018427387905", "2147483648", "-2147483649", "4294967296", "4294967295", "-1", "1e308",
+	"inf", "-inf", "nan", "", "-0"}
 
 // hugeUnfit names the commands this test leaves out: they stop the server
 // or its replies, change its role or configuration, or reach the network
@@ -55,6 +56,17 @@ func TestHugeArguments(t *testing.T) {
 				args[at] = n
 				calls = append(calls, args)
 			}
+		}
+		for _, n := range hugeNumbers {
+			if slices.Contains(c.cats, "@blocking") {
+				break // it would wait n seconds for its keys n
+			}
+			// Every place the same number: ranges from n to n.
+			args := slices.Clone(c.name)
+			for len(args) < places {
+				args = append(args, n)
+			}
+			calls = append(calls, args)
 		}
 		for _, tok := range docs[c.lower] {
 			for _, n := range hugeNumbers {
