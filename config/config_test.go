@@ -108,7 +108,7 @@ func TestSetErrors(t *testing.T) {
 		{[][2]string{{"maxmemory", "1k"}, {"maxmemory-policy", "foo"}}, pre + "'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
 		// What radish cannot honour yet is refused, not ignored.
 		{[][2]string{{"appendonly", "maybe"}}, pre + "'appendonly') - argument must be 'yes' or 'no'"},
-		{[][2]string{{"appendfsync", "sometimes"}}, pre + "'appendfsync') - argument(s) must be one of the following: always, everysec, no"},
+		{[][2]string{{"appendfsync", "sometimes"}}, pre + "'appendfsync') - argument(s) must be one of the following: everysec, always, no"},
 		{[][2]string{{"metrics-port", "9121"}}, pre + "'metrics-port') - can't set immutable config"},
 		{[][2]string{{"shards", "2"}}, pre + "'shards') - can't set immutable config"},
 		// Directives of Redis that radish ignores in a file are unknown here.

@@ -400,7 +400,7 @@ var params = []*param{
 	// appendonly at run time: the shards' Group starts or stops the AOF
 	// (shard/aofrun.go), writing a base of the data first, as Redis.
 	{name: "appendonly", kind: KindBool, def: "no", b: func(s *Snapshot) *bool { return &s.AppendOnly }},
-	{name: "appendfsync", kind: KindEnum, def: "everysec", enum: []string{"always", "everysec", "no"}, s: func(s *Snapshot) *string { return &s.AppendFsync }},
+	{name: "appendfsync", kind: KindEnum, def: "everysec", enum: []string{"everysec", "always", "no"}, s: func(s *Snapshot) *string { return &s.AppendFsync }},
 	{name: "appenddirname", kind: KindString, def: "appendonlydir", mode: Immutable, s: func(s *Snapshot) *string { return &s.AppendDirName }, check: func(s *Snapshot) string {
 		return baseName(s.AppendDirName, "appenddirname", "dirname")
 	}},
@@ -442,10 +442,10 @@ var params = []*param{
 	{name: "shutdown-timeout", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.ShutdownTimeout }},
 	{name: "pidfile", kind: KindString, def: "", mode: Immutable, s: func(s *Snapshot) *string { return &s.PidFile }},
 	{name: "hash-max-listpack-entries", aliases: []string{"hash-max-ziplist-entries"}, kind: KindInt, def: "512", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HashMaxListpackEntries }},
-	{name: "hash-max-listpack-value", aliases: []string{"hash-max-ziplist-value"}, kind: KindInt, def: "64", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HashMaxListpackValue }},
+	{name: "hash-max-listpack-value", aliases: []string{"hash-max-ziplist-value"}, kind: KindMemory, def: "64", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HashMaxListpackValue }},
 	{name: "set-max-intset-entries", kind: KindInt, def: "512", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.SetMaxIntsetEntries }},
 	{name: "zset-max-listpack-entries", aliases: []string{"zset-max-ziplist-entries"}, kind: KindInt, def: "128", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ZSetMaxListpackEntries }},
-	{name: "zset-max-listpack-value", aliases: []string{"zset-max-ziplist-value"}, kind: KindInt, def: "64", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ZSetMaxListpackValue }},
+	{name: "zset-max-listpack-value", aliases: []string{"zset-max-ziplist-value"}, kind: KindMemory, def: "64", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ZSetMaxListpackValue }},
 	{name: "hll-sparse-max-bytes", kind: KindMemory, def: "3000", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.HLLSparseMaxBytes }},
 	{name: "stream-node-max-bytes", kind: KindMemory, def: "4096", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.StreamNodeMaxBytes }},
 	{name: "stream-node-max-entries", kind: KindInt, def: "100", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.StreamNodeMaxEntries }},
@@ -453,7 +453,7 @@ var params = []*param{
 	{name: "list-compress-depth", kind: KindInt, def: "0", min: 0, max: math.MaxInt32, i: func(s *Snapshot) *int { return &s.ListCompressDepth }},
 	{name: "lfu-log-factor", kind: KindInt, def: "10", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFULogFactor }},
 	{name: "lfu-decay-time", kind: KindInt, def: "1", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.LFUDecayTime }},
-	{name: "tracking-table-max-keys", kind: KindInt, def: "1000000", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.TrackingTableMaxKeys }},
+	{name: "tracking-table-max-keys", kind: KindInt, def: "1000000", min: 0, max: math.MaxInt64, i: func(s *Snapshot) *int { return &s.TrackingTableMaxKeys }},
 	{name: "active-expire-effort", kind: KindInt, def: "1", min: 1, max: 10, i: func(s *Snapshot) *int { return &s.ActiveExpireEffort }},
 	{name: "slowlog-log-slower-than", kind: KindInt, def: "10000", min: -1, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.SlowlogLogSlowerThan }},
 	{name: "slowlog-max-len", kind: KindInt, def: "128", min: 0, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.SlowlogMaxLen }},
@@ -476,7 +476,7 @@ var params = []*param{
 	{name: "replica-announce-ip", aliases: []string{"slave-announce-ip"}, kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.ReplicaAnnounceIP }},
 	{name: "replica-announce-port", aliases: []string{"slave-announce-port"}, kind: KindInt, def: "0", min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.ReplicaAnnouncePort }},
 	{name: "repl-backlog-size", kind: KindMemory, def: "1mb", min: 1, max: math.MaxInt64, i64: func(s *Snapshot) *int64 { return &s.ReplBacklogSize }},
-	{name: "repl-backlog-ttl", kind: KindInt, def: "3600", min: 0, max: maxInt, i: func(s *Snapshot) *int { return &s.ReplBacklogTTL }},
+	{name: "repl-backlog-ttl", kind: KindInt, def: "3600", min: 0, max: math.MaxInt64, i: func(s *Snapshot) *int { return &s.ReplBacklogTTL }},
 	{name: "tls-port", kind: KindInt, def: "0", mode: Immutable, min: 0, max: 65535, i: func(s *Snapshot) *int { return &s.TLSPort }},
 	{name: "tls-cert-file", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSCertFile }},
 	{name: "tls-key-file", kind: KindString, def: "", s: func(s *Snapshot) *string { return &s.TLSKeyFile }},
@@ -696,7 +696,7 @@ func formatMaxMemory(s *Snapshot) string {
 // or more classes, as Redis does: the classes named change, the others
 // keep their limits; nothing changes when any group is wrong.
 func parseOutputLimits(s *Snapshot, args []string, _ *loadState) string {
-	if len(args) == 0 || len(args)%4 != 0 {
+	if len(args)%4 != 0 { // none: nothing changes, as in Redis
 		return "Wrong number of arguments in buffer limit configuration."
 	}
 	limits := s.OutputLimits

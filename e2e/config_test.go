@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/radish-kv/radish/net/resp"
 )
 
 // The parameters CONFIG SET changes at run time, each seen doing what it
@@ -553,5 +555,65 @@ func TestPortInUse(t *testing.T) {
 	}
 	if err := s.client(2).Ping(t.Context()).Err(); err != nil {
 		t.Errorf("first server after the refused start: %v", err)
+	}
+}
+
+// configUnfit are the parameters TestConfigSetAgainstRedis leaves alone:
+// the ones that move the server (its port, files, role) or lock clients
+// out.
+var configUnfit = map[string]bool{"port": true, "bind": true, "dir": true, "dbfilename": true, "logfile": true,
+	"unixsocket": true, "pidfile": true, "aclfile": true, "appendfilename": true, "appenddirname": true, "daemonize": true,
+	"supervised": true, "requirepass": true, "masteruser": true, "masterauth": true, "replicaof": true, "slaveof": true,
+	"tls-port": true, "save": true, "appendonly": true, "maxmemory": true, "maxclients": true}
+
+// TestConfigSetAgainstRedis sets every parameter radish and redis-server
+// both have to values a careless or hostile client sends (numbers past
+// every range, words, nothing) and compares the replies; each parameter
+// gets its value back after. The server must serve on after all of it,
+// and a threshold past the overflow of its unit keeps its meaning.
+func TestConfigSetAgainstRedis(t *testing.T) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server is needed (apt-get install redis-server):", err)
+	}
+	s := start(t, "--shards", "2")
+	a, b := dialDiff(t, s.addr, 2), dialDiff(t, startRedis(t, redisBin), 2)
+	names := func(d *diffConn) map[string]string {
+		v, _, err := resp.ReadReply(d.do(t, []string{"CONFIG", "GET", "*"})[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for i := 0; i+1 < len(v.Elems); i += 2 {
+			m[string(v.Elems[i].Str)] = string(v.Elems[i+1].Str)
+		}
+		return m
+	}
+	ours, theirs := names(a), names(b)
+	checked := 0
+	for name, was := range ours {
+		if _, ok := theirs[name]; !ok || configUnfit[name] {
+			continue
+		}
+		checked++
+		for _, v := range []string{"9223372036854775807", "-9223372036854775808", "4294967296", "-1", "", "abc", "1e308",
+			"1 2", "0", "yes"} {
+			set := []string{"CONFIG", "SET", name, v}
+			if got, want := a.do(t, set)[0], b.do(t, set)[0]; !bytes.Equal(got, want) {
+				t.Errorf("CONFIG SET %s %q: radish %q, redis %q", name, v, got, want)
+			}
+			a.do(t, []string{"CONFIG", "SET", name, was})
+			b.do(t, []string{"CONFIG", "SET", name, theirs[name]})
+		}
+	}
+	if checked < 80 {
+		t.Fatalf("only %d parameters checked", checked)
+	}
+	// 18446744073709552 µs is 448 ns past 2^64 ns: still a threshold of
+	// centuries, nothing logged.
+	a.do(t, []string{"CONFIG", "SET", "slowlog-log-slower-than", "18446744073709552"}, []string{"SLOWLOG", "RESET"},
+		[]string{"SET", "k", "v"})
+	if got := a.do(t, []string{"SLOWLOG", "LEN"})[0]; string(got) != ":0\r\n" {
+		t.Errorf("SLOWLOG LEN %q with a threshold of centuries", got)
 	}
 }

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"math"
 	"time"
 
 	"go.uber.org/zap"
@@ -22,7 +23,7 @@ import (
 // repl-backlog-ttl seconds at now. p.mu held.
 func (g *Group) freeBacklog(conf *config.Snapshot, now time.Time) {
 	p := &g.prim
-	ttl := time.Duration(conf.ReplBacklogTTL) * time.Second
+	ttl := time.Duration(min(int64(conf.ReplBacklogTTL), int64(math.MaxInt64/time.Second))) * time.Second // no overflow
 	if ttl == 0 || p.freed || len(p.replicas) > 0 || now.Sub(p.lonely) <= ttl || g.repl.link.Load() != nil {
 		return
 	}

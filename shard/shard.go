@@ -508,7 +508,7 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 	s.setNotify(c)
 	s.clock.slowNs = -1
 	if c.SlowlogLogSlowerThan >= 0 {
-		s.clock.slowNs = c.SlowlogLogSlowerThan * 1000
+		s.clock.slowNs = min(c.SlowlogLogSlowerThan, math.MaxInt64/1000) * 1000 // no overflow
 	}
 	s.clock.on = s.clock.slowNs >= 0 || c.LatencyMonitorThreshold > 0
 	if !s.clock.on {
@@ -519,7 +519,7 @@ func (s *Shard) applyConfig(c *config.Snapshot) {
 		alarm = s.clock.slowNs
 	}
 	if t := c.LatencyMonitorThreshold; t > 0 {
-		alarm = min(alarm, t*int64(time.Millisecond))
+		alarm = min(alarm, min(t, math.MaxInt64/int64(time.Millisecond))*int64(time.Millisecond))
 	}
 	s.clock.alarm = nsToTicks(alarm)
 	s.reader.MaxBulkLen = c.ProtoMaxBulkLen

@@ -75,8 +75,9 @@ func ticksToNs(t int64) time.Duration { return time.Duration(float64(t) / ticksP
 
 // nsToTicks converts a threshold in ns (MaxInt64: none, kept).
 func nsToTicks(ns int64) int64 {
-	if ns == math.MaxInt64 {
-		return ns
+	t := float64(ns) * ticksPerNs
+	if ns == math.MaxInt64 || t >= math.MaxInt64 {
+		return math.MaxInt64
 	}
-	return int64(float64(ns) * ticksPerNs)
+	return int64(t)
 }

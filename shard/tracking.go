@@ -253,7 +253,7 @@ func (s *Shard) remember(spec *command.Spec, args [][]byte) {
 		s.trk.table.Remember(args[i], r)
 	}
 	if max := s.conf.TrackingTableMaxKeys; max > 0 {
-		s.limitTable((max + len(s.group.shards) - 1) / len(s.group.shards))
+		s.limitTable((max-1)/len(s.group.shards) + 1) // its share, rounded up, with no overflow
 	}
 }
 
