@@ -54,7 +54,10 @@ func TestHugeArguments(t *testing.T) {
 					args = append(args, base[len(args)%len(base)])
 				}
 				args[at] = n
-				calls = append(calls, args)
+				// In a script too: redis.call's arguments, on keys of
+				// both shards.
+				script := append([]string{"EVAL", "return redis.pcall(unpack(ARGV))", "0"}, args...)
+				calls = append(calls, args, script)
 			}
 		}
 		for _, n := range hugeNumbers {
