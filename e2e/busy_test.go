@@ -8,19 +8,12 @@ import (
 	"os/exec"
 	"testing"
 	"time"
-
-	"github.com/radish-kv/radish/net/resp"
 )
 
 // send writes a command without reading its reply.
 func (d *diffConn) send(t *testing.T, args ...string) {
 	t.Helper()
-	var w resp.Writer
-	w.Array(len(args))
-	for _, a := range args {
-		w.BulkString(a)
-	}
-	if _, err := d.c.Write(w.B); err != nil {
+	if err := d.write([][]string{args}); err != nil {
 		t.Fatal(err)
 	}
 }

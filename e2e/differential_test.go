@@ -135,15 +135,7 @@ func dialDiff(t *testing.T, addr string, proto int) *diffConn {
 // do sends the commands in one write and returns their raw replies.
 func (d *diffConn) do(t *testing.T, cmds ...[]string) [][]byte {
 	t.Helper()
-	var w resp.Writer
-	for _, args := range cmds {
-		w.Array(len(args))
-		for _, a := range args {
-			w.BulkString(a)
-		}
-	}
-	d.c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := d.c.Write(w.B); err != nil {
+	if err := d.write(cmds); err != nil {
 		t.Fatal(err)
 	}
 	replies := make([][]byte, len(cmds))
@@ -155,25 +147,46 @@ func (d *diffConn) do(t *testing.T, cmds ...[]string) [][]byte {
 	return replies
 }
 
+// write sends the commands in one write, without reading their replies.
+func (d *diffConn) write(cmds [][]string) error {
+	var w resp.Writer
+	for _, args := range cmds {
+		w.Array(len(args))
+		for _, a := range args {
+			w.BulkString(a)
+		}
+	}
+	d.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, err := d.c.Write(w.B)
+	return err
+}
+
 // read reads one raw reply (nil after an error, reported); it may run on
-// a goroutine of the test. What the connection sent after it waits in
-// d.buf for the next read.
+// a goroutine of the test.
 func (d *diffConn) read(t *testing.T) []byte {
-	d.c.SetDeadline(time.Now().Add(10 * time.Second))
+	b, err := d.next(10 * time.Second)
+	if err != nil {
+		t.Errorf("reading a reply: %v", err)
+	}
+	return b
+}
+
+// next reads one raw reply, waiting at most wait for each read. What the
+// connection sent after it waits in d.buf for the next one.
+func (d *diffConn) next(wait time.Duration) ([]byte, error) {
 	var chunk [64 << 10]byte
 	for {
 		if _, n, err := resp.ReadReply(d.buf); err != nil {
-			t.Errorf("%q: %v", d.buf, err)
-			return nil
+			return nil, fmt.Errorf("%q: %w", d.buf, err)
 		} else if n > 0 {
 			reply := slices.Clone(d.buf[:n])
 			d.buf = append(d.buf[:0], d.buf[n:]...)
-			return reply
+			return reply, nil
 		}
+		d.c.SetDeadline(time.Now().Add(wait))
 		n, err := d.r.Read(chunk[:])
 		if err != nil {
-			t.Errorf("reading a reply: %v", err)
-			return nil
+			return nil, err
 		}
 		d.buf = append(d.buf, chunk[:n]...)
 	}

@@ -113,34 +113,12 @@ func TestHugeArguments(t *testing.T) {
 // try sends cmds and reads their replies within a second each; it
 // returns how many it read and why it stopped.
 func (d *diffConn) try(cmds [][]string) (int, error) {
-	var w resp.Writer
-	for _, args := range cmds {
-		w.Array(len(args))
-		for _, a := range args {
-			w.BulkString(a)
-		}
-	}
-	d.c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := d.c.Write(w.B); err != nil {
+	if err := d.write(cmds); err != nil {
 		return 0, err
 	}
-	var chunk [64 << 10]byte
 	for i := range cmds {
-		for {
-			_, n, err := resp.ReadReply(d.buf)
-			if err != nil {
-				return i, err
-			}
-			if n > 0 {
-				d.buf = append(d.buf[:0], d.buf[n:]...)
-				break
-			}
-			d.c.SetDeadline(time.Now().Add(time.Second))
-			m, err := d.r.Read(chunk[:])
-			if err != nil {
-				return i, err
-			}
-			d.buf = append(d.buf, chunk[:m]...)
+		if _, err := d.next(time.Second); err != nil {
+			return i, err
 		}
 	}
 	return len(cmds), nil
