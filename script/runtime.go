@@ -160,6 +160,8 @@ func New(reg *Registry, k *Killer) *Runtime {
 	// that add to a table raw refuse a proxy (table.remove and table.sort
 	// find it empty, and change nothing, as Redis's on its read-only
 	// tables).
+	g.RawGetString("string").(*lua.LTable).RawSetString("format", L.NewFunction(r.luaFormat))
+	g.RawGetString("table").(*lua.LTable).RawSetString("concat", L.NewFunction(r.luaConcat))
 	r.guard(g, "rawset")
 	r.guard(g.RawGetString("table").(*lua.LTable), "insert")
 	for _, name := range []string{"string", "table", "math", "coroutine", "bit", "cjson", "cmsgpack", "struct"} {
