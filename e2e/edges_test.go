@@ -55,6 +55,8 @@ var edgeScripts = []string{
 	"return redis.call('zrange', KEYS[1], 0, -1, 'WITHSCORES')", "error('raised')",
 	"return tonumber(ARGV[1])", "return redis.sha1hex(ARGV[1])", "return cjson.encode({1, 2})",
 	"return redis.call('del', KEYS[1], KEYS[2])", "return redis.call('type', KEYS[1])",
+	"return tostring(tonumber(ARGV[1]))", "return string.format('%s|%d|%g|%5.2f|%x', ARGV[1], ARGV[1], ARGV[1], ARGV[1], ARGV[1])",
+	"return table.concat({ARGV[1], tonumber(ARGV[1]) or 0, 1/3}, ',')", "return string.format('%q', ARGV[1])",
 }
 
 var edgeKeys = []string{"s", "n", "f", "l", "h", "st", "is", "z", "x", "hl", "g", "bits", "missing", "bl", "bh", "bst", "bz"}
