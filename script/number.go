@@ -1,12 +1,13 @@
 package script
 
 import (
-	"errors"
 	"math"
 	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/radish-kv/radish/num"
 )
 
 // Numbers as Redis's Lua 5.1 reads and writes them, where gopher-lua's
@@ -33,24 +34,11 @@ func luaNumber(f float64) string {
 const cSpace = " \t\n\v\f\r"
 
 // str2number is Lua 5.1's luaO_str2d: the whole of s, but for spaces
-// around it, read by strtod (decimal or hex, with or without an exponent,
-// inf, infinity, nan; out of range is ±inf or 0), else by strtoul in base
-// 16 ("0x10").
+// around it, read by C's strtod (decimal or hex, with or without an
+// exponent, inf, infinity, nan; out of range is ±inf or 0).
 func str2number(s string) (float64, bool) {
-	s = strings.Trim(s, cSpace)
-	if s == "" || strings.ContainsRune(s, '_') {
-		return 0, false
-	}
-	digits := strings.TrimLeft(s, "+-")
-	hex := len(digits) > 1 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')
-	if hex && !strings.ContainsAny(digits, "pP") {
-		s += "p0" // strtod's hex floats need no exponent; Go's do
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, false
-	}
-	return f, true
+	f, _, ok := num.ParseStrtod([]byte(strings.TrimRight(s, cSpace)))
+	return f, ok
 }
 
 // strtoul is tonumber's reading of s in base (2 to 36), as C's strtoul
