@@ -57,6 +57,9 @@ var edgeScripts = []string{
 	"return redis.call('del', KEYS[1], KEYS[2])", "return redis.call('type', KEYS[1])",
 	"return tostring(tonumber(ARGV[1]))", "return string.format('%s|%d|%g|%5.2f|%x', ARGV[1], ARGV[1], ARGV[1], ARGV[1], ARGV[1])",
 	"return table.concat({ARGV[1], tonumber(ARGV[1]) or 0, 1/3}, ',')", "return string.format('%q', ARGV[1])",
+	"redis.setresp(3); return redis.call('hgetall', KEYS[1])", "redis.setresp(3); return redis.call('zscore', KEYS[1], ARGV[1])",
+	"redis.setresp(3); return redis.call('smembers', KEYS[1])", "redis.setresp(3); return redis.pcall('get', KEYS[1])",
+	"redis.setresp(3); return {redis.call('zrange', KEYS[1], 0, -1, 'WITHSCORES')}",
 }
 
 var edgeKeys = []string{"s", "n", "f", "l", "h", "st", "is", "z", "x", "hl", "g", "bits", "missing", "bl", "bh", "bst", "bz"}
@@ -82,6 +85,12 @@ var edgeErrorsOnly = map[string]bool{
 var edgeUnfit = map[string]bool{"spop": true, "psetex": true, "pexpire": true, "pexpireat": true,
 	"script|debug": true, "script|kill": true, "function|kill": true, "function|restore": true,
 	"subscribe": true, "unsubscribe": true, "psubscribe": true, "punsubscribe": true, "ssubscribe": true, "sunsubscribe": true}
+
+// edgeConnection names the connection commands this test runs: those
+// whose replies do not depend on which server or connection answers.
+var edgeConnection = map[string]bool{"echo": true, "ping": true, "select": true, "client|setname": true,
+	"client|getname": true, "client|no-evict": true, "client|no-touch": true, "client|getredir": true,
+	"client|trackinginfo": true}
 
 // edgeDangerousFit names the commands of @dangerous this test runs.
 var edgeDangerousFit = map[string]bool{"keys": true, "sort": true, "swapdb": true, "flushdb": true, "flushall": true,
@@ -189,7 +198,7 @@ func edgeCommands(t *testing.T, addr string) []edgeCommand {
 			continue
 		}
 		cats := c.cats
-		if c.lower == "echo" || c.lower == "ping" || c.lower == "select" {
+		if edgeConnection[c.lower] {
 			cats = append(cats, "@keyspace")
 		}
 		if !edgeDangerousFit[c.lower] && slices.ContainsFunc(cats, func(c string) bool { return c == "@dangerous" || c == "@admin" }) ||
