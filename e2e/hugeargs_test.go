@@ -31,14 +31,16 @@ var hugeUnfit = map[string]bool{
 }
 
 // TestHugeArguments puts each of hugeNumbers at each argument place of
-// every command in radish's own table (after each option word its docs
-// name, too) over keys of every type, and checks that the server answers
-// every one and stays up: no numkeys, count or range may index past its
-// arguments or allocate by a number the client chose.
+// every command in radish's own table (and at every place at once, and
+// after each option word its docs name) over keys of every type, directly,
+// through a script's redis.pcall and queued in MULTI, over RESP2 and
+// RESP3, and checks that the server answers every one and stays up: no
+// numkeys, count or range may index past its arguments or allocate by a
+// number the client chose.
 func TestHugeArguments(t *testing.T) {
 	s := start(t, "--shards", "2")
 	table, docs := commandTable(t, s.addr)
-	fixture := [][]string{{"FLUSHALL"}, {"RPUSH", "l", "a", "b"}, {"ZADD", "z", "1", "a"}, {"HSET", "h", "f", "v"},
+	fixture := [][]string{{"DISCARD"}, {"FLUSHALL"}, {"RPUSH", "l", "a", "b"}, {"ZADD", "z", "1", "a"}, {"HSET", "h", "f", "v"},
 		{"SADD", "s", "a"}, {"XADD", "x", "1-1", "f", "v"}, {"SET", "str", "10"}, {"SELECT", "0"}}
 	base := []string{"l", "z", "h", "s", "x", "str", "0", "1"}
 	var calls [][]string
@@ -48,7 +50,7 @@ func TestHugeArguments(t *testing.T) {
 		}
 		places := max(c.arity, -c.arity) + 2
 		for at := len(c.name); at < places; at++ {
-			for _, n := range hugeNumbers {
+			for k, n := range hugeNumbers {
 				args := slices.Clone(c.name)
 				for len(args) < places {
 					args = append(args, base[len(args)%len(base)])
@@ -58,6 +60,13 @@ func TestHugeArguments(t *testing.T) {
 				// both shards.
 				script := append([]string{"EVAL", "return redis.pcall(unpack(ARGV))", "0"}, args...)
 				calls = append(calls, args, script)
+				if k < 3 {
+					// And queued in MULTI: EXEC plans its commands'
+					// keys over the shards before it runs them. (A
+					// batch may end inside it: the fixture's DISCARD
+					// ends it.)
+					calls = append(calls, []string{"MULTI"}, args, []string{"EXEC"})
+				}
 			}
 		}
 		for _, n := range hugeNumbers {
@@ -69,7 +78,7 @@ func TestHugeArguments(t *testing.T) {
 			for len(args) < places {
 				args = append(args, n)
 			}
-			calls = append(calls, args)
+			calls = append(calls, args, []string{"MULTI"}, args, []string{"EXEC"})
 		}
 		for _, tok := range docs[c.lower] {
 			for _, n := range hugeNumbers {
@@ -81,9 +90,13 @@ func TestHugeArguments(t *testing.T) {
 		}
 	}
 	t.Logf("%d calls of %d commands", len(calls), len(table))
-	conn := dialDiff(t, s.addr, 2)
-	for i := 0; i < len(calls); {
+	// Batches go in turn over RESP2 and RESP3 (their replies are
+	// written apart).
+	conns := []*diffConn{dialDiff(t, s.addr, 2), dialDiff(t, s.addr, 3)}
+	for i, turn := 0, 0; i < len(calls); turn++ {
 		batch := calls[i:min(i+40, len(calls))]
+		proto := turn % 2
+		conn := conns[proto]
 		conn.do(t, fixture...)
 		n, err := conn.try(batch)
 		if err != nil {
@@ -96,7 +109,7 @@ func TestHugeArguments(t *testing.T) {
 			}
 			t.Logf("no answer within a second: %q", batch[n])
 			conn.c.Close()
-			conn = dialDiff(t, s.addr, 2)
+			conns[proto] = dialDiff(t, s.addr, 2+proto)
 			i += n + 1
 			continue
 		}
