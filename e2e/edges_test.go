@@ -136,21 +136,26 @@ func TestEdgesAgainstRedis(t *testing.T) {
 			}
 			gots, wants := a.do(t, batch...), b.do(t, batch...)
 			var queued [][]string // the commands an EXEC's reply answers
+			newer := false        // one of them is answered as Valkey 8 answers
 			for i, args := range batch {
 				got, want := edgeComparable(args, gots[i], queued), edgeComparable(args, wants[i], queued)
-				switch name := strings.ToUpper(args[0]); {
+				name := strings.ToUpper(args[0])
+				// Redis 7.0 refuses at queue time what Valkey 8 takes (a
+				// fourth argument of ZRANK): its EXEC aborts.
+				skip := edgeNewer(args) || name == "EXEC" && newer
+				switch {
 				case name == "MULTI" && string(gots[i]) == "+OK\r\n":
-					queued = [][]string{}
+					queued, newer = [][]string{}, false
 				case name == "EXEC" || name == "DISCARD":
-					queued = nil
+					queued, newer = nil, false
 				case queued != nil && string(gots[i]) == "+QUEUED\r\n":
 					queued = append(queued, args)
+					newer = newer || edgeNewer(args)
 				}
-				if bytes.Equal(got, want) || edgeNewer(args) {
+				if skip || bytes.Equal(got, want) {
 					continue
 				}
-				key := strings.ToUpper(args[0])
-				if seen[key]++; seen[key] > 3 {
+				if seen[name]++; seen[name] > 3 {
 					continue
 				}
 				t.Errorf("RESP%d round %d: %q\n  radish: %q\n  redis:  %q\nafter %q", proto, round, args, got, want, batch[:i])
@@ -182,7 +187,33 @@ func edgeComparable(args []string, raw []byte, queued [][]string) []byte {
 		}
 		return out
 	}
+	if raw[0] == '~' || raw[0] == '%' {
+		return edgeUnordered(raw)
+	}
 	return workload.Canonical(args, raw)
+}
+
+// edgeUnordered is a RESP3 set's or map's reply with its members (a map's
+// pairs) sorted: those types say no order.
+func edgeUnordered(raw []byte) []byte {
+	v, _, err := resp.ReadReply(raw)
+	if err != nil {
+		return raw
+	}
+	step := 1
+	if v.Type == '%' {
+		step = 2
+	}
+	var units [][]byte
+	for i := 0; i+step <= len(v.Elems); i += step {
+		w := resp.Writer{Proto: 3}
+		for _, e := range v.Elems[i : i+step] {
+			resp.AppendValue(&w, e)
+		}
+		units = append(units, w.B)
+	}
+	slices.SortFunc(units, bytes.Compare)
+	return append([]byte{v.Type}, bytes.Join(units, nil)...)
 }
 
 // edgeCommands reads redis-server's command table: the data commands and
