@@ -196,24 +196,10 @@ func edgeComparable(args []string, raw []byte, queued [][]string) []byte {
 // edgeUnordered is a RESP3 set's or map's reply with its members (a map's
 // pairs) sorted: those types say no order.
 func edgeUnordered(raw []byte) []byte {
-	v, _, err := resp.ReadReply(raw)
-	if err != nil {
-		return raw
+	if raw[0] == '%' {
+		return workload.SortedReply(raw, 2)
 	}
-	step := 1
-	if v.Type == '%' {
-		step = 2
-	}
-	var units [][]byte
-	for i := 0; i+step <= len(v.Elems); i += step {
-		w := resp.Writer{Proto: 3}
-		for _, e := range v.Elems[i : i+step] {
-			resp.AppendValue(&w, e)
-		}
-		units = append(units, w.B)
-	}
-	slices.SortFunc(units, bytes.Compare)
-	return append([]byte{v.Type}, bytes.Join(units, nil)...)
+	return workload.SortedReply(raw, 1)
 }
 
 // edgeCommands reads redis-server's command table: the data commands and

@@ -79,7 +79,7 @@ func sortTies(args []string) (ties bool, step int) {
 // it is.
 func canonicalSort(args []string, raw []byte) []byte {
 	if ties, step := sortTies(args); ties {
-		return sortedReply(raw, step)
+		return SortedReply(raw, step)
 	}
 	return raw
 }

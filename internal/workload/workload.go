@@ -25,9 +25,9 @@ func Canonical(args []string, raw []byte) []byte {
 	name := strings.ToUpper(args[0])
 	switch {
 	case unordered[name] && name == "HGETALL":
-		return sortedReply(raw, 2)
+		return SortedReply(raw, 2)
 	case unordered[name]:
-		return sortedReply(raw, 1)
+		return SortedReply(raw, 1)
 	case name == "SORT" || name == "SORT_RO":
 		return canonicalSort(args, raw)
 	case name == "DUMP":
@@ -57,9 +57,9 @@ func canonicalPending(raw []byte) []byte {
 	return w.B
 }
 
-// sortedReply re-encodes an aggregate reply with its members sorted, as
+// SortedReply re-encodes an aggregate reply with its members sorted, as
 // units of step members (HGETALL's field-value pairs: 2).
-func sortedReply(raw []byte, step int) []byte {
+func SortedReply(raw []byte, step int) []byte {
 	v, _, err := resp.ReadReply(raw)
 	if err != nil || v.Elems == nil {
 		return raw
