@@ -190,7 +190,38 @@ func edgeComparable(args []string, raw []byte, queued [][]string) []byte {
 	if raw[0] == '~' || raw[0] == '%' {
 		return edgeUnordered(raw)
 	}
+	if step := edgeScriptUnordered(args); step > 0 {
+		return workload.SortedReply(raw, step)
+	}
 	return workload.Canonical(args, raw)
+}
+
+// edgeScriptUnordered is, for a call of a script that returns HGETALL's or
+// SMEMBERS's reply (as an array to a RESP2 client), how many members make
+// one unit of it (2, 1); else 0.
+func edgeScriptUnordered(args []string) int {
+	if len(args) < 2 {
+		return 0
+	}
+	script := args[1]
+	switch strings.ToUpper(args[0]) {
+	case "EVAL", "EVAL_RO":
+	case "EVALSHA", "EVALSHA_RO":
+		i := slices.IndexFunc(edgeScripts, func(s string) bool { return edgeSHA(s) == strings.ToLower(args[1]) })
+		if i < 0 {
+			return 0
+		}
+		script = edgeScripts[i]
+	default:
+		return 0
+	}
+	switch {
+	case strings.Contains(script, "'hgetall'"):
+		return 2
+	case strings.Contains(script, "'smembers'"):
+		return 1
+	}
+	return 0
 }
 
 // edgeUnordered is a RESP3 set's or map's reply with its members (a map's
