@@ -580,8 +580,12 @@ func CmdLLen(c *Ctx, args [][]byte) {
 // engine clamps anything beyond the list anyway.
 func lsIndex(c *Ctx, b []byte) (int, bool) {
 	v, ok := kvArgInt(c, b)
-	return int(max(min(v, 1<<62), -(1 << 62))), ok
+	return lsClamp(v), ok
 }
+
+// lsClamp bounds an index to ±2^62, where arithmetic on it cannot
+// overflow and no list reaches.
+func lsClamp(v int64) int { return int(max(min(v, 1<<62), -(1 << 62))) }
 
 // keyedIndex is LINDEX's and LSET's index. Redis looks the key up before
 // it parses the index: a bad index of a missing key is LINDEX's nil or
@@ -589,7 +593,7 @@ func lsIndex(c *Ctx, b []byte) (int, bool) {
 // replied.
 func keyedIndex(c *Ctx, key, b []byte, set bool) (int, bool) {
 	if v, ok := num.ParseInt(b); ok {
-		return int(max(min(v, 1<<62), -(1 << 62))), true
+		return lsClamp(v), true
 	}
 	switch c.DB.TypeOf(key, c.Now) {
 	case engine.TypeNone:

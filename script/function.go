@@ -1,7 +1,6 @@
 package script
 
 import (
-	"github.com/radish-kv/radish/errtext"
 	"slices"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/errtext"
 	"github.com/radish-kv/radish/net/resp"
 )
 

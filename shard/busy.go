@@ -195,7 +195,7 @@ func (s *Shard) answerBusy(c *conn, args [][]byte) bool {
 	case !c.cl.Authed && spec.Flags&command.NoAuth == 0:
 		return false
 	case spec.Flags&command.AllowBusy == 0:
-		s.refuseBusy(c, spec)
+		s.refuseCmd(c, spec, s.group.busyText())
 		return true
 	case spec.Name == "shutdown":
 		if !shutdownNoSave(args) {
@@ -223,11 +223,6 @@ func (s *Shard) answerBusy(c *conn, args [][]byte) bool {
 	c.txRefused()
 	s.reply(c, func(w *resp.Writer) { w.Error(errText) })
 	return true
-}
-
-// refuseBusy answers -BUSY to spec, as Redis's rejectCommand (refuseCmd).
-func (s *Shard) refuseBusy(c *conn, spec *command.Spec) {
-	s.refuseCmd(c, spec, s.group.busyText())
 }
 
 // shutdownNoSave reports whether a SHUTDOWN says NOSAVE.

@@ -395,7 +395,7 @@ func (s *Shard) dispatch(c *conn, args [][]byte) {
 		}
 	}
 	if s.group.busy.Load() != 0 && spec.Flags&command.AllowBusy == 0 {
-		s.refuseBusy(c, spec)
+		s.refuseCmd(c, spec, s.group.busyText())
 		return
 	}
 	// A failed background save refuses writes before a failing AOF does,
