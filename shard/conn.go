@@ -1,6 +1,10 @@
 package shard
 
 import (
+	"strings"
+	"time"
+	"unsafe"
+
 	"github.com/radish-kv/radish/acl"
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/engine"
@@ -8,9 +12,6 @@ import (
 	"github.com/radish-kv/radish/net/ioloop"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/router"
-	"strings"
-	"time"
-	"unsafe"
 )
 
 // conn is one client connection, owned by the shard that accepted it.

@@ -1,7 +1,6 @@
 package shard
 
 import (
-	"github.com/radish-kv/radish/acl"
 	"math"
 	"net"
 	"runtime"
@@ -9,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/radish-kv/radish/acl"
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/config"
 	"github.com/radish-kv/radish/coord"

@@ -1,10 +1,10 @@
 package shard
 
 import (
-	"github.com/radish-kv/radish/acl"
 	"slices"
 	"strings"
 
+	"github.com/radish-kv/radish/acl"
 	"github.com/radish-kv/radish/command"
 	"github.com/radish-kv/radish/net/resp"
 	"github.com/radish-kv/radish/track"

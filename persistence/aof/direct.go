@@ -15,10 +15,10 @@ import (
 // reaped by the loop's own wait), the loop instead writes the turn's
 // bytes itself, a copy into the page cache, and asks its driver for the
 // fdatasync; the completion moves Durable in the loop's next poll, and the
-// turn after it releases the replies. At most syncers fdatasyncs are in
-// flight, as with the syncers: while all are, the turns' bytes wait in the
+// turn after it releases the replies. One fdatasync is in flight at a
+// time, as with the syncer: while it is, the turns' bytes wait in the
 // buffer, counted as submitted, and go in one write and one fdatasync at
-// the next completion.
+// its completion.
 //
 // The Log is "direct" while the loop owns the file that way; the writer
 // then stays parked. The loop goes direct only when the writer is parked
@@ -28,17 +28,14 @@ import (
 // or end (Close): what the buffer still holds goes to the writer as a
 // turn's bytes, and the writer fdatasyncs what the loop wrote before it
 // writes anything (resync). Bytes are only ever written by the one that
-// owns the file, so they reach it in order; the fdatasyncs in flight at a
-// hand-over end on their own, each moving Durable up to what it covers.
+// owns the file, so they reach it in order; an fdatasync in flight at a
+// hand-over ends on its own, moving Durable up to what it covers.
 
-// ringSync is one of the loop's fdatasyncs: busy while in flight, the
-// position it covers, the Log's failure count when it was asked (a
-// success asked before a failure moves nothing: the failure's bytes may
-// be lost whatever a later fdatasync says), when and of which file.
+// ringSync is the loop's fdatasync: busy while in flight, the position it
+// covers, when and of which file.
 type ringSync struct {
 	busy  bool
 	at    uint64
-	gen   uint64
 	start time.Time
 	name  string
 	done  func(error)
@@ -52,16 +49,14 @@ func (l *Log) UseLoop(fsync func(fd int, done func(error)) bool) {
 		l.handBack()
 	}
 	l.loopSync = fsync
-	for i := range l.rings {
-		if l.rings[i].done == nil {
-			l.rings[i].done = func(err error) { l.ringDone(i, err) }
-		}
+	if l.ring.done == nil {
+		l.ring.done = l.ringDone
 	}
 }
 
 // submitDirect is Submit's path under always with a loop that runs
 // fdatasyncs: it reports whether the Log is (or went) direct, and then
-// writes the buffer, unless every fdatasync is in flight.
+// writes the buffer, unless its fdatasync is in flight.
 func (l *Log) submitDirect() bool {
 	if l.fsync.Load() != FsyncAlways {
 		if l.direct {
@@ -82,17 +77,11 @@ func (l *Log) submitDirect() bool {
 }
 
 // writeDirect writes the bytes submitted (the first held of the buffer)
-// and asks the driver for their fdatasync, unless every one is in flight:
-// then they wait for the next completion.
+// and asks the driver for their fdatasync, unless one is in flight: then
+// they wait for its completion.
 func (l *Log) writeDirect() {
-	slot := -1
-	for i := range l.rings {
-		if !l.rings[i].busy {
-			slot = i
-			break
-		}
-	}
-	if slot < 0 || l.held == 0 {
+	r := &l.ring
+	if r.busy || l.held == 0 {
 		return
 	}
 	// The writer's own write (its scratch is the loop's while it is
@@ -109,24 +98,22 @@ func (l *Log) writeDirect() {
 		l.handBack() // the writer tries again
 		return
 	}
-	r := &l.rings[slot]
-	r.busy, r.at, r.gen, r.start, r.name = true, at, l.ringGen, time.Now(), l.f.Name()
+	r.busy, r.at, r.start, r.name = true, at, time.Now(), l.f.Name()
 	if !l.loopSync(int(l.f.Fd()), r.done) {
 		r.busy = false
 		l.handBack() // the writer fdatasyncs it
 	}
 }
 
-// ringDone is the completion of the loop's fdatasync i, on the shard's
+// ringDone is the completion of the loop's fdatasync, on the shard's
 // goroutine: Durable moves to what it covered, and the bytes that waited
 // for it go; a failure hands the file to the writer, which fdatasyncs
 // again until it works, MISCONF meanwhile.
-func (l *Log) ringDone(i int, err error) {
-	r := &l.rings[i]
+func (l *Log) ringDone(err error) {
+	r := &l.ring
 	r.busy = false
 	l.fsyncs.observe(time.Since(r.start))
 	if err != nil {
-		l.ringGen++
 		l.fail(&os.PathError{Op: "fdatasync", Path: r.name, Err: err})
 		l.mu.Lock()
 		if l.direct {
@@ -138,10 +125,8 @@ func (l *Log) ringDone(i int, err error) {
 		l.mu.Unlock()
 		return
 	}
-	if r.gen == l.ringGen {
-		advance(&l.fsynced, r.at)
-		advance(&l.durable, r.at)
-	}
+	advance(&l.fsynced, r.at)
+	advance(&l.durable, r.at)
 	if l.direct && l.held > 0 {
 		l.submitDirect() // what waited, unless the policy changed meanwhile
 	}

@@ -26,16 +26,16 @@
 //     and submits it once, as a chunk (no copy: it takes an emptied
 //     buffer back); the writer takes every chunk submitted and writes them
 //     with one writev, then fsyncs as appendfsync says (always: after
-//     every write, by one of two syncer goroutines, so that the next write
-//     and its fsync start while one runs, and once both run, what comes
-//     meanwhile goes in one write and one fsync (syncers.go); everysec:
-//     about once a second; no: never). Under always, where the shard's
-//     driver runs fdatasyncs off its thread (io_uring), the loop writes
-//     each turn itself and asks its ring for the fdatasync, two in flight
-//     at most, the writer parked (direct.go): no thread of ours between
-//     a write and its reply. The writer takes the file back at a rewrite's
-//     rotation, a failed write or fdatasync, another policy or the loop's
-//     end, and fdatasyncs what the loop wrote before it writes. Under
+//     every write, by a syncer goroutine while the writer goes on, one
+//     fsync in flight, and what comes while it runs goes in one write and
+//     one fsync (syncers.go); everysec: about once a second; no: never).
+//     Under always, where the shard's driver runs fdatasyncs off its
+//     thread (io_uring), the loop writes each turn itself and asks its
+//     ring for the fdatasync, one in flight, the writer parked
+//     (direct.go): no thread of ours between a write and its reply. The
+//     writer takes the file back at a rewrite's rotation, a failed write
+//     or fdatasync, another policy or the loop's end, and fdatasyncs what
+//     the loop wrote before it writes. Under
 //     everysec and no it writes at most once in 10 ms (writeEvery):
 //     while turns come faster it sleeps that long after each write and
 //     takes what came, so a busy loop never wakes it; slower turns wake

@@ -104,10 +104,9 @@ type Log struct {
 	logged atomic.Uint64
 
 	// The loop's path under always (direct.go): its driver's fdatasync,
-	// and its fdatasyncs in flight; ringGen counts their failures.
+	// and the one it asked for.
 	loopSync func(fd int, done func(error)) bool
-	rings    [syncers]ringSync
-	ringGen  uint64
+	ring     ringSync
 
 	mu      sync.Mutex
 	direct  bool       // the loop writes the file (direct.go); set by it, under mu

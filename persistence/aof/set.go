@@ -3,7 +3,6 @@ package aof
 import (
 	"errors"
 	"fmt"
-	"github.com/radish-kv/radish/persistence"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,8 @@ import (
 
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
+
+	"github.com/radish-kv/radish/persistence"
 )
 
 // Options say where a Set lives and how it behaves.

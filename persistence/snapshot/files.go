@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/radish-kv/radish/persistence"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/radish-kv/radish/persistence"
 )
 
 // Magic is the manifest's first line.
