@@ -21,7 +21,7 @@
 #      poll_every and bgsave_at): no process starts on the client's CPUs
 #      while it measures (a redis-cli every 20 ms there took the load
 #      generator's CPU and raised its p99 from 0.13-0.15 to 0.5-1.1 ms with
-#      no save at all: README, "The fifteenth session's findings").
+#      no save at all: benchmarks/HISTORY.md, "The fifteenth session's findings").
 #   3. Memory under writes: SETs over the same keys (each a value of the
 #      same size, so a write dirties a page the save still reads, as a fork's
 #      copy-on-write copies it) from WRITE_CONNS connections, pipeline 16;

@@ -600,7 +600,7 @@ func (s *Shard) exec(w *resp.Writer, cl *command.Client, noTouch bool, db int, s
 // (no snapshot, notification, MONITOR, tracking reader, WATCH, replica,
 // later part) it is a short straight line; the rest is run1Full's: the
 // code a pipelined command runs must stay within the first-level
-// instruction cache (README, the eighth and tenth sessions' findings).
+// instruction cache (benchmarks/HISTORY.md, the eighth and tenth sessions' findings).
 func (s *Shard) run1(w *resp.Writer, cl *command.Client, noTouch bool, db int, spec *command.Spec, args [][]byte) {
 	if s.laterPart || s.replica || s.snap != nil || s.kev.flags != 0 || s.kev.self.c != nil || s.mon.on || s.who.track || len(s.mut.versions) > 0 {
 		s.run1Full(w, cl, noTouch, db, spec, args)

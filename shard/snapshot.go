@@ -659,7 +659,7 @@ func (b *bgSave) busy() bool {
 // clients' own threads still find one. A shard that
 // served no command since the last slice runs the next at once: an idle
 // shard's save (or full sync) runs at the disk's or the replica's speed
-// (BGSAVE of 2M keys, one shard, 0.8 s -> 0.5 s; README, "The twelfth
+// (BGSAVE of 2M keys, one shard, 0.8 s -> 0.5 s; benchmarks/HISTORY.md, "The twelfth
 // session's findings"). A command waits for at most one slice, and, where
 // the driver tells that input arrived (Driver.Waiting; io_uring can), for
 // one step: a slice ends at the step after input arrived, and the next
@@ -670,7 +670,7 @@ func (b *bgSave) busy() bool {
 // runs, so a save behind writes keeps its whole slices and its half of
 // the thread, and one behind reads gives way to them at once (one shard
 // on one CPU with the load on the other, GET p99 during a save of 2M keys
-// 0.77 -> 0.41 ms: README, "The fourteenth session's findings").
+// 0.77 -> 0.41 ms: benchmarks/HISTORY.md, "The fourteenth session's findings").
 const (
 	snapSlice    = 100 * time.Microsecond
 	snapStepKeys = 32

@@ -51,7 +51,7 @@ const retryEvery = 100 * time.Millisecond
 // writes at once. 10 ms rather than 1: a shard serving pipelined SETs
 // spent 12% more CPU per SET with the AOF than without at 1 ms, 7% at 10
 // and no less at 50 (the rest is the bytes' encoding and write(2)'s copy;
-// README, "The eleventh session's findings").
+// benchmarks/HISTORY.md, "The eleventh session's findings").
 const writeEvery = 10 * time.Millisecond
 
 // iovMax is the most chunks one writev takes (Linux's IOV_MAX).

@@ -16,7 +16,7 @@ import "time"
 // 50-70 µs of CPU (the kernel's worker, the device's doorbell and
 // interrupts), two cost 3-20% more CPU per SET and served fewer, whether
 // the loop or this writer ran them, and four served no more than two
-// (issue 12's measurements in the README).
+// (benchmarks/results/2026-12-08-aof-one-in-flight.txt).
 //
 // An fdatasync covers every byte written before it started, so each one
 // moves Durable (and Fsynced) to the position written when it was handed

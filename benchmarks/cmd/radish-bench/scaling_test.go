@@ -11,9 +11,9 @@ import (
 )
 
 // The README's predicted table comes from these costs (benchmarks/costs.sh,
-// radish-server ad11d79); its 16-shard row is this one.
+// radish-server 4f41946); its 1- and 16-shard rows are these.
 func TestPredictTable(t *testing.T) {
-	cs, err := model.ParseCosts("get:1:6.640:5.280,get:32:0.500:2.400,set:1:6.760:5.440,set:32:0.595:2.770")
+	cs, err := model.ParseCosts("get:1:8.739:7.144,get:32:0.449:0.518,set:1:9.289:5.460,set:32:0.495:0.538")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,9 +23,9 @@ func TestPredictTable(t *testing.T) {
 	for _, want := range []string{
 		"Predicted, not measured. Costs: src",
 		"| shards | GET -P 1 | SET -P 1 | MIX -P 1 | GET -P 32 | SET -P 32 | MIX -P 32 |",
-		"| 1 | 151 (6.64) | 148 (6.76) | 150 (6.65) | 2000 (0.50) | 1681 (0.59) | 1963 (0.51) |",
-		"| 16 | 1381 (11.59) | 1349 (11.86) | 1377 (11.62) | 4180–5818 (2.75–3.83) | 3818–5013 (3.19–4.19) | 4141–5726 (2.79–3.86) |",
-		"| GET | 0.30 | 6.34 | 2.21 | 3.07 |",
+		"| 1 | 114 (8.74) | 108 (9.29) | 114 (8.79) | 2227 (0.45) | 2020 (0.49) | 2205 (0.45) |",
+		"| 16 | 1037 (15.44) | 1111 (14.41) | 1043 (15.33) | 4687–17119 (0.93–3.41) | 5632–16010 (1.00–2.84) | 4767–17001 (0.94–3.36) |",
+		"| GET | 0.18 | 8.56 | 0.08 | 7.07 |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

@@ -18,7 +18,7 @@ import (
 // until the save is over. A script that measures latency during a save
 // watches the save from here: a redis-cli started every few ms on the
 // load generator's CPU takes that CPU from it, and the run's p99 then
-// measures the process starts (bgsave.sh's windows, README "The
+// measures the process starts (bgsave.sh's windows, benchmarks/HISTORY.md, "The
 // fifteenth session's findings").
 type poller struct {
 	conn net.Conn
