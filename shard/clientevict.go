@@ -22,6 +22,37 @@ import (
 // clientsEvery is how often, in milliseconds, a shard sums its clients.
 const clientsEvery = 1000
 
+// The same walk keeps INFO's client_recent_max_input_buffer and
+// client_recent_max_output_buffer as Redis's clientsCron does: the largest
+// input and output any client held in each of the last peakSlots seconds
+// (a slot per second, the oldest overwritten), and their maxima published.
+const peakSlots = 8
+
+// bufPeak is the largest input and output seen in one second.
+type bufPeak struct {
+	sec     int64 // unix second of the slot, 0 when unused
+	in, out int64
+}
+
+// notePeaks records this second's largest input and output and publishes
+// the maxima over the last peakSlots seconds.
+func (s *Shard) notePeaks(in, out int64) {
+	sec := s.now / 1000
+	slot := &s.peaks[sec%peakSlots]
+	if slot.sec != sec {
+		*slot = bufPeak{sec: sec}
+	}
+	slot.in, slot.out = max(slot.in, in), max(slot.out, out)
+	var maxIn, maxOut int64
+	for _, p := range s.peaks {
+		if p.sec > sec-peakSlots {
+			maxIn, maxOut = max(maxIn, p.in), max(maxOut, p.out)
+		}
+	}
+	setInt(&s.stats.pub.peakIn, maxIn)
+	setInt(&s.stats.pub.peakOut, maxOut)
+}
+
 // memConn is a client and what it holds.
 type memConn struct {
 	c   *conn
@@ -47,13 +78,14 @@ func (s *Shard) clientsCron() {
 		return
 	}
 	s.clientsAt = s.now
-	var normal, replicas int64
+	var normal, replicas, peakIn, peakOut int64
 	s.evictable = s.evictable[:0]
 	for _, c := range s.conns {
+		in, out := s.clientBufs(c)
+		peakIn, peakOut = max(peakIn, int64(in)), max(peakOut, int64(out))
 		if c.cl.Master {
 			continue // the master's link counts as neither
 		}
-		in, out := s.clientBufs(c)
 		m := int64(in + out)
 		if c.cl.Replica {
 			replicas += m
@@ -64,6 +96,7 @@ func (s *Shard) clientsCron() {
 			s.evictable = append(s.evictable, memConn{c, m})
 		}
 	}
+	s.notePeaks(peakIn, peakOut)
 	p := &s.stats.pub
 	p.memClients.Store(normal)
 	p.memReplicas.Store(replicas)
@@ -88,6 +121,15 @@ func (s *Shard) clientsCron() {
 		p.evictedClients.Add(1)
 	}
 	clear(s.evictable)
+}
+
+// clientPeaks is INFO's client_recent_max_input_buffer and
+// client_recent_max_output_buffer: the largest over the shards.
+func (g *Group) clientPeaks() (in, out int64) {
+	for _, s := range g.shards {
+		in, out = max(in, s.stats.pub.peakIn.Load()), max(out, s.stats.pub.peakOut.Load())
+	}
+	return in, out
 }
 
 // clientsMemory is what every shard's normal clients held at its last

@@ -42,6 +42,7 @@ type Shard struct {
 	// scratch list of those that may be evicted (clientevict.go).
 	clientsAt int64
 	evictable []memConn
+	peaks     [peakSlots]bufPeak // the clients' largest buffers, a second each
 	// redactBuf is where MONITOR's and SLOWLOG's copy of a command with
 	// passwords hidden is made (command.Redacted).
 	redactBuf [][]byte

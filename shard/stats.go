@@ -87,8 +87,11 @@ type published struct {
 	// replicas' links held at the last sum; evictedClients counts the
 	// clients maxmemory-clients evicted (clientevict.go).
 	memClients, memReplicas, evictedClients atomic.Int64
-	reads                                   atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
-	writes                                  atomic.Int64
+	// peakIn and peakOut are the largest input and output a client held
+	// in the last peakSlots seconds (clientevict.go).
+	peakIn, peakOut atomic.Int64
+	reads           atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
+	writes          atomic.Int64
 	// channels and patterns with subscribers here, sharded channels
 	// owned here that have subscribers.
 	channels, patterns, shardChannels atomic.Int64
@@ -383,9 +386,11 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("clients", true) {
 		sep()
-		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\ncluster_connections:0\r\nmaxclients:%d\r\nblocked_clients:%d\r\n"+
+		peakIn, peakOut := g.clientPeaks()
+		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\ncluster_connections:0\r\nmaxclients:%d\r\n"+
+			"client_recent_max_input_buffer:%d\r\nclient_recent_max_output_buffer:%d\r\nblocked_clients:%d\r\n"+
 			"tracking_clients:%d\r\nclients_in_timeout_table:%d\r\n",
-			g.clients.Load(), g.conf.Snapshot().MaxClients, blocked, trkClients, timeouts)
+			g.clients.Load(), g.conf.Snapshot().MaxClients, peakIn, peakOut, blocked, trkClients, timeouts)
 	}
 	if show("memory", true) {
 		sep()

@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/radish-kv/radish/net/resp"
+)
+
+// TestInfoFieldsAgainstRedis: INFO fields that need a load to move, each
+// brought about the same way on radish-server and redis-server, both held
+// to the same bounds.
+func TestInfoFieldsAgainstRedis(t *testing.T) {
+	servers := map[string]string{"radish": start(t, "--shards", "2").addr, "redis": startRedis(t, redisBin(t))}
+	for name, addr := range servers {
+		t.Run(name, func(t *testing.T) {
+			t.Run("ClientBuffers", func(t *testing.T) { infoClientBuffers(t, addr) })
+		})
+	}
+}
+
+// infoOn asks addr for INFO section over a connection of its own.
+func infoOn(t *testing.T, addr, section string) string {
+	t.Helper()
+	v, _, err := resp.ReadReply(dialDiff(t, addr, 2).do(t, []string{"INFO", section})[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(v.Str)
+}
+
+// untilInfo polls INFO section until ok holds of it, for 10 s at most.
+func untilInfo(t *testing.T, addr, section, what string, ok func(info string) bool) string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		info := infoOn(t, addr, section)
+		if ok(info) {
+			return info
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10s, %s:\n%s", what, info)
+		}
+	}
+}
+
+// infoInt is an integer field of info, -1 when it is missing.
+func infoInt(info, name string) int64 {
+	n, err := strconv.ParseInt(infoOf(info, name), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// infoClientBuffers: a client that stops reading 300 replies of 100 KB,
+// and one that sent 200 KB of a 1 MB argument, show in
+// client_recent_max_output_buffer and client_recent_max_input_buffer.
+func infoClientBuffers(t *testing.T, addr string) {
+	c := dialDiff(t, addr, 2)
+	c.do(t, []string{"SET", "big", strings.Repeat("x", 100_000)})
+	var w resp.Writer
+	for range 300 {
+		w.Array(2)
+		w.BulkString("GET")
+		w.BulkString("big")
+	}
+	stalled := dialDiff(t, addr, 2)
+	stalled.c.Write(w.B) // and never read
+	partial := dialDiff(t, addr, 2)
+	partial.c.Write([]byte("*2\r\n$4\r\nECHO\r\n$1000000\r\n" + strings.Repeat("y", 200_000)))
+	untilInfo(t, addr, "clients", "client buffers", func(info string) bool {
+		return infoInt(info, "client_recent_max_output_buffer") >= 1<<20 &&
+			infoInt(info, "client_recent_max_input_buffer") >= 100_000
+	})
+}
