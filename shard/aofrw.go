@@ -217,8 +217,7 @@ func (s *Shard) cutAOF(r *rewriteRun) {
 	if s.snap != nil {
 		s.snapFinish() // a full sync's payload (primary.go)
 	}
-	s.snap = b
-	s.store.BeforeEvict = func(db int, key []byte) { b.w.Before(db, key, s.now) }
+	s.beginSnap(b)
 }
 
 // rewriteEnd ends this shard's base of b (snapEnd): its file writer puts

@@ -231,8 +231,7 @@ func (s *Shard) dumpPart(then func(body []byte, err error)) {
 		then(b.mem.Bytes(), err)
 		return
 	}
-	s.snap = b
-	s.store.BeforeEvict = func(db int, key []byte) { b.w.Before(db, key, s.now) }
+	s.beginSnap(b)
 }
 
 // framePayload frames the shards' parts as one RDB file: a header, every

@@ -666,8 +666,7 @@ func (s *Shard) cutHere(id uint64, dump bool) {
 		then(b.mem.Bytes(), err)
 		return
 	}
-	s.snap = b
-	s.store.BeforeEvict = func(db int, key []byte) { b.w.Before(db, key, s.now) }
+	s.beginSnap(b)
 }
 
 // partDumped records shard's part of full sync id's payload.

@@ -689,8 +689,22 @@ func (s *Shard) startBgSave(r *saveRun) {
 	}
 	b := &bgSave{run: r, out: newFileWriter(f), dirty: s.mut.dirty}
 	b.w = snapshot.NewWriter(s.store, b.out, s.writeOptions())
+	s.beginSnap(b)
+}
+
+// beginSnap makes b the save in progress: from now on a key is written
+// before it changes, and INFO counts the keys b writes against those the
+// shard holds now (current_save_keys_processed and _total).
+func (s *Shard) beginSnap(b *bgSave) {
 	s.snap = b
 	s.store.BeforeEvict = func(db int, key []byte) { b.w.Before(db, key, s.now) }
+	total := int64(0)
+	for i := range s.group.opts.Databases {
+		total += int64(s.store.DB(i).Len())
+	}
+	p := &s.stats.pub
+	p.saveKeys.Store(0)
+	p.saveTotal.Store(total)
 }
 
 // snapStep writes the next slice of the save in progress, unless the
@@ -715,6 +729,7 @@ func (s *Shard) snapStep() {
 		}
 	}
 	s.snap.ahead = s.snap.w.Ahead()
+	setInt(&s.stats.pub.saveKeys, s.snap.w.Keys())
 	end := clock()
 	s.snapAt = end
 	if !cut && s.stats.commands != s.snapCmds {
@@ -736,6 +751,8 @@ func (s *Shard) snapEnd(err error) {
 	b := s.snap
 	s.snap = nil
 	s.store.BeforeEvict = nil
+	s.stats.pub.saveKeys.Store(0)
+	s.stats.pub.saveTotal.Store(0)
 	if b.then != nil {
 		b.then(b.mem.Bytes(), err)
 		return
@@ -939,8 +956,27 @@ func (g *Group) persistenceInfo() string {
 	if t := p.bgStart.Load(); t != 0 {
 		inProgress, current = 1, (g.clock().UnixMilli()-t)/1000
 	}
-	return fmt.Sprintf("rdb_changes_since_last_save:%d\r\nrdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%d\r\n"+
+	return fmt.Sprintf("%srdb_changes_since_last_save:%d\r\nrdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%d\r\n"+
 		"rdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%d\r\nrdb_current_bgsave_time_sec:%d\r\n"+
 		"rdb_saves:%d\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:%d\r\nrdb_last_load_keys_loaded:%d\r\n",
-		dirty, inProgress, p.lastSave.Load(), status, p.lastBg.Load(), current, p.saves.Load(), p.expired, p.loaded)
+		g.saveProgress(), dirty, inProgress, p.lastSave.Load(), status, p.lastBg.Load(), current, p.saves.Load(), p.expired, p.loaded)
+}
+
+// saveProgress is INFO's current_fork_perc, current_save_keys_processed
+// and current_save_keys_total. Radish forks nothing; what Redis counts of
+// its child, it counts of the shards' parts in progress (a BGSAVE's, an
+// AOF rewrite's base, a full sync's payload): the keys written and the
+// keys the shards held when their parts began. A shard whose part ended
+// counts no more.
+func (g *Group) saveProgress() string {
+	var done, total int64
+	for _, s := range g.shards {
+		done += s.stats.pub.saveKeys.Load()
+		total += s.stats.pub.saveTotal.Load()
+	}
+	perc := 0.0
+	if total > 0 {
+		perc = min(100, float64(done)*100/float64(total))
+	}
+	return fmt.Sprintf("current_fork_perc:%.2f\r\ncurrent_save_keys_processed:%d\r\ncurrent_save_keys_total:%d\r\n", perc, done, total)
 }

@@ -2,8 +2,10 @@ package shard
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -288,5 +290,37 @@ func TestSnapPacing(t *testing.T) {
 		if _, wait := step(); wait > 0 {
 			t.Errorf("slice %d with no command since the last: waits %v; want none", i, wait)
 		}
+	}
+}
+
+// TestSaveProgress: while a BGSAVE runs, INFO persistence counts the keys
+// written against those the shard held when it began, as Redis counts
+// its child's (current_save_keys_processed, current_save_keys_total,
+// current_fork_perc); once it ended, zeros.
+func TestSaveProgress(t *testing.T) {
+	m, s, _, _ := savingSim(t)
+	progress := func() (done, total int64, perc float64) {
+		info := m.g.Info([]string{"persistence"})
+		done, _ = strconv.ParseInt(infoField(info, "current_save_keys_processed"), 10, 64)
+		total, _ = strconv.ParseInt(infoField(info, "current_save_keys_total"), 10, 64)
+		perc, _ = strconv.ParseFloat(infoField(info, "current_fork_perc"), 64)
+		return done, total, perc
+	}
+	var last int64
+	for range 3 {
+		drainWriter(t, s)
+		s.snapStep()
+		done, total, perc := progress()
+		if total != 200_000 || done <= last || done >= total || math.Abs(perc-float64(done)*100/float64(total)) > 0.01 {
+			t.Fatalf("during the save: %d of %d keys, %.2f%%", done, total, perc)
+		}
+		last = done
+	}
+	for s.snap != nil {
+		drainWriter(t, s)
+		s.snapStep()
+	}
+	if done, total, perc := progress(); done != 0 || total != 0 || perc != 0 {
+		t.Fatalf("after the save: %d of %d keys, %.2f%%", done, total, perc)
 	}
 }

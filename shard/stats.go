@@ -90,8 +90,11 @@ type published struct {
 	// peakIn and peakOut are the largest input and output a client held
 	// in the last peakSlots seconds (clientevict.go).
 	peakIn, peakOut atomic.Int64
-	reads           atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
-	writes          atomic.Int64
+	// saveKeys and saveTotal are the keys the save in progress wrote and
+	// the keys the shard held when it began (snapshot.go's beginSnap).
+	saveKeys, saveTotal atomic.Int64
+	reads               atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
+	writes              atomic.Int64
 	// channels and patterns with subscribers here, sharded channels
 	// owned here that have subscribers.
 	channels, patterns, shardChannels atomic.Int64
