@@ -17,6 +17,7 @@ func TestInfoFieldsAgainstRedis(t *testing.T) {
 	for name, addr := range servers {
 		t.Run(name, func(t *testing.T) {
 			t.Run("ClientBuffers", func(t *testing.T) { infoClientBuffers(t, addr) })
+			t.Run("MainThreadCPU", func(t *testing.T) { infoMainThreadCPU(t, addr) })
 		})
 	}
 }
@@ -73,5 +74,31 @@ func infoClientBuffers(t *testing.T, addr string) {
 	untilInfo(t, addr, "clients", "client buffers", func(info string) bool {
 		return infoInt(info, "client_recent_max_output_buffer") >= 1<<20 &&
 			infoInt(info, "client_recent_max_input_buffer") >= 100_000
+	})
+}
+
+// infoMainThreadCPU: after some work the main thread's CPU time (the
+// shards' threads, for radish) is more than nothing and at most the
+// process's.
+func infoMainThreadCPU(t *testing.T, addr string) {
+	c := dialDiff(t, addr, 2)
+	cmds := make([][]string, 1000)
+	for i := range cmds {
+		cmds[i] = []string{"SET", "k" + strconv.Itoa(i), strings.Repeat("v", 1000)}
+	}
+	for range 20 {
+		c.do(t, cmds...)
+	}
+	f := func(info, name string) float64 {
+		v, err := strconv.ParseFloat(infoOf(info, name), 64)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return v
+	}
+	untilInfo(t, addr, "cpu", "the main thread's CPU time", func(info string) bool {
+		main := f(info, "used_cpu_sys_main_thread") + f(info, "used_cpu_user_main_thread")
+		all := f(info, "used_cpu_sys") + f(info, "used_cpu_user")
+		return main > 0 && main <= all
 	})
 }

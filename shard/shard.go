@@ -393,6 +393,7 @@ func (s *Shard) shutdown() {
 // loop for the whole budget at once.
 func (s *Shard) cron() {
 	s.stats.touched = true
+	s.threadCPU()
 	s.expireBudget = engine.ExpireCycleWork(s.conf.Hz, s.conf.ActiveExpireEffort)
 	s.fastCycles()
 	s.purge()
