@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,41 @@ func TestIdlePartialCommand(t *testing.T) {
 	}
 	if !stalled.closed {
 		t.Fatal("a client silent mid-command for longer than the timeout was not closed")
+	}
+}
+
+// TestEvictionExceededTime: INFO's current_eviction_exceeded_time counts
+// from the turn whose eviction left the server over maxmemory (here
+// noeviction: nothing can go) and total_eviction_exceeded_time keeps it
+// once memory is within the budget again, as Redis's.
+func TestEvictionExceededTime(t *testing.T) {
+	m := newSim(t, 2, 1)
+	c := m.dial(0)
+	times := func() (total, current int64) {
+		info := m.g.Info([]string{"stats"})
+		total, _ = strconv.ParseInt(infoField(info, "total_eviction_exceeded_time"), 10, 64)
+		current, _ = strconv.ParseInt(infoField(info, "current_eviction_exceeded_time"), 10, 64)
+		return total, current
+	}
+	if got := m.do(c, "DEBUG POPULATE 20000 key 100\r\n"); got != "+OK\r\n" {
+		t.Fatalf("DEBUG POPULATE: %q", got)
+	}
+	m.tick(time.Second)
+	if total, current := times(); total != 0 || current != 0 {
+		t.Fatalf("no maxmemory: total %d, current %d", total, current)
+	}
+	set(t, m.g, "maxmemory-policy", "noeviction")
+	set(t, m.g, "maxmemory", "1mb")
+	m.tick(time.Millisecond)
+	m.tick(1500 * time.Millisecond)
+	if total, current := times(); current != 1500 || total != 1500 {
+		t.Fatalf("over maxmemory for 1.5 s: total %d, current %d", total, current)
+	}
+	if got := m.do(c, "FLUSHALL\r\n"); got != "+OK\r\n" {
+		t.Fatalf("FLUSHALL: %q", got)
+	}
+	m.tick(500 * time.Millisecond)
+	if total, current := times(); current != 0 || total != 1500 {
+		t.Fatalf("within maxmemory again: total %d, current %d", total, current)
 	}
 }

@@ -43,6 +43,9 @@ type Shard struct {
 	clientsAt int64
 	evictable []memConn
 	peaks     [peakSlots]bufPeak // the clients' largest buffers, a second each
+	// overSince is when (unix ms) an eviction last left the shard over
+	// its memory budget, 0 while it is within (evict).
+	overSince int64
 	// redactBuf is where MONITOR's and SLOWLOG's copy of a command with
 	// passwords hidden is made (command.Redacted).
 	redactBuf [][]byte
@@ -483,10 +486,25 @@ func (s *Shard) expired(d time.Duration) {
 // evict frees memory toward the budget in one bounded step; a replica
 // never evicts (Redis's replica-ignore-maxmemory yes): its primary's DELs
 // do.
+//
+// It also keeps INFO's eviction_exceeded times, as Redis's
+// performEvictions: from a turn whose eviction left the shard over its
+// budget (the step's bound, or nothing left to evict) to the first turn
+// that finds it within.
 func (s *Shard) evict() {
 	if s.store.OverBudget() && !s.replica {
 		s.stats.touched = true
 		s.store.Evict(s.now)
+		if s.overSince == 0 && s.store.OverBudget() {
+			s.overSince = s.now
+			s.stats.pub.overSince.Store(s.now)
+		}
+		return
+	}
+	if s.overSince != 0 {
+		s.stats.pub.overTotal.Add(s.now - s.overSince)
+		s.stats.pub.overSince.Store(0)
+		s.overSince = 0
 	}
 }
 

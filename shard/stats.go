@@ -96,6 +96,9 @@ type published struct {
 	// cpuSys and cpuUser are the CPU time, in µs, the shard's thread
 	// used, read at each cron (threadCPU).
 	cpuSys, cpuUser atomic.Int64
+	// overSince is when (unix ms) the shard went over its memory budget,
+	// 0 while within; overTotal the ms it spent over before (evict).
+	overSince, overTotal atomic.Int64
 	reads           atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
 	writes          atomic.Int64
 	// channels and patterns with subscribers here, sharded channels
@@ -411,12 +414,13 @@ func (g *Group) Info(sections []string) string {
 	}
 	if show("stats", true) {
 		sep()
+		overTotal, overNow := g.evictionExceeded(now.UnixMilli())
 		r := &g.rates
 		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\n"+
 			"instantaneous_ops_per_sec:%d\r\ntotal_net_input_bytes:%d\r\ntotal_net_output_bytes:%d\r\n"+
 			"instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\n"+
 			"rejected_connections:%d\r\nsync_full:%d\r\nsync_partial_ok:%d\r\nsync_partial_err:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nexpired_time_cap_reached_count:%d\r\nexpire_cycle_cpu_milliseconds:%d\r\nevicted_keys:%d\r\n"+
-			"evicted_clients:%d\r\nkeyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
+			"evicted_clients:%d\r\ntotal_eviction_exceeded_time:%d\r\ncurrent_eviction_exceeded_time:%d\r\nkeyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
 			"pubsubshard_channels:%d\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:%d\r\nslave_expires_tracked_keys:0\r\n"+
 			"active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\n"+
 			"total_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\n"+
@@ -426,7 +430,7 @@ func (g *Group) Info(sections []string) string {
 			"io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"+
 			"cross_shard_hops:%d\r\ncross_shard_txns:%d\r\nmigrated_connections:%d\r\n",
 			conns, cmds, int64(r.instantaneous(0)), netIn, netOut, r.instantaneous(1)/1024, r.instantaneous(2)/1024,
-			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, timeCap, expireNs/1e6, evicted, evictedClients, hits, misses, channels, patterns, shardChannels,
+			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, timeCap, expireNs/1e6, evicted, evictedClients, overTotal, overNow, hits, misses, channels, patterns, shardChannels,
 			g.migrates.count(), trkKeys, trkItems, trkPrefixes, errReplies, reads, writes, hops, txns, migrated)
 	}
 	if show("replication", true) {
@@ -516,6 +520,21 @@ func (g *Group) Info(sections []string) string {
 		}
 	}
 	return b.String()
+}
+
+// evictionExceeded is INFO's total_eviction_exceeded_time and
+// current_eviction_exceeded_time, in ms at now: each shard has its share
+// of maxmemory and keeps its own times, and the server's are the longest
+// shard's, its interval in progress included in the total as Redis's.
+func (g *Group) evictionExceeded(now int64) (total, current int64) {
+	for _, s := range g.shards {
+		cur := int64(0)
+		if since := s.stats.pub.overSince.Load(); since != 0 {
+			cur = max(0, now-since)
+		}
+		total, current = max(total, s.stats.pub.overTotal.Load()+cur), max(current, cur)
+	}
+	return total, current
 }
 
 // threadCPU publishes the CPU time the shard's thread has used (it runs
