@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,11 +14,16 @@ import (
 // brought about the same way on radish-server and redis-server, both held
 // to the same bounds.
 func TestInfoFieldsAgainstRedis(t *testing.T) {
-	servers := map[string]string{"radish": start(t, "--shards", "2").addr, "redis": startRedis(t, redisBin(t))}
-	for name, addr := range servers {
+	starts := map[string]func(t *testing.T) string{
+		"radish": func(t *testing.T) string { return start(t, "--shards", "2").addr },
+		"redis":  func(t *testing.T) string { return startRedis(t, redisBin(t), "--enable-debug-command", "yes") },
+	}
+	for name, start := range starts {
 		t.Run(name, func(t *testing.T) {
+			addr := start(t)
 			t.Run("ClientBuffers", func(t *testing.T) { infoClientBuffers(t, addr) })
 			t.Run("MainThreadCPU", func(t *testing.T) { infoMainThreadCPU(t, addr) })
+			t.Run("Replication", func(t *testing.T) { infoReplBytes(t, addr, start(t)) })
 		})
 	}
 }
@@ -101,4 +107,31 @@ func infoMainThreadCPU(t *testing.T, addr string) {
 		all := f(info, "used_cpu_sys") + f(info, "used_cpu_user")
 		return main > 0 && main <= all
 	})
+}
+
+// infoReplBytes: a full sync of 10,000 keys, then 1,000 SETs of 1,000
+// bytes, count at least the stream's 1 MB in the primary's
+// total_net_repl_output_bytes, and the replica's
+// total_net_repl_input_bytes is within 5% of it (the link's own replies
+// aside, they are the same bytes).
+func infoReplBytes(t *testing.T, primary, replica string) {
+	rcli(t, primary, "DEBUG", "POPULATE", "10000", "repl", "100")
+	host, port, _ := net.SplitHostPort(primary)
+	rcli(t, replica, "REPLICAOF", host, port)
+	t.Cleanup(func() { rcli(t, replica, "REPLICAOF", "NO", "ONE") })
+	waitFor(t, "the replica's link up", func() bool {
+		return infoOf(infoOn(t, replica, "replication"), "master_link_status") == "up"
+	})
+	c := dialDiff(t, primary, 2)
+	cmds := make([][]string, 1000)
+	for i := range cmds {
+		cmds[i] = []string{"SET", "big" + strconv.Itoa(i), strings.Repeat("v", 1000)}
+	}
+	c.do(t, cmds...)
+	waitSame(t, primary, replica)
+	out := infoInt(infoOn(t, primary, "stats"), "total_net_repl_output_bytes")
+	in := infoInt(infoOn(t, replica, "stats"), "total_net_repl_input_bytes")
+	if out < 1_000_000 || in < out*95/100 || in > out*105/100 {
+		t.Errorf("the primary's total_net_repl_output_bytes %d, the replica's total_net_repl_input_bytes %d", out, in)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -154,6 +155,8 @@ type flowOut struct {
 	// next, when set, takes the flow once the part is sent: the write
 	// stream follows on it.
 	next *flowStream
+	// sent, when set, counts the bytes sent (the Group's replOut).
+	sent *atomic.Int64
 }
 
 // sendFlow starts sending shard i's part of fs's full sync on flow i.
@@ -161,7 +164,7 @@ type flowOut struct {
 func (g *Group) sendFlow(fs *flowSet, i int) *flowOut {
 	fd := fs.fds[i]
 	fs.fds[i] = -2
-	f := &flowOut{}
+	f := &flowOut{sent: &g.replOut}
 	f.more = sync.NewCond(&f.mu)
 	if fs.streams != nil {
 		f.next = fs.streams[i]
@@ -264,6 +267,9 @@ func (f *flowOut) send(fd int, opt snapshot.Options, used int64, timeout time.Du
 	out := func(b []byte) error {
 		s, err := flowTransport.Send(fd, b)
 		total += int64(len(b))
+		if f.sent != nil {
+			f.sent.Add(int64(s.Bytes))
+		}
 		st.Bytes += s.Bytes
 		st.ZeroCopy += s.ZeroCopy
 		st.Copied = st.Copied || s.Copied

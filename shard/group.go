@@ -103,6 +103,11 @@ type Group struct {
 	// busy counts the shards running a script past busy-reply-threshold
 	// (busy.go).
 	busy atomic.Int32
+	// replIn and replOut count the bytes read from this server's primary
+	// (the replication connection and the flows) and handed to its
+	// replicas' connections and flows: INFO's total_net_repl_input_bytes
+	// and total_net_repl_output_bytes.
+	replIn, replOut atomic.Int64
 
 	acl     aclState       // the users (acl.go)
 	persist persist        // snapshots (snapshot.go)

@@ -21,12 +21,13 @@ import (
 // STATS_METRIC_SAMPLES.
 const instSamples = 16
 
-// rates are Redis's instantaneous metrics: ops, bytes in, bytes out.
+// rates are Redis's instantaneous metrics: ops, bytes in and out, bytes
+// in and out of replication (the rate* indexes).
 type rates struct {
 	mu      sync.Mutex
 	last    time.Time
-	prev    [3]int64
-	samples [3][instSamples]float64 // per second
+	prev    [rateMetrics]int64
+	samples [rateMetrics][instSamples]float64 // per second
 	idx     int
 	peak    int64 // used_memory's peak, bytes
 }
@@ -43,7 +44,7 @@ func (g *Group) sample(now time.Time) {
 	if d < 100*time.Millisecond {
 		return
 	}
-	cur := [3]int64{t.cmds, t.netIn, t.netOut}
+	cur := [rateMetrics]int64{t.cmds, t.netIn, t.netOut, g.replIn.Load(), g.replOut.Load()}
 	if !r.last.IsZero() {
 		for i := range cur {
 			r.samples[i][r.idx] = float64(cur[i]-r.prev[i]) / d.Seconds()
@@ -52,6 +53,16 @@ func (g *Group) sample(now time.Time) {
 	}
 	r.prev, r.last = cur, now
 }
+
+// The metrics rates keeps.
+const (
+	rateOps = iota
+	rateNetIn
+	rateNetOut
+	rateReplIn
+	rateReplOut
+	rateMetrics
+)
 
 // instantaneous returns the average of the samples of metric i.
 func (r *rates) instantaneous(i int) float64 {

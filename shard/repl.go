@@ -164,7 +164,7 @@ func (g *Group) follow(host string, port int) {
 		Timeout: time.Duration(c.ReplTimeout) * time.Second, ReplID: replid, Offset: offset, Log: g.log,
 		Backlog: int(c.ReplBacklogSize), Flows: len(g.shards), Failover: g.fo.psync(),
 		Fsynced: g.fsyncedOffset, TLS: g.opts.TLSClient, Forward: g.chainForward, Reset: g.dropChained,
-		Local: localCommand,
+		Local: localCommand, Read: &g.replIn,
 	}))
 	g.log.Info("replicating", zap.String("primary", net.JoinHostPort(host, strconv.Itoa(port))))
 }

@@ -418,7 +418,9 @@ func (g *Group) Info(sections []string) string {
 		r := &g.rates
 		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\n"+
 			"instantaneous_ops_per_sec:%d\r\ntotal_net_input_bytes:%d\r\ntotal_net_output_bytes:%d\r\n"+
+			"total_net_repl_input_bytes:%d\r\ntotal_net_repl_output_bytes:%d\r\n"+
 			"instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\n"+
+			"instantaneous_input_repl_kbps:%.2f\r\ninstantaneous_output_repl_kbps:%.2f\r\n"+
 			"rejected_connections:%d\r\nsync_full:%d\r\nsync_partial_ok:%d\r\nsync_partial_err:%d\r\nexpired_keys:%d\r\nexpired_stale_perc:%.2f\r\nexpired_time_cap_reached_count:%d\r\nexpire_cycle_cpu_milliseconds:%d\r\nevicted_keys:%d\r\n"+
 			"evicted_clients:%d\r\ntotal_eviction_exceeded_time:%d\r\ncurrent_eviction_exceeded_time:%d\r\nkeyspace_hits:%d\r\nkeyspace_misses:%d\r\npubsub_channels:%d\r\npubsub_patterns:%d\r\n"+
 			"pubsubshard_channels:%d\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:%d\r\nslave_expires_tracked_keys:0\r\n"+
@@ -429,7 +431,9 @@ func (g *Group) Info(sections []string) string {
 			"total_reads_processed:%d\r\ntotal_writes_processed:%d\r\n"+
 			"io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"+
 			"cross_shard_hops:%d\r\ncross_shard_txns:%d\r\nmigrated_connections:%d\r\n",
-			conns, cmds, int64(r.instantaneous(0)), netIn, netOut, r.instantaneous(1)/1024, r.instantaneous(2)/1024,
+			conns, cmds, int64(r.instantaneous(rateOps)), netIn, netOut, g.replIn.Load(), g.replOut.Load(),
+			r.instantaneous(rateNetIn)/1024, r.instantaneous(rateNetOut)/1024,
+			r.instantaneous(rateReplIn)/1024, r.instantaneous(rateReplOut)/1024,
 			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, timeCap, expireNs/1e6, evicted, evictedClients, overTotal, overNow, hits, misses, channels, patterns, shardChannels,
 			g.migrates.count(), trkKeys, trkItems, trkPrefixes, errReplies, reads, writes, hops, txns, migrated)
 	}

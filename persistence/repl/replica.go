@@ -94,7 +94,11 @@ type Options struct {
 	// on its flow's lane in parallel with the others (apply.go); nil:
 	// none does.
 	Local func(args [][]byte) bool
-	Log   *zap.Logger
+	// Read, when set, counts every byte read from the primary, on the
+	// replication connection and the flows (INFO's
+	// total_net_repl_input_bytes).
+	Read *atomic.Int64
+	Log  *zap.Logger
 }
 
 // States of a replica's link, as ROLE names them.
