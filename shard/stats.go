@@ -99,8 +99,8 @@ type published struct {
 	// overSince is when (unix ms) the shard went over its memory budget,
 	// 0 while within; overTotal the ms it spent over before (evict).
 	overSince, overTotal atomic.Int64
-	reads           atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
-	writes          atomic.Int64
+	reads                atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
+	writes               atomic.Int64
 	// channels and patterns with subscribers here, sharded channels
 	// owned here that have subscribers.
 	channels, patterns, shardChannels atomic.Int64
