@@ -68,3 +68,23 @@ func (g *Registry) Counts() (scripts, libraries, functions int) {
 	defer g.mu.RUnlock()
 	return len(g.bodies), len(g.libs), len(g.funcs)
 }
+
+// Memory returns the bytes the Registry holds of EVAL scripts (their
+// names and bodies) and of FUNCTION libraries (names, code and the
+// functions' names and descriptions): INFO's used_memory_scripts_eval
+// and used_memory_functions. The Lua states that run them are the
+// shards' and not counted here.
+func (g *Registry) Memory() (eval, functions int64) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for sha, body := range g.bodies {
+		eval += int64(len(sha) + len(body))
+	}
+	for name, lib := range g.libs {
+		functions += int64(len(name) + len(lib.Code))
+		for _, f := range lib.Funcs {
+			functions += int64(len(f.Name) + len(f.Desc))
+		}
+	}
+	return eval, functions
+}

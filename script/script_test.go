@@ -246,7 +246,8 @@ func TestRunAbandoned(t *testing.T) {
 }
 
 // TestRegistry: a script loaded by one Runtime is known to another;
-// a flush forgets it on both.
+// a flush forgets it on both; Memory counts the scripts' and libraries'
+// bytes.
 func TestRegistry(t *testing.T) {
 	reg := &Registry{}
 	a, b := New(reg, nil), New(reg, nil)
@@ -257,9 +258,23 @@ func TestRegistry(t *testing.T) {
 	if _, ok := b.Get(s.SHA); !ok {
 		t.Fatal("the other runtime does not know the script")
 	}
+	if eval, funcs := reg.Memory(); eval != 40+8 || funcs != 0 {
+		t.Fatalf("Memory = %d, %d; want the SHA and body's 48 bytes, none", eval, funcs)
+	}
+	lib := &Library{Name: "lib", Code: "#!lua name=lib\nredis.register_function('f', function() return 1 end)",
+		Funcs: []Func{{Name: "f", Desc: "one"}}}
+	if e := reg.PutLibrary(lib, false); e != "" {
+		t.Fatal(e)
+	}
+	if _, funcs := reg.Memory(); funcs != int64(3+len(lib.Code)+1+3) {
+		t.Fatalf("Memory of a library = %d", funcs)
+	}
 	reg.Flush()
 	if _, ok := a.Get(s.SHA); ok {
 		t.Fatal("a flushed script is still known")
+	}
+	if eval, _ := reg.Memory(); eval != 0 {
+		t.Fatalf("Memory after a flush = %d", eval)
 	}
 }
 

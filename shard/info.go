@@ -128,6 +128,7 @@ func (g *Group) memoryInfo(b *strings.Builder) {
 	maxmem, policy := conf.MemoryBudget(), conf.MaxMemoryPolicy
 	sys := systemMemory()
 	scripts, libraries, functions := g.scripts.Counts()
+	evalMem, funcMem := g.scripts.Memory()
 	// The backlog is the replication's one buffer (replicas read their
 	// stream from it); neither it nor the AOF's pending bytes count
 	// toward maxmemory.
@@ -146,7 +147,8 @@ func (g *Group) memoryInfo(b *strings.Builder) {
 		"used_memory_dataset:%d\r\nused_memory_dataset_perc:%.2f%%\r\n"+
 		"allocator_allocated:%d\r\nallocator_active:%d\r\nallocator_resident:%d\r\n"+
 		"total_system_memory:%d\r\ntotal_system_memory_human:%s\r\n"+
-		"number_of_cached_scripts:%d\r\nnumber_of_functions:%d\r\nnumber_of_libraries:%d\r\n"+
+		"used_memory_scripts_eval:%d\r\nnumber_of_cached_scripts:%d\r\nnumber_of_functions:%d\r\nnumber_of_libraries:%d\r\n"+
+		"used_memory_functions:%d\r\nused_memory_scripts:%d\r\nused_memory_scripts_human:%s\r\n"+
 		"maxmemory:%d\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"+
 		"allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%d\r\nallocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%d\r\n"+
 		"rss_overhead_ratio:1.00\r\nrss_overhead_bytes:0\r\n"+ // allocator_resident is the RSS here
@@ -158,7 +160,7 @@ func (g *Group) memoryInfo(b *strings.Builder) {
 		float64(mem)*100/float64(max(peak, 1)), overhead, startup,
 		dataset, float64(dataset)*100/float64(net),
 		mem, t.mapped, rss, sys, human(sys),
-		scripts, functions, libraries,
+		evalMem, scripts, functions, libraries, funcMem, evalMem+funcMem, human(evalMem+funcMem),
 		maxmem, human(maxmem), policy,
 		ratio(t.mapped, mem), t.mapped-mem, ratio(rss, t.mapped), rss-t.mapped,
 		ratio(rss, mem), rss-mem, int64(aofBuf)+backlog, backlog, backlog, replicaMem, clientMem, aofBuf, t.lazyPending, t.lazyFreed)
