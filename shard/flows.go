@@ -155,7 +155,7 @@ type flowOut struct {
 	// next, when set, takes the flow once the part is sent: the write
 	// stream follows on it.
 	next *flowStream
-	// sent, when set, counts the bytes sent (the Group's replOut).
+	// sent, when set, counts the bytes sent (the Group's replSent).
 	sent *atomic.Int64
 }
 
@@ -164,7 +164,7 @@ type flowOut struct {
 func (g *Group) sendFlow(fs *flowSet, i int) *flowOut {
 	fd := fs.fds[i]
 	fs.fds[i] = -2
-	f := &flowOut{sent: &g.replOut}
+	f := &flowOut{sent: &g.replSent}
 	f.more = sync.NewCond(&f.mu)
 	if fs.streams != nil {
 		f.next = fs.streams[i]

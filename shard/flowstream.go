@@ -162,7 +162,7 @@ func (s *Shard) flowOutput(f *flowStream) {
 	}
 	out := s.drv.Output(f.id)
 	*out = append(*out, f.buf...)
-	s.group.replOut.Add(int64(len(f.buf)))
+	s.stats.pub.replOut.Add(int64(len(f.buf)))
 	f.buf = f.buf[:0]
 	if hard := s.conf.OutputLimits[config.ClassReplica].Hard; hard > 0 && int64(s.drv.Pending(f.id)) >= hard {
 		s.group.log.Warn("closing a replication flow that exceeded the replica output buffer limit", shardField(s.id),

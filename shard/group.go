@@ -103,11 +103,12 @@ type Group struct {
 	// busy counts the shards running a script past busy-reply-threshold
 	// (busy.go).
 	busy atomic.Int32
-	// replIn and replOut count the bytes read from this server's primary
-	// (the replication connection and the flows) and handed to its
-	// replicas' connections and flows: INFO's total_net_repl_input_bytes
-	// and total_net_repl_output_bytes.
-	replIn, replOut atomic.Int64
+	// replIn counts the bytes read from this server's primary (the
+	// replication connection and the flows), replSent those its flows'
+	// senders sent of full syncs: with what each shard handed to its
+	// replicas' connections and flows (its replOut), INFO's
+	// total_net_repl_input_bytes and total_net_repl_output_bytes.
+	replIn, replSent atomic.Int64
 
 	acl     aclState       // the users (acl.go)
 	persist persist        // snapshots (snapshot.go)

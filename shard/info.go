@@ -44,7 +44,7 @@ func (g *Group) sample(now time.Time) {
 	if d < 100*time.Millisecond {
 		return
 	}
-	cur := [rateMetrics]int64{t.cmds, t.netIn, t.netOut, g.replIn.Load(), g.replOut.Load()}
+	cur := [rateMetrics]int64{t.cmds, t.netIn, t.netOut, g.replIn.Load(), g.replOut()}
 	if !r.last.IsZero() {
 		for i := range cur {
 			r.samples[i][r.idx] = float64(cur[i]-r.prev[i]) / d.Seconds()
@@ -86,6 +86,15 @@ func (g *Group) ChangeReplID() {
 	r.mu.Lock()
 	r.replid, r.replid2, r.offset2 = newReplID(), "", -1
 	r.mu.Unlock()
+}
+
+// replOut is INFO's total_net_repl_output_bytes.
+func (g *Group) replOut() int64 {
+	n := g.replSent.Load()
+	for _, s := range g.shards {
+		n += s.stats.pub.replOut.Load()
+	}
+	return n
 }
 
 // totals are sums of every shard's published counters.

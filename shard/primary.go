@@ -448,7 +448,7 @@ func (r *replica) handle(s *Shard, _ msgKind) {
 	if c := r.c; !c.dead && !c.closing {
 		out := s.drv.Output(c.id)
 		*out = append(*out, r.out...)
-		s.group.replOut.Add(int64(len(r.out)))
+		s.stats.pub.replOut.Add(int64(len(r.out)))
 	}
 	r.out, r.posted = r.out[:0], false
 	if cap(r.out) > maxKeptOut {

@@ -99,8 +99,11 @@ type published struct {
 	// overSince is when (unix ms) the shard went over its memory budget,
 	// 0 while within; overTotal the ms it spent over before (evict).
 	overSince, overTotal atomic.Int64
-	reads                atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
-	writes               atomic.Int64
+	// replOut counts the bytes handed to replicas' connections and flows
+	// on this shard's loop.
+	replOut atomic.Int64
+	reads   atomic.Int64 // the driver's receives and sends (INFO's total_reads/writes_processed)
+	writes  atomic.Int64
 	// channels and patterns with subscribers here, sharded channels
 	// owned here that have subscribers.
 	channels, patterns, shardChannels atomic.Int64
@@ -431,7 +434,7 @@ func (g *Group) Info(sections []string) string {
 			"total_reads_processed:%d\r\ntotal_writes_processed:%d\r\n"+
 			"io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"+
 			"cross_shard_hops:%d\r\ncross_shard_txns:%d\r\nmigrated_connections:%d\r\n",
-			conns, cmds, int64(r.instantaneous(rateOps)), netIn, netOut, g.replIn.Load(), g.replOut.Load(),
+			conns, cmds, int64(r.instantaneous(rateOps)), netIn, netOut, g.replIn.Load(), g.replOut(),
 			r.instantaneous(rateNetIn)/1024, r.instantaneous(rateNetOut)/1024,
 			r.instantaneous(rateReplIn)/1024, r.instantaneous(rateReplOut)/1024,
 			rejected, g.prim.full.Load(), g.prim.partialOK.Load(), g.prim.partialErr.Load(), expired, stale, timeCap, expireNs/1e6, evicted, evictedClients, overTotal, overNow, hits, misses, channels, patterns, shardChannels,
