@@ -13,7 +13,7 @@ run: build
 	./$(BIN) $(ARGS)
 
 ## test: gofmt and vet checks, unit tests, fuzz seeds and end-to-end tests
-test: build vet
+test: build vet e2e/clients/node/node_modules/.package-lock.json
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -race -count=1 -timeout 20m ./shard/ ./router/ ./net/... ./config/
@@ -21,6 +21,10 @@ test: build vet
 
 vet:
 	$(GO) vet ./...
+
+# The Node.js clients the end-to-end tests drive (e2e/clients_test.go).
+e2e/clients/node/node_modules/.package-lock.json: e2e/clients/node/package.json e2e/clients/node/package-lock.json
+	cd e2e/clients/node && npm ci --no-audit --no-fund
 
 ## bench: compare radish-server with redis-server (see benchmarks/README.md)
 bench: build
