@@ -14,11 +14,7 @@ import (
 func TestClientPeaks(t *testing.T) {
 	m := newSim(t, 2, 1)
 	peak := func() int64 {
-		n, err := strconv.ParseInt(infoField(m.g.Info([]string{"clients"}), "client_recent_max_input_buffer"), 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
+		return infoInt(t, m.g.Info([]string{"clients"}), "client_recent_max_input_buffer")
 	}
 	c := m.dial(1)
 	m.tick(time.Second)
@@ -44,6 +40,16 @@ func TestClientPeaks(t *testing.T) {
 	if got := peak(); got != 0 {
 		t.Fatalf("after 8 s: %d", got)
 	}
+}
+
+// infoInt is the integer INFO field name in info.
+func infoInt(t *testing.T, info, name string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(infoField(info, name), 10, 64)
+	if err != nil {
+		t.Fatalf("INFO field %s: %v", name, err)
+	}
+	return n
 }
 
 // infoField is the value of INFO field name in info, "" when missing.

@@ -1,7 +1,6 @@
 package shard
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,9 +133,7 @@ func TestEvictionExceededTime(t *testing.T) {
 	c := m.dial(0)
 	times := func() (total, current int64) {
 		info := m.g.Info([]string{"stats"})
-		total, _ = strconv.ParseInt(infoField(info, "total_eviction_exceeded_time"), 10, 64)
-		current, _ = strconv.ParseInt(infoField(info, "current_eviction_exceeded_time"), 10, 64)
-		return total, current
+		return infoInt(t, info, "total_eviction_exceeded_time"), infoInt(t, info, "current_eviction_exceeded_time")
 	}
 	if got := m.do(c, "DEBUG POPULATE 20000 key 100\r\n"); got != "+OK\r\n" {
 		t.Fatalf("DEBUG POPULATE: %q", got)

@@ -301,10 +301,11 @@ func TestSaveProgress(t *testing.T) {
 	m, s, _, _ := savingSim(t)
 	progress := func() (done, total int64, perc float64) {
 		info := m.g.Info([]string{"persistence"})
-		done, _ = strconv.ParseInt(infoField(info, "current_save_keys_processed"), 10, 64)
-		total, _ = strconv.ParseInt(infoField(info, "current_save_keys_total"), 10, 64)
-		perc, _ = strconv.ParseFloat(infoField(info, "current_fork_perc"), 64)
-		return done, total, perc
+		perc, err := strconv.ParseFloat(infoField(info, "current_fork_perc"), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return infoInt(t, info, "current_save_keys_processed"), infoInt(t, info, "current_save_keys_total"), perc
 	}
 	var last int64
 	for range 3 {
