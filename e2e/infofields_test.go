@@ -113,7 +113,8 @@ func infoMainThreadCPU(t *testing.T, addr string) {
 // bytes, count at least the stream's 1 MB in the primary's
 // total_net_repl_output_bytes, and the replica's
 // total_net_repl_input_bytes is within 5% of it (the link's own replies
-// aside, they are the same bytes).
+// aside, they are the same bytes); as Redis 7.0 counts them,
+// total_net_output_bytes and total_net_input_bytes include them.
 func infoReplBytes(t *testing.T, primary, replica string) {
 	rcli(t, primary, "DEBUG", "POPULATE", "10000", "repl", "100")
 	host, port, _ := net.SplitHostPort(primary)
@@ -122,6 +123,7 @@ func infoReplBytes(t *testing.T, primary, replica string) {
 	waitFor(t, "the replica's link up", func() bool {
 		return infoOf(infoOn(t, replica, "replication"), "master_link_status") == "up"
 	})
+	out0, in0 := infoOn(t, primary, "stats"), infoOn(t, replica, "stats")
 	c := dialDiff(t, primary, 2)
 	cmds := make([][]string, 1000)
 	for i := range cmds {
@@ -129,9 +131,16 @@ func infoReplBytes(t *testing.T, primary, replica string) {
 	}
 	c.do(t, cmds...)
 	waitSame(t, primary, replica)
-	out := infoInt(infoOn(t, primary, "stats"), "total_net_repl_output_bytes")
-	in := infoInt(infoOn(t, replica, "stats"), "total_net_repl_input_bytes")
+	out1, in1 := infoOn(t, primary, "stats"), infoOn(t, replica, "stats")
+	out, in := infoInt(out1, "total_net_repl_output_bytes"), infoInt(in1, "total_net_repl_input_bytes")
 	if out < 1_000_000 || in < out*95/100 || in > out*105/100 {
 		t.Errorf("the primary's total_net_repl_output_bytes %d, the replica's total_net_repl_input_bytes %d", out, in)
+	}
+	grew := func(a, b string, name string) int64 { return infoInt(b, name) - infoInt(a, name) }
+	if all, repl := grew(out0, out1, "total_net_output_bytes"), grew(out0, out1, "total_net_repl_output_bytes"); repl < 1_000_000 || all < repl {
+		t.Errorf("while the stream went, the primary's total_net_output_bytes +%d, total_net_repl_output_bytes +%d", all, repl)
+	}
+	if all, repl := grew(in0, in1, "total_net_input_bytes"), grew(in0, in1, "total_net_repl_input_bytes"); repl < 1_000_000 || all < repl {
+		t.Errorf("while the stream came, the replica's total_net_input_bytes +%d, total_net_repl_input_bytes +%d", all, repl)
 	}
 }

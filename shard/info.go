@@ -99,6 +99,10 @@ func (g *Group) replOut() int64 {
 
 // totals are sums of every shard's published counters.
 type totals struct {
+	// netIn and netOut include the replication's bytes, as Redis 7.0's
+	// total_net_input_bytes and total_net_output_bytes do: the shards'
+	// drivers count what their replicas' connections were sent, and the
+	// Group what the replica read and the flows' senders sent.
 	cmds, netIn, netOut, mem, mapped int64
 	lazyPending, lazyFreed           int64
 }
@@ -115,6 +119,7 @@ func (g *Group) totals() totals {
 		t.lazyPending += p.lazyPending.Load()
 		t.lazyFreed += p.lazyFreed.Load()
 	}
+	t.netIn, t.netOut = t.netIn+g.replIn.Load(), t.netOut+g.replSent.Load()
 	return t
 }
 

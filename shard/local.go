@@ -110,8 +110,11 @@ func (m *unblockMsg) handle(s *Shard, _ msgKind) {
 }
 
 // ResetStats implements command.Server: every shard clears its counters
-// in its own next turn.
+// in its own next turn, and the replication bytes counted off the loops
+// start again.
 func (g *Group) ResetStats() {
+	g.replIn.Store(0)
+	g.replSent.Store(0)
 	for _, s := range g.shards {
 		s.deliver([]message{{kind: msgStats, data: resetStats{}}})
 	}
@@ -159,5 +162,7 @@ func (resetStats) handle(s *Shard, _ msgKind) {
 	s.store.ResetStats()
 	st.pub.expireNs.Store(0)
 	st.pub.evictedClients.Store(0)
+	st.pub.overTotal.Store(0)
+	st.pub.replOut.Store(0)
 	st.trafficBase = s.drv.Traffic()
 }

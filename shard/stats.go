@@ -374,6 +374,7 @@ func (g *Group) Info(sections []string) string {
 			}
 		}
 	}
+	netIn, netOut = netIn+g.replIn.Load(), netOut+g.replSent.Load() // as totals
 	now := g.clock()
 	uptime := int64(now.Sub(g.started).Seconds())
 	if show("server", true) {
