@@ -120,3 +120,42 @@ func TestHLLRegistersModel(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHLLValue: whatever bytes a key holds that pass the header check
+// (a client can SET any string, or RESTORE one), counting, merging,
+// adding to and converting it end in a result or a "corrupt", never a
+// panic, and what an add to a value that counts leaves behind counts.
+func FuzzHLLValue(f *testing.F) {
+	sparse := hllNew(nil)
+	for i := range 50 {
+		sparse, _ = hllAdd(sparse, []byte(strconv.Itoa(i)), 3000)
+	}
+	dense, _ := hllToDense(bytes.Clone(sparse))
+	f.Add(sparse, []byte("x"))
+	f.Add(dense, []byte("y"))
+	f.Add(hllNew(nil), []byte(""))
+	f.Add(append(hllNew(nil)[:hllHdrSize], 0x7f, 0xff, 0xff), []byte("z")) // an XZERO past the registers
+	f.Add(append(hllNew(nil)[:hllHdrSize], 0xff, 0xff), []byte("z"))       // VALs of the longest run
+	f.Fuzz(func(t *testing.T, b, ele []byte) {
+		if !hllValid(b) {
+			return
+		}
+		_, valid := hllCount(b)
+		var regs [hllRegisters]uint8
+		hllMerge(&regs, b)
+		var h [64]int
+		hllHisto(b, &h)
+		if d, ok := hllToDense(bytes.Clone(b)); ok && (len(d) != hllDenseSize || d[4] != hllDense) {
+			t.Fatalf("converted to %d bytes, encoding %d", len(d), d[4])
+		}
+		for _, maxBytes := range []int{0, 100, 3000} {
+			s, res := hllAdd(bytes.Clone(b), ele, maxBytes)
+			if res < 0 || !valid {
+				continue // an add to a value that does not count, as Redis's, may leave one
+			}
+			if _, ok := hllCount(s); !ok {
+				t.Fatalf("an add (max %d) left a value that does not count: %x", maxBytes, s)
+			}
+		}
+	})
+}

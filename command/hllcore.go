@@ -166,9 +166,10 @@ func spZeros(dst []byte, n int) []byte {
 }
 
 // hllSparseRegs decodes sparse opcodes into regs (one byte a register), as
-// Redis's hllSparseToDense and hllMerge walk them: a VAL run past the last
-// register stops the walk; with merge a register keeps the larger value.
-// ok false: the registers walked are not exactly 16384.
+// Redis's hllSparseToDense and hllMerge walk them; with merge a register
+// keeps the larger value. ok false: the registers walked are not exactly
+// 16384, or a VAL run reaches past the last (Redis's fix of
+// CVE-2025-32023, in Debian's 7.0.15, refuses it where it once stopped).
 func hllSparseRegs(ops []byte, regs *[hllRegisters]uint8, merge bool) bool {
 	idx := 0
 	for p := 0; p < len(ops); {
@@ -182,7 +183,7 @@ func hllSparseRegs(ops []byte, regs *[hllRegisters]uint8, merge bool) bool {
 		default:
 			n, v := spValLen(b), uint8(spValValue(b))
 			if n+idx > hllRegisters {
-				return idx == hllRegisters
+				return false
 			}
 			for ; n > 0; n-- {
 				if !merge || v > regs[idx] {
