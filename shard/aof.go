@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -309,8 +310,11 @@ func (s *Shard) replayer() aof.Applier {
 	var w resp.Writer
 	return func(db int, args [][]byte) error {
 		spec, errText := s.cmds.Resolve(args)
-		if errText != "" {
+		switch {
+		case spec == nil:
 			return fmt.Errorf("Unknown command '%s'", args[0])
+		case errText != "":
+			return errors.New(strings.TrimPrefix(errText, "ERR ")) // its arity
 		}
 		if spec.Flags&command.Write == 0 {
 			return fmt.Errorf("command '%s' is not a write", args[0])
