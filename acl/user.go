@@ -304,6 +304,8 @@ func hasSpaces(s string) bool {
 // apply applies one selector rule (Redis's ACLSetSelector).
 func (s *selector) apply(op string) error {
 	switch {
+	case op == "": // a selector's "" word
+		return errSyntax
 	case strings.EqualFold(op, "allkeys") || op == "~*":
 		s.flags |= selAllKeys
 		s.keys = nil

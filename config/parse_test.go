@@ -28,6 +28,12 @@ func TestSplitArgs(t *testing.T) {
 		{`x 'abc`, nil},
 		{`x "abc"d`, nil},
 		{`x 'abc'd`, nil},
+		// The line ends at a NUL byte, as a C string does; an escaped one is
+		// a byte of its word.
+		{"x\x00y z", []string{"x"}},
+		{"\x00", []string{}},
+		{`x "a\x00b" c`, []string{"x", "a\x00b", "c"}},
+		{"x \"a\x00b\"", nil},
 	} {
 		got, ok := SplitArgs(tc.in)
 		if tc.want == nil {

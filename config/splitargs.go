@@ -8,8 +8,13 @@ import "strings"
 // quotes' take only \'; a closing quote must be followed by a blank or the
 // end of the line. A quote in the middle of a word opens a quoted part of
 // that word (a"b c" is the word `ab c`). ok is false for an unbalanced
-// quote or a closing quote followed by a non-blank.
+// quote or a closing quote followed by a non-blank. As in C, the line ends
+// at its first NUL byte (a \x00 escape inside quotes is a byte of its
+// word).
 func SplitArgs(line string) (args []string, ok bool) {
+	if i := strings.IndexByte(line, 0); i >= 0 {
+		line = line[:i]
+	}
 	p := 0
 	n := len(line)
 	args = []string{}
