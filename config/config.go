@@ -109,39 +109,41 @@ func (c *Config) Set(pairs [][2]string) error {
 	old := c.Snapshot()
 	ps := make([]*param, len(pairs))
 	// First pass, as Redis: the first unknown name wins over every other
-	// error; otherwise the first immutable or duplicate one.
+	// error; otherwise the first immutable or duplicate one. (The name
+	// may be empty: whether one was met is a flag of its own.)
 	var unknown, errName, errText string
+	isUnknown, isErr := false, false
 	for i, kv := range pairs {
 		p := lookup(kv[0])
 		if p == nil {
-			if unknown == "" && errName == "" {
-				unknown = kv[0]
+			if !isUnknown && !isErr {
+				unknown, isUnknown = kv[0], true
 			}
 			continue
 		}
-		if unknown != "" || errName != "" {
+		if isUnknown || isErr {
 			continue
 		}
 		switch p.mode {
 		case Immutable:
-			errName, errText = kv[0], "can't set immutable config"
+			errName, errText, isErr = kv[0], "can't set immutable config", true
 			continue
 		case Protected:
-			errName, errText = kv[0], "can't set protected config"
+			errName, errText, isErr = kv[0], "can't set protected config", true
 			continue
 		}
 		for j := 0; j < i; j++ {
 			if strings.EqualFold(pairs[j][0], kv[0]) {
-				errName, errText = kv[0], "duplicate parameter"
+				errName, errText, isErr = kv[0], "duplicate parameter", true
 				break
 			}
 		}
 		ps[i] = p
 	}
-	if unknown != "" {
+	if isUnknown {
 		return errors.New("ERR Unknown option or number of arguments for CONFIG SET - '" + unknown + "'")
 	}
-	if errName != "" {
+	if isErr {
 		return setError(errName, errText)
 	}
 	s := old.clone()

@@ -344,3 +344,17 @@ func TestMaxMemoryClients(t *testing.T) {
 		t.Errorf("5%% of 100mb: %d", b)
 	}
 }
+
+// TestSetEmptyName: an empty parameter name is unknown, as any other
+// (it stopped the server: an empty name read as "no unknown name met").
+func TestSetEmptyName(t *testing.T) {
+	c := New()
+	for _, pairs := range [][][2]string{{{"", ""}}, {{"maxmemory", "1mb"}, {"", "x"}}, {{"", "x"}, {"nosuch", "y"}}} {
+		if err := c.Set(pairs); err == nil || err.Error() != "ERR Unknown option or number of arguments for CONFIG SET - ''" {
+			t.Errorf("Set(%q) = %v", pairs, err)
+		}
+	}
+	if c.Snapshot().MaxMemory != 0 {
+		t.Error("a CONFIG SET with an unknown name applied the rest")
+	}
+}

@@ -73,6 +73,7 @@ func newSim(t testing.TB, shards int, seed uint64) *sim {
 		clock: func() time.Time { return m.now },
 	}
 	m.g = g
+	g.listenFDs = make([][]int, shards) // none: the simulator has no sockets
 	// No save points: a simulation writes no file unless its test asks;
 	// DEBUG allowed, as the tests use it; no slow log, whose entries
 	// depend on how long a command took on the wall clock (a loaded
