@@ -311,3 +311,22 @@ func TestKill(t *testing.T) {
 		t.Errorf("the run that wrote answered %q", got)
 	}
 }
+
+// FuzzLoad: any script body (EVAL's, SCRIPT LOAD's, a FUNCTION library's
+// code is compiled the same way) compiles or answers an error, never a
+// panic in the parser or the compiler.
+func FuzzLoad(f *testing.F) {
+	for _, body := range []string{
+		"return 1", "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", "local t = {} for i = 1, 10 do t[i] = i end return t",
+		"return 'a' .. 1 / 3", "x = function(...) return select('#', ...) end", "return {1, {2, {3}}, err = 'x'}",
+		"#!lua name=lib\nredis.register_function('f', function() return 1 end)", "goto x ::x::", "return ((((1))))", "--[[ unclosed",
+	} {
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		r := New(&Registry{}, nil)
+		if s, errText := r.Load([]byte(body)); (s == nil) == (errText == "") {
+			t.Fatalf("Load(%q) = %v, %q", body, s, errText)
+		}
+	})
+}
