@@ -56,3 +56,24 @@ func FuzzIncr(f *testing.F) {
 		}
 	})
 }
+
+// FuzzManifest: any manifest text parses or fails with an error, never a
+// panic, and what parses formats to text that parses to the same files.
+func FuzzManifest(f *testing.F) {
+	f.Add("file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n")
+	f.Add("# comment\nfile \"a b\" seq 2 type h\r\nfile x seq 3 type i\n")
+	f.Add("file 'unclosed seq 1 type b\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		m, err := ParseManifest(text)
+		if err != nil {
+			return
+		}
+		again, err := ParseManifest(m.Format())
+		if err != nil {
+			t.Fatalf("%q parsed, formatted as %q, which fails: %v", text, m.Format(), err)
+		}
+		if again.Format() != m.Format() {
+			t.Fatalf("%q formatted as %q, then as %q", text, m.Format(), again.Format())
+		}
+	})
+}
