@@ -19,9 +19,10 @@ var fuzzSkip = []string{"shutdown", "debug", "replicaof", "slaveof", "migrate", 
 // too: connections, CONFIG, ACL, CLIENT, FUNCTION, SCRIPT, OBJECT, MEMORY,
 // LATENCY, SLOWLOG, COMMAND, Pub/Sub, transactions, scripts ..., which
 // command/FuzzHandlers does not reach) with fuzzed arguments (split at NUL
-// bytes) through a simulated two-shard server's command path, after a
-// few keys and a subscription of another client: any reply, never a
-// panic, and the replies whole RESP values.
+// bytes) through a simulated two-shard server's command path, alone,
+// queued in a MULTI or called by a script, after a few keys and a
+// subscription of another client: any reply, never a panic, and the
+// replies whole RESP values.
 func FuzzServerCommands(f *testing.F) {
 	var rows []*command.Spec
 	for _, s := range command.Rows() {
@@ -50,10 +51,24 @@ func FuzzServerCommands(f *testing.F) {
 		m.do(sub, "SUBSCRIBE ch\r\n")
 		m.do(c, "MSET {a}k v {a}n 1\r\nRPUSH l a b\r\nHSET h f v\r\nZADD z 1 a\r\nSADD s a\r\nXADD x 1-1 f v\r\n")
 		m.take(c)
+		// which also says how the command goes: alone, queued in a MULTI,
+		// or called by a script (redis.pcall).
 		var w resp.Writer
-		w.Array(len(args))
-		for _, a := range args {
-			w.Bulk(a)
+		cmd := func(args [][]byte) {
+			w.Array(len(args))
+			for _, a := range args {
+				w.Bulk(a)
+			}
+		}
+		switch int(which) / len(rows) % 3 {
+		case 0:
+			cmd(args)
+		case 1:
+			cmd([][]byte{[]byte("MULTI")})
+			cmd(args)
+			cmd([][]byte{[]byte("EXEC")})
+		case 2:
+			cmd(append([][]byte{[]byte("EVAL"), []byte("return redis.pcall(unpack(ARGV))"), []byte("0")}, args...))
 		}
 		got := []byte(m.do(c, string(w.B)))
 		for len(got) > 0 {

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/radish-kv/radish/command"
@@ -93,6 +94,9 @@ type txCmd struct {
 	kind   router.Kind
 	dst    int           // Owned, Hop, Scan: the shard that runs it
 	parts  []router.Part // Parts: its share per shard
+	// merge is how All's replies merge: what its Route said (CLIENT
+	// KILL's old form and new differ), else its row's.
+	merge command.Merge
 }
 
 // inMulti reports whether c is inside MULTI.
@@ -489,7 +493,7 @@ func (s *Shard) newExec(c *conn) *txn {
 		if pl.Kind == router.Persist {
 			pl.Kind = router.Local // its handler answers at once (WAIT, BGSAVE ... in MULTI)
 		}
-		tc.kind, tc.dst = pl.Kind, pl.Dst
+		tc.kind, tc.dst, tc.merge = pl.Kind, pl.Dst, cmp.Or(pl.Merge, q.spec.Merge)
 		// The command's parts go after the others' in one buffer.
 		from := len(t.xb.ints)
 		switch pl.Kind {
@@ -952,7 +956,7 @@ func (s *Shard) round(t *txn, r int) {
 // already cover, so it takes and releases nothing.
 func (s *Shard) spanning(t *txn, i int, then func()) {
 	tc := &t.cmds[i]
-	sub := &txn{id: t.id, c: t.c, spec: tc.spec, merge: tc.spec.Merge, args: tc.args, proto: t.proto, db: tc.db,
+	sub := &txn{id: t.id, c: t.c, spec: tc.spec, merge: tc.merge, args: tc.args, proto: t.proto, db: tc.db,
 		noTouch: t.noTouch, in: t, inCmd: i, once: tc.kind == router.All, parts: tc.parts, who: reader{user: t.who.user}}
 	if tc.kind == router.All || tc.kind == router.Held {
 		sub.patterned = tc.kind == router.Held

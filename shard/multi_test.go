@@ -393,3 +393,21 @@ func TestWatchAnswerAfterClose(t *testing.T) {
 		t.Errorf("shard 1 still watches %d keys after the client is gone", n)
 	}
 }
+
+// TestClientKillInMulti: CLIENT KILL, which runs on every shard with a
+// merge its arguments choose (its Route), runs so inside MULTI too, as
+// Redis answers it; it once ran as a one-reply command on key copies,
+// with no connections to look at, and stopped the server.
+func TestClientKillInMulti(t *testing.T) {
+	m := newSim(t, 3, 1)
+	c, other := m.dial(0), m.dial(2)
+	m.take(other)
+	got := m.do(c, "MULTI\r\nCLIENT KILL 0\r\nCLIENT KILL ID 99999\r\nCLIENT KILL ID 2\r\nEXEC\r\n")
+	want := "+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n-ERR No such client\r\n:0\r\n:1\r\n"
+	if got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if !other.closed {
+		t.Error("CLIENT KILL ID 2 in MULTI left client 2 open")
+	}
+}

@@ -292,8 +292,8 @@ func (s *Shard) runParts(t *txn) {
 		s.runPatterned(t)
 		return
 	}
-	if t.spec.Merge == command.MergeNone || t.blockFn != nil {
-		s.gather(t)
+	if t.merge == command.MergeNone || t.blockFn != nil {
+		s.gather(t) // one reply: the handler runs once, on copies of the keys
 		return
 	}
 	t.pms = t.partMsgs(len(t.parts))
