@@ -21,7 +21,7 @@ func (s *Shard) Clients(fn func(c *command.Client)) {
 func (s *Shard) fillClient(c *conn) {
 	cl := &c.cl
 	cl.Multi = -1
-	if c.inMulti() {
+	if c.tx != nil && (c.tx.on || c.tx.execing) {
 		cl.Multi = len(c.tx.cmds)
 	}
 	cl.QBuf, cl.OMem = s.clientBufs(c)

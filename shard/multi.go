@@ -55,11 +55,14 @@ import (
 type multiState struct {
 	on    bool // between MULTI and EXEC or DISCARD
 	dirty bool // a command was refused while queued: EXEC aborts
-	db    int  // the database the next queued command runs in
-	cmds  []queued
-	buf   []byte // the queued commands' arguments, back to back
-	ends  []int  // where each argument ends in buf
-	args  [][]byte
+	// execing: its EXEC runs the queue (CLIENT LIST shows the MULTI, as
+	// Redis's client keeps its MULTI flag until EXEC ends).
+	execing bool
+	db      int // the database the next queued command runs in
+	cmds    []queued
+	buf     []byte // the queued commands' arguments, back to back
+	ends    []int  // where each argument ends in buf
+	args    [][]byte
 	// watched holds the keys WATCH registered, until EXEC, DISCARD,
 	// UNWATCH, RESET or the connection's close.
 	watched []watched
@@ -247,7 +250,7 @@ func (m *multiState) queue(spec *command.Spec, args [][]byte, databases int) {
 
 // reset empties the queue and leaves MULTI, keeping the buffers.
 func (m *multiState) reset() {
-	m.on, m.dirty = false, false
+	m.on, m.dirty, m.execing = false, false, false
 	clear(m.args)
 	m.cmds, m.buf, m.ends, m.args = m.cmds[:0], m.buf[:0], m.ends[:0], m.args[:0]
 }
@@ -369,7 +372,7 @@ func (s *Shard) exec1(c *conn) {
 		return
 	}
 	t := s.newExec(c)
-	m.on = false
+	m.on, m.execing = false, true
 	c.tx.watched = c.tx.watched[:0] // t owns them now, until finishExec
 	switch len(t.co.Parts) {
 	case 0:

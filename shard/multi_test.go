@@ -411,3 +411,26 @@ func TestClientKillInMulti(t *testing.T) {
 		t.Error("CLIENT KILL ID 2 in MULTI left client 2 open")
 	}
 }
+
+// TestClientInfoInExec: while its EXEC runs, a client shows its MULTI
+// (flags=x, multi= the commands queued), as Redis's, on one shard and
+// across shards; after it, none.
+func TestClientInfoInExec(t *testing.T) {
+	m := newSim(t, 2, 1)
+	c := m.dial(0)
+	for _, q := range []string{"SET {a}k 1\r\n", "SET {a}k 1\r\nSET {b}k 2\r\n"} {
+		n := strings.Count(q, "SET") + 1
+		m.write(c, "MULTI\r\n"+q+"CLIENT INFO\r\nEXEC\r\nCLIENT INFO\r\n")
+		r := m.replies(c, n+3)
+		exec, _, err := resp.ReadReply(r[n+1])
+		if err != nil || len(exec.Elems) != n {
+			t.Fatalf("%q: EXEC %q", q, r[n+1])
+		}
+		if in := string(exec.Elems[n-1].Str); !strings.Contains(in, " flags=x ") || !strings.Contains(in, " multi="+strconv.Itoa(n)+" ") {
+			t.Errorf("%q in EXEC: %q", q, in)
+		}
+		if after := string(r[n+2]); !strings.Contains(after, " flags=N ") || !strings.Contains(after, " multi=-1 ") {
+			t.Errorf("%q after EXEC: %q", q, after)
+		}
+	}
+}
