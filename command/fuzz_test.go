@@ -1,12 +1,11 @@
 package command
 
 import (
-	"bytes"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/radish-kv/radish/engine"
+	"github.com/radish-kv/radish/internal/workload"
 	"github.com/radish-kv/radish/net/resp"
 )
 
@@ -43,13 +42,7 @@ func FuzzHandlers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint16, raw []byte) {
 		s := rows[int(which)%len(rows)]
-		var args [][]byte
-		for _, n := range strings.Split(s.Name, "|") {
-			args = append(args, []byte(n))
-		}
-		if len(raw) > 0 {
-			args = append(args, bytes.Split(raw, []byte{0})...)
-		}
+		args := workload.FuzzCall(s.Name, raw)
 		if s.Arity > 0 && len(args) != s.Arity || s.Arity < 0 && len(args) < -s.Arity {
 			return
 		}

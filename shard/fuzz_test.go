@@ -1,12 +1,12 @@
 package shard
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/radish-kv/radish/command"
+	"github.com/radish-kv/radish/internal/workload"
 	"github.com/radish-kv/radish/net/resp"
 )
 
@@ -39,13 +39,7 @@ func FuzzServerCommands(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint16, raw []byte) {
 		s := rows[int(which)%len(rows)]
-		var args [][]byte
-		for _, n := range strings.Split(s.Name, "|") {
-			args = append(args, []byte(n))
-		}
-		if len(raw) > 0 {
-			args = append(args, bytes.Split(raw, []byte{0})...)
-		}
+		args := workload.FuzzCall(s.Name, raw)
 		m := newSim(t, 2, 1)
 		c, sub := m.dial(0), m.dial(1)
 		m.do(sub, "SUBSCRIBE ch\r\n")

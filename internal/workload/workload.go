@@ -454,3 +454,18 @@ func (g *Gen) command() []string {
 		return []string{"SMISMEMBER", e, g.val(), g.val(), g.val()}
 	}
 }
+
+// FuzzCall is the arguments of a fuzzed call of the command row named
+// name ("client|kill": the command and its subcommand) with raw, split at
+// NUL bytes, after them: how the fuzz targets of the command table turn
+// their input into a call.
+func FuzzCall(name string, raw []byte) [][]byte {
+	var args [][]byte
+	for _, n := range strings.Split(name, "|") {
+		args = append(args, []byte(n))
+	}
+	if len(raw) > 0 {
+		args = append(args, bytes.Split(raw, []byte{0})...)
+	}
+	return args
+}
