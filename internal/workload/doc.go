@@ -7,6 +7,10 @@
 // blocks (MULTI ... EXEC or DISCARD, with WATCH and the errors that abort
 // EXEC or do not).
 //
+// FuzzCall turns a fuzz target's input into a call of a command row (the
+// command package's FuzzHandlers, the shard package's
+// FuzzServerCommands).
+//
 // e2e.TestAgainstRedis sends it to radish-server and redis-server, the
 // shard package's simulator to several simulated shards and to one; both
 // compare the replies with Canonical.
