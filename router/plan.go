@@ -61,8 +61,8 @@ type Placement struct {
 	Kind Kind
 	// Dst is the shard that runs a Hop or a Scan.
 	Dst int
-	// Merge, for All, is how the shards' replies combine when not the
-	// row's Merge (command.Route.Merge); MergeNone: the row's.
+	// Merge, for All, is how the shards' replies combine: the Route's
+	// (command.Route.Merge), else the row's.
 	Merge command.Merge
 }
 
@@ -117,12 +117,16 @@ func (p *Planner) Keys() []int { return p.keys }
 
 func (p *Planner) plan(spec *command.Spec, args [][]byte, self, n, first int) Placement {
 	if spec.AllShards {
-		return Placement{Kind: All}
+		return Placement{Kind: All, Merge: spec.Merge}
 	}
 	if spec.Route != nil {
 		// A Route that says nothing leaves the placement to the key specs.
 		if r := spec.Route(args); r != (command.Route{}) {
-			return p.route(r, args, self, n)
+			pl := p.route(r, args, self, n)
+			if pl.Kind == All && pl.Merge == command.MergeNone {
+				pl.Merge = spec.Merge
+			}
+			return pl
 		}
 	}
 	if spec.Patterns != nil && spec.Patterns(args) {

@@ -1,7 +1,6 @@
 package shard
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/radish-kv/radish/command"
@@ -97,8 +96,8 @@ type txCmd struct {
 	kind   router.Kind
 	dst    int           // Owned, Hop, Scan: the shard that runs it
 	parts  []router.Part // Parts: its share per shard
-	// merge is how All's replies merge: what its Route said (CLIENT
-	// KILL's old form and new differ), else its row's.
+	// merge is how All's replies merge (Placement.Merge: CLIENT KILL's
+	// old form and new differ).
 	merge command.Merge
 }
 
@@ -496,7 +495,7 @@ func (s *Shard) newExec(c *conn) *txn {
 		if pl.Kind == router.Persist {
 			pl.Kind = router.Local // its handler answers at once (WAIT, BGSAVE ... in MULTI)
 		}
-		tc.kind, tc.dst, tc.merge = pl.Kind, pl.Dst, cmp.Or(pl.Merge, q.spec.Merge)
+		tc.kind, tc.dst, tc.merge = pl.Kind, pl.Dst, pl.Merge
 		// The command's parts go after the others' in one buffer.
 		from := len(t.xb.ints)
 		switch pl.Kind {

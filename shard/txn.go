@@ -355,9 +355,6 @@ func (s *Shard) finish(t *txn, out []byte) {
 func (s *Shard) fanOutAll(c *conn, spec *command.Spec, args [][]byte, merge command.Merge) {
 	n := len(s.group.shards)
 	s.txnSeq++
-	if merge == command.MergeNone {
-		merge = spec.Merge
-	}
 	t := &txn{id: uint64(s.id+1)<<48 | s.txnSeq, c: c, spec: spec, merge: merge, proto: c.cl.Proto, db: c.cl.DB, noTouch: c.cl.NoTouch,
 		once: true}
 	args = command.CopyArgs(args)
